@@ -8,7 +8,7 @@ gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross
 linux-source-6.1 flex bison bc libssl-dev libelf-dev cpio xz-utils kmod
 qemu-system-arm device-tree-compiler libfdt-dev
 libcunit1-dev libjansson-dev libsdl2-dev libslirp-dev libpcap-dev
-gnuplot-nox zstd busybox-static:armel"
+gnuplot-nox zstd jq qemu-user-static busybox-static:armel"
 
 missing=""
 for p in $PKGS; do
@@ -25,7 +25,6 @@ fi
 echo "install-deps: installing$missing"
 if ! dpkg --print-foreign-architectures | grep -qx armel; then
 	dpkg --add-architecture armel
-	rm -f /var/lib/apt/lists/lock.panlab-updated
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q

@@ -1,0 +1,35 @@
+# panlab: the two commands a new user types are `make run` and `make test`.
+# Both install missing Debian packages first (scripts/install-deps.sh).
+
+SHELL := /bin/bash
+BACKEND ?= qemu
+WORKLOAD ?= asynctask
+SUBDIRS := replay workloads analyzer emu
+
+.PHONY: all deps build guest run test bench difftest clean
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+# The guest kernel is rebuilt only when its inputs change (see
+# guest-kernel/Makefile), so a second `make run` skips it.
+build: deps
+	@$(MAKE) --no-print-directory -C guest-kernel all
+	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
+	@scripts/mkinitramfs.sh
+
+run: build
+	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
+
+test: build
+	@tests/run-all.sh
+
+bench: build
+	@$(MAKE) --no-print-directory -C emu bench
+
+difftest: build
+	@$(MAKE) --no-print-directory -C emu difftest
+
+clean:
+	rm -rf build out

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Packs the guest root filesystem into a gzip'd newc cpio archive:
+# busybox, /init, the armel programs in build/guest/bin, the kernel modules
+# and the replay scripts. The archive is byte-identical for identical inputs
+# (sorted entries, fixed owner and mtime, gzip -n).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+out=$build/initramfs.cpio.gz
+root=$build/initramfs
+
+busybox=/bin/busybox
+# ELF e_machine (offset 18) is 0x28 for ARM.
+if [ "$(od -An -tx1 -j18 -N2 "$busybox" 2>/dev/null | tr -d ' ')" != 2800 ]; then
+	echo "mkinitramfs: $busybox is not busybox-static:armel; run scripts/install-deps.sh" >&2
+	exit 1
+fi
+for f in "$build"/modules/*/*.ko; do
+	[ -f "$f" ] || { echo "mkinitramfs: no kernel modules in $build/modules; build guest-kernel first" >&2; exit 1; }
+done
+
+rm -rf "$root"
+mkdir -p "$root/bin" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys" "$root/dev" "$root/run" "$root/tmp"
+cp "$busybox" "$root/bin/busybox"
+cp "$top/scripts/guest/init" "$root/init"
+chmod 755 "$root/init"
+if [ -d "$build/guest/bin" ]; then
+	cp "$build"/guest/bin/* "$root/bin/"
+fi
+cp "$build"/modules/*/*.ko "$root/lib/modules/"
+cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
+
+find "$root" -exec touch -h -d @0 {} +
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "mkinitramfs: $out ($(wc -c < "$out") bytes, $(find "$root" -type f | wc -l) files)"

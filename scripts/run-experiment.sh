@@ -1,0 +1,45 @@
+#!/bin/bash
+# Runs one experiment end to end: boot the guest on a backend, replay the
+# workload's script, then analyze the trace against the ground truth.
+# Everything lands in out/<run-id>/; out/latest points at the newest run.
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 [--backend qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
+	exit 2
+}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+backend=qemu workload=asynctask trace=on run_id="" display=none
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--backend) backend=${2:-}; shift 2 ;;
+	--workload) workload=${2:-}; shift 2 ;;
+	--trace) trace=${2:-}; shift 2 ;;
+	--run-id) run_id=${2:-}; shift 2 ;;
+	--display) display=${2:-}; shift 2 ;;
+	*) echo "$0: unknown option '$1'" >&2; usage ;;
+	esac
+done
+case "$backend" in
+qemu) ;;
+phone) echo "$0: backend 'phone' (emu/) cannot boot the guest yet (issue 8); use BACKEND=qemu" >&2; exit 2 ;;
+*) echo "$0: unknown backend '$backend', expected qemu or phone" >&2; exit 2 ;;
+esac
+[ -f "$top/replay/scripts/$workload.rply" ] ||
+	{ echo "$0: unknown workload '$workload': no replay/scripts/$workload.rply" >&2; exit 2; }
+[ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
+out=$top/out/$run_id
+
+echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace"
+"$top/scripts/run-qemu.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display"
+
+# The two ground-truth ports are written by different guest processes
+# (injector and compositor); the analyzer orders the lines by time.
+{ echo "panlab-ground-truth 1"; cat "$out/gt-input.txt" "$out/gt-display.txt"; } > "$out/ground_truth.txt"
+
+echo "run $run_id: analyzing"
+"$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
+	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id"
+ln -sfn "$run_id" "$top/out/latest"
+echo "run $run_id: results in out/$run_id/ (summary.json, transactions.csv)"

@@ -1,0 +1,29 @@
+#!/bin/bash
+# Boots the guest on the qemu backend, replays the default asynctask script
+# and checks the analyzer's summary: every injected tap is detected as one
+# transaction and matched to its ground truth.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+run_id=test-spine
+mkdir -p "$top/out"
+"$top/scripts/run-experiment.sh" --backend qemu --workload asynctask --run-id "$run_id" > "$top/out/$run_id.log" 2>&1 ||
+	{ tail -n 30 "$top/out/$run_id.log"; echo "test_spine: the run failed; log in out/$run_id.log"; exit 1; }
+summary=$top/out/$run_id/summary.json
+
+check() {
+	local what=$1 expr=$2
+	if [ "$(jq -r "$expr" "$summary")" != true ]; then
+		echo "test_spine: $what does not hold: $expr; summary:"
+		cat "$summary"
+		exit 1
+	fi
+}
+check "at least 20 ground-truth inputs" '.inputs >= 20'
+check "one detected transaction per input" '.transactions == .inputs'
+check "every input matched" '.matched == .inputs'
+check "precision 1.0" '.precision == 1'
+check "recall 1.0" '.recall == 1'
+check "events recorded" '.events > 0'
+check "no events lost" '.events_lost == 0'
+check "latency error bounded by two frames" '.latency_error_ns.max < 40000000'
+echo "test_spine: ok ($(jq -r '.transactions' "$summary") transactions, max latency error $(jq -r '.latency_error_ns.max' "$summary") ns)"
