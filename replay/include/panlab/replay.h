@@ -1,0 +1,120 @@
+/* panlab replay: the input script language, its parser, and the in-guest injector.
+ *
+ * Times are uint64_t nanoseconds of virtual time (CLOCK_MONOTONIC in the guest). Script times are
+ * relative to the moment the app under test is ready; the injector adds the caller's ready_ns.
+ * Screen coordinates are pixels on the 480x800 touchscreen, origin top left.
+ *
+ * Ownership: pl_script_parse_* allocate the script; the caller frees it with pl_script_free.
+ * Actions returned by pl_script_action are owned by the script and live until it is freed.
+ * pl_injector_open allocates the injector; pl_injector_close destroys the device and frees it.
+ * File descriptors passed in (gt_fd, ev_fd) stay owned by the caller and are never closed here.
+ * Error buffers are caller-owned; on failure they hold one line without a trailing newline.
+ * There is no global state; distinct scripts and injectors may be used from different threads.
+ *
+ * The language is documented in replay/README.md. Ground-truth lines follow analyzer/FORMAT.md.
+ */
+#ifndef PANLAB_REPLAY_H
+#define PANLAB_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PL_SCREEN_WIDTH_PX 480
+#define PL_SCREEN_HEIGHT_PX 800
+
+/* How long a tap or key press stays down. Fixed so that every replay of a script is identical;
+ * 50 ms is a brisk finger tap and leaves a down and an up well inside separate input frames. */
+#define PL_PRESS_HOLD_NS 50000000ull
+
+/* Upper bounds that keep a small script from expanding (through repeat) into unbounded memory. */
+#define PL_SCRIPT_MAX_ACTIONS 1000000u
+#define PL_SCRIPT_MAX_NS 1000000000000000ull /* 1e6 s: far beyond any run, and sums never wrap */
+#define PL_SCRIPT_MAX_DEPTH 16
+
+enum pl_action_kind {
+	PL_ACTION_TAP = 1, /* touch down at x_px,y_px carrying param, up after hold_ns */
+	PL_ACTION_KEY = 2, /* key_code down, up after hold_ns */
+};
+
+struct pl_action {
+	enum pl_action_kind kind;
+	uint64_t at_ns;   /* down time, relative to ready */
+	uint64_t hold_ns; /* down to up */
+	int32_t x_px;     /* tap only */
+	int32_t y_px;     /* tap only */
+	int32_t param;    /* tap only: the app-defined integer sent as MSC_RAW; 0 if not given */
+	uint16_t key_code; /* key only: Linux input event code (KEY_*) */
+	uint32_t line;    /* script line the action came from */
+};
+
+struct pl_script;
+
+/* Parse a script file. Returns 0 and sets *out, or -1 with err holding
+ * "path:line:col: what is wrong, expected what". */
+int pl_script_parse_file(const char *path, struct pl_script **out, char *err, size_t err_len);
+
+/* Parse len bytes of script text; name stands in for the path in error messages. */
+int pl_script_parse_buffer(const char *name, const char *text, size_t len, struct pl_script **out,
+			   char *err, size_t err_len);
+
+void pl_script_free(struct pl_script *script);
+
+/* Actions are a flat list in time order with repeat blocks expanded; at_ns is absolute since
+ * ready, and each action starts no earlier than the previous one's at_ns + hold_ns. */
+size_t pl_script_action_count(const struct pl_script *script);
+const struct pl_action *pl_script_action(const struct pl_script *script, size_t index);
+
+/* Script time at its end, including trailing waits: the injector writes "end" no earlier. */
+uint64_t pl_script_duration_ns(const struct pl_script *script);
+
+/* The key names the language accepts ("BACK", "HOME", "A", "KEY_1", ...), mapped to KEY_* codes.
+ * Returns -1 (or NULL) for an unknown name (or code). Names match without regard to case, with or
+ * without a "KEY_" prefix, except digit keys, which need it (a bare number is a code). The
+ * returned name is static and parses back to the same code. */
+int pl_key_code(const char *name, size_t name_len);
+const char *pl_key_name(uint16_t code);
+
+/* All key codes the language allows, so the injector can declare them on its device;
+ * index < pl_key_count(). */
+size_t pl_key_count(void);
+uint16_t pl_key_code_at(size_t index);
+
+/* Print a duration in the script's own syntax with the largest unit that keeps it exact
+ * ("1500ms", "2s", "7ns"). Returns what snprintf returns. */
+int pl_format_duration(char *buf, size_t len, uint64_t ns);
+
+/* Play a script into ev_fd, which takes Linux struct input_event frames (a uinput device, or a
+ * pipe in tests), writing ground truth lines to gt_fd (skipped if gt_fd < 0):
+ *   ready <ready_ns>
+ *   input <seq> <t_ns> tap <x> <y>   or   input <seq> <t_ns> key <code>
+ *   end <t_ns>
+ * Each action's down frame is written with one write() at ready_ns + at_ns (clock_nanosleep,
+ * CLOCK_MONOTONIC, TIMER_ABSTIME); t_ns is CLOCK_MONOTONIC read right after that write()
+ * returned. "end" comes after ready_ns + duration. The file header line of the ground-truth file
+ * is the caller's, because other writers (the compositor's frames) share the file.
+ * Linux only. Returns 0, or -1 with err set. */
+int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
+		   char *err, size_t err_len);
+
+struct pl_injector;
+
+/* Create the uinput device "panlab-touch" (INPUT_PROP_DIRECT; ABS_X 0..479, ABS_Y 0..799;
+ * BTN_TOUCH and every key of pl_key_code_at; MSC_RAW). gt_fd receives ground truth (may be -1).
+ * Linux only. Returns 0, or -1 with err set. */
+int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_len);
+
+/* pl_replay_play on the injector's device. */
+int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
+		    uint64_t ready_ns, char *err, size_t err_len);
+
+void pl_injector_close(struct pl_injector *injector);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,211 @@
+/* The injector: plays a parsed script as evdev frames at exact CLOCK_MONOTONIC times and writes
+ * ground truth (analyzer/FORMAT.md). Linux only. Frames go to any fd, so tests read them from a
+ * pipe; in the guest the fd is the uinput device "panlab-touch". Nothing here calls or links the
+ * tracer's logger: ground truth must come from outside the tracer. */
+#include "panlab/replay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/input.h>
+#include <linux/uinput.h>
+
+#define NS_PER_S 1000000000ull
+
+/* Longest ground-truth line: "input" + 2 x 20 digits + "tap" + 2 x 11 digits, and spaces. */
+#define GT_LINE_MAX 128
+
+struct pl_injector {
+	int uinput_fd;
+	int gt_fd;
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+/* An absolute deadline does not drift with the time spent injecting; if it has passed already,
+ * clock_nanosleep returns at once. */
+static void sleep_until(uint64_t t_ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(t_ns / NS_PER_S), .tv_nsec = (long)(t_ns % NS_PER_S)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int fail(char *err, size_t err_len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The event's time stays zero: evdev stamps events itself when uinput passes them on. */
+static size_t put(struct input_event *ev, size_t n, uint16_t type, uint16_t code, int32_t value)
+{
+	ev[n] = (struct input_event){.type = type, .code = code, .value = value};
+	return n + 1;
+}
+
+/* One input frame (events up to SYN_REPORT) for an action's press or release. A tap's press
+ * carries its param as MSC_RAW in the same frame, so the app reads both in one dispatch. */
+static size_t build_frame(const struct pl_action *a, bool down, struct input_event ev[5])
+{
+	size_t n = 0;
+	if (a->kind == PL_ACTION_TAP) {
+		if (down) {
+			n = put(ev, n, EV_ABS, ABS_X, a->x_px);
+			n = put(ev, n, EV_ABS, ABS_Y, a->y_px);
+		}
+		n = put(ev, n, EV_KEY, BTN_TOUCH, down);
+		if (down)
+			n = put(ev, n, EV_MSC, MSC_RAW, a->param);
+	} else {
+		n = put(ev, n, EV_KEY, a->key_code, down);
+	}
+	return put(ev, n, EV_SYN, SYN_REPORT, 0);
+}
+
+/* One write() per frame: uinput hands a whole write to evdev before returning, so the time read
+ * after it is when the frame reached the kernel. */
+static int send_frame(int ev_fd, const struct pl_action *a, bool down, char *err, size_t err_len)
+{
+	struct input_event ev[5];
+	size_t bytes = build_frame(a, down, ev) * sizeof ev[0];
+	ssize_t n;
+	do
+		n = write(ev_fd, ev, bytes);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)bytes)
+		return fail(err, err_len,
+			    "line %" PRIu32 ": writing the %s frame to the input device: %s, "
+			    "expected a complete write",
+			    a->line, down ? "press" : "release", n < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+/* Each line goes out in one write() so that lines from other writers of the same ground-truth
+ * file (the compositor's frames, with O_APPEND) never interleave inside a line. */
+static int gt_line(int gt_fd, char *err, size_t err_len, const char *fmt, ...)
+{
+	if (gt_fd < 0)
+		return 0;
+	char line[GT_LINE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	ssize_t n;
+	do
+		n = write(gt_fd, line, (size_t)len);
+	while (n < 0 && errno == EINTR);
+	if (n != len)
+		return fail(err, err_len,
+			    "writing ground truth: %s, expected a complete write of \"%.*s\"",
+			    n < 0 ? strerror(errno) : "short write", len - 1, line);
+	return 0;
+}
+
+int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
+		   char *err, size_t err_len)
+{
+	if (gt_line(gt_fd, err, err_len, "ready %" PRIu64 "\n", ready_ns) < 0)
+		return -1;
+	size_t count = pl_script_action_count(script);
+	for (size_t seq = 0; seq < count; seq++) {
+		const struct pl_action *a = pl_script_action(script, seq);
+		sleep_until(ready_ns + a->at_ns);
+		if (send_frame(ev_fd, a, true, err, err_len) < 0)
+			return -1;
+		uint64_t t_in_ns = monotonic_ns();
+		int rc = a->kind == PL_ACTION_TAP
+				 ? gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " tap %d %d\n",
+					   seq, t_in_ns, (int)a->x_px, (int)a->y_px)
+				 : gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " key %u\n", seq,
+					   t_in_ns, (unsigned)a->key_code);
+		if (rc < 0)
+			return -1;
+		sleep_until(ready_ns + a->at_ns + a->hold_ns);
+		if (send_frame(ev_fd, a, false, err, err_len) < 0)
+			return -1;
+	}
+	sleep_until(ready_ns + pl_script_duration_ns(script));
+	return gt_line(gt_fd, err, err_len, "end %" PRIu64 "\n", monotonic_ns());
+}
+
+int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_len)
+{
+	static const struct {
+		unsigned long request;
+		int value;
+	} bits[] = {
+		{UI_SET_EVBIT, EV_SYN},        {UI_SET_EVBIT, EV_KEY},
+		{UI_SET_EVBIT, EV_ABS},        {UI_SET_EVBIT, EV_MSC},
+		{UI_SET_KEYBIT, BTN_TOUCH},    {UI_SET_ABSBIT, ABS_X},
+		{UI_SET_ABSBIT, ABS_Y},        {UI_SET_MSCBIT, MSC_RAW},
+		{UI_SET_PROPBIT, INPUT_PROP_DIRECT},
+	};
+	struct uinput_setup setup = {
+		.id = {.bustype = BUS_VIRTUAL, .vendor = 0x706c /* "pl" */, .product = 1, .version = 1},
+		.name = "panlab-touch",
+	};
+	struct uinput_abs_setup axes[] = {
+		{.code = ABS_X, .absinfo = {.minimum = 0, .maximum = PL_SCREEN_WIDTH_PX - 1}},
+		{.code = ABS_Y, .absinfo = {.minimum = 0, .maximum = PL_SCREEN_HEIGHT_PX - 1}},
+	};
+
+	*out = NULL;
+	int fd = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, err_len,
+			    "/dev/uinput: %s, expected a kernel with CONFIG_INPUT_UINPUT and its "
+			    "device node",
+			    strerror(errno));
+	bool ok = true;
+	for (size_t i = 0; ok && i < sizeof bits / sizeof bits[0]; i++)
+		ok = ioctl(fd, bits[i].request, bits[i].value) == 0;
+	for (size_t i = 0; ok && i < pl_key_count(); i++)
+		ok = ioctl(fd, UI_SET_KEYBIT, (int)pl_key_code_at(i)) == 0;
+	for (size_t i = 0; ok && i < sizeof axes / sizeof axes[0]; i++)
+		ok = ioctl(fd, UI_ABS_SETUP, &axes[i]) == 0;
+	ok = ok && ioctl(fd, UI_DEV_SETUP, &setup) == 0 && ioctl(fd, UI_DEV_CREATE) == 0;
+	struct pl_injector *inj = ok ? malloc(sizeof *inj) : NULL;
+	if (!inj) {
+		fail(err, err_len, "/dev/uinput: creating panlab-touch: %s, expected uinput 5 or later",
+		     strerror(ok ? ENOMEM : errno));
+		close(fd);
+		return -1;
+	}
+	*inj = (struct pl_injector){.uinput_fd = fd, .gt_fd = gt_fd};
+	*out = inj;
+	return 0;
+}
+
+int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
+		    uint64_t ready_ns, char *err, size_t err_len)
+{
+	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, err, err_len);
+}
+
+void pl_injector_close(struct pl_injector *injector)
+{
+	if (!injector)
+		return;
+	ioctl(injector->uinput_fd, UI_DEV_DESTROY);
+	close(injector->uinput_fd);
+	free(injector);
+}

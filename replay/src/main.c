@@ -1,0 +1,141 @@
+/* panlab-replay: check, list and play replay scripts (replay/README.md). Exit status: 0 success,
+ * 1 a bad script or a failed replay (one-line message on stderr), 2 a usage error. */
+#include "panlab/replay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ERR_LEN 512
+
+static const char usage[] =
+	"usage: panlab-replay check SCRIPT     parse; print the action count and duration\n"
+	"       panlab-replay list SCRIPT      print the script flattened (repeats expanded)\n"
+	"       panlab-replay play [-g GT] SCRIPT\n"
+	"                                      create the panlab-touch uinput device and play\n"
+	"                                      the script now; ground truth to GT or stdout\n";
+
+static int usage_error(const char *what)
+{
+	fprintf(stderr, "panlab-replay: %s\n%s", what, usage);
+	return 2;
+}
+
+static struct pl_script *load(const char *path)
+{
+	char err[ERR_LEN];
+	struct pl_script *s;
+	if (pl_script_parse_file(path, &s, err, sizeof err) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return NULL;
+	}
+	return s;
+}
+
+static int cmd_check(const char *path)
+{
+	struct pl_script *s = load(path);
+	if (!s)
+		return 1;
+	size_t n = pl_script_action_count(s), taps = 0;
+	for (size_t i = 0; i < n; i++)
+		taps += pl_script_action(s, i)->kind == PL_ACTION_TAP;
+	char d[32];
+	pl_format_duration(d, sizeof d, pl_script_duration_ns(s));
+	printf("%s: %zu actions (%zu taps, %zu keys), duration %s (%" PRIu64 " ns)\n", path, n,
+	       taps, n - taps, d, pl_script_duration_ns(s));
+	pl_script_free(s);
+	return 0;
+}
+
+/* The output is itself a script that parses to the same actions and duration. */
+static int cmd_list(const char *path)
+{
+	struct pl_script *s = load(path);
+	if (!s)
+		return 1;
+	char t[32];
+	for (size_t i = 0; i < pl_script_action_count(s); i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		pl_format_duration(t, sizeof t, a->at_ns);
+		if (a->kind == PL_ACTION_TAP)
+			printf("at %s\ntap %d %d param=%d\n", t, (int)a->x_px, (int)a->y_px,
+			       (int)a->param);
+		else
+			printf("at %s\nkey %s\n", t, pl_key_name(a->key_code));
+	}
+	pl_format_duration(t, sizeof t, pl_script_duration_ns(s));
+	printf("at %s\n", t);
+	pl_script_free(s);
+	return 0;
+}
+
+static int cmd_play(const char *path, const char *gt_path)
+{
+	char err[ERR_LEN];
+	struct pl_script *s = load(path);
+	if (!s)
+		return 1;
+	int gt_fd = gt_path ? open(gt_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)
+			    : STDOUT_FILENO;
+	if (gt_fd < 0) {
+		fprintf(stderr, "%s: %s, expected a writable file\n", gt_path, strerror(errno));
+		pl_script_free(s);
+		return 1;
+	}
+	/* The file header of analyzer/FORMAT.md; pl_replay_play writes the records after it. */
+	static const char header[] = "panlab-ground-truth 1\n";
+	int rc = write(gt_fd, header, sizeof header - 1) == (ssize_t)(sizeof header - 1) ? 0 : -1;
+	if (rc < 0)
+		snprintf(err, sizeof err, "writing ground truth: %s", strerror(errno));
+	struct pl_injector *inj = NULL;
+	if (rc == 0)
+		rc = pl_injector_open(&inj, gt_fd, err, sizeof err);
+	if (rc == 0) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rc = pl_injector_run(inj, s, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+				     err, sizeof err);
+	}
+	if (rc < 0)
+		fprintf(stderr, "%s\n", err);
+	pl_injector_close(inj);
+	if (gt_path)
+		close(gt_fd);
+	pl_script_free(s);
+	return rc < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage_error("missing command");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "check") == 0 || strcmp(cmd, "list") == 0) {
+		if (argc != 3)
+			return usage_error("expected one SCRIPT");
+		return cmd[0] == 'c' ? cmd_check(argv[2]) : cmd_list(argv[2]);
+	}
+	if (strcmp(cmd, "play") == 0) {
+		const char *gt_path = NULL;
+		int i = 2;
+		if (i < argc && strcmp(argv[i], "-g") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("-g needs a file");
+			gt_path = argv[i + 1];
+			i += 2;
+		}
+		if (argc - i != 1)
+			return usage_error("expected one SCRIPT");
+		return cmd_play(argv[i], gt_path);
+	}
+	return usage_error("unknown command");
+}

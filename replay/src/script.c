@@ -1,0 +1,563 @@
+/* The script parser: text → a flat, time-ordered action list (replay/README.md has the grammar).
+ * One pass, line by line; a repeat block is parsed once with times relative to its start and then
+ * copied count times, so the result needs no interpretation at replay time. */
+#include "panlab/replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pl_script {
+	struct pl_action *actions;
+	size_t count;
+	uint64_t duration_ns;
+};
+
+struct action_list {
+	struct pl_action *v;
+	size_t n, cap;
+};
+
+/* No statement has more words than this, so a longer line always fails on a word we kept. */
+#define MAX_TOKENS 16
+/* Longest word quoted back in an error message. */
+#define QUOTE_MAX 40
+
+#define TIME_EXPECTED "a number with a unit ns, us, ms or s (e.g. 500ms or 1.5s)"
+
+struct token {
+	const char *s;
+	size_t len;
+	unsigned col;
+};
+
+struct pos {
+	unsigned line, col;
+};
+
+struct parser {
+	const char *name;
+	const char *text;
+	size_t len, at;
+	unsigned line;    /* line of tok[] */
+	unsigned eol_col; /* column just past the line's last word: where a missing word is reported */
+	struct token tok[MAX_TOKENS];
+	size_t ntok;
+	char *err;
+	size_t err_len;
+};
+
+/* The one place errors are formatted: "name:line:col: message". */
+static int fail(struct parser *p, struct pos where, const char *fmt, ...)
+{
+	if (p->err_len == 0)
+		return -1;
+	int n = snprintf(p->err, p->err_len, "%s:%u:%u: ", p->name, where.line, where.col);
+	if (n >= 0 && (size_t)n < p->err_len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(p->err + n, p->err_len - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static struct pos at_tok(const struct parser *p, const struct token *t)
+{
+	return (struct pos){p->line, t->col};
+}
+
+static struct pos at_eol(const struct parser *p)
+{
+	return (struct pos){p->line, p->eol_col};
+}
+
+static int qlen(const struct token *t)
+{
+	return t->len > QUOTE_MAX ? QUOTE_MAX : (int)t->len;
+}
+
+static bool is_control(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f;
+}
+
+static bool ends_word(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#' || c == '{' ||
+	       c == '}' || is_control(c);
+}
+
+static bool tok_is(const struct token *t, const char *word)
+{
+	return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
+}
+
+/* Splits the next non-blank, non-comment line into words; '{' and '}' are words of their own.
+ * Returns 1 with ntok > 0, 0 at the end of the text, or -1 on a control byte. */
+static int next_line(struct parser *p)
+{
+	const char *t = p->text;
+	while (p->at < p->len) {
+		size_t start = p->at, i = p->at;
+		bool comment = false;
+		p->line++;
+		p->ntok = 0;
+		p->eol_col = 1;
+		while (i < p->len && t[i] != '\n') {
+			unsigned char c = (unsigned char)t[i];
+			unsigned col = (unsigned)(i - start + 1);
+			if (is_control(c))
+				return fail(p, (struct pos){p->line, col},
+					    "unexpected control byte 0x%02x, expected text", c);
+			if (c == '#')
+				comment = true;
+			if (comment || c == ' ' || c == '\t' || c == '\r') {
+				i++;
+				continue;
+			}
+			size_t j = i + 1;
+			if (c != '{' && c != '}')
+				while (j < p->len && !ends_word((unsigned char)t[j]))
+					j++;
+			if (p->ntok < MAX_TOKENS)
+				p->tok[p->ntok++] = (struct token){t + i, j - i, col};
+			p->eol_col = (unsigned)(j - start + 1);
+			i = j;
+		}
+		p->at = i < p->len ? i + 1 : i;
+		if (p->ntok > 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int end_of_line(struct parser *p, size_t i)
+{
+	if (p->ntok <= i)
+		return 0;
+	const struct token *t = &p->tok[i];
+	return fail(p, at_tok(p, t), "unexpected '%.*s', expected the end of the line", qlen(t),
+		    t->s);
+}
+
+/* A decimal integer in [min, max]; 'what' names it in messages. */
+static int parse_int(struct parser *p, const struct token *t, const char *what, uint64_t min,
+		     uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	bool big = false;
+	if (t->len == 0)
+		return fail(p, at_tok(p, t), "missing %s, expected an integer from %" PRIu64
+			    " to %" PRIu64, what, min, max);
+	for (size_t i = 0; i < t->len; i++) {
+		if (t->s[i] < '0' || t->s[i] > '9')
+			return fail(p, at_tok(p, t),
+				    "bad %s '%.*s', expected an integer from %" PRIu64 " to %" PRIu64,
+				    what, qlen(t), t->s, min, max);
+		if (v > max)
+			big = true; /* keep scanning: a later non-digit is the better message */
+		else
+			v = v * 10 + (uint64_t)(t->s[i] - '0');
+	}
+	if (big || v < min || v > max)
+		return fail(p, at_tok(p, t),
+			    "%s %.*s is out of range, expected an integer from %" PRIu64 " to %" PRIu64,
+			    what, qlen(t), t->s, min, max);
+	*out = v;
+	return 0;
+}
+
+static int int_arg(struct parser *p, size_t i, const char *what, uint64_t min, uint64_t max,
+		   uint64_t *out)
+{
+	if (i >= p->ntok)
+		return fail(p, at_eol(p),
+			    "missing %s, expected an integer from %" PRIu64 " to %" PRIu64, what, min,
+			    max);
+	return parse_int(p, &p->tok[i], what, min, max, out);
+}
+
+/* A time such as 500ms or 1.5s, exact in integer nanoseconds. */
+static int time_arg(struct parser *p, size_t i, const char *what, uint64_t *out_ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	if (i >= p->ntok)
+		return fail(p, at_eol(p), "missing %s, expected " TIME_EXPECTED, what);
+	const struct token *t = &p->tok[i];
+	const char *s = t->s, *end = t->s + t->len;
+	uint64_t whole = 0, frac = 0, frac_scale = 1;
+	bool big = false, inexact = false;
+	const char *digits = s;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (whole > PL_SCRIPT_MAX_NS)
+			big = true;
+		else
+			whole = whole * 10 + (uint64_t)(*s - '0');
+	}
+	bool ok = s > digits;
+	if (ok && s < end && *s == '.') {
+		const char *fdigits = ++s;
+		for (; s < end && *s >= '0' && *s <= '9'; s++) {
+			if (frac_scale < 1000000000) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				frac_scale *= 10;
+			} else if (*s != '0') {
+				inexact = true; /* finer than 1 ns in any unit */
+			}
+		}
+		ok = s > fdigits;
+	}
+	uint64_t unit_ns = 0;
+	for (size_t u = 0; ok && u < sizeof units / sizeof units[0]; u++)
+		if ((size_t)(end - s) == strlen(units[u].name) &&
+		    memcmp(s, units[u].name, (size_t)(end - s)) == 0)
+			unit_ns = units[u].ns;
+	if (!ok || unit_ns == 0)
+		return fail(p, at_tok(p, t), "bad %s '%.*s', expected " TIME_EXPECTED, what, qlen(t),
+			    t->s);
+	if (inexact || (frac * unit_ns) % frac_scale != 0)
+		return fail(p, at_tok(p, t),
+			    "%s '%.*s' is not a whole number of nanoseconds, expected fewer decimals",
+			    what, qlen(t), t->s);
+	if (big || whole > PL_SCRIPT_MAX_NS / unit_ns ||
+	    whole * unit_ns + frac * unit_ns / frac_scale > PL_SCRIPT_MAX_NS)
+		return fail(p, at_tok(p, t), "%s '%.*s' is too large, expected at most %" PRIu64 "s",
+			    what, qlen(t), t->s, PL_SCRIPT_MAX_NS / 1000000000);
+	*out_ns = whole * unit_ns + frac * unit_ns / frac_scale;
+	return 0;
+}
+
+/* Moves the block's clock on by by_ns, refusing to pass PL_SCRIPT_MAX_NS. Block clocks start at
+ * 0 and a block's actions are later placed at or after an outer clock, so checking the outer
+ * clock after each block suffices. */
+static int advance(struct parser *p, struct pos where, uint64_t *now_ns, uint64_t by_ns)
+{
+	if (by_ns > PL_SCRIPT_MAX_NS - *now_ns)
+		return fail(p, where, "script time passes %" PRIu64 "s, expected a shorter script",
+			    PL_SCRIPT_MAX_NS / 1000000000);
+	*now_ns += by_ns;
+	return 0;
+}
+
+static int push(struct parser *p, struct pos where, struct action_list *l,
+		const struct pl_action *a)
+{
+	if (l->n >= PL_SCRIPT_MAX_ACTIONS)
+		return fail(p, where, "script has more than %u actions, expected fewer",
+			    PL_SCRIPT_MAX_ACTIONS);
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct pl_action *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return fail(p, where, "out of memory, expected a smaller script");
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *a;
+	return 0;
+}
+
+/* tap X Y [param=N] */
+static int stmt_tap(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t x, y, param = 0;
+	bool have_param = false;
+	if (int_arg(p, 1, "x coordinate", 0, PL_SCREEN_WIDTH_PX - 1, &x) < 0 ||
+	    int_arg(p, 2, "y coordinate", 0, PL_SCREEN_HEIGHT_PX - 1, &y) < 0)
+		return -1;
+	for (size_t i = 3; i < p->ntok; i++) {
+		const struct token *t = &p->tok[i];
+		const char *eq = memchr(t->s, '=', t->len);
+		if (!eq)
+			return fail(p, at_tok(p, t),
+				    "unexpected '%.*s', expected param=N or the end of the line",
+				    qlen(t), t->s);
+		struct token name = {t->s, (size_t)(eq - t->s), t->col};
+		struct token value = {eq + 1, t->len - name.len - 1, t->col + (unsigned)name.len + 1};
+		if (!tok_is(&name, "param"))
+			return fail(p, at_tok(p, t), "unknown option '%.*s', expected param=N",
+				    qlen(&name), name.s);
+		if (have_param)
+			return fail(p, at_tok(p, t), "param given twice, expected it once");
+		if (parse_int(p, &value, "param", 0, INT32_MAX, &param) < 0)
+			return -1;
+		have_param = true;
+	}
+	struct pl_action a = {
+		.kind = PL_ACTION_TAP,
+		.at_ns = *now_ns,
+		.hold_ns = PL_PRESS_HOLD_NS,
+		.x_px = (int32_t)x,
+		.y_px = (int32_t)y,
+		.param = (int32_t)param,
+		.line = p->line,
+	};
+	if (push(p, where, out, &a) < 0)
+		return -1;
+	return advance(p, where, now_ns, a.hold_ns);
+}
+
+/* key NAME | key CODE */
+static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	if (p->ntok < 2)
+		return fail(p, at_eol(p), "missing key, expected a key name such as BACK or a code");
+	const struct token *t = &p->tok[1];
+	int code;
+	if (t->s[0] >= '0' && t->s[0] <= '9') {
+		uint64_t v;
+		if (parse_int(p, t, "key code", 0, UINT16_MAX, &v) < 0)
+			return -1;
+		code = pl_key_name((uint16_t)v) ? (int)v : -1;
+		if (code < 0)
+			return fail(p, at_tok(p, t),
+				    "unknown key code %.*s, expected a code listed in replay/README.md",
+				    qlen(t), t->s);
+	} else {
+		code = pl_key_code(t->s, t->len);
+		if (code < 0)
+			return fail(p, at_tok(p, t),
+				    "unknown key '%.*s', expected a key name listed in "
+				    "replay/README.md (e.g. BACK, HOME, ENTER, A)",
+				    qlen(t), t->s);
+	}
+	if (end_of_line(p, 2) < 0)
+		return -1;
+	struct pl_action a = {
+		.kind = PL_ACTION_KEY,
+		.at_ns = *now_ns,
+		.hold_ns = PL_PRESS_HOLD_NS,
+		.key_code = (uint16_t)code,
+		.line = p->line,
+	};
+	if (push(p, where, out, &a) < 0)
+		return -1;
+	return advance(p, where, now_ns, a.hold_ns);
+}
+
+/* wait DURATION */
+static int stmt_wait(struct parser *p, uint64_t *now_ns)
+{
+	uint64_t d_ns;
+	if (time_arg(p, 1, "duration", &d_ns) < 0 || end_of_line(p, 2) < 0)
+		return -1;
+	return advance(p, at_tok(p, &p->tok[0]), now_ns, d_ns);
+}
+
+/* at TIME: only at the top level, where the block clock is the time since ready. */
+static int stmt_at(struct parser *p, int depth, uint64_t *now_ns)
+{
+	uint64_t t_ns;
+	if (depth > 0)
+		return fail(p, at_tok(p, &p->tok[0]),
+			    "'at' inside a repeat block, expected wait (an absolute time cannot "
+			    "repeat)");
+	if (time_arg(p, 1, "time", &t_ns) < 0 || end_of_line(p, 2) < 0)
+		return -1;
+	if (t_ns < *now_ns) {
+		char t[32], now[32];
+		pl_format_duration(t, sizeof t, t_ns);
+		pl_format_duration(now, sizeof now, *now_ns);
+		return fail(p, at_tok(p, &p->tok[1]),
+			    "time %s is before the script's current time %s, expected a time at or "
+			    "after it",
+			    t, now);
+	}
+	*now_ns = t_ns;
+	return 0;
+}
+
+static int parse_block(struct parser *p, const struct pos *opener, int depth,
+		       struct action_list *out, uint64_t *end_ns);
+
+/* repeat N { ... } */
+static int stmt_repeat(struct parser *p, int depth, struct action_list *out, uint64_t *now_ns)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t count, body_ns;
+	if (int_arg(p, 1, "repeat count", 1, PL_SCRIPT_MAX_ACTIONS, &count) < 0)
+		return -1;
+	if (p->ntok < 3)
+		return fail(p, at_eol(p), "missing '{', expected 'repeat N {'");
+	if (!tok_is(&p->tok[2], "{"))
+		return fail(p, at_tok(p, &p->tok[2]), "unexpected '%.*s', expected '{'",
+			    qlen(&p->tok[2]), p->tok[2].s);
+	if (end_of_line(p, 3) < 0)
+		return -1;
+	if (depth + 1 > PL_SCRIPT_MAX_DEPTH)
+		return fail(p, where, "repeat blocks nested more than %d deep, expected fewer levels",
+			    PL_SCRIPT_MAX_DEPTH);
+
+	struct action_list body = {0};
+	int rc = parse_block(p, &where, depth + 1, &body, &body_ns);
+	if (rc == 0 && (uint64_t)body.n * count > PL_SCRIPT_MAX_ACTIONS - out->n)
+		rc = fail(p, where, "repeat makes more than %u actions, expected a smaller count",
+			  PL_SCRIPT_MAX_ACTIONS);
+	if (rc == 0 && body_ns > 0 && count > (PL_SCRIPT_MAX_NS - *now_ns) / body_ns)
+		rc = fail(p, where, "script time passes %" PRIu64 "s, expected a smaller count",
+			  PL_SCRIPT_MAX_NS / 1000000000);
+	for (uint64_t i = 0; rc == 0 && i < count; i++) {
+		for (size_t k = 0; rc == 0 && k < body.n; k++) {
+			struct pl_action a = body.v[k];
+			a.at_ns += *now_ns + i * body_ns;
+			rc = push(p, where, out, &a);
+		}
+	}
+	free(body.v);
+	if (rc == 0)
+		*now_ns += count * body_ns;
+	return rc;
+}
+
+/* Statements up to the '}' that closes the repeat at 'opener', or to the end of the text when
+ * opener is NULL. Actions are timed from the block's start; *end_ns is the block's length. */
+static int parse_block(struct parser *p, const struct pos *opener, int depth,
+		       struct action_list *out, uint64_t *end_ns)
+{
+	uint64_t now_ns = 0;
+	for (;;) {
+		int rc = next_line(p);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			if (opener)
+				return fail(p, *opener, "repeat block is not closed, expected '}' "
+					    "before the end of the file");
+			break;
+		}
+		const struct token *cmd = &p->tok[0];
+		if (tok_is(cmd, "}")) {
+			if (!opener)
+				return fail(p, at_tok(p, cmd),
+					    "unexpected '}', expected a command (no repeat block is "
+					    "open)");
+			if (end_of_line(p, 1) < 0)
+				return -1;
+			break;
+		}
+		if (tok_is(cmd, "tap"))
+			rc = stmt_tap(p, out, &now_ns);
+		else if (tok_is(cmd, "key"))
+			rc = stmt_key(p, out, &now_ns);
+		else if (tok_is(cmd, "wait"))
+			rc = stmt_wait(p, &now_ns);
+		else if (tok_is(cmd, "at"))
+			rc = stmt_at(p, depth, &now_ns);
+		else if (tok_is(cmd, "repeat"))
+			rc = stmt_repeat(p, depth, out, &now_ns);
+		else
+			rc = fail(p, at_tok(p, cmd),
+				  "unknown command '%.*s', expected tap, key, wait, at or repeat",
+				  qlen(cmd), cmd->s);
+		if (rc < 0)
+			return -1;
+	}
+	*end_ns = now_ns;
+	return 0;
+}
+
+int pl_script_parse_buffer(const char *name, const char *text, size_t len, struct pl_script **out,
+			   char *err, size_t err_len)
+{
+	struct parser p = {.name = name, .text = text, .len = len, .err = err, .err_len = err_len};
+	struct action_list l = {0};
+	uint64_t end_ns;
+	*out = NULL;
+	if (parse_block(&p, NULL, 0, &l, &end_ns) < 0) {
+		free(l.v);
+		return -1;
+	}
+	struct pl_script *s = malloc(sizeof *s);
+	if (!s) {
+		free(l.v);
+		return fail(&p, (struct pos){p.line, 1}, "out of memory, expected a smaller script");
+	}
+	*s = (struct pl_script){l.v, l.n, end_ns};
+	*out = s;
+	return 0;
+}
+
+int pl_script_parse_file(const char *path, struct pl_script **out, char *err, size_t err_len)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, err_len, "%s: %s, expected a readable script file", path,
+			 strerror(errno));
+		return -1;
+	}
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	bool oom = false;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 4096;
+			char *t = realloc(text, cap);
+			if (!t) {
+				oom = true;
+				break;
+			}
+			text = t;
+		}
+		size_t n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	int bad = ferror(f) || oom;
+	fclose(f);
+	if (bad) {
+		snprintf(err, err_len, "%s: cannot read the file, expected a readable script file",
+			 path);
+		free(text);
+		return -1;
+	}
+	int rc = pl_script_parse_buffer(path, text, len, out, err, err_len);
+	free(text);
+	return rc;
+}
+
+void pl_script_free(struct pl_script *script)
+{
+	if (!script)
+		return;
+	free(script->actions);
+	free(script);
+}
+
+size_t pl_script_action_count(const struct pl_script *script)
+{
+	return script->count;
+}
+
+const struct pl_action *pl_script_action(const struct pl_script *script, size_t index)
+{
+	return index < script->count ? &script->actions[index] : NULL;
+}
+
+uint64_t pl_script_duration_ns(const struct pl_script *script)
+{
+	return script->duration_ns;
+}
+
+int pl_format_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}};
+	for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+		if (ns % units[u].ns == 0)
+			return snprintf(buf, len, "%" PRIu64 "%s", ns / units[u].ns, units[u].name);
+	return snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
