@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+#include "panlab/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Formats "prefix" + message, and flattens any newline so the error stays one line. */
+static void format(struct pl_error *err, int used, const char *fmt, va_list ap)
+{
+	if (used < 0 || (size_t)used >= sizeof(err->msg))
+		used = (int)sizeof(err->msg) - 1;
+	vsnprintf(err->msg + used, sizeof(err->msg) - (size_t)used, fmt, ap);
+	for (char *p = err->msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+}
+
+void pl_error_at_offset(struct pl_error *err, const char *file, uint64_t offset,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	format(err, snprintf(err->msg, sizeof(err->msg), "%s@%llu: ", file,
+			     (unsigned long long)offset), fmt, ap);
+	va_end(ap);
+}
+
+void pl_error_at_line(struct pl_error *err, const char *file, uint64_t line,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	format(err, snprintf(err->msg, sizeof(err->msg), "%s:%llu: ", file,
+			     (unsigned long long)line), fmt, ap);
+	va_end(ap);
+}
+
+void pl_error_file(struct pl_error *err, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	format(err, snprintf(err->msg, sizeof(err->msg), "%s: ", file), fmt, ap);
+	va_end(ap);
+}
+
+char *pl_quote(char *dst, size_t dst_size, const void *src, size_t max)
+{
+	const unsigned char *s = src;
+	size_t o = 0;
+
+	for (size_t i = 0; i < max && o + 5 < dst_size; i++) {
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\')
+			dst[o++] = (char)s[i];
+		else
+			o += (size_t)snprintf(dst + o, dst_size - o, "\\x%02x", s[i]);
+	}
+	if (dst_size)
+		dst[o < dst_size ? o : dst_size - 1] = '\0';
+	return dst;
+}
+
+int pl_read_file(const char *path, char **buf, size_t *len, struct pl_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	size_t size = 0, cap = 0;
+
+	if (!f) {
+		pl_error_file(err, path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	/* Grow by doubling rather than trusting fstat, so pipes work too. */
+	for (;;) {
+		if (cap - size < 2) {
+			size_t ncap = cap ? cap * 2 : 65536;
+			char *n = realloc(data, ncap);
+
+			if (!n) {
+				pl_error_file(err, path, "out of memory reading %zu bytes", ncap);
+				goto fail;
+			}
+			data = n;
+			cap = ncap;
+		}
+		size_t got = fread(data + size, 1, cap - size - 1, f);
+
+		size += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		pl_error_file(err, path, "read error: %s", strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	data[size] = '\0';
+	*buf = data;
+	*len = size;
+	return 0;
+fail:
+	free(data);
+	fclose(f);
+	return -1;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 3: causal edges between events (Panappticon 4.3, "causal
+ * relationship"). One pass in time order joins each consumer event to its
+ * producer by id; ids are keyed with their queue or executor id, which the
+ * platform makes globally unique, because records carry no process id.
+ */
+#include "panlab/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "idmap.h"
+
+struct pending_invalidates {
+	uint64_t *events;
+	uint64_t n, cap;
+};
+
+struct builder {
+	struct pl_graph *out;
+	struct pl_edge *edges;	/* in discovery order, regrouped at the end */
+	uint64_t cap;
+};
+
+static void add_edge(struct builder *b, enum pl_edge_kind kind, uint64_t from, uint64_t to)
+{
+	if (b->out->nedges == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->edges = pl_xrealloc(b->edges, b->cap, sizeof(*b->edges));
+	}
+	b->edges[b->out->nedges++] = (struct pl_edge){ kind, from, to };
+	b->out->by_kind[kind]++;
+}
+
+/* Groups edges by source event (a stable counting sort), for forward traversal. */
+static void index_by_source(struct builder *b, uint64_t nevents)
+{
+	struct pl_graph *g = b->out;
+	uint64_t *fill = pl_xcalloc(nevents + 1, sizeof(*fill));
+
+	g->out_first = pl_xcalloc(nevents + 1, sizeof(*g->out_first));
+	for (uint64_t i = 0; i < g->nedges; i++)
+		g->out_first[b->edges[i].from_event + 1]++;
+	for (uint64_t e = 0; e < nevents; e++)
+		g->out_first[e + 1] += g->out_first[e];
+	memcpy(fill, g->out_first, (nevents + 1) * sizeof(*fill));
+	g->edges = pl_xcalloc(g->nedges, sizeof(*g->edges));
+	for (uint64_t i = 0; i < g->nedges; i++)
+		g->edges[fill[b->edges[i].from_event]++] = b->edges[i];
+	free(fill);
+}
+
+void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+		    struct pl_graph *out)
+{
+	struct builder b = { .out = out };
+	struct pl_idmap messages = { 0 }, tasks = { 0 }, forks = { 0 };
+	struct pending_invalidates *inval = pl_xcalloc(iv->nthreads, sizeof(*inval));
+	uint64_t from;
+
+	memset(out, 0, sizeof(*out));
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		const struct pl_event *ev = &trace->events[e];
+
+		/* The child's first event after its FORK is its initial execution. */
+		if (forks.count && pl_idmap_take(&forks, ev->tid, 0, &from))
+			add_edge(&b, PL_EDGE_FORK, from, e);
+
+		switch (ev->type) {
+		case PL_EV_ENQUEUE_MSG:
+			pl_idmap_put(&messages, ev->a1, ev->a0, e);
+			break;
+		case PL_EV_DEQUEUE_MSG:
+			if (pl_idmap_take(&messages, ev->a1, ev->a0, &from))
+				add_edge(&b, PL_EDGE_MESSAGE, from, e);
+			else
+				out->unmatched_dequeues++;
+			break;
+		case PL_EV_SUBMIT_ASYNC_TASK:
+			pl_idmap_put(&tasks, ev->a1, ev->a0, e);
+			break;
+		case PL_EV_CONSUME_ASYNC_TASK:
+			if (pl_idmap_take(&tasks, ev->a1, ev->a0, &from))
+				add_edge(&b, PL_EDGE_TASK, from, e);
+			else
+				out->unmatched_consumes++;
+			break;
+		case PL_EV_FORK:
+			pl_idmap_put(&forks, ev->a0, 0, e);
+			break;
+		case PL_EV_UI_INVALIDATE:
+		case PL_EV_UI_UPDATE: {
+			/* User events always have a thread, hence an interval. */
+			struct pending_invalidates *p =
+				&inval[iv->intervals[iv->event_interval[e]].thread];
+
+			if (ev->type == PL_EV_UI_UPDATE) {
+				/* Every invalidate since the last update is drawn by this one. */
+				for (uint64_t k = 0; k < p->n; k++)
+					add_edge(&b, PL_EDGE_INVALIDATE, p->events[k], e);
+				p->n = 0;
+				break;
+			}
+			if (p->n == p->cap) {
+				p->cap = p->cap ? p->cap * 2 : 4;
+				p->events = pl_xrealloc(p->events, p->cap, sizeof(*p->events));
+			}
+			p->events[p->n++] = e;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	index_by_source(&b, trace->nevents);
+	for (uint32_t t = 0; t < iv->nthreads; t++)
+		free(inval[t].events);
+	free(inval);
+	free(b.edges);
+	pl_idmap_free(&messages);
+	pl_idmap_free(&tasks);
+	pl_idmap_free(&forks);
+}
+
+void pl_graph_free(struct pl_graph *g)
+{
+	free(g->edges);
+	free(g->out_first);
+	memset(g, 0, sizeof(*g));
+}
+
+const char *pl_edge_kind_name(enum pl_edge_kind kind)
+{
+	switch (kind) {
+	case PL_EDGE_MESSAGE:
+		return "message";
+	case PL_EDGE_TASK:
+		return "task";
+	case PL_EDGE_FORK:
+		return "fork";
+	case PL_EDGE_INVALIDATE:
+		return "invalidate";
+	default:
+		return "?";
+	}
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The analysis model, built once from a struct pl_trace in three stages
+ * (Panappticon section 4.3), each in its own file:
+ *
+ *   intervals.c     events -> threads and per-thread execution intervals
+ *   graph.c         intervals -> causal edges between events
+ *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE)
+ *
+ * Nodes of the graph are the trace's events, by index into
+ * struct pl_trace.events (time order). Temporal edges are implicit: the
+ * successor of an event is the next event of its interval. Later stages
+ * (critical path, breakdown, export) read this model and never re-parse.
+ *
+ * Ownership: each *_build function fills a caller-provided struct, allocating
+ * its arrays; the matching *_free releases them. The model refers to the
+ * trace by event index only and does not keep a pointer to it, but the
+ * trace must outlive any use of the indices. Out of memory aborts.
+ * Times are CLOCK_MONOTONIC ns from the trace.
+ */
+#ifndef PANLAB_MODEL_H
+#define PANLAB_MODEL_H
+
+#include <stdint.h>
+
+#include "panlab/trace.h"
+
+#define PL_NONE UINT64_MAX
+
+/* ---- intervals.c ------------------------------------------------------ */
+
+struct pl_thread {
+	uint32_t tid;
+	uint32_t parent_tid;	/* from FORK, 0 if the fork was not traced */
+	uint32_t tgid;		/* from FORK, 0 if the fork was not traced */
+	char name[17];		/* last THREAD_NAME, "" if none */
+	uint64_t first_ns;	/* fork time, or first event */
+	uint64_t last_ns;	/* last event */
+};
+
+enum pl_interval_kind {
+	PL_IV_MESSAGE = 1,	/* DEQUEUE_MSG .. MSG_DONE on a looper */
+	PL_IV_TASK,		/* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
+	PL_IV_INPUT,		/* UI_INPUT/UI_KEY outside a message .. next boundary */
+	/*
+	 * Everything else: the stretch of a thread between boundaries. A
+	 * one-shot thread forked for some work is one such interval, from
+	 * its first event to EXIT.
+	 */
+	PL_IV_IMPLICIT,
+};
+
+/* Why an interval ended. */
+enum pl_interval_end {
+	PL_END_MARKER = 1,	/* its MSG_DONE / ASYNC_TASK_END */
+	PL_END_NEXT,		/* the next interval on the thread began */
+	PL_END_EXIT,		/* the thread exited */
+	PL_END_TRACE,		/* the trace ended */
+};
+
+struct pl_interval {
+	uint32_t thread;	/* index into pl_intervals.threads */
+	enum pl_interval_kind kind;
+	enum pl_interval_end end;
+	uint32_t queue_id;	/* MESSAGE/TASK: queue or executor id (a1) */
+	uint64_t item_id;	/* MESSAGE/TASK: message or task id (a0) */
+	uint64_t start_ns;	/* first event */
+	uint64_t end_ns;	/* last event */
+	uint64_t first_slot;	/* events are slot_event[first_slot .. +nevents) */
+	uint64_t nevents;
+};
+
+struct pl_intervals {
+	uint32_t nthreads;
+	struct pl_thread *threads;	/* in order of first appearance */
+	uint64_t nintervals;
+	struct pl_interval *intervals;	/* in order of their first event */
+	uint64_t nevents;		/* = trace nevents */
+	uint64_t *slot_event;		/* event indices grouped by interval, time order within */
+	uint64_t *event_interval;	/* per event: interval, PL_NONE for tid 0 (idle, irq) */
+	uint64_t *event_slot;		/* per event: index into slot_event, PL_NONE as above */
+	/* MSG_DONE / ASYNC_TASK_END outside the matching interval (lost events). */
+	uint64_t orphan_ends;
+	/* MESSAGE/TASK intervals cut short by the next one: their end was lost. */
+	uint64_t unterminated;
+};
+
+void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out);
+void pl_intervals_free(struct pl_intervals *iv);
+/* The event after e in e's interval, or PL_NONE: the temporal edge. */
+uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e);
+
+/* ---- graph.c ---------------------------------------------------------- */
+
+enum pl_edge_kind {
+	PL_EDGE_MESSAGE = 1,	/* ENQUEUE_MSG -> DEQUEUE_MSG, same (queue, message) */
+	PL_EDGE_TASK,		/* SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, same (executor, task) */
+	PL_EDGE_FORK,		/* FORK -> the child's first event */
+	PL_EDGE_INVALIDATE,	/* UI_INVALIDATE -> the next UI_UPDATE on the same thread */
+	PL_EDGE_KINDS,
+};
+
+struct pl_edge {
+	enum pl_edge_kind kind;
+	uint64_t from_event;
+	uint64_t to_event;
+};
+
+struct pl_graph {
+	uint64_t nedges;
+	struct pl_edge *edges;		/* grouped by from_event, time order of to_event within */
+	uint64_t *out_first;		/* nevents + 1: edges of e are [out_first[e], out_first[e + 1]) */
+	uint64_t by_kind[PL_EDGE_KINDS];
+	/* DEQUEUE_MSG / CONSUME_ASYNC_TASK whose enqueue or submit is not in the trace. */
+	uint64_t unmatched_dequeues;
+	uint64_t unmatched_consumes;
+};
+
+void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+		    struct pl_graph *out);
+void pl_graph_free(struct pl_graph *g);
+const char *pl_edge_kind_name(enum pl_edge_kind kind);
+
+/* ---- transactions.c --------------------------------------------------- */
+
+struct pl_transaction {
+	uint64_t input_event;		/* the UI_INPUT or UI_KEY event */
+	uint64_t input_id;		/* its a0: dispatcher sequence number */
+	uint64_t input_ns;
+	uint64_t last_update_event;	/* the UI_UPDATE that ends it */
+	uint64_t end_ns;		/* its time */
+	uint64_t latency_ns;		/* end_ns - input_ns */
+	uint32_t nupdates;		/* UI_UPDATE events reached */
+	uint32_t nthreads;		/* threads with a reached event */
+	uint64_t nintervals;		/* intervals with a reached event */
+	uint64_t nevents;		/* events reached */
+};
+
+struct pl_transactions {
+	uint64_t count;
+	struct pl_transaction *items;	/* in input time order */
+	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
+	uint64_t inputs_without_update;	/* inputs that reached no UI_UPDATE: no transaction */
+	uint64_t updates;		/* UI_UPDATE events */
+	uint64_t unattributed_updates;	/* UI_UPDATE events no input reached */
+};
+
+void pl_transactions_extract(const struct pl_trace *trace, const struct pl_intervals *iv,
+			     const struct pl_graph *g, struct pl_transactions *out);
+void pl_transactions_free(struct pl_transactions *tx);
+
+#endif /* PANLAB_MODEL_H */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reports of one run: the text table on a stream, summary.json (via jansson)
+ * and transactions.csv. summary.json holds only results derived from the
+ * input files, so two runs on identical inputs give identical files apart
+ * from run_id; host timings stay out of it.
+ *
+ * Ownership: struct pl_analysis only borrows the stage results; the caller
+ * owns and frees them. pl_report_summary returns a new reference the
+ * caller must json_decref.
+ */
+#ifndef PANLAB_REPORT_H
+#define PANLAB_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "panlab/error.h"
+#include "panlab/ground_truth.h"
+#include "panlab/model.h"
+#include "panlab/trace.h"
+#include "panlab/validate.h"
+
+struct pl_analysis {
+	const char *backend;
+	const char *workload;
+	const char *run_id;
+	const struct pl_trace *trace;
+	const struct pl_ground_truth *gt;
+	const struct pl_intervals *iv;
+	const struct pl_graph *graph;
+	const struct pl_transactions *tx;
+	const struct pl_validation *val;
+};
+
+void pl_report_text(FILE *out, const struct pl_analysis *a);
+json_t *pl_report_summary(const struct pl_analysis *a);
+int pl_report_write_summary(const struct pl_analysis *a, const char *path,
+			    struct pl_error *err);
+int pl_report_write_csv(const struct pl_analysis *a, const char *path,
+			struct pl_error *err);
+
+#endif /* PANLAB_REPORT_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1 (trace_read.c): trace file bytes -> events, strictly checked
+ * against analyzer/FORMAT.md. trace_write.c is the inverse, used by the unit
+ * tests and meant for a trace synthesizer.
+ *
+ * Ownership: pl_trace_parse/pl_trace_read_file fill a caller-provided
+ * struct pl_trace whose arrays they allocate; pl_trace_free releases them.
+ * On error nothing stays allocated and err holds the one-line message.
+ */
+#ifndef PANLAB_TRACE_H
+#define PANLAB_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "panlab/error.h"
+#include "panlab/trace_format.h"
+
+/* Events as decoded into host byte order; same fields as the file record. */
+struct pl_trace {
+	uint32_t ncpus;
+	uint32_t nsources;
+	struct pl_source *sources;	/* nsources entries, as in the file */
+	uint64_t nevents;
+	/*
+	 * All records merged in time order: by ts_ns, ties broken by file
+	 * order, so the result is deterministic and each source keeps its
+	 * own order.
+	 */
+	struct pl_event *events;
+	uint64_t events_lost;		/* sum of sources[i].lost */
+};
+
+/* name is used only in error messages. */
+int pl_trace_parse(const char *name, const void *buf, size_t len,
+		   struct pl_trace *out, struct pl_error *err);
+int pl_trace_read_file(const char *path, struct pl_trace *out,
+		       struct pl_error *err);
+void pl_trace_free(struct pl_trace *trace);
+
+/* Short lower-case name of an event type ("ui_input"), or NULL if unknown. */
+const char *pl_event_type_name(uint32_t type);
+
+/*
+ * Writer: collect events per source, then serialize. The builder owns
+ * copies of everything added; pl_trace_builder_free releases them.
+ */
+struct pl_trace_builder {
+	uint32_t ncpus;
+	uint32_t nsources;
+	struct pl_trace_builder_source {
+		struct pl_source src;		/* src.records is kept up to date */
+		struct pl_event *events;
+		uint64_t cap;
+	} *sources;
+};
+
+void pl_trace_builder_init(struct pl_trace_builder *b, uint32_t ncpus);
+/* Returns the new source's index. Out of memory aborts, as in the model. */
+uint32_t pl_trace_builder_add_source(struct pl_trace_builder *b, uint32_t kind,
+				     uint32_t id, uint64_t lost);
+void pl_trace_builder_add_event(struct pl_trace_builder *b, uint32_t source,
+				const struct pl_event *ev);
+/* Serialized file bytes in *buf (malloc'd, caller frees) and *len. */
+void pl_trace_builder_serialize(const struct pl_trace_builder *b, uint8_t **buf,
+				size_t *len);
+int pl_trace_builder_write_file(const struct pl_trace_builder *b,
+				const char *path, struct pl_error *err);
+void pl_trace_builder_free(struct pl_trace_builder *b);
+
+/* Byte offsets of the file layout (FORMAT.md), shared by reader and writer. */
+enum {
+	PL_HEADER_BYTES = 32,
+	PL_SOURCE_BYTES = 24,
+	PL_RECORD_BYTES = 32,
+};
+
+#endif /* PANLAB_TRACE_H */

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 2: events -> per-thread execution intervals (Panappticon 4.3,
+ * "temporal ordering"). Task-based threads are split at the start and end of
+ * each message and task; everything between those boundaries, and the whole
+ * life of a thread that has none (a forked one-shot worker), is one implicit
+ * interval. A UI_INPUT outside a message starts its own interval so that two
+ * inputs are never temporally chained.
+ */
+#include "panlab/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "idmap.h"
+
+struct builder {
+	struct pl_intervals *out;
+	struct pl_idmap tids;		/* tid -> thread index */
+	uint64_t *open;			/* per thread: open interval or PL_NONE */
+	uint64_t threads_cap, intervals_cap;
+};
+
+static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
+{
+	struct pl_intervals *o = b->out;
+	uint64_t t;
+
+	if (pl_idmap_get(&b->tids, tid, 0, &t))
+		return (uint32_t)t;
+	if (o->nthreads == b->threads_cap) {
+		b->threads_cap = b->threads_cap ? b->threads_cap * 2 : 16;
+		o->threads = pl_xrealloc(o->threads, b->threads_cap, sizeof(*o->threads));
+		b->open = pl_xrealloc(b->open, b->threads_cap, sizeof(*b->open));
+	}
+	o->threads[o->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
+						      .last_ns = ts_ns };
+	b->open[o->nthreads] = PL_NONE;
+	pl_idmap_put(&b->tids, tid, 0, o->nthreads);
+	return o->nthreads++;
+}
+
+static void close_open(struct builder *b, uint32_t th, enum pl_interval_end why)
+{
+	uint64_t i = b->open[th];
+
+	if (i == PL_NONE)
+		return;
+	struct pl_interval *iv = &b->out->intervals[i];
+
+	iv->end = why;
+	if (why == PL_END_NEXT && (iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK))
+		b->out->unterminated++;
+	b->open[th] = PL_NONE;
+}
+
+static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
+		     const struct pl_event *ev)
+{
+	struct pl_intervals *o = b->out;
+
+	close_open(b, th, PL_END_NEXT);
+	if (o->nintervals == b->intervals_cap) {
+		b->intervals_cap = b->intervals_cap ? b->intervals_cap * 2 : 64;
+		o->intervals = pl_xrealloc(o->intervals, b->intervals_cap, sizeof(*o->intervals));
+	}
+	o->intervals[o->nintervals] = (struct pl_interval){
+		.thread = th,
+		.kind = kind,
+		.end = PL_END_TRACE,
+		.queue_id = kind == PL_IV_MESSAGE || kind == PL_IV_TASK ? ev->a1 : 0,
+		.item_id = kind == PL_IV_MESSAGE || kind == PL_IV_TASK ? ev->a0 : 0,
+		.start_ns = ev->ts_ns,
+	};
+	b->open[th] = o->nintervals++;
+}
+
+static int is_explicit(const struct pl_interval *iv)
+{
+	return iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK;
+}
+
+/* Does ev end the interval it would be added to? */
+static int ends(const struct pl_interval *iv, const struct pl_event *ev)
+{
+	enum pl_interval_kind want = ev->type == PL_EV_MSG_DONE ? PL_IV_MESSAGE : PL_IV_TASK;
+
+	return iv->kind == want && iv->queue_id == ev->a1 && iv->item_id == ev->a0;
+}
+
+/* Decides which interval of its thread event e belongs to, opening/closing as needed. */
+static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
+{
+	struct pl_intervals *o = b->out;
+	uint64_t cur = b->open[th];
+
+	switch (ev->type) {
+	case PL_EV_DEQUEUE_MSG:
+		open_new(b, th, PL_IV_MESSAGE, ev);
+		break;
+	case PL_EV_CONSUME_ASYNC_TASK:
+		open_new(b, th, PL_IV_TASK, ev);
+		break;
+	case PL_EV_UI_INPUT:
+	case PL_EV_UI_KEY:
+		if (cur == PL_NONE || !is_explicit(&o->intervals[cur]))
+			open_new(b, th, PL_IV_INPUT, ev);
+		break;
+	case PL_EV_MSG_DONE:
+	case PL_EV_ASYNC_TASK_END:
+		if (cur != PL_NONE && ends(&o->intervals[cur], ev)) {
+			close_open(b, th, PL_END_MARKER);
+			return cur;
+		}
+		/* An end without its start (lost events) stays an ordinary event. */
+		o->orphan_ends++;
+		/* fall through */
+	default:
+		if (cur == PL_NONE)
+			open_new(b, th, PL_IV_IMPLICIT, ev);
+		break;
+	}
+	uint64_t i = b->open[th];
+
+	if (ev->type == PL_EV_EXIT)
+		close_open(b, th, PL_END_EXIT);
+	return i;
+}
+
+static void note_thread(struct builder *b, const struct pl_event *ev, uint32_t th)
+{
+	struct pl_thread *t = &b->out->threads[th];
+
+	t->last_ns = ev->ts_ns;
+	if (ev->type == PL_EV_THREAD_NAME) {
+		/* a0, a1, a2 hold the 16 bytes of comm, little-endian (trace_format.h). */
+		for (int k = 0; k < 16; k++) {
+			uint64_t word = k < 8 ? ev->a0 : k < 12 ? ev->a1 : ev->a2;
+			int shift = 8 * (k < 8 ? k : k < 12 ? k - 8 : k - 12);
+
+			t->name[k] = (char)(word >> shift);
+		}
+		t->name[16] = '\0';
+	} else if (ev->type == PL_EV_FORK) {
+		uint32_t child = thread_of(b, (uint32_t)ev->a0, ev->ts_ns);
+
+		b->out->threads[child].parent_tid = ev->tid;
+		b->out->threads[child].tgid = ev->a1;
+	}
+}
+
+void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
+{
+	struct builder b = { .out = out };
+
+	memset(out, 0, sizeof(*out));
+	out->nevents = trace->nevents;
+	out->event_interval = pl_xcalloc(trace->nevents, sizeof(uint64_t));
+	out->event_slot = pl_xcalloc(trace->nevents, sizeof(uint64_t));
+	out->slot_event = pl_xcalloc(trace->nevents, sizeof(uint64_t));
+
+	/* Pass 1: assign each event to an interval and count interval sizes. */
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		const struct pl_event *ev = &trace->events[e];
+
+		/* tid 0 is the per-cpu idle task (or interrupt context): no thread. */
+		if (ev->tid == 0) {
+			out->event_interval[e] = PL_NONE;
+			continue;
+		}
+		uint32_t th = thread_of(&b, ev->tid, ev->ts_ns);
+		uint64_t i = place(&b, th, ev);
+
+		note_thread(&b, ev, th);
+		out->event_interval[e] = i;
+		out->intervals[i].end_ns = ev->ts_ns;
+		out->intervals[i].nevents++;
+	}
+	/* Pass 2: lay out each interval's events contiguously, in time order. */
+	uint64_t slot = 0;
+
+	for (uint64_t i = 0; i < out->nintervals; i++) {
+		out->intervals[i].first_slot = slot;
+		slot += out->intervals[i].nevents;
+		out->intervals[i].nevents = 0;
+	}
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		uint64_t i = out->event_interval[e];
+
+		if (i == PL_NONE) {
+			out->event_slot[e] = PL_NONE;
+			continue;
+		}
+		struct pl_interval *iv = &out->intervals[i];
+
+		out->event_slot[e] = iv->first_slot + iv->nevents++;
+		out->slot_event[out->event_slot[e]] = e;
+	}
+	pl_idmap_free(&b.tids);
+	free(b.open);
+}
+
+uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e)
+{
+	uint64_t i = iv->event_interval[e];
+
+	if (i == PL_NONE)
+		return PL_NONE;
+	uint64_t next = iv->event_slot[e] + 1;
+
+	if (next >= iv->intervals[i].first_slot + iv->intervals[i].nevents)
+		return PL_NONE;
+	return iv->slot_event[next];
+}
+
+void pl_intervals_free(struct pl_intervals *iv)
+{
+	free(iv->threads);
+	free(iv->intervals);
+	free(iv->slot_event);
+	free(iv->event_interval);
+	free(iv->event_slot);
+	memset(iv, 0, sizeof(*iv));
+}

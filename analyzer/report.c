@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* Reports: text table, summary.json (jansson, never by hand), transactions.csv. */
+#include "panlab/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define SUMMARY_SCHEMA "panlab-summary 1"
+
+/* ns as milliseconds with three decimals ("-12.345"), exact in integers. */
+static const char *ms(char *buf, size_t size, int64_t ns)
+{
+	uint64_t a = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+
+	snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "",
+		 a / 1000000, a / 1000 % 1000);
+	return buf;
+}
+
+static const struct pl_transaction *row_tx(const struct pl_analysis *a, const struct pl_row *r)
+{
+	return r->tx == PL_NONE ? NULL : &a->tx->items[r->tx];
+}
+
+static void text_row(FILE *out, const struct pl_analysis *a, const struct pl_row *r)
+{
+	const struct pl_transaction *t = row_tx(a, r);
+	/* Input times are shown from `ready` when the ground truth has one. */
+	uint64_t base = a->gt->has_ready ? a->gt->ready_ns : 0;
+	uint64_t in_ns = r->input != PL_NONE ? r->truth_in_ns : t->input_ns;
+	char id[24] = "-", in[32], det[32] = "-", truth[32] = "-", diff[32] = "-";
+	char disp[32] = "-", pipe[32] = "-";
+
+	if (t) {
+		snprintf(id, sizeof(id), "%" PRIu64, r->tx);
+		ms(det, sizeof(det), (int64_t)t->latency_ns);
+	}
+	if (r->has_truth)
+		ms(truth, sizeof(truth), (int64_t)r->truth_latency_ns);
+	if (t && r->has_truth) {
+		ms(diff, sizeof(diff), r->difference_ns);
+		ms(disp, sizeof(disp), r->input_dispatch_ns);
+		ms(pipe, sizeof(pipe), r->display_pipeline_ns);
+	}
+	char input[24] = "-";
+
+	if (r->input != PL_NONE)
+		snprintf(input, sizeof(input), "%" PRIu64, r->input);
+	else
+		snprintf(input, sizeof(input), "(id %" PRIu64 ")", t->input_id);
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", id, input,
+		ms(in, sizeof(in), (int64_t)(in_ns - base)), det, truth, diff, disp, pipe);
+}
+
+static void text_stat(FILE *out, const char *label, const struct pl_stat *s)
+{
+	char mean[32], min[32], max[32];
+
+	if (s->n == 0) {
+		fprintf(out, "  %-26s -\n", label);
+		return;
+	}
+	fprintf(out, "  %-26s mean %s ms, min %s ms, max %s ms\n", label,
+		ms(mean, sizeof(mean), s->mean), ms(min, sizeof(min), s->min),
+		ms(max, sizeof(max), s->max));
+}
+
+void pl_report_text(FILE *out, const struct pl_analysis *a)
+{
+	const struct pl_validation *v = a->val;
+
+	fprintf(out, "panlab-analyze: backend %s, workload %s, run %s\n", a->backend,
+		a->workload, a->run_id);
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", "tx", "input",
+		a->gt->has_ready ? "in_at_ms" : "in_ns/1e6", "detected_ms", "truth_ms",
+		"diff_ms", "dispatch_ms", "display_ms");
+	for (uint64_t i = 0; i < v->nrows; i++)
+		text_row(out, a, &v->rows[i]);
+	fprintf(out, "summary:\n");
+	fprintf(out, "  inputs %" PRIu64 ", transactions %" PRIu64 ", matched %" PRIu64,
+		v->inputs, v->transactions, v->matched);
+	if (v->has_precision)
+		fprintf(out, ", precision %.3f", v->precision);
+	if (v->has_recall)
+		fprintf(out, ", recall %.3f", v->recall);
+	fprintf(out, "\n");
+	text_stat(out, "latency error |det-truth|", &v->error_ns);
+	text_stat(out, "difference det-truth", &v->difference_ns);
+	text_stat(out, "input dispatch", &v->input_dispatch_ns);
+	text_stat(out, "display pipeline", &v->display_pipeline_ns);
+	fprintf(out,
+		"  detected latency runs UI_INPUT..UI_UPDATE; ground truth adds input dispatch before\n"
+		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
+	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
+		", unattributed updates %" PRIu64 ", inputs without update %" PRIu64
+		", ground-truth inputs without frame %" PRIu64 "\n",
+		a->trace->nevents, a->trace->events_lost, a->tx->updates,
+		a->tx->unattributed_updates, a->tx->inputs_without_update,
+		v->inputs_without_frame);
+}
+
+static json_t *stat_json(const struct pl_stat *s, int with_min)
+{
+	json_t *o = json_object();
+
+	if (with_min)
+		json_object_set_new(o, "min", s->n ? json_integer(s->min) : json_null());
+	json_object_set_new(o, "max", s->n ? json_integer(s->max) : json_null());
+	json_object_set_new(o, "mean", s->n ? json_integer(s->mean) : json_null());
+	return o;
+}
+
+static json_t *count(uint64_t n)
+{
+	return json_integer((json_int_t)n);
+}
+
+static json_t *sources_json(const struct pl_trace *t)
+{
+	json_t *arr = json_array();
+
+	for (uint32_t i = 0; i < t->nsources; i++) {
+		const struct pl_source *s = &t->sources[i];
+
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:I, s:I}",
+			"kind", s->kind == PL_SRC_KERNEL_CPU ? "kernel_cpu" : "user_thread",
+			"id", (json_int_t)s->id, "events", (json_int_t)s->records,
+			"lost", (json_int_t)s->lost));
+	}
+	return arr;
+}
+
+static json_t *model_json(const struct pl_analysis *a)
+{
+	json_t *edges = json_object();
+
+	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
+		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "threads", count(a->iv->nthreads),
+			 "intervals", count(a->iv->nintervals),
+			 "edges", edges,
+			 "orphan_interval_ends", count(a->iv->orphan_ends),
+			 "unterminated_intervals", count(a->iv->unterminated),
+			 "unmatched_dequeues", count(a->graph->unmatched_dequeues),
+			 "unmatched_consumes", count(a->graph->unmatched_consumes));
+}
+
+json_t *pl_report_summary(const struct pl_analysis *a)
+{
+	const struct pl_validation *v = a->val;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "schema", json_string(SUMMARY_SCHEMA));
+	json_object_set_new(o, "backend", json_string(a->backend));
+	json_object_set_new(o, "workload", json_string(a->workload));
+	json_object_set_new(o, "run_id", json_string(a->run_id));
+	json_object_set_new(o, "inputs", count(v->inputs));
+	json_object_set_new(o, "transactions", count(v->transactions));
+	json_object_set_new(o, "matched", count(v->matched));
+	json_object_set_new(o, "precision", v->has_precision ? json_real(v->precision) : json_null());
+	json_object_set_new(o, "recall", v->has_recall ? json_real(v->recall) : json_null());
+	json_object_set_new(o, "latency_error_ns", stat_json(&v->error_ns, 0));
+	json_object_set_new(o, "latency_difference_ns", stat_json(&v->difference_ns, 1));
+	json_object_set_new(o, "input_dispatch_ns", stat_json(&v->input_dispatch_ns, 1));
+	json_object_set_new(o, "display_pipeline_ns", stat_json(&v->display_pipeline_ns, 1));
+	json_object_set_new(o, "inputs_without_frame", count(v->inputs_without_frame));
+	json_object_set_new(o, "inputs_without_update", count(a->tx->inputs_without_update));
+	json_object_set_new(o, "updates", count(a->tx->updates));
+	json_object_set_new(o, "unattributed_updates", count(a->tx->unattributed_updates));
+	json_object_set_new(o, "events", count(a->trace->nevents));
+	json_object_set_new(o, "events_lost", count(a->trace->events_lost));
+	json_object_set_new(o, "sources", sources_json(a->trace));
+	json_object_set_new(o, "model", model_json(a));
+	return o;
+}
+
+int pl_report_write_summary(const struct pl_analysis *a, const char *path,
+			    struct pl_error *err)
+{
+	json_t *o = pl_report_summary(a);
+	FILE *f = fopen(path, "w");
+	int ok = f != NULL;
+
+	/* 12 significant digits: stable text for ratios such as 19/20. */
+	if (ok)
+		ok = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) == 0 &&
+		     fputc('\n', f) != EOF;
+	if (f)
+		ok = (fclose(f) == 0) && ok;
+	json_decref(o);
+	if (!ok) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends ",value" or "," for an absent value. */
+static void csv_u64(FILE *f, int present, uint64_t v)
+{
+	if (present)
+		fprintf(f, ",%" PRIu64, v);
+	else
+		fputc(',', f);
+}
+
+static void csv_i64(FILE *f, int present, int64_t v)
+{
+	if (present)
+		fprintf(f, ",%" PRId64, v);
+	else
+		fputc(',', f);
+}
+
+int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl_error *err)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
+		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
+		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads\n");
+	for (uint64_t i = 0; i < a->val->nrows; i++) {
+		const struct pl_row *r = &a->val->rows[i];
+		const struct pl_transaction *t = row_tx(a, r);
+		int both = t && r->has_truth;
+
+		if (t)
+			fprintf(f, "%" PRIu64, r->tx);
+		csv_u64(f, 1, r->input != PL_NONE ? r->input : t->input_id);
+		csv_u64(f, t != NULL, t ? t->input_ns : 0);
+		csv_u64(f, t != NULL, t ? t->end_ns : 0);
+		csv_u64(f, t != NULL, t ? t->latency_ns : 0);
+		csv_u64(f, r->input != PL_NONE, r->truth_in_ns);
+		csv_u64(f, r->has_truth, r->truth_out_ns);
+		csv_u64(f, r->has_truth, r->truth_latency_ns);
+		csv_i64(f, both, r->difference_ns);
+		csv_i64(f, both, r->input_dispatch_ns);
+		csv_i64(f, both, r->display_pipeline_ns);
+		csv_u64(f, t != NULL, t ? t->nupdates : 0);
+		csv_u64(f, t != NULL, t ? t->nintervals : 0);
+		csv_u64(f, t != NULL, t ? t->nthreads : 0);
+		fputc('\n', f);
+	}
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 1: bytes -> events. Every check names the byte offset of the field or
+ * record at fault, so a bad trace can be inspected with `xxd -s OFFSET`.
+ */
+#include "panlab/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bytes.h"
+
+/* Kernel events are 1..63, userspace events 64..127 (trace_format.h). */
+#define PL_FIRST_USER_TYPE 64
+#define PL_MAX_CPUS 1024
+
+static const char *const type_names[] = {
+	[PL_EV_CONTEXT_SWITCH] = "context_switch",
+	[PL_EV_WAKEUP] = "wakeup",
+	[PL_EV_FORK] = "fork",
+	[PL_EV_THREAD_NAME] = "thread_name",
+	[PL_EV_EXIT] = "exit",
+	[PL_EV_UI_INPUT] = "ui_input",
+	[PL_EV_UI_KEY] = "ui_key",
+	[PL_EV_ENQUEUE_MSG] = "enqueue_msg",
+	[PL_EV_DEQUEUE_MSG] = "dequeue_msg",
+	[PL_EV_MSG_DONE] = "msg_done",
+	[PL_EV_SUBMIT_ASYNC_TASK] = "submit_async_task",
+	[PL_EV_CONSUME_ASYNC_TASK] = "consume_async_task",
+	[PL_EV_ASYNC_TASK_END] = "async_task_end",
+	[PL_EV_UI_INVALIDATE] = "ui_invalidate",
+	[PL_EV_UI_UPDATE] = "ui_update",
+	[PL_EV_ENTER_FOREGROUND] = "enter_foreground",
+	[PL_EV_EXIT_FOREGROUND] = "exit_foreground",
+};
+
+const char *pl_event_type_name(uint32_t type)
+{
+	if (type >= sizeof(type_names) / sizeof(type_names[0]))
+		return NULL;
+	return type_names[type];
+}
+
+static const char *kind_name(uint32_t kind)
+{
+	return kind == PL_SRC_KERNEL_CPU ? "kernel cpu" : "user thread";
+}
+
+static int check_header(const char *name, const uint8_t *p, size_t len,
+			struct pl_trace *out, struct pl_error *err)
+{
+	char q[64];
+
+	if (len < PL_HEADER_BYTES) {
+		pl_error_at_offset(err, name, len,
+				   "truncated header: file has %zu bytes, expected at least %d",
+				   len, PL_HEADER_BYTES);
+		return -1;
+	}
+	if (memcmp(p, PL_TRACE_MAGIC, 8) != 0) {
+		pl_error_at_offset(err, name, 0, "bad magic \"%s\", expected \"%s\"",
+				   pl_quote(q, sizeof(q), p, 8), PL_TRACE_MAGIC);
+		return -1;
+	}
+	if (pl_get16(p + 8) != PL_TRACE_VERSION) {
+		pl_error_at_offset(err, name, 8, "unsupported version %u, expected %d",
+				   pl_get16(p + 8), PL_TRACE_VERSION);
+		return -1;
+	}
+	if (pl_get16(p + 10) != PL_RECORD_BYTES) {
+		pl_error_at_offset(err, name, 10, "record size %u bytes, expected %d",
+				   pl_get16(p + 10), PL_RECORD_BYTES);
+		return -1;
+	}
+	if (pl_get32(p + 12) != PL_CLOCK_MONOTONIC) {
+		pl_error_at_offset(err, name, 12,
+				   "clock id %u, expected %d (CLOCK_MONOTONIC)",
+				   pl_get32(p + 12), PL_CLOCK_MONOTONIC);
+		return -1;
+	}
+	out->ncpus = pl_get32(p + 16);
+	if (out->ncpus == 0 || out->ncpus > PL_MAX_CPUS) {
+		pl_error_at_offset(err, name, 16, "cpu count %u, expected 1..%d",
+				   out->ncpus, PL_MAX_CPUS);
+		return -1;
+	}
+	out->nsources = pl_get32(p + 20);
+	if (pl_get64(p + 24) != 0) {
+		pl_error_at_offset(err, name, 24, "reserved field is 0x%llx, expected 0",
+				   (unsigned long long)pl_get64(p + 24));
+		return -1;
+	}
+	uint64_t table_end = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * out->nsources;
+
+	if (table_end > len) {
+		pl_error_at_offset(err, name, len,
+				   "truncated source table: file ends at byte %zu, expected %u sources ending at byte %llu",
+				   len, out->nsources, (unsigned long long)table_end);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads the source table; on success *records_end is the exact file size the table implies. */
+static int read_sources(const char *name, const uint8_t *p, struct pl_trace *out,
+			uint64_t *records_end, struct pl_error *err)
+{
+	uint64_t end = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * out->nsources;
+
+	out->sources = calloc(out->nsources ? out->nsources : 1, sizeof(*out->sources));
+	if (!out->sources) {
+		pl_error_file(err, name, "out of memory for %u sources", out->nsources);
+		return -1;
+	}
+	for (uint32_t i = 0; i < out->nsources; i++) {
+		uint64_t off = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * i;
+		struct pl_source *s = &out->sources[i];
+
+		s->kind = pl_get32(p + off);
+		s->id = pl_get32(p + off + 4);
+		s->records = pl_get64(p + off + 8);
+		s->lost = pl_get64(p + off + 16);
+		if (s->kind != PL_SRC_KERNEL_CPU && s->kind != PL_SRC_USER_THREAD) {
+			pl_error_at_offset(err, name, off,
+					   "source %u has kind %u, expected %d (kernel cpu) or %d (user thread)",
+					   i, s->kind, PL_SRC_KERNEL_CPU, PL_SRC_USER_THREAD);
+			return -1;
+		}
+		if (s->kind == PL_SRC_KERNEL_CPU && s->id >= out->ncpus) {
+			pl_error_at_offset(err, name, off + 4,
+					   "kernel source %u is for cpu %u, expected a cpu below the header's %u",
+					   i, s->id, out->ncpus);
+			return -1;
+		}
+		/* tid 0 is the idle task; the model relies on user events having a thread. */
+		if (s->kind == PL_SRC_USER_THREAD && s->id == 0) {
+			pl_error_at_offset(err, name, off + 4,
+					   "user source %u is for tid 0, expected a thread id above 0", i);
+			return -1;
+		}
+		if (s->records > (UINT64_MAX - end) / PL_RECORD_BYTES) {
+			pl_error_at_offset(err, name, off + 8,
+					   "source %u claims %llu records, expected a count that fits a file",
+					   i, (unsigned long long)s->records);
+			return -1;
+		}
+		end += s->records * PL_RECORD_BYTES;
+		if (out->events_lost + s->lost < out->events_lost) {
+			pl_error_at_offset(err, name, off + 16,
+					   "source %u lost count %llu overflows the total, expected a plausible count",
+					   i, (unsigned long long)s->lost);
+			return -1;
+		}
+		out->nevents += s->records;
+		out->events_lost += s->lost;
+	}
+	*records_end = end;
+	return 0;
+}
+
+static int check_size(const char *name, size_t len, uint64_t table_end,
+		      uint64_t records_end, uint64_t nevents, struct pl_error *err)
+{
+	if (len < records_end) {
+		uint64_t whole = (len - table_end) / PL_RECORD_BYTES;
+
+		pl_error_at_offset(err, name, table_end + whole * PL_RECORD_BYTES,
+				   "truncated trace: file ends at byte %zu in record %llu of %llu, expected %llu bytes",
+				   len, (unsigned long long)whole, (unsigned long long)nevents,
+				   (unsigned long long)records_end);
+		return -1;
+	}
+	if (len > records_end) {
+		pl_error_at_offset(err, name, records_end,
+				   "%llu bytes after the last record, expected the file to end at byte %llu",
+				   (unsigned long long)(len - records_end),
+				   (unsigned long long)records_end);
+		return -1;
+	}
+	return 0;
+}
+
+static int decode_record(const char *name, const uint8_t *r, uint64_t off,
+			 const struct pl_source *s, uint32_t si, struct pl_event *ev,
+			 struct pl_error *err)
+{
+	ev->ts_ns = pl_get64(r);
+	ev->type = pl_get16(r + 8);
+	ev->cpu = pl_get16(r + 10);
+	ev->tid = pl_get32(r + 12);
+	ev->a0 = pl_get64(r + 16);
+	ev->a1 = pl_get32(r + 24);
+	ev->a2 = pl_get32(r + 28);
+
+	if (!pl_event_type_name(ev->type)) {
+		pl_error_at_offset(err, name, off,
+				   "unknown event type %u, expected a type listed in trace_format.h",
+				   ev->type);
+		return -1;
+	}
+	int user_type = ev->type >= PL_FIRST_USER_TYPE;
+
+	if (user_type != (s->kind == PL_SRC_USER_THREAD)) {
+		pl_error_at_offset(err, name, off,
+				   "%s event in %s source %u, expected %s events only",
+				   pl_event_type_name(ev->type), kind_name(s->kind), si,
+				   user_type ? "kernel" : "userspace");
+		return -1;
+	}
+	if (s->kind == PL_SRC_KERNEL_CPU && ev->cpu != s->id) {
+		pl_error_at_offset(err, name, off,
+				   "cpu %u in a record of the buffer of cpu %u, expected %u",
+				   ev->cpu, s->id, s->id);
+		return -1;
+	}
+	if (s->kind == PL_SRC_USER_THREAD && (ev->cpu != PL_CPU_NONE || ev->tid != s->id)) {
+		pl_error_at_offset(err, name, off,
+				   "user record has cpu %u tid %u, expected cpu %u and the buffer owner's tid %u",
+				   ev->cpu, ev->tid, PL_CPU_NONE, s->id);
+		return -1;
+	}
+	return 0;
+}
+
+struct order_key {
+	uint64_t ts_ns;
+	uint64_t index;	/* position in the file: ties keep file order */
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order_key *x = a, *y = b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Sources are each in time order (checked); merge them into one timeline. */
+static int merge_in_time_order(const char *name, struct pl_trace *t, struct pl_error *err)
+{
+	struct order_key *keys = malloc((t->nevents ? t->nevents : 1) * sizeof(*keys));
+	struct pl_event *sorted = malloc((t->nevents ? t->nevents : 1) * sizeof(*sorted));
+
+	if (!keys || !sorted) {
+		free(keys);
+		free(sorted);
+		pl_error_file(err, name, "out of memory for %llu events",
+			      (unsigned long long)t->nevents);
+		return -1;
+	}
+	for (uint64_t i = 0; i < t->nevents; i++)
+		keys[i] = (struct order_key){ t->events[i].ts_ns, i };
+	qsort(keys, t->nevents, sizeof(*keys), cmp_order);
+	for (uint64_t i = 0; i < t->nevents; i++)
+		sorted[i] = t->events[keys[i].index];
+	free(keys);
+	free(t->events);
+	t->events = sorted;
+	return 0;
+}
+
+int pl_trace_parse(const char *name, const void *buf, size_t len,
+		   struct pl_trace *out, struct pl_error *err)
+{
+	const uint8_t *p = buf;
+	uint64_t records_end;
+
+	memset(out, 0, sizeof(*out));
+	if (check_header(name, p, len, out, err) < 0 ||
+	    read_sources(name, p, out, &records_end, err) < 0)
+		goto fail;
+
+	uint64_t table_end = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * out->nsources;
+
+	if (check_size(name, len, table_end, records_end, out->nevents, err) < 0)
+		goto fail;
+	out->events = malloc((out->nevents ? out->nevents : 1) * sizeof(*out->events));
+	if (!out->events) {
+		pl_error_file(err, name, "out of memory for %llu events",
+			      (unsigned long long)out->nevents);
+		goto fail;
+	}
+	uint64_t off = table_end, n = 0;
+
+	for (uint32_t si = 0; si < out->nsources; si++) {
+		const struct pl_source *s = &out->sources[si];
+
+		for (uint64_t j = 0; j < s->records; j++, n++, off += PL_RECORD_BYTES) {
+			struct pl_event *ev = &out->events[n];
+
+			if (decode_record(name, p + off, off, s, si, ev, err) < 0)
+				goto fail;
+			if (j > 0 && ev->ts_ns < ev[-1].ts_ns) {
+				pl_error_at_offset(err, name, off,
+						   "timestamp %llu ns is before the previous record's %llu ns, expected time order within source %u",
+						   (unsigned long long)ev->ts_ns,
+						   (unsigned long long)ev[-1].ts_ns, si);
+				goto fail;
+			}
+		}
+	}
+	if (merge_in_time_order(name, out, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	pl_trace_free(out);
+	return -1;
+}
+
+int pl_trace_read_file(const char *path, struct pl_trace *out, struct pl_error *err)
+{
+	char *buf;
+	size_t len;
+
+	memset(out, 0, sizeof(*out));
+	if (pl_read_file(path, &buf, &len, err) < 0)
+		return -1;
+	int rc = pl_trace_parse(path, buf, len, out, err);
+
+	free(buf);
+	return rc;
+}
+
+void pl_trace_free(struct pl_trace *trace)
+{
+	free(trace->sources);
+	free(trace->events);
+	memset(trace, 0, sizeof(*trace));
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/* The inverse of trace_read.c: lays out events exactly as FORMAT.md describes. */
+#include "panlab/trace.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "bytes.h"
+
+void pl_trace_builder_init(struct pl_trace_builder *b, uint32_t ncpus)
+{
+	memset(b, 0, sizeof(*b));
+	b->ncpus = ncpus;
+}
+
+uint32_t pl_trace_builder_add_source(struct pl_trace_builder *b, uint32_t kind,
+				     uint32_t id, uint64_t lost)
+{
+	b->sources = pl_xrealloc(b->sources, b->nsources + 1, sizeof(*b->sources));
+	b->sources[b->nsources] = (struct pl_trace_builder_source){
+		.src = { .kind = kind, .id = id, .records = 0, .lost = lost },
+	};
+	return b->nsources++;
+}
+
+void pl_trace_builder_add_event(struct pl_trace_builder *b, uint32_t source,
+				const struct pl_event *ev)
+{
+	struct pl_trace_builder_source *s = &b->sources[source];
+
+	if (s->src.records == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->events = pl_xrealloc(s->events, s->cap, sizeof(*s->events));
+	}
+	s->events[s->src.records++] = *ev;
+}
+
+void pl_trace_builder_serialize(const struct pl_trace_builder *b, uint8_t **buf,
+				size_t *len)
+{
+	size_t n = PL_HEADER_BYTES + (size_t)PL_SOURCE_BYTES * b->nsources;
+
+	for (uint32_t i = 0; i < b->nsources; i++)
+		n += (size_t)b->sources[i].src.records * PL_RECORD_BYTES;
+	uint8_t *p = pl_xrealloc(NULL, n, 1);
+
+	memcpy(p, PL_TRACE_MAGIC, 8);
+	pl_put16(p + 8, PL_TRACE_VERSION);
+	pl_put16(p + 10, PL_RECORD_BYTES);
+	pl_put32(p + 12, PL_CLOCK_MONOTONIC);
+	pl_put32(p + 16, b->ncpus);
+	pl_put32(p + 20, b->nsources);
+	pl_put64(p + 24, 0);
+
+	uint8_t *s = p + PL_HEADER_BYTES;
+	uint8_t *r = s + (size_t)PL_SOURCE_BYTES * b->nsources;
+
+	for (uint32_t i = 0; i < b->nsources; i++, s += PL_SOURCE_BYTES) {
+		const struct pl_trace_builder_source *src = &b->sources[i];
+
+		pl_put32(s, src->src.kind);
+		pl_put32(s + 4, src->src.id);
+		pl_put64(s + 8, src->src.records);
+		pl_put64(s + 16, src->src.lost);
+		for (uint64_t j = 0; j < src->src.records; j++, r += PL_RECORD_BYTES) {
+			const struct pl_event *ev = &src->events[j];
+
+			pl_put64(r, ev->ts_ns);
+			pl_put16(r + 8, ev->type);
+			pl_put16(r + 10, ev->cpu);
+			pl_put32(r + 12, ev->tid);
+			pl_put64(r + 16, ev->a0);
+			pl_put32(r + 24, ev->a1);
+			pl_put32(r + 28, ev->a2);
+		}
+	}
+	*buf = p;
+	*len = n;
+}
+
+int pl_trace_builder_write_file(const struct pl_trace_builder *b,
+				const char *path, struct pl_error *err)
+{
+	uint8_t *buf;
+	size_t len;
+	FILE *f = fopen(path, "wb");
+
+	if (!f) {
+		pl_error_file(err, path, "cannot create: %s", strerror(errno));
+		return -1;
+	}
+	pl_trace_builder_serialize(b, &buf, &len);
+	int ok = fwrite(buf, 1, len, f) == len;
+
+	ok = (fclose(f) == 0) && ok;
+	free(buf);
+	if (!ok) {
+		pl_error_file(err, path, "write failed: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void pl_trace_builder_free(struct pl_trace_builder *b)
+{
+	for (uint32_t i = 0; i < b->nsources; i++)
+		free(b->sources[i].events);
+	free(b->sources);
+	memset(b, 0, sizeof(*b));
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 4: transactions. From each UI_INPUT (or UI_KEY) walk forward along
+ * temporal edges (later events of the same interval) and causal edges; the
+ * transaction is everything reached and ends at the last UI_UPDATE reached
+ * (Panappticon 3.1). Attribution is by edges only, so two inputs whose work
+ * interleaves in time on the main thread still get separate transactions, and
+ * a frame both inputs invalidated counts for both.
+ */
+#include "panlab/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+struct walk {
+	const struct pl_trace *trace;
+	const struct pl_intervals *iv;
+	const struct pl_graph *g;
+	/*
+	 * Per event / interval / thread: the stamp of the last walk that
+	 * reached it (0 = never). Stamps avoid clearing per input.
+	 */
+	uint32_t *event_stamp, *interval_stamp, *thread_stamp;
+	uint64_t *stack;
+	uint64_t depth;
+};
+
+static void visit(struct walk *w, uint32_t stamp, uint64_t e)
+{
+	if (e == PL_NONE || w->event_stamp[e] == stamp)
+		return;
+	w->event_stamp[e] = stamp;
+	w->stack[w->depth++] = e;	/* each event is pushed at most once per walk */
+}
+
+/* Walks from the input event ev_in; fills t and returns whether it reached an update. */
+static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in, struct pl_transaction *t)
+{
+	const struct pl_event *events = w->trace->events;
+
+	*t = (struct pl_transaction){
+		.input_event = ev_in,
+		.input_id = events[ev_in].a0,
+		.input_ns = events[ev_in].ts_ns,
+		.last_update_event = PL_NONE,
+	};
+	visit(w, stamp, ev_in);
+	while (w->depth) {
+		uint64_t e = w->stack[--w->depth];
+		uint64_t i = w->iv->event_interval[e];
+
+		t->nevents++;
+		if (events[e].type == PL_EV_UI_UPDATE) {
+			t->nupdates++;
+			/* Events are in time order, so the larger index is the later update. */
+			if (t->last_update_event == PL_NONE || e > t->last_update_event)
+				t->last_update_event = e;
+		}
+		if (i != PL_NONE && w->interval_stamp[i] != stamp) {
+			w->interval_stamp[i] = stamp;
+			t->nintervals++;
+			uint32_t th = w->iv->intervals[i].thread;
+
+			if (w->thread_stamp[th] != stamp) {
+				w->thread_stamp[th] = stamp;
+				t->nthreads++;
+			}
+		}
+		visit(w, stamp, pl_intervals_next_event(w->iv, e));
+		for (uint64_t k = w->g->out_first[e]; k < w->g->out_first[e + 1]; k++)
+			visit(w, stamp, w->g->edges[k].to_event);
+	}
+	if (t->last_update_event == PL_NONE)
+		return 0;
+	t->end_ns = events[t->last_update_event].ts_ns;
+	t->latency_ns = t->end_ns - t->input_ns;
+	return 1;
+}
+
+void pl_transactions_extract(const struct pl_trace *trace, const struct pl_intervals *iv,
+			     const struct pl_graph *g, struct pl_transactions *out)
+{
+	struct walk w = {
+		.trace = trace,
+		.iv = iv,
+		.g = g,
+		.event_stamp = pl_xcalloc(trace->nevents, sizeof(uint32_t)),
+		.interval_stamp = pl_xcalloc(iv->nintervals, sizeof(uint32_t)),
+		.thread_stamp = pl_xcalloc(iv->nthreads, sizeof(uint32_t)),
+		.stack = pl_xcalloc(trace->nevents, sizeof(uint64_t)),
+	};
+	uint64_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		uint16_t type = trace->events[e].type;
+
+		if (type == PL_EV_UI_UPDATE)
+			out->updates++;
+		if (type != PL_EV_UI_INPUT && type != PL_EV_UI_KEY)
+			continue;
+		struct pl_transaction t;
+
+		/* More than 2^32 - 1 inputs would wrap the stamps; no real trace comes close. */
+		if (!walk_from(&w, (uint32_t)++out->inputs, e, &t)) {
+			out->inputs_without_update++;
+			continue;
+		}
+		if (out->count == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = pl_xrealloc(out->items, cap, sizeof(*out->items));
+		}
+		out->items[out->count++] = t;
+	}
+	for (uint64_t e = 0; e < trace->nevents; e++)
+		if (trace->events[e].type == PL_EV_UI_UPDATE && w.event_stamp[e] == 0)
+			out->unattributed_updates++;
+	free(w.event_stamp);
+	free(w.interval_stamp);
+	free(w.thread_stamp);
+	free(w.stack);
+}
+
+void pl_transactions_free(struct pl_transactions *tx)
+{
+	free(tx->items);
+	memset(tx, 0, sizeof(*tx));
+}
