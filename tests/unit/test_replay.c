@@ -1,0 +1,510 @@
+/* Unit tests of the replay script parser (replay/README.md), and the runner for all replay
+ * suites. */
+#include "test_replay.h"
+
+#include <CUnit/Basic.h>
+#include <linux/input-event-codes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MS 1000000ull
+#define S 1000000000ull
+
+struct pl_script *test_replay_parse(const char *text)
+{
+	char err[512] = "";
+	struct pl_script *s = NULL;
+	int rc = pl_script_parse_buffer("t.rply", text, strlen(text), &s, err, sizeof err);
+	if (rc != 0)
+		fprintf(stderr, "\nunexpected parse error: %s\n", err);
+	CU_ASSERT_EQUAL(rc, 0);
+	return rc == 0 ? s : NULL;
+}
+
+char *test_replay_temp_file(const char *text)
+{
+	char *path = strdup("/tmp/test_replay_XXXXXX");
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_empty_and_comments(void)
+{
+	static const char *texts[] = {"", "\n\n", "# only a comment\n   # another\n\t\n", "#"};
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+		struct pl_script *s = test_replay_parse(texts[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(pl_script_action_count(s), 0);
+		CU_ASSERT_EQUAL(pl_script_duration_ns(s), 0);
+		CU_ASSERT_PTR_NULL(pl_script_action(s, 0));
+		pl_script_free(s);
+	}
+}
+
+static void test_tap(void)
+{
+	struct pl_script *s = test_replay_parse("# header\n"
+						"tap 240 400 param=150 # the button\n"
+						"tap 0 799\n"
+						"tap 479 0 param=2147483647\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 3);
+	const struct pl_action *a = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_TAP);
+	CU_ASSERT_EQUAL(a->at_ns, 0);
+	CU_ASSERT_EQUAL(a->hold_ns, 50 * MS);
+	CU_ASSERT_EQUAL(a->x_px, 240);
+	CU_ASSERT_EQUAL(a->y_px, 400);
+	CU_ASSERT_EQUAL(a->param, 150);
+	CU_ASSERT_EQUAL(a->line, 2);
+	/* A press occupies the timeline until its release, so taps follow each other. */
+	a = pl_script_action(s, 1);
+	CU_ASSERT_EQUAL(a->at_ns, 50 * MS);
+	CU_ASSERT_EQUAL(a->x_px, 0);
+	CU_ASSERT_EQUAL(a->y_px, 799);
+	CU_ASSERT_EQUAL(a->param, 0);
+	a = pl_script_action(s, 2);
+	CU_ASSERT_EQUAL(a->at_ns, 100 * MS);
+	CU_ASSERT_EQUAL(a->param, 2147483647);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 150 * MS);
+	pl_script_free(s);
+}
+
+static void test_key(void)
+{
+	struct pl_script *s = test_replay_parse("key BACK\nkey home\nkey KEY_Enter\nkey 158\n"
+						"key KEY_1\nkey 2\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	static const uint16_t want[] = {KEY_BACK, KEY_HOME, KEY_ENTER, KEY_BACK, KEY_1, KEY_1};
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 6);
+	for (size_t i = 0; i < 6; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		CU_ASSERT_EQUAL(a->kind, PL_ACTION_KEY);
+		CU_ASSERT_EQUAL(a->key_code, want[i]);
+		CU_ASSERT_EQUAL(a->at_ns, i * 50 * MS);
+		CU_ASSERT_EQUAL(a->hold_ns, 50 * MS);
+	}
+	pl_script_free(s);
+}
+
+/* The key table is written out by number; check it against the Linux ABI. */
+static void test_key_table(void)
+{
+	static const struct {
+		const char *name;
+		int code;
+	} abi[] = {
+		{"ESC", KEY_ESC},         {"KEY_1", KEY_1},           {"KEY_0", KEY_0},
+		{"MINUS", KEY_MINUS},     {"EQUAL", KEY_EQUAL},       {"BACKSPACE", KEY_BACKSPACE},
+		{"TAB", KEY_TAB},         {"Q", KEY_Q},               {"P", KEY_P},
+		{"LEFTBRACE", KEY_LEFTBRACE}, {"RIGHTBRACE", KEY_RIGHTBRACE}, {"ENTER", KEY_ENTER},
+		{"A", KEY_A},             {"L", KEY_L},               {"SEMICOLON", KEY_SEMICOLON},
+		{"APOSTROPHE", KEY_APOSTROPHE}, {"GRAVE", KEY_GRAVE}, {"LEFTSHIFT", KEY_LEFTSHIFT},
+		{"BACKSLASH", KEY_BACKSLASH}, {"Z", KEY_Z},           {"M", KEY_M},
+		{"COMMA", KEY_COMMA},     {"DOT", KEY_DOT},           {"SLASH", KEY_SLASH},
+		{"SPACE", KEY_SPACE},     {"HOME", KEY_HOME},         {"UP", KEY_UP},
+		{"PAGEUP", KEY_PAGEUP},   {"LEFT", KEY_LEFT},         {"RIGHT", KEY_RIGHT},
+		{"END", KEY_END},         {"DOWN", KEY_DOWN},         {"PAGEDOWN", KEY_PAGEDOWN},
+		{"DELETE", KEY_DELETE},   {"VOLUMEDOWN", KEY_VOLUMEDOWN}, {"VOLUMEUP", KEY_VOLUMEUP},
+		{"POWER", KEY_POWER},     {"MENU", KEY_MENU},         {"BACK", KEY_BACK},
+		{"HOMEPAGE", KEY_HOMEPAGE}, {"CAMERA", KEY_CAMERA},   {"SEARCH", KEY_SEARCH},
+	};
+	for (size_t i = 0; i < sizeof abi / sizeof abi[0]; i++)
+		CU_ASSERT_EQUAL(pl_key_code(abi[i].name, strlen(abi[i].name)), abi[i].code);
+	static const char letters[] = "QWERTYUIOPASDFGHJKLZXCVBNM";
+	static const int letter_codes[] = {KEY_Q, KEY_W, KEY_E, KEY_R, KEY_T, KEY_Y, KEY_U, KEY_I,
+					   KEY_O, KEY_P, KEY_A, KEY_S, KEY_D, KEY_F, KEY_G, KEY_H,
+					   KEY_J, KEY_K, KEY_L, KEY_Z, KEY_X, KEY_C, KEY_V, KEY_B,
+					   KEY_N, KEY_M};
+	for (size_t i = 0; i < 26; i++)
+		CU_ASSERT_EQUAL(pl_key_code(&letters[i], 1), letter_codes[i]);
+	static const int digit_codes[] = {KEY_0, KEY_1, KEY_2, KEY_3, KEY_4,
+					  KEY_5, KEY_6, KEY_7, KEY_8, KEY_9};
+	for (int d = 0; d < 10; d++) {
+		char name[8];
+		snprintf(name, sizeof name, "KEY_%d", d);
+		CU_ASSERT_EQUAL(pl_key_code(name, strlen(name)), digit_codes[d]);
+		CU_ASSERT_EQUAL(pl_key_code(name + 4, 1), -1); /* a bare digit is a code */
+	}
+	/* Every name parses back to its code, and codes are unique. */
+	for (size_t i = 0; i < pl_key_count(); i++) {
+		uint16_t code = pl_key_code_at(i);
+		const char *name = pl_key_name(code);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+		CU_ASSERT_EQUAL(pl_key_code(name, strlen(name)), code);
+		for (size_t k = 0; k < i; k++)
+			CU_ASSERT_NOT_EQUAL(pl_key_code_at(k), code);
+	}
+	/* ... and no entry escaped the comparison with the ABI above. */
+	for (size_t i = 0; i < pl_key_count(); i++) {
+		int code = pl_key_code_at(i);
+		bool checked = false;
+		for (size_t k = 0; k < sizeof abi / sizeof abi[0]; k++)
+			checked |= abi[k].code == code;
+		for (size_t k = 0; k < 26; k++)
+			checked |= letter_codes[k] == code;
+		for (size_t k = 0; k < 10; k++)
+			checked |= digit_codes[k] == code;
+		CU_ASSERT(checked);
+	}
+	CU_ASSERT_EQUAL(pl_key_code("NOPE", 4), -1);
+	CU_ASSERT_PTR_NULL(pl_key_name(999));
+}
+
+static void test_times(void)
+{
+	static const struct {
+		const char *text;
+		uint64_t ns;
+	} cases[] = {
+		{"wait 7ns", 7},
+		{"wait 3us", 3000},
+		{"wait 500ms", 500 * MS},
+		{"wait 2s", 2 * S},
+		{"wait 1.5s", 1500 * MS},
+		{"wait 0.25ms", 250000},
+		{"wait 2.000000001s", 2 * S + 1},
+		{"wait 1.0000000000s", S},
+		{"wait 0s", 0},
+		{"wait 007ms", 7 * MS},
+		{"wait 1000000s", 1000000 * S},
+		{"wait 1s\nwait 250ms", 1250 * MS},
+		{"at 3s", 3 * S},
+		{"wait 1s\nat 1s", S},
+		{"wait 1s\nat 1.5s\nwait 1ms", 1501 * MS},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pl_script *s = test_replay_parse(cases[i].text);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(pl_script_action_count(s), 0);
+		if (pl_script_duration_ns(s) != cases[i].ns)
+			fprintf(stderr, "\n%s: %llu ns\n", cases[i].text,
+				(unsigned long long)pl_script_duration_ns(s));
+		CU_ASSERT_EQUAL(pl_script_duration_ns(s), cases[i].ns);
+		pl_script_free(s);
+	}
+}
+
+static void test_timeline(void)
+{
+	struct pl_script *s = test_replay_parse("wait 500ms\n"
+						"tap 1 2 param=10\n"
+						"wait 310ms\n"
+						"at 2s\n"
+						"key BACK\n"
+						"wait 1s\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 2);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->at_ns, 500 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->at_ns, 2 * S);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->line, 5);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 3050 * MS);
+	pl_script_free(s);
+}
+
+static void test_repeat(void)
+{
+	struct pl_script *s = test_replay_parse("wait 100ms\n"
+						"repeat 3 {   # three presses\n"
+						"  tap 1 2 param=5\n"
+						"  wait 1s\n"
+						"}\n"
+						"key BACK\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 4);
+	for (size_t i = 0; i < 3; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		CU_ASSERT_EQUAL(a->kind, PL_ACTION_TAP);
+		CU_ASSERT_EQUAL(a->at_ns, 100 * MS + i * 1050 * MS);
+		CU_ASSERT_EQUAL(a->param, 5);
+		CU_ASSERT_EQUAL(a->line, 3);
+	}
+	CU_ASSERT_EQUAL(pl_script_action(s, 3)->at_ns, 3250 * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 3300 * MS);
+	pl_script_free(s);
+}
+
+static void test_repeat_nested(void)
+{
+	struct pl_script *s = test_replay_parse("repeat 2{\n"
+						"\trepeat 3 {\n"
+						"\t\ttap 7 8\n"
+						"\t\twait 10ms\n"
+						"\t}\n"
+						"\twait 1s\n"
+						"}\n"
+						"repeat 4 {\n"
+						"}\n"
+						"repeat 5 {\n"
+						"wait 1ms\n"
+						"}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 6);
+	static const uint64_t want_ms[] = {0, 60, 120, 1180, 1240, 1300};
+	for (size_t i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(pl_script_action(s, i)->at_ns, want_ms[i] * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 2360 * MS + 5 * MS);
+	pl_script_free(s);
+}
+
+static void test_line_endings(void)
+{
+	struct pl_script *s = test_replay_parse("wait 1s\r\n\ttap\t1\t2\tparam=3\r\n\r\nkey A");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 2);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->param, 3);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->line, 2);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->key_code, KEY_A);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->line, 4);
+	pl_script_free(s);
+}
+
+static void test_format_duration(void)
+{
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} cases[] = {{0, "0s"}, {7, "7ns"}, {3000, "3us"}, {1500 * MS, "1500ms"}, {2 * S, "2s"},
+		     {2 * S + 1, "2000000001ns"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[32];
+		pl_format_duration(buf, sizeof buf, cases[i].ns);
+		CU_ASSERT_STRING_EQUAL(buf, cases[i].text);
+	}
+}
+
+/* Each syntax error, with the exact one-line message: where, what is wrong, what was expected. */
+static void test_errors(void)
+{
+	char nested[17 * 12 + 1] = "";
+	for (int i = 0; i < 17; i++)
+		strcat(nested, "repeat 1 {\n");
+	static const char long_word[] = "tap 1 2 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+	const struct {
+		const char *text;
+		const char *err;
+	} cases[] = {
+		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, key, wait, at or repeat"},
+		{"# ok\nTAP 1 2",
+		 "t.rply:2:1: unknown command 'TAP', expected tap, key, wait, at or repeat"},
+		{"{", "t.rply:1:1: unknown command '{', expected tap, key, wait, at or repeat"},
+		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
+		{"tap 10   # no y",
+		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},
+		{"tap 1x 10", "t.rply:1:5: bad x coordinate '1x', expected an integer from 0 to 479"},
+		{"tap -1 10", "t.rply:1:5: bad x coordinate '-1', expected an integer from 0 to 479"},
+		{"tap 480 10",
+		 "t.rply:1:5: x coordinate 480 is out of range, expected an integer from 0 to 479"},
+		{"tap 10 800",
+		 "t.rply:1:8: y coordinate 800 is out of range, expected an integer from 0 to 799"},
+		{"tap 10 99999999999999999999999",
+		 "t.rply:1:8: y coordinate 99999999999999999999999 is out of range, expected an "
+		 "integer from 0 to 799"},
+		{"tap 1 2 3", "t.rply:1:9: unexpected '3', expected param=N or the end of the line"},
+		{"tap 1 2 foo=3", "t.rply:1:9: unknown option 'foo', expected param=N"},
+		{"tap 1 2 =3", "t.rply:1:9: unknown option '', expected param=N"},
+		{"tap 1 2 param=",
+		 "t.rply:1:15: missing param, expected an integer from 0 to 2147483647"},
+		{"tap 1 2 param=-1",
+		 "t.rply:1:15: bad param '-1', expected an integer from 0 to 2147483647"},
+		{"tap 1 2 param=2147483648",
+		 "t.rply:1:15: param 2147483648 is out of range, expected an integer from 0 to "
+		 "2147483647"},
+		{"tap 1 2 param=1 param=2", "t.rply:1:17: param given twice, expected it once"},
+		{long_word, "t.rply:1:9: unexpected 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', "
+			    "expected param=N or the end of the line"},
+		{"key", "t.rply:1:4: missing key, expected a key name such as BACK or a code"},
+		{"key FOO", "t.rply:1:5: unknown key 'FOO', expected a key name listed in "
+			    "replay/README.md (e.g. BACK, HOME, ENTER, A)"},
+		{"key 999", "t.rply:1:5: unknown key code 999, expected a code listed in "
+			    "replay/README.md"},
+		{"key 70000", "t.rply:1:5: key code 70000 is out of range, expected an integer "
+			      "from 0 to 65535"},
+		{"key 1a", "t.rply:1:5: bad key code '1a', expected an integer from 0 to 65535"},
+		{"key BACK HOME", "t.rply:1:10: unexpected 'HOME', expected the end of the line"},
+		{"wait", "t.rply:1:5: missing duration, expected a number with a unit ns, us, ms or s "
+			 "(e.g. 500ms or 1.5s)"},
+		{"wait 500", "t.rply:1:6: bad duration '500', expected a number with a unit ns, us, "
+			     "ms or s (e.g. 500ms or 1.5s)"},
+		{"wait 5 ms", "t.rply:1:6: bad duration '5', expected a number with a unit ns, us, "
+			      "ms or s (e.g. 500ms or 1.5s)"},
+		{"wait 5m", "t.rply:1:6: bad duration '5m', expected a number with a unit ns, us, "
+			    "ms or s (e.g. 500ms or 1.5s)"},
+		{"wait .5s", "t.rply:1:6: bad duration '.5s', expected a number with a unit ns, us, "
+			     "ms or s (e.g. 500ms or 1.5s)"},
+		{"wait 1.s", "t.rply:1:6: bad duration '1.s', expected a number with a unit ns, us, "
+			     "ms or s (e.g. 500ms or 1.5s)"},
+		{"wait 1.5ns", "t.rply:1:6: duration '1.5ns' is not a whole number of nanoseconds, "
+			       "expected fewer decimals"},
+		{"wait 0.0000000001s", "t.rply:1:6: duration '0.0000000001s' is not a whole number "
+				       "of nanoseconds, expected fewer decimals"},
+		{"wait 1000000.000000001s", "t.rply:1:6: duration '1000000.000000001s' is too "
+					    "large, expected at most 1000000s"},
+		{"wait 99999999999999999999ns", "t.rply:1:6: duration '99999999999999999999ns' is "
+						"too large, expected at most 1000000s"},
+		{"wait 1s 2s", "t.rply:1:9: unexpected '2s', expected the end of the line"},
+		{"wait 999999s\nwait 2s",
+		 "t.rply:2:1: script time passes 1000000s, expected a shorter script"},
+		{"at", "t.rply:1:3: missing time, expected a number with a unit ns, us, ms or s "
+		       "(e.g. 500ms or 1.5s)"},
+		{"wait 2s\ntap 1 2\nat 2s", "t.rply:3:4: time 2s is before the script's current "
+					    "time 2050ms, expected a time at or after it"},
+		{"repeat 2 {\n  at 1s\n}", "t.rply:2:3: 'at' inside a repeat block, expected wait "
+					   "(an absolute time cannot repeat)"},
+		{"repeat", "t.rply:1:7: missing repeat count, expected an integer from 1 to 1000000"},
+		{"repeat 0 {", "t.rply:1:8: repeat count 0 is out of range, expected an integer from "
+			       "1 to 1000000"},
+		{"repeat 2", "t.rply:1:9: missing '{', expected 'repeat N {'"},
+		{"repeat 2 (", "t.rply:1:10: unexpected '(', expected '{'"},
+		{"repeat 2 { tap 1 2\n}", "t.rply:1:12: unexpected 'tap', expected the end of the "
+					  "line"},
+		{"\n\nrepeat 2 {\ntap 1 2\n", "t.rply:3:1: repeat block is not closed, expected '}' "
+					      "before the end of the file"},
+		{"}", "t.rply:1:1: unexpected '}', expected a command (no repeat block is open)"},
+		{"repeat 2 {\n} x", "t.rply:2:3: unexpected 'x', expected the end of the line"},
+		{nested, "t.rply:17:1: repeat blocks nested more than 16 deep, expected fewer levels"},
+		{"repeat 1000000 {\nrepeat 2 {\ntap 1 2\n}\n}",
+		 "t.rply:1:1: repeat makes more than 1000000 actions, expected a smaller count"},
+		{"repeat 2000 {\nwait 1000s\n}",
+		 "t.rply:1:1: script time passes 1000000s, expected a smaller count"},
+		{"tap 1 2\x01", "t.rply:1:8: unexpected control byte 0x01, expected text"},
+		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char err[512] = "";
+		struct pl_script *s = (struct pl_script *)1;
+		int rc = pl_script_parse_buffer("t.rply", cases[i].text, strlen(cases[i].text), &s,
+						err, sizeof err);
+		CU_ASSERT_EQUAL(rc, -1);
+		CU_ASSERT_PTR_NULL(s);
+		if (strcmp(err, cases[i].err) != 0)
+			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err, cases[i].err);
+		CU_ASSERT_STRING_EQUAL(err, cases[i].err);
+	}
+}
+
+/* A NUL inside the text is an error at its column, not the end of the script. */
+static void test_error_nul(void)
+{
+	static const char text[] = "wait 1s\nta\0p 1 2\n";
+	char err[256];
+	struct pl_script *s;
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", text, sizeof text - 1, &s, err, sizeof err),
+			-1);
+	CU_ASSERT_STRING_EQUAL(err, "t.rply:2:3: unexpected control byte 0x00, expected text");
+}
+
+/* Messages are cut to the buffer, never overrun it, and a zero-length buffer is left alone. */
+static void test_error_truncated(void)
+{
+	char err[12];
+	struct pl_script *s;
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, err, sizeof err), -1);
+	CU_ASSERT_STRING_EQUAL(err, "t.rply:1:1:");
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, NULL, 0), -1);
+}
+
+static void test_parse_file(void)
+{
+	char err[512];
+	struct pl_script *s;
+	char *path = test_replay_temp_file("wait 1s\ntap 1 2\n");
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(pl_script_action_count(s), 1);
+	pl_script_free(s);
+	unlink(path);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), -1);
+	char want[256];
+	snprintf(want, sizeof want, "%s: No such file or directory, expected a readable script file",
+		 path);
+	CU_ASSERT_STRING_EQUAL(err, want);
+	free(path);
+	pl_script_free(NULL);
+}
+
+/* The default experiment's script meets issue 2: at least 20 taps on the centre button with
+ * durations from 10 to 500 ms, each given its duration + 300 ms, under 20 s in all. */
+static void test_asynctask_script(void)
+{
+	char err[512];
+	struct pl_script *s;
+	CU_ASSERT_EQUAL_FATAL(pl_script_parse_file(PL_REPLAY_SCRIPTS "/asynctask.rply", &s, err,
+						   sizeof err),
+			      0);
+	size_t n = pl_script_action_count(s);
+	CU_ASSERT(n >= 24);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->at_ns, 500 * MS);
+	unsigned seen = 0;
+	static const int32_t spread[] = {10, 20, 50, 100, 150, 200, 300, 400, 500};
+	for (size_t i = 0; i < n; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		uint64_t next_ns = i + 1 < n ? pl_script_action(s, i + 1)->at_ns
+					     : pl_script_duration_ns(s);
+		CU_ASSERT_EQUAL(a->kind, PL_ACTION_TAP);
+		CU_ASSERT_EQUAL(a->x_px, 240);
+		CU_ASSERT_EQUAL(a->y_px, 400);
+		CU_ASSERT(a->param >= 10 && a->param <= 500);
+		CU_ASSERT(next_ns - a->at_ns >= a->hold_ns + ((uint64_t)a->param + 300) * MS);
+		for (unsigned k = 0; k < sizeof spread / sizeof spread[0]; k++)
+			if (a->param == spread[k])
+				seen |= 1u << k;
+	}
+	CU_ASSERT_EQUAL(seen, (1u << (sizeof spread / sizeof spread[0])) - 1);
+	CU_ASSERT(pl_script_duration_ns(s) < 20 * S);
+	pl_script_free(s);
+}
+
+int test_replay_add_parse_suite(void)
+{
+	CU_pSuite suite = CU_add_suite("replay_parse", NULL, NULL);
+	if (!suite)
+		return CU_get_error();
+	static const struct {
+		const char *name;
+		CU_TestFunc fn;
+	} tests[] = {
+		{"empty and comments", test_empty_and_comments},
+		{"tap", test_tap},
+		{"key", test_key},
+		{"key table", test_key_table},
+		{"times", test_times},
+		{"timeline", test_timeline},
+		{"repeat", test_repeat},
+		{"repeat nested", test_repeat_nested},
+		{"line endings", test_line_endings},
+		{"format duration", test_format_duration},
+		{"errors", test_errors},
+		{"error NUL", test_error_nul},
+		{"error truncated", test_error_truncated},
+		{"parse file", test_parse_file},
+		{"asynctask script", test_asynctask_script},
+	};
+	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+		if (!CU_add_test(suite, tests[i].name, tests[i].fn))
+			return CU_get_error();
+	return CUE_SUCCESS;
+}
+
+int main(void)
+{
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	if (test_replay_add_parse_suite() != CUE_SUCCESS ||
+	    test_replay_add_play_suite() != CUE_SUCCESS ||
+	    test_replay_add_cli_suite() != CUE_SUCCESS) {
+		CU_cleanup_registry();
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	int rc = CU_get_error() != CUE_SUCCESS || failed > 0;
+	CU_cleanup_registry();
+	return rc;
+}

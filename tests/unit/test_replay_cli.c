@@ -1,0 +1,151 @@
+/* Tests of the panlab-replay command line: messages, exit codes, and that "list" round-trips. */
+#include "test_replay.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct run {
+	int status; /* exit code, or -1 if it did not exit normally */
+	char out[65536];
+	char err[4096];
+};
+
+static size_t drain(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	while (len + 1 < cap && (n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	return len;
+}
+
+/* Runs the CLI with up to two arguments. Its stderr is small, so reading stdout to the end
+ * first cannot deadlock. */
+static void run_cli(struct run *r, const char *a1, const char *a2)
+{
+	int out_pipe[2], err_pipe[2];
+	CU_ASSERT_FATAL(pipe(out_pipe) == 0 && pipe(err_pipe) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		dup2(out_pipe[1], STDOUT_FILENO);
+		dup2(err_pipe[1], STDERR_FILENO);
+		close(out_pipe[0]);
+		close(err_pipe[0]);
+		execl(PL_REPLAY_CLI, "panlab-replay", a1, a2, (char *)NULL);
+		_exit(127);
+	}
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	drain(out_pipe[0], r->out, sizeof r->out);
+	drain(err_pipe[0], r->err, sizeof r->err);
+	close(out_pipe[0]);
+	close(err_pipe[0]);
+	int status;
+	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Issue 2 item 13: a script with a syntax error gets one line naming file, line and column, and
+ * exit status 1. */
+static void test_check_bad_script(void)
+{
+	static struct run r;
+	char *path = test_replay_temp_file("wait 500ms\ntap 240 400 param=10\n"
+					   "wait 310 ms\n");
+	run_cli(&r, "check", path);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s:3:6: bad duration '310', expected a number with a unit ns, us, ms or s (e.g. "
+		 "500ms or 1.5s)\n",
+		 path);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.err, want);
+	CU_ASSERT_STRING_EQUAL(r.out, "");
+	unlink(path);
+	free(path);
+}
+
+static void test_check_missing_file(void)
+{
+	static struct run r;
+	run_cli(&r, "check", "/nonexistent/x.rply");
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/x.rply: No such file or directory, expected a "
+				      "readable script file\n");
+}
+
+static void test_check_good_script(void)
+{
+	static struct run r;
+	char *path = test_replay_temp_file("wait 1s\nrepeat 3 {\ntap 1 2\nkey BACK\n}\n");
+	run_cli(&r, "check", path);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s: 6 actions (3 taps, 3 keys), duration 1300ms (1300000000 ns)\n", path);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.out, want);
+	CU_ASSERT_STRING_EQUAL(r.err, "");
+	unlink(path);
+	free(path);
+}
+
+static void test_usage(void)
+{
+	static struct run r;
+	static const char *const args[][2] = {
+		{NULL, NULL}, {"check", NULL}, {"frobnicate", "x"}, {"play", NULL}, {"play", "-g"},
+	};
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		run_cli(&r, args[i][0], args[i][1]);
+		CU_ASSERT_EQUAL(r.status, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "usage: panlab-replay check SCRIPT"));
+		CU_ASSERT_STRING_EQUAL(r.out, "");
+	}
+	run_cli(&r, "--help", NULL);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "usage: panlab-replay"));
+}
+
+/* "list" prints the flattened script; parsing it gives the same actions and duration. */
+static void test_list_round_trip(void)
+{
+	static struct run r;
+	static const char text[] = "wait 3us\nrepeat 2 {\n  tap 5 6 param=9\n  key KEY_7\n"
+				   "  wait 1.000000001s\n}\nat 5s\nkey BACK\nwait 2ms\n";
+	char *path = test_replay_temp_file(text);
+	run_cli(&r, "list", path);
+	CU_ASSERT_EQUAL_FATAL(r.status, 0);
+	struct pl_script *a = test_replay_parse(text), *b = test_replay_parse(r.out);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(a), pl_script_action_count(b));
+	CU_ASSERT_EQUAL(pl_script_duration_ns(a), pl_script_duration_ns(b));
+	for (size_t i = 0; i < pl_script_action_count(a); i++) {
+		const struct pl_action *x = pl_script_action(a, i), *y = pl_script_action(b, i);
+		CU_ASSERT(x->kind == y->kind && x->at_ns == y->at_ns && x->hold_ns == y->hold_ns &&
+			  x->x_px == y->x_px && x->y_px == y->y_px && x->param == y->param &&
+			  x->key_code == y->key_code);
+	}
+	pl_script_free(a);
+	pl_script_free(b);
+	unlink(path);
+	free(path);
+}
+
+int test_replay_add_cli_suite(void)
+{
+	CU_pSuite suite = CU_add_suite("replay_cli", NULL, NULL);
+	if (!suite || !CU_add_test(suite, "check bad script", test_check_bad_script) ||
+	    !CU_add_test(suite, "check missing file", test_check_missing_file) ||
+	    !CU_add_test(suite, "check good script", test_check_good_script) ||
+	    !CU_add_test(suite, "usage", test_usage) ||
+	    !CU_add_test(suite, "list round trip", test_list_round_trip))
+		return CU_get_error();
+	return CUE_SUCCESS;
+}

@@ -1,0 +1,163 @@
+/* Unit tests of the injector's frames and ground-truth lines, played into pipes instead of
+ * uinput so they run anywhere. */
+#include "test_replay.h"
+
+#include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <linux/input.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MS 1000000ull
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Reads what is buffered in a pipe whose write end is closed. */
+static size_t drain(int fd, void *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	while (len < cap && (n = read(fd, (char *)buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	return len;
+}
+
+struct played {
+	struct input_event ev[32];
+	size_t nev;
+	char gt[1024];
+	uint64_t ready_ns, start_ns, end_ns;
+	int rc;
+	char err[256];
+};
+
+static void play(const char *text, bool with_gt, uint64_t ready_offset_ns, struct played *out)
+{
+	struct pl_script *s = test_replay_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	int ev_pipe[2], gt_pipe[2];
+	CU_ASSERT_FATAL(pipe(ev_pipe) == 0 && pipe(gt_pipe) == 0);
+	memset(out, 0, sizeof *out);
+	out->start_ns = now_ns();
+	out->ready_ns = out->start_ns - ready_offset_ns;
+	out->rc = pl_replay_play(ev_pipe[1], with_gt ? gt_pipe[1] : -1, s, out->ready_ns, out->err,
+				 sizeof out->err);
+	out->end_ns = now_ns();
+	close(ev_pipe[1]);
+	close(gt_pipe[1]);
+	out->nev = drain(ev_pipe[0], out->ev, sizeof out->ev) / sizeof out->ev[0];
+	drain(gt_pipe[0], out->gt, sizeof out->gt - 1);
+	close(ev_pipe[0]);
+	close(gt_pipe[0]);
+	pl_script_free(s);
+}
+
+static void expect_event(const struct input_event *ev, uint16_t type, uint16_t code,
+			 int32_t value)
+{
+	CU_ASSERT_EQUAL(ev->type, type);
+	CU_ASSERT_EQUAL(ev->code, code);
+	CU_ASSERT_EQUAL(ev->value, value);
+}
+
+static void test_frames(void)
+{
+	struct played p;
+	play("tap 10 20 param=7\nkey BACK\n", false, 0, &p);
+	CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.nev, 5 + 2 + 2 + 2);
+	/* Press: position, touch, param, then the report that ends the frame. */
+	expect_event(&p.ev[0], EV_ABS, ABS_X, 10);
+	expect_event(&p.ev[1], EV_ABS, ABS_Y, 20);
+	expect_event(&p.ev[2], EV_KEY, BTN_TOUCH, 1);
+	expect_event(&p.ev[3], EV_MSC, MSC_RAW, 7);
+	expect_event(&p.ev[4], EV_SYN, SYN_REPORT, 0);
+	expect_event(&p.ev[5], EV_KEY, BTN_TOUCH, 0);
+	expect_event(&p.ev[6], EV_SYN, SYN_REPORT, 0);
+	expect_event(&p.ev[7], EV_KEY, KEY_BACK, 1);
+	expect_event(&p.ev[8], EV_SYN, SYN_REPORT, 0);
+	expect_event(&p.ev[9], EV_KEY, KEY_BACK, 0);
+	expect_event(&p.ev[10], EV_SYN, SYN_REPORT, 0);
+	for (size_t i = 0; i < p.nev; i++)
+		CU_ASSERT(p.ev[i].input_event_sec == 0 && p.ev[i].input_event_usec == 0);
+	CU_ASSERT_STRING_EQUAL(p.gt, "");
+}
+
+/* Lines and times follow analyzer/FORMAT.md; each input lands at ready + at_ns or just after. */
+static void test_ground_truth(void)
+{
+	struct played p;
+	play("wait 20ms\ntap 479 799 param=3\nkey 158\nwait 10ms\n", true, 0, &p);
+	CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+	uint64_t ready_ns, t0_ns, t1_ns, end_ns;
+	unsigned seq0, seq1, x, y, code;
+	int used = 0;
+	int n = sscanf(p.gt,
+		       "ready %" SCNu64 "\ninput %u %" SCNu64 " tap %u %u\ninput %u %" SCNu64
+		       " key %u\nend %" SCNu64 "\n%n",
+		       &ready_ns, &seq0, &t0_ns, &x, &y, &seq1, &t1_ns, &code, &end_ns, &used);
+	CU_ASSERT_EQUAL_FATAL(n, 9);
+	CU_ASSERT_EQUAL(p.gt[used], '\0');
+	CU_ASSERT_EQUAL(ready_ns, p.ready_ns);
+	CU_ASSERT_EQUAL(seq0, 0);
+	CU_ASSERT_EQUAL(seq1, 1);
+	CU_ASSERT_EQUAL(x, 479);
+	CU_ASSERT_EQUAL(y, 799);
+	CU_ASSERT_EQUAL(code, KEY_BACK);
+	CU_ASSERT(t0_ns >= ready_ns + 20 * MS);
+	CU_ASSERT(t1_ns >= ready_ns + 70 * MS);
+	CU_ASSERT(end_ns >= ready_ns + 130 * MS && end_ns <= p.end_ns);
+	/* Generous bound: the host may be busy, but a late start must not accumulate. */
+	CU_ASSERT(t0_ns < ready_ns + 20 * MS + 500 * MS);
+	char line[64];
+	snprintf(line, sizeof line, "input 0 %" PRIu64 " tap 479 799\n", t0_ns);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.gt, line));
+}
+
+/* Deadlines already passed are played at once, still in order. */
+static void test_late_start(void)
+{
+	struct played p;
+	play("tap 1 1\nwait 1s\ntap 2 2\nwait 1s\n", true, 10000 * MS, &p);
+	CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+	CU_ASSERT(p.end_ns - p.start_ns < 1000 * MS);
+	CU_ASSERT_EQUAL(p.nev, 2 * (5 + 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.gt, " tap 1 1\ninput 1 "));
+}
+
+static void test_write_error(void)
+{
+	struct pl_script *s = test_replay_parse("\ntap 1 1\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	int ro = open("/dev/null", O_RDONLY);
+	char err[256];
+	CU_ASSERT_EQUAL(pl_replay_play(ro, -1, s, now_ns(), err, sizeof err), -1);
+	CU_ASSERT_STRING_EQUAL(err, "line 2: writing the press frame to the input device: Bad file "
+				    "descriptor, expected a complete write");
+	CU_ASSERT_EQUAL(pl_replay_play(-1, ro, s, 5, err, sizeof err), -1);
+	CU_ASSERT_STRING_EQUAL(err, "writing ground truth: Bad file descriptor, expected a "
+				    "complete write of \"ready 5\"");
+	close(ro);
+	pl_script_free(s);
+}
+
+int test_replay_add_play_suite(void)
+{
+	CU_pSuite suite = CU_add_suite("replay_play", NULL, NULL);
+	if (!suite || !CU_add_test(suite, "frames", test_frames) ||
+	    !CU_add_test(suite, "ground truth", test_ground_truth) ||
+	    !CU_add_test(suite, "late start", test_late_start) ||
+	    !CU_add_test(suite, "write error", test_write_error))
+		return CU_get_error();
+	return CUE_SUCCESS;
+}
