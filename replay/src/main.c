@@ -87,14 +87,14 @@ static int cmd_play(const char *path, const char *gt_path)
 		pl_script_free(s);
 		return 1;
 	}
-	/* The file header of analyzer/FORMAT.md; pl_replay_play writes the records after it. */
-	static const char header[] = "panlab-ground-truth 1\n";
-	int rc = write(gt_fd, header, sizeof header - 1) == (ssize_t)(sizeof header - 1) ? 0 : -1;
-	if (rc < 0)
-		snprintf(err, sizeof err, "writing ground truth: %s", strerror(errno));
 	struct pl_injector *inj = NULL;
-	if (rc == 0)
-		rc = pl_injector_open(&inj, gt_fd, err, sizeof err);
+	int rc = pl_injector_open(&inj, gt_fd, err, sizeof err);
+	/* The file header of analyzer/FORMAT.md; pl_injector_run writes the records after it. */
+	static const char header[] = "panlab-ground-truth 1\n";
+	if (rc == 0 && write(gt_fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
+		snprintf(err, sizeof err, "writing ground truth: %s", strerror(errno));
+		rc = -1;
+	}
 	if (rc == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
