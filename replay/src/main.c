@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,7 +18,9 @@ static const char usage[] =
 	"       panlab-replay list SCRIPT      print the script flattened (repeats expanded)\n"
 	"       panlab-replay play [-g GT] SCRIPT\n"
 	"                                      create the panlab-touch uinput device and play\n"
-	"                                      the script now; ground truth to GT or stdout\n";
+	"                                      the script now; ground truth to GT or stdout\n"
+	"       panlab-replay record DEVICE    write a script of the presses on an evdev DEVICE\n"
+	"                                      (/dev/input/eventN) until interrupted\n";
 
 static int usage_error(const char *what)
 {
@@ -110,6 +113,33 @@ static int cmd_play(const char *path, const char *gt_path)
 	return rc < 0 ? 1 : 0;
 }
 
+static void on_stop(int sig)
+{
+	(void)sig; /* only there to interrupt read() */
+}
+
+static int cmd_record(const char *device)
+{
+	char err[ERR_LEN];
+	int fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s, expected a readable evdev device\n", device,
+			strerror(errno));
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: read() must return */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int rc = pl_record(fd, stdout, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			   err, sizeof err);
+	if (rc < 0)
+		fprintf(stderr, "%s: %s\n", device, err);
+	close(fd);
+	return rc < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -123,6 +153,11 @@ int main(int argc, char **argv)
 		if (argc != 3)
 			return usage_error("expected one SCRIPT");
 		return cmd[0] == 'c' ? cmd_check(argv[2]) : cmd_list(argv[2]);
+	}
+	if (strcmp(cmd, "record") == 0) {
+		if (argc != 3)
+			return usage_error("expected one DEVICE");
+		return cmd_record(argv[2]);
 	}
 	if (strcmp(cmd, "play") == 0) {
 		const char *gt_path = NULL;

@@ -497,6 +497,7 @@ int main(void)
 		return 1;
 	if (test_replay_add_parse_suite() != CUE_SUCCESS ||
 	    test_replay_add_play_suite() != CUE_SUCCESS ||
+	    test_replay_add_record_suite() != CUE_SUCCESS ||
 	    test_replay_add_cli_suite() != CUE_SUCCESS) {
 		CU_cleanup_registry();
 		return 1;

@@ -80,6 +80,15 @@ static void test_check_missing_file(void)
 				      "readable script file\n");
 }
 
+static void test_record_missing_device(void)
+{
+	static struct run r;
+	run_cli(&r, "record", "/nonexistent/event0");
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/event0: No such file or directory, expected a "
+				      "readable evdev device\n");
+}
+
 static void test_check_good_script(void)
 {
 	static struct run r;
@@ -100,6 +109,7 @@ static void test_usage(void)
 	static struct run r;
 	static const char *const args[][2] = {
 		{NULL, NULL}, {"check", NULL}, {"frobnicate", "x"}, {"play", NULL}, {"play", "-g"},
+		{"record", NULL},
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		run_cli(&r, args[i][0], args[i][1]);
@@ -144,6 +154,7 @@ int test_replay_add_cli_suite(void)
 	if (!suite || !CU_add_test(suite, "check bad script", test_check_bad_script) ||
 	    !CU_add_test(suite, "check missing file", test_check_missing_file) ||
 	    !CU_add_test(suite, "check good script", test_check_good_script) ||
+	    !CU_add_test(suite, "record missing device", test_record_missing_device) ||
 	    !CU_add_test(suite, "usage", test_usage) ||
 	    !CU_add_test(suite, "list round trip", test_list_round_trip))
 		return CU_get_error();

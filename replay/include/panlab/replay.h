@@ -6,6 +6,7 @@
  *
  * Ownership: pl_script_parse_* allocate the script; the caller frees it with pl_script_free.
  * Actions returned by pl_script_action are owned by the script and live until it is freed.
+ * pl_record writes to a caller-owned FILE and leaves it open.
  * pl_injector_open allocates the injector; pl_injector_close destroys the device and frees it.
  * File descriptors passed in (gt_fd, ev_fd) stay owned by the caller and are never closed here.
  * Error buffers are caller-owned; on failure they hold one line without a trailing newline.
@@ -18,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -112,6 +114,15 @@ int pl_injector_run(struct pl_injector *injector, const struct pl_script *script
 		    uint64_t ready_ns, char *err, size_t err_len);
 
 void pl_injector_close(struct pl_injector *injector);
+
+/* Record: read evdev events from ev_fd and write a script to out that replays them: each touch
+ * (BTN_TOUCH or BTN_LEFT) press becomes a tap at the last ABS_X/ABS_Y, scaled from the device's
+ * range to pixels, with the frame's MSC_RAW as param; each press of a known key becomes a key.
+ * Times count from start_ns (CLOCK_MONOTONIC; the device is switched to that clock) and are
+ * rounded to the millisecond. Stops at end of file, or when a signal interrupts read() (install
+ * the handler without SA_RESTART); the script then lasts until the last event, or until the
+ * interruption. Linux only. Returns 0, or -1 with err set. */
+int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,165 @@
+/* The recorder: evdev events from a live device → a script in the replay language (issue 5).
+ * Presses become taps and keys at their times rounded to the millisecond; rounding each absolute
+ * time, not each gap, keeps the error from adding up. Linux only. */
+#include "panlab/replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/input.h>
+
+#define NS_PER_MS 1000000ull
+
+struct axis {
+	int32_t min, max, screen_px;
+};
+
+struct recorder {
+	FILE *out;
+	uint64_t start_ns;
+	uint64_t clock_ns; /* the script's clock after the last line written */
+	uint64_t last_ns;  /* time of the last event read */
+	struct axis ax, ay;
+	int32_t x, y, param;
+	bool pressed;  /* a touch went down in the current frame */
+	int key;       /* a key went down in the current frame, or -1 */
+};
+
+static uint64_t event_ns(const struct input_event *ev)
+{
+	return (uint64_t)ev->input_event_sec * 1000000000ull +
+	       (uint64_t)ev->input_event_usec * 1000ull;
+}
+
+/* A device reports in its own range (a virtio tablet uses 0..32767); scripts use pixels. A fd
+ * that is no device (a pipe) reports pixels already. */
+static struct axis axis_of(int fd, int code, int32_t screen_px)
+{
+	struct input_absinfo info;
+	if (ioctl(fd, EVIOCGABS(code), &info) == 0 && info.maximum > info.minimum)
+		return (struct axis){info.minimum, info.maximum, screen_px};
+	return (struct axis){0, screen_px - 1, screen_px};
+}
+
+static int32_t to_px(const struct axis *a, int32_t v)
+{
+	int64_t px = ((int64_t)v - a->min) * (a->screen_px - 1) / ((int64_t)a->max - a->min);
+	return (int32_t)(px < 0 ? 0 : px > a->screen_px - 1 ? a->screen_px - 1 : px);
+}
+
+/* Moves the script's clock to t_ns (rounded to the ms) with a wait, if that is ahead. */
+static void wait_until(struct recorder *r, uint64_t t_ns)
+{
+	uint64_t rel_ns = t_ns > r->start_ns ? t_ns - r->start_ns : 0;
+	uint64_t at_ns = (rel_ns + NS_PER_MS / 2) / NS_PER_MS * NS_PER_MS;
+	if (at_ns > r->clock_ns) {
+		char d[32];
+		pl_format_duration(d, sizeof d, at_ns - r->clock_ns);
+		fprintf(r->out, "wait %s\n", d);
+		r->clock_ns = at_ns;
+	}
+}
+
+/* A frame is complete: write the press it began, if any. */
+static void end_frame(struct recorder *r, uint64_t t_ns)
+{
+	if (!r->pressed && r->key < 0)
+		return;
+	wait_until(r, t_ns);
+	if (r->pressed && r->param != 0)
+		fprintf(r->out, "tap %d %d param=%d\n", (int)r->x, (int)r->y, (int)r->param);
+	else if (r->pressed)
+		fprintf(r->out, "tap %d %d\n", (int)r->x, (int)r->y);
+	if (r->key >= 0)
+		fprintf(r->out, "key %s\n", pl_key_name((uint16_t)r->key));
+	fflush(r->out);
+	r->clock_ns += PL_PRESS_HOLD_NS * ((r->pressed ? 1 : 0) + (r->key >= 0 ? 1 : 0));
+	r->pressed = false;
+	r->param = 0;
+	r->key = -1;
+}
+
+static void on_event(struct recorder *r, const struct input_event *ev)
+{
+	switch (ev->type) {
+	case EV_ABS:
+		if (ev->code == ABS_X)
+			r->x = to_px(&r->ax, ev->value);
+		else if (ev->code == ABS_Y)
+			r->y = to_px(&r->ay, ev->value);
+		break;
+	case EV_MSC:
+		if (ev->code == MSC_RAW)
+			r->param = ev->value;
+		break;
+	case EV_KEY:
+		/* value 1 is a press; releases and autorepeat (2) add nothing to a script. */
+		if (ev->value != 1)
+			break;
+		if (ev->code == BTN_TOUCH || ev->code == BTN_LEFT)
+			r->pressed = true;
+		else if (pl_key_name(ev->code))
+			r->key = ev->code;
+		break;
+	case EV_SYN:
+		if (ev->code == SYN_REPORT)
+			end_frame(r, event_ns(ev));
+		break;
+	}
+}
+
+int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len)
+{
+	struct recorder r = {
+		.out = out,
+		.start_ns = start_ns,
+		.last_ns = start_ns,
+		.ax = axis_of(ev_fd, ABS_X, PL_SCREEN_WIDTH_PX),
+		.ay = axis_of(ev_fd, ABS_Y, PL_SCREEN_HEIGHT_PX),
+		.key = -1,
+	};
+	/* Event times in the script's clock; a pipe refuses this and carries whatever it is given. */
+	int clock_id = CLOCK_MONOTONIC;
+	ioctl(ev_fd, EVIOCSCLOCKID, &clock_id);
+	fprintf(out, "# recorded by panlab-replay record\n");
+	struct input_event ev[64];
+	for (;;) {
+		ssize_t n = read(ev_fd, ev, sizeof ev);
+		if (n < 0 && errno == EINTR) {
+			/* Interrupted by the user: the script lasts until now. */
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			r.last_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			break;
+		}
+		if (n < 0) {
+			snprintf(err, err_len, "reading input events: %s, expected an evdev device",
+				 strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		if (n % (ssize_t)sizeof ev[0] != 0) {
+			snprintf(err, err_len, "reading input events: a partial event of %zd bytes, "
+				 "expected whole struct input_event", n % (ssize_t)sizeof ev[0]);
+			return -1;
+		}
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof ev[0]; i++) {
+			on_event(&r, &ev[i]);
+			r.last_ns = event_ns(&ev[i]);
+		}
+	}
+	wait_until(&r, r.last_ns);
+	if (fflush(out) != 0 || ferror(out)) {
+		snprintf(err, err_len, "writing the script: %s, expected a writable output",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
