@@ -1,0 +1,217 @@
+/* App bootstrap. See include/panlab/app.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "panlab/ready.h"
+#include "panlab/ulog.h"
+#include "platform_internal.h"
+
+enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3 };
+
+struct pl_app {
+	const char *name;
+	const struct pl_app_ops *ops;
+	void *ctx;
+	struct pl_looper *looper;
+	struct pl_handler main;		/* runnables only */
+	struct pl_handler input;	/* input and focus messages */
+	struct pl_window *window;
+	struct pl_executor *pool;
+	struct pl_executor *serial;
+	int input_sock;
+	int signal_fd;
+	bool ready;			/* ready has been signalled */
+	bool focused;
+	bool frame_posted;
+	int status;			/* pl_app_main's return value */
+};
+
+struct pl_window *pl_app_window(struct pl_app *app) { return app->window; }
+struct pl_handler *pl_app_main_handler(struct pl_app *app) { return &app->main; }
+struct pl_executor *pl_app_thread_pool_executor(struct pl_app *app) { return app->pool; }
+struct pl_executor *pl_app_serial_executor(struct pl_app *app) { return app->serial; }
+
+void pl_app_fail(struct pl_app *app, const char *what, int err)
+{
+	if (app->status == 0)
+		fprintf(stderr, "app-%s: %s: %s\n", app->name, what, strerror(err < 0 ? -err : err));
+	app->status = 1;
+	if (app->looper)
+		pl_looper_quit(app->looper);
+}
+
+static void maybe_ready(struct pl_app *app)
+{
+	if (app->ready || !app->focused || !app->frame_posted)
+		return;
+	app->ready = true;
+	int err = pl_ready_signal();
+	if (err)
+		pl_app_fail(app, "signal ready", err);
+}
+
+void pl_app_frame_posted(struct pl_app *app)
+{
+	app->frame_posted = true;
+	maybe_ready(app);
+}
+
+static void on_input_message(struct pl_handler *h, const struct pl_message *m)
+{
+	struct pl_app *app = h->ctx;
+	const struct pl_wire *w = m->obj;
+
+	switch (m->what) {
+	case MSG_TAP:
+		pl_window_dispatch_tap(app->window, w);
+		break;
+	case MSG_KEY:
+		pl_ulog(PL_EV_UI_KEY, w->seq, w->code, 0);
+		if (app->ops->on_key)
+			app->ops->on_key(app, app->ctx, w->code);
+		break;
+	case MSG_FOCUS:
+		pl_ulog(PL_EV_ENTER_FOREGROUND, (uint64_t)getpid(), 0, 0);
+		app->focused = true;
+		maybe_ready(app);
+		break;
+	}
+	free(m->obj);
+}
+
+/* InputEventReceiver: each event from the dispatcher becomes a message on the main looper. */
+static void on_input_socket(int fd, uint32_t events, void *ctx)
+{
+	struct pl_app *app = ctx;
+	struct pl_wire *w = malloc(sizeof(*w));
+	int r = w && (events & EPOLLIN) ? pl_wire_recv(fd, w, NULL) : 0;
+
+	if (r <= 0) {
+		free(w);
+		pl_app_fail(app, "input dispatcher connection", w ? (r ? r : -ECONNRESET) : -ENOMEM);
+		return;
+	}
+	struct pl_message m = { .obj = w };
+	switch (w->type) {
+	case PL_WIRE_TAP: m.what = MSG_TAP; break;
+	case PL_WIRE_KEY: m.what = MSG_KEY; break;
+	case PL_WIRE_FOCUS: m.what = MSG_FOCUS; break;
+	default: free(w); return;
+	}
+	if (pl_handler_send(&app->input, &m) < 0)
+		free(w);
+}
+
+static void on_signal(int fd, uint32_t events, void *ctx)
+{
+	struct pl_app *app = ctx;
+	struct signalfd_siginfo si;
+
+	(void)events;
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (app->focused)
+		pl_ulog(PL_EV_EXIT_FOREGROUND, (uint64_t)getpid(), 0, 0);
+	pl_looper_quit(app->looper);
+}
+
+static int open_input(struct pl_app *app)
+{
+	app->input_sock = pl_wire_connect(PL_INPUTD_SOCKET);
+	if (app->input_sock < 0)
+		return app->input_sock;
+	struct pl_wire m = { .type = PL_WIRE_FOCUS_REQUEST, .pid = (uint32_t)getpid() };
+	int err = pl_wire_send(app->input_sock, &m, -1);
+	return err ? err : pl_looper_add_fd(app->looper, app->input_sock, EPOLLIN, on_input_socket, app);
+}
+
+/* SIGTERM is read from a signalfd on the main looper; every thread inherits the block. */
+static int open_signals(struct pl_app *app)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	app->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (app->signal_fd < 0)
+		return -errno;
+	return pl_looper_add_fd(app->looper, app->signal_fd, EPOLLIN, on_signal, app);
+}
+
+static int start(struct pl_app *app)
+{
+	char err[160];
+	int e = pl_ulog_open_from_env();
+	if (e) {
+		pl_app_fail(app, "userspace logger", e);
+		return -1;
+	}
+	app->looper = pl_looper_create();
+	if (!app->looper) {
+		fprintf(stderr, "app-%s: main looper: %s\n", app->name, strerror(errno));
+		return -1;
+	}
+	pl_handler_init(&app->main, app->looper, NULL, app);
+	pl_handler_init(&app->input, app->looper, on_input_message, app);
+	if ((e = open_signals(app)) != 0) {
+		pl_app_fail(app, "signalfd", e);
+		return -1;
+	}
+	app->pool = pl_executor_create_thread_pool();
+	app->serial = pl_executor_create_serial();
+	if (!app->pool || !app->serial) {
+		pl_app_fail(app, "executors", -ENOMEM);
+		return -1;
+	}
+	app->window = pl_window_open(app, app->looper, err, sizeof(err));
+	if (!app->window) {
+		fprintf(stderr, "app-%s: %s\n", app->name, err);
+		return -1;
+	}
+	if ((e = app->ops->on_create(app, app->ctx)) != 0) {
+		pl_app_fail(app, "on_create", e);
+		return -1;
+	}
+	/* Ready needs a posted frame, so draw one even if on_create added no views. */
+	pl_window_request_frame(app->window);
+	if ((e = open_input(app)) != 0) {
+		pl_app_fail(app, "connect to input dispatcher", e);
+		return -1;
+	}
+	return 0;
+}
+
+int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
+{
+	struct pl_app app = {
+		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1, .signal_fd = -1,
+	};
+
+	if (start(&app) == 0) {
+		int e = pl_looper_loop(app.looper);
+		if (e)
+			pl_app_fail(&app, "main looper", e);
+	} else {
+		app.status = 1;
+	}
+	/* Tasks still running may post results; they are dropped once the looper has quit. */
+	pl_executor_shutdown(app.pool);
+	pl_executor_shutdown(app.serial);
+	pl_window_close(app.window);
+	if (app.input_sock >= 0)
+		close(app.input_sock);
+	if (app.signal_fd >= 0)
+		close(app.signal_fd);
+	pl_looper_destroy(app.looper);
+	pl_ulog_close();
+	return app.status;
+}

@@ -1,0 +1,292 @@
+/* Event collector. See include/panlab/collect.h. */
+#include "panlab/collect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "panlab/trace_format.h"
+#include "panlab/ulog_reader.h"
+#include "panlab_klog_uapi.h"
+
+#define CHUNK_RECORDS 2048u
+#define ULOG_FILE_PREFIX "panlab-log."
+
+struct kernel_side {
+	int spool;		/* memfd of drained records, -1: no kernel logger */
+	uint32_t ncpus;
+	uint64_t records[PL_KLOG_MAX_CPUS];
+	uint64_t lost[PL_KLOG_MAX_CPUS];
+	uint64_t spooled;
+};
+
+struct user_file {
+	struct user_file *next;
+	char path[256];
+	struct pl_ulog_reader reader;
+};
+
+struct collector {
+	const struct pl_collect_opts *o;
+	char *err;
+	size_t err_len;
+	struct kernel_side k;
+	struct user_file *files;
+	FILE *out;
+	struct pl_event chunk[CHUNK_RECORDS];
+	struct pl_collect_result res;
+};
+
+static int fail(struct collector *c, const char *what, const char *path, int err)
+{
+	snprintf(c->err, c->err_len, "%s %s: %s", what, path, strerror(err));
+	return -1;
+}
+
+/* read() drains the kernel buffers; a short count means they are empty (panlab_klog_uapi.h). */
+static int drain_kernel(struct collector *c)
+{
+	struct kernel_side *k = &c->k;
+	const char *path = c->o->klog_path;
+
+	k->spool = -1;
+	k->ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_CONF);
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return path && errno != ENOENT ? fail(c, "open", path, errno) : 0;
+	struct pl_klog_stats st;
+	if (ioctl(fd, PL_KLOG_IOC_STATS, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return fail(c, "PL_KLOG_IOC_STATS on", path, e);
+	}
+	k->ncpus = st.ncpus > PL_KLOG_MAX_CPUS ? PL_KLOG_MAX_CPUS : st.ncpus;
+	for (uint32_t i = 0; i < k->ncpus; i++)
+		k->lost[i] = st.lost[i];
+	k->spool = memfd_create("panlab-klog-spool", MFD_CLOEXEC);
+	if (k->spool < 0) {
+		int e = errno;
+		close(fd);
+		return fail(c, "memfd for", path, e);
+	}
+	for (;;) {
+		ssize_t n = read(fd, c->chunk, sizeof(c->chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return fail(c, "read", path, e);
+		}
+		size_t count = (size_t)n / sizeof(struct pl_event);
+		for (size_t i = 0; i < count; i++) {
+			uint16_t cpu = c->chunk[i].cpu;
+			if (cpu >= k->ncpus) {
+				close(fd);
+				snprintf(c->err, c->err_len, "%s: record with cpu %u of %u", path, cpu, k->ncpus);
+				return -1;
+			}
+			k->records[cpu]++;
+		}
+		if (count && write(k->spool, c->chunk, count * sizeof(struct pl_event)) !=
+				     (ssize_t)(count * sizeof(struct pl_event))) {
+			int e = errno;
+			close(fd);
+			return fail(c, "spool", path, e);
+		}
+		k->spooled += count;
+		if ((size_t)n < sizeof(c->chunk))
+			break;
+	}
+	close(fd);
+	return 0;
+}
+
+static int open_user_files(struct collector *c)
+{
+	DIR *d = opendir(c->o->shm_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : fail(c, "open", c->o->shm_dir, errno);
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, ULOG_FILE_PREFIX, strlen(ULOG_FILE_PREFIX)) != 0)
+			continue;
+		struct user_file *f = calloc(1, sizeof(*f));
+		if (!f) {
+			closedir(d);
+			return fail(c, "list", c->o->shm_dir, ENOMEM);
+		}
+		int e = snprintf(f->path, sizeof(f->path), "%s/%s", c->o->shm_dir, de->d_name) <
+				(int)sizeof(f->path) ? pl_ulog_reader_open(&f->reader, f->path) : -ENAMETOOLONG;
+		if (e) {
+			free(f);
+			closedir(d);
+			return fail(c, "map", f->path, -e);
+		}
+		f->next = c->files;
+		c->files = f;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int put(struct collector *c, const void *p, size_t bytes)
+{
+	if (fwrite(p, 1, bytes, c->out) != bytes)
+		return fail(c, "write", c->o->out_path, errno ? errno : EIO);
+	return 0;
+}
+
+static int put_source(struct collector *c, uint32_t kind, uint32_t id, uint64_t records, uint64_t lost)
+{
+	struct pl_source s = { .kind = kind, .id = id, .records = records, .lost = lost };
+	c->res.nsources++;
+	c->res.records += records;
+	c->res.lost += lost;
+	return put(c, &s, sizeof(s));
+}
+
+/* One user ring as snapshotted for the table; its records are copied later. */
+struct user_source {
+	struct pl_ulog_reader *reader;
+	unsigned slot;		/* UINT32_MAX: the file's unslotted-lost entry */
+	uint32_t tid;
+	uint32_t pending;
+	uint64_t lost;
+};
+
+/*
+ * Snapshot every claimed ring once: the table states each ring's pending
+ * count, and exactly that many records are copied later, so a producer still
+ * running cannot make the file disagree with its table.
+ */
+static struct user_source *snapshot_user(struct collector *c, uint32_t *count)
+{
+	size_t cap = 0;
+	for (struct user_file *f = c->files; f; f = f->next)
+		cap += pl_ulog_reader_slots(&f->reader) + 1;
+	struct user_source *v = calloc(cap + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	uint32_t n = 0;
+	for (struct user_file *f = c->files; f; f = f->next) {
+		for (unsigned s = 0; s < pl_ulog_reader_slots(&f->reader); s++) {
+			struct pl_ulog_slot_info si;
+			pl_ulog_reader_slot(&f->reader, s, &si);
+			if (si.tid)
+				v[n++] = (struct user_source){ &f->reader, s, si.tid, si.pending, si.lost };
+		}
+		/* Threads past the last slot: reported under the process id, with no records. */
+		uint64_t unslotted = pl_ulog_reader_unslotted_lost(&f->reader);
+		if (unslotted)
+			v[n++] = (struct user_source){ &f->reader, UINT32_MAX, pl_ulog_reader_pid(&f->reader), 0,
+						       unslotted };
+	}
+	*count = n;
+	return v;
+}
+
+static int write_table(struct collector *c, const struct user_source *u, uint32_t nuser)
+{
+	uint32_t nkernel = c->k.spool >= 0 ? c->k.ncpus : 0;
+	struct pl_file_header h = { .version = PL_TRACE_VERSION, .record_bytes = sizeof(struct pl_event),
+				    .clock_id = PL_CLOCK_MONOTONIC, .ncpus = c->k.ncpus,
+				    .nsources = nkernel + nuser };
+	memcpy(h.magic, PL_TRACE_MAGIC, sizeof(h.magic));
+	if (put(c, &h, sizeof(h)))
+		return -1;
+	for (uint32_t cpu = 0; cpu < nkernel; cpu++)
+		if (put_source(c, PL_SRC_KERNEL_CPU, cpu, c->k.records[cpu], c->k.lost[cpu]))
+			return -1;
+	for (uint32_t i = 0; i < nuser; i++)
+		if (put_source(c, PL_SRC_USER_THREAD, u[i].tid, u[i].pending, u[i].lost))
+			return -1;
+	return 0;
+}
+
+static int write_kernel_records(struct collector *c)
+{
+	for (uint32_t cpu = 0; c->k.spool >= 0 && cpu < c->k.ncpus; cpu++) {
+		/* One pass over the spool per cpu: cpus are few, memory stays one chunk. */
+		for (uint64_t off = 0; off < c->k.spooled; off += CHUNK_RECORDS) {
+			uint64_t want = c->k.spooled - off < CHUNK_RECORDS ? c->k.spooled - off : CHUNK_RECORDS;
+			ssize_t n = pread(c->k.spool, c->chunk, (size_t)want * sizeof(struct pl_event),
+					  (off_t)(off * sizeof(struct pl_event)));
+			if (n != (ssize_t)(want * sizeof(struct pl_event)))
+				return fail(c, "read back", "kernel spool", n < 0 ? errno : EIO);
+			for (uint64_t i = 0; i < want; i++)
+				if (c->chunk[i].cpu == cpu && put(c, &c->chunk[i], sizeof(c->chunk[i])))
+					return -1;
+		}
+	}
+	return 0;
+}
+
+static int write_user_records(struct collector *c, const struct user_source *u, uint32_t nuser)
+{
+	for (uint32_t i = 0; i < nuser; i++) {
+		for (uint32_t left = u[i].pending; left > 0;) {
+			size_t got = pl_ulog_reader_drain(u[i].reader, u[i].slot, c->chunk,
+							  left < CHUNK_RECORDS ? left : CHUNK_RECORDS);
+			if (put(c, c->chunk, got * sizeof(struct pl_event)))
+				return -1;
+			left -= (uint32_t)got;
+		}
+	}
+	return 0;
+}
+
+static int collect(struct collector *c)
+{
+	if (drain_kernel(c) || open_user_files(c))
+		return -1;
+	uint32_t nuser = 0;
+	struct user_source *u = snapshot_user(c, &nuser);
+	if (!u)
+		return fail(c, "collect", "sources", ENOMEM);
+	c->out = fopen(c->o->out_path, "w");
+	int r = c->out ? 0 : fail(c, "open", c->o->out_path, errno);
+	if (!r)
+		r = write_table(c, u, nuser);
+	if (!r)
+		r = write_kernel_records(c);
+	if (!r)
+		r = write_user_records(c, u, nuser);
+	if (c->out && fclose(c->out) != 0 && !r)
+		r = fail(c, "close", c->o->out_path, errno);
+	free(u);
+	return r;
+}
+int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, char *err,
+	       size_t err_len)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, err_len, "collector: out of memory");
+		return -1;
+	}
+	c->o = o;
+	c->err = err;
+	c->err_len = err_len;
+	int r = collect(c);
+	while (c->files) {
+		struct user_file *f = c->files;
+		c->files = f->next;
+		pl_ulog_reader_close(&f->reader);
+		if (!r)
+			unlink(f->path);
+		free(f);
+	}
+	if (c->k.spool >= 0)
+		close(c->k.spool);
+	if (res)
+		*res = c->res;
+	free(c);
+	return r;
+}

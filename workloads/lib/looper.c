@@ -1,0 +1,278 @@
+/* Looper/MessageQueue/Handler. See include/panlab/looper.h. */
+#include "panlab/looper.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "panlab/ulog.h"
+
+struct queued {
+	struct queued *next;
+	uint64_t when_ns;
+	uint32_t id;
+	struct pl_handler *handler;
+	struct pl_message msg;
+	pl_runnable_fn fn;	/* set: a posted runnable; else handler->handle(msg) */
+	void *arg;
+};
+
+struct fd_watch {
+	struct fd_watch *next;
+	int fd;
+	pl_fd_fn fn;
+	void *ctx;
+};
+
+struct pl_looper {
+	pthread_mutex_t lock;
+	struct queued *head;	/* sorted by when_ns, FIFO among equals */
+	uint32_t next_msg_id;
+	bool quit;
+	uint32_t queue_id;
+	int epfd;
+	int wakefd;
+	struct fd_watch *watches;	/* touched only on the looper thread */
+};
+
+static _Atomic uint32_t next_object_index;
+
+uint32_t pl_new_object_id(void)
+{
+	return ((uint32_t)getpid() << 8) | (atomic_fetch_add(&next_object_index, 1) & 0xff);
+}
+
+struct pl_looper *pl_looper_create(void)
+{
+	struct pl_looper *l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	pthread_mutex_init(&l->lock, NULL);
+	l->queue_id = pl_new_object_id();
+	l->next_msg_id = 1;
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	l->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	if (l->epfd < 0 || l->wakefd < 0 || epoll_ctl(l->epfd, EPOLL_CTL_ADD, l->wakefd, &ev) < 0) {
+		int err = errno;
+		pl_looper_destroy(l);
+		errno = err;
+		return NULL;
+	}
+	return l;
+}
+
+void pl_looper_destroy(struct pl_looper *l)
+{
+	if (!l)
+		return;
+	while (l->head) {
+		struct queued *q = l->head;
+		l->head = q->next;
+		free(q);
+	}
+	while (l->watches) {
+		struct fd_watch *w = l->watches;
+		l->watches = w->next;
+		free(w);
+	}
+	if (l->epfd >= 0)
+		close(l->epfd);
+	if (l->wakefd >= 0)
+		close(l->wakefd);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+uint32_t pl_looper_queue_id(const struct pl_looper *l)
+{
+	return l->queue_id;
+}
+
+static void wake(struct pl_looper *l)
+{
+	uint64_t one = 1;
+	/* EAGAIN means the counter is already non-zero: the looper will wake. */
+	(void)!write(l->wakefd, &one, sizeof(one));
+}
+
+void pl_looper_quit(struct pl_looper *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->quit = true;
+	pthread_mutex_unlock(&l->lock);
+	wake(l);
+}
+
+int pl_looper_add_fd(struct pl_looper *l, int fd, uint32_t events, pl_fd_fn fn, void *ctx)
+{
+	struct fd_watch *w = malloc(sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (struct fd_watch){ .next = l->watches, .fd = fd, .fn = fn, .ctx = ctx };
+	struct epoll_event ev = { .events = events, .data.ptr = w };
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		int err = -errno;
+		free(w);
+		return err;
+	}
+	l->watches = w;
+	return 0;
+}
+
+int pl_looper_remove_fd(struct pl_looper *l, int fd)
+{
+	for (struct fd_watch **p = &l->watches; *p; p = &(*p)->next) {
+		if ((*p)->fd == fd) {
+			struct fd_watch *w = *p;
+			*p = w->next;
+			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+			free(w);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void pl_handler_init(struct pl_handler *h, struct pl_looper *l, pl_handle_fn handle, void *ctx)
+{
+	*h = (struct pl_handler){ .looper = l, .handle = handle, .ctx = ctx };
+}
+
+static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable_fn fn, void *arg,
+		   uint64_t delay_ns, bool at_front)
+{
+	struct pl_looper *l = h->looper;
+	struct queued *q = malloc(sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	*q = (struct queued){ .handler = h, .fn = fn, .arg = arg };
+	if (m)
+		q->msg = *m;
+	uint64_t now = pl_now_ns();
+	q->when_ns = at_front ? 0 : now + delay_ns;
+
+	pthread_mutex_lock(&l->lock);
+	if (l->quit) {
+		pthread_mutex_unlock(&l->lock);
+		free(q);
+		return -ESHUTDOWN;
+	}
+	q->id = l->next_msg_id++;
+	struct queued **p = &l->head;
+	if (!at_front)
+		while (*p && (*p)->when_ns <= q->when_ns)
+			p = &(*p)->next;
+	q->next = *p;
+	*p = q;
+	/* Logged under the lock so a queue's ENQUEUE records are in id order. */
+	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id,
+		(uint32_t)(delay_ns / 1000 > UINT32_MAX ? UINT32_MAX : delay_ns / 1000));
+	pthread_mutex_unlock(&l->lock);
+	wake(l);
+	return 0;
+}
+
+int pl_handler_send(struct pl_handler *h, const struct pl_message *m)
+{
+	return enqueue(h, m, NULL, NULL, 0, false);
+}
+
+int pl_handler_send_delayed(struct pl_handler *h, const struct pl_message *m, uint64_t delay_ns)
+{
+	return enqueue(h, m, NULL, NULL, delay_ns, false);
+}
+
+int pl_handler_send_at_front(struct pl_handler *h, const struct pl_message *m)
+{
+	return enqueue(h, m, NULL, NULL, 0, true);
+}
+
+int pl_handler_post(struct pl_handler *h, pl_runnable_fn fn, void *arg)
+{
+	return enqueue(h, NULL, fn, arg, 0, false);
+}
+
+int pl_handler_post_delayed(struct pl_handler *h, pl_runnable_fn fn, void *arg, uint64_t delay_ns)
+{
+	return enqueue(h, NULL, fn, arg, delay_ns, false);
+}
+
+int pl_handler_post_at_front(struct pl_handler *h, pl_runnable_fn fn, void *arg)
+{
+	return enqueue(h, NULL, fn, arg, 0, true);
+}
+
+static void dispatch(struct pl_looper *l, struct queued *q)
+{
+	pl_ulog(PL_EV_DEQUEUE_MSG, q->id, l->queue_id, 0);
+	if (q->fn)
+		q->fn(q->arg);
+	else if (q->handler->handle)
+		q->handler->handle(q->handler, &q->msg);
+	pl_ulog(PL_EV_MSG_DONE, q->id, l->queue_id, 0);
+	free(q);
+}
+
+/* Sleep until a watched fd is ready, a message is due or someone wakes us. */
+static int poll_once(struct pl_looper *l, int timeout_ms)
+{
+	struct epoll_event ev;
+	/* One event per call: a callback may remove any watch, so no stale batch survives it. */
+	int n = epoll_wait(l->epfd, &ev, 1, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	if (!ev.data.ptr) {
+		uint64_t count;
+		(void)!read(l->wakefd, &count, sizeof(count));
+		return 0;
+	}
+	struct fd_watch *w = ev.data.ptr;
+	w->fn(w->fd, ev.events, w->ctx);
+	return 0;
+}
+
+/* Milliseconds epoll may sleep before the head message is due; 0 if it is. */
+static int wait_ms(const struct pl_looper *l, uint64_t now)
+{
+	if (!l->head)
+		return -1;
+	if (l->head->when_ns <= now)
+		return 0;
+	uint64_t wait_ns = l->head->when_ns - now;
+	/* Round up so a delayed message is never dispatched early. */
+	return wait_ns >= 60000000000ull ? 60000 : (int)((wait_ns + 999999) / 1000000);
+}
+
+int pl_looper_loop(struct pl_looper *l)
+{
+	for (;;) {
+		pthread_mutex_lock(&l->lock);
+		bool quit = l->quit;
+		int timeout_ms = wait_ms(l, pl_now_ns());
+		pthread_mutex_unlock(&l->lock);
+		if (quit)
+			return 0;
+		/* Watched fds get a turn before every message, as in Android's pollOnce. */
+		int err = poll_once(l, timeout_ms);
+		if (err)
+			return err;
+
+		pthread_mutex_lock(&l->lock);
+		struct queued *q = l->head;
+		if (l->quit || !q || q->when_ns > pl_now_ns())
+			q = NULL;
+		else
+			l->head = q->next;
+		pthread_mutex_unlock(&l->lock);
+		if (q)
+			dispatch(l, q);
+	}
+}

@@ -1,0 +1,22 @@
+/* What the app bootstrap and the window tell each other. Internal. */
+#ifndef PANLAB_PLATFORM_INTERNAL_H
+#define PANLAB_PLATFORM_INTERNAL_H
+
+#include <stddef.h>
+
+#include "panlab/app.h"
+#include "panlab/wire.h"
+
+/* Connect to the compositor and register a surface. Returns NULL with err set. */
+struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *err, size_t err_len);
+void pl_window_close(struct pl_window *w);
+/* Draw and post a frame on the next vsync even if no view invalidated. */
+void pl_window_request_frame(struct pl_window *w);
+/* On the main thread: log UI_INPUT and deliver the tap to the view under it. */
+void pl_window_dispatch_tap(struct pl_window *w, const struct pl_wire *tap);
+
+/* Called by the window on the main thread. */
+void pl_app_frame_posted(struct pl_app *app);
+void pl_app_fail(struct pl_app *app, const char *what, int err);
+
+#endif /* PANLAB_PLATFORM_INTERNAL_H */

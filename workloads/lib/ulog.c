@@ -1,0 +1,138 @@
+/* Userspace logger: producer side. See include/panlab/ulog.h. */
+#include "panlab/ulog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ulog_layout.h"
+
+bool pl_ulog_on;
+
+static void *log_base;
+static size_t log_bytes;
+/* Bumped by every open so threads re-claim a slot in a new buffer. */
+static _Atomic unsigned log_generation;
+
+static __thread struct pl_ulog_slot *tls_slot;
+static __thread uint32_t tls_tid;
+static __thread unsigned tls_generation;
+
+uint64_t pl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
+{
+	if (nslots == 0 || total_bytes < PL_ULOG_HDR_BYTES + nslots * (sizeof(struct pl_ulog_slot) + sizeof(struct pl_event)))
+		return -EINVAL;
+	size_t stride = (total_bytes - PL_ULOG_HDR_BYTES) / nslots;
+	uint32_t records = (uint32_t)((stride - sizeof(struct pl_ulog_slot)) / sizeof(struct pl_event));
+	stride = sizeof(struct pl_ulog_slot) + (size_t)records * sizeof(struct pl_event);
+	size_t bytes = PL_ULOG_HDR_BYTES + stride * nslots;
+
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	/* tmpfs allocates pages on first touch, so idle slots cost nothing. */
+	if (ftruncate(fd, (off_t)bytes) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int err = base == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+
+	struct pl_ulog_file_hdr *h = base;
+	memcpy(h->magic, PL_ULOG_MAGIC, sizeof(h->magic));
+	h->pid = (uint32_t)getpid();
+	h->nslots = nslots;
+	h->slot_records = records;
+	h->slot_stride_bytes = (uint32_t)stride;
+
+	log_base = base;
+	log_bytes = bytes;
+	atomic_fetch_add(&log_generation, 1);
+	pl_ulog_on = true;
+	return 0;
+}
+
+int pl_ulog_open_from_env(void)
+{
+	const char *v = getenv("PANLAB_TRACE");
+	if (!v || strcmp(v, "1") != 0)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof(path), PL_ULOG_PATH_PREFIX "%d", (int)getpid());
+	return pl_ulog_open(path, PL_ULOG_DEFAULT_BYTES, PL_ULOG_SLOTS);
+}
+
+void pl_ulog_close(void)
+{
+	if (!log_base)
+		return;
+	pl_ulog_on = false;
+	munmap(log_base, log_bytes);
+	log_base = NULL;
+	log_bytes = 0;
+}
+
+static struct pl_ulog_slot *claim_slot(void)
+{
+	struct pl_ulog_file_hdr *h = log_base;
+
+	tls_generation = atomic_load(&log_generation);
+	tls_tid = (uint32_t)syscall(SYS_gettid);
+	uint32_t i = atomic_fetch_add(&h->next_slot, 1);
+	if (i >= h->nslots) {
+		tls_slot = NULL;
+		return NULL;
+	}
+	tls_slot = pl_ulog_slot_at(log_base, i);
+	atomic_store_explicit(&tls_slot->tid, tls_tid, memory_order_release);
+	return tls_slot;
+}
+
+void pl_ulog_write(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
+{
+	struct pl_ulog_slot *s = tls_slot;
+
+	if (__builtin_expect(tls_generation != atomic_load_explicit(&log_generation, memory_order_relaxed), 0))
+		s = claim_slot();
+	if (!s) {
+		atomic_fetch_add_explicit(&((struct pl_ulog_file_hdr *)log_base)->unslotted_lost, 1,
+					  memory_order_relaxed);
+		return;
+	}
+	const struct pl_ulog_file_hdr *h = log_base;
+	uint32_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
+	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
+	if (head - tail >= h->slot_records) {
+		atomic_store_explicit(&s->lost, atomic_load_explicit(&s->lost, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+		return;
+	}
+	struct pl_event *e = &s->ring[s->wpos];
+	e->ts_ns = pl_now_ns();
+	e->type = type;
+	e->cpu = PL_CPU_NONE;
+	e->tid = tls_tid;
+	e->a0 = a0;
+	e->a1 = a1;
+	e->a2 = a2;
+	s->wpos = s->wpos + 1 == h->slot_records ? 0 : s->wpos + 1;
+	atomic_store_explicit(&s->head, head + 1, memory_order_release);
+}

@@ -1,0 +1,59 @@
+/*
+ * Layout of a userspace logger shm file, shared by the producer side
+ * (ulog.c) and the collector's reader (ulog_reader.c). Internal.
+ *
+ *   offset 0                 struct pl_ulog_file_hdr (one page)
+ *   PL_ULOG_HDR_BYTES + i*stride   slot i: struct pl_ulog_slot, then
+ *                            slot_records struct pl_event
+ *
+ * head and tail count records since the slot was claimed (uint32, compared
+ * with unsigned wrap-around); wpos/rpos are their positions in the ring, kept
+ * separately so neither side divides on the hot path (armv5 has no divider).
+ * 32-bit atomics only: armel's 64-bit atomics would need libatomic.
+ */
+#ifndef PANLAB_ULOG_LAYOUT_H
+#define PANLAB_ULOG_LAYOUT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "panlab/trace_format.h"
+
+#define PL_ULOG_MAGIC "PLULOG1"
+#define PL_ULOG_HDR_BYTES 4096u
+
+struct pl_ulog_file_hdr {
+	char magic[8];
+	uint32_t pid;
+	uint32_t nslots;
+	uint32_t slot_records;
+	uint32_t slot_stride_bytes;
+	_Atomic uint32_t next_slot;	/* slots claimed so far */
+	_Atomic uint32_t unslotted_lost;	/* events of threads that found no free slot */
+};
+
+/* Producer fields and consumer fields sit on separate 64-byte lines. */
+struct pl_ulog_slot {
+	_Atomic uint32_t tid;		/* 0 until claimed */
+	_Atomic uint32_t head;		/* records written (release by producer) */
+	_Atomic uint32_t lost;		/* records dropped: ring full */
+	uint32_t wpos;			/* producer-private */
+	uint8_t pad0[48];
+	_Atomic uint32_t tail;		/* records consumed (release by consumer) */
+	uint32_t rpos;			/* consumer-private */
+	uint8_t pad1[56];
+	struct pl_event ring[];
+};
+
+_Static_assert(sizeof(struct pl_ulog_file_hdr) <= PL_ULOG_HDR_BYTES, "header fits its page");
+_Static_assert(sizeof(struct pl_ulog_slot) == 128, "slot header is two cache lines");
+_Static_assert(sizeof(struct pl_event) == 32, "trace v1 record size");
+
+static inline struct pl_ulog_slot *pl_ulog_slot_at(void *base, uint32_t i)
+{
+	const struct pl_ulog_file_hdr *h = base;
+	return (struct pl_ulog_slot *)((char *)base + PL_ULOG_HDR_BYTES +
+				       (size_t)i * h->slot_stride_bytes);
+}
+
+#endif /* PANLAB_ULOG_LAYOUT_H */

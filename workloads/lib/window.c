@@ -1,0 +1,189 @@
+/* Window: surface, view tree and Choreographer. See include/panlab/view.h. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "panlab/ulog.h"
+#include "platform_internal.h"
+
+#define BACKGROUND_XRGB 0x00202020u
+#define BUFFER_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
+
+enum { MSG_FRAME = 1 };
+
+struct pl_window {
+	struct pl_app *app;
+	struct pl_handler handler;
+	int sock;
+	uint32_t *buffers;	/* PL_SURFACE_BUFFERS x BUFFER_PX, shared with the compositor */
+	unsigned back;
+	uint64_t frame_seq;
+	bool dirty;
+	bool vsync_requested;
+	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
+	unsigned nviews;
+	uint32_t next_view_id;
+};
+
+int pl_window_add_view(struct pl_window *w, struct pl_view *v)
+{
+	if (w->nviews == PL_WINDOW_MAX_VIEWS)
+		return -ENOSPC;
+	v->window = w;
+	v->id = ++w->next_view_id;
+	w->views[w->nviews++] = v;
+	pl_view_invalidate(v);
+	return 0;
+}
+
+static void request_vsync(struct pl_window *w)
+{
+	if (w->vsync_requested)
+		return;
+	struct pl_wire m = { .type = PL_WIRE_VSYNC_REQUEST };
+	int err = pl_wire_send(w->sock, &m, -1);
+	if (err)
+		pl_app_fail(w->app, "request vsync", err);
+	else
+		w->vsync_requested = true;
+}
+
+void pl_view_invalidate(struct pl_view *v)
+{
+	pl_ulog(PL_EV_UI_INVALIDATE, v->id, 0, 0);
+	v->window->dirty = true;
+	request_vsync(v->window);
+}
+
+void pl_window_request_frame(struct pl_window *w)
+{
+	w->dirty = true;
+	request_vsync(w);
+}
+
+/* Choreographer's doFrame: redraw everything into the back buffer and post it. */
+static void do_frame(struct pl_window *w)
+{
+	if (!w->dirty)
+		return;
+	w->dirty = false;
+	struct pl_canvas c = {
+		.pixels = w->buffers + (size_t)w->back * BUFFER_PX,
+		.width_px = PL_DISPLAY_WIDTH_PX,
+		.height_px = PL_DISPLAY_HEIGHT_PX,
+		.stride_px = PL_DISPLAY_WIDTH_PX,
+	};
+	pl_canvas_fill_rect(&c, 0, 0, c.width_px, c.height_px, BACKGROUND_XRGB);
+	for (unsigned i = 0; i < w->nviews; i++)
+		w->views[i]->draw(w->views[i], &c);
+	struct pl_wire m = { .type = PL_WIRE_POST, .seq = w->frame_seq, .buffer = w->back };
+	int err = pl_wire_send(w->sock, &m, -1);
+	if (err) {
+		pl_app_fail(w->app, "post frame", err);
+		return;
+	}
+	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, 0, 0);
+	w->frame_seq++;
+	w->back = (w->back + 1) % PL_SURFACE_BUFFERS;
+	pl_app_frame_posted(w->app);
+}
+
+static void on_message(struct pl_handler *h, const struct pl_message *m)
+{
+	if (m->what == MSG_FRAME)
+		do_frame(h->ctx);
+}
+
+static void on_compositor(int fd, uint32_t events, void *ctx)
+{
+	struct pl_window *w = ctx;
+	struct pl_wire m;
+	int r = (events & EPOLLIN) ? pl_wire_recv(fd, &m, NULL) : 0;
+
+	if (r <= 0) {
+		pl_app_fail(w->app, "compositor connection", r ? r : -ECONNRESET);
+		return;
+	}
+	if (m.type != PL_WIRE_VSYNC)
+		return;
+	w->vsync_requested = false;
+	/* The frame runs as a message, as Android's FrameDisplayEventReceiver posts doFrame. */
+	struct pl_message frame = { .what = MSG_FRAME };
+	pl_handler_send(&w->handler, &frame);
+}
+
+void pl_window_dispatch_tap(struct pl_window *w, const struct pl_wire *tap)
+{
+	pl_ulog(PL_EV_UI_INPUT, tap->seq, 0, 0);
+	for (unsigned i = w->nviews; i-- > 0;) {
+		struct pl_view *v = w->views[i];
+		if (tap->x_px >= v->x_px && tap->x_px < v->x_px + v->w_px && tap->y_px >= v->y_px &&
+		    tap->y_px < v->y_px + v->h_px) {
+			if (v->on_tap)
+				v->on_tap(v, tap->x_px - v->x_px, tap->y_px - v->y_px, tap->param);
+			return;
+		}
+	}
+}
+
+struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *err, size_t err_len)
+{
+	size_t bytes = (size_t)PL_SURFACE_BUFFERS * BUFFER_PX * PL_PIXEL_BYTES;
+	struct pl_window *w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(err, err_len, "window: out of memory");
+		return NULL;
+	}
+	w->app = app;
+	w->sock = -1;
+	pl_handler_init(&w->handler, l, on_message, w);
+	int mfd = memfd_create("panlab-surface", MFD_CLOEXEC);
+	if (mfd < 0 || ftruncate(mfd, (off_t)bytes) < 0) {
+		snprintf(err, err_len, "surface memfd: %s", strerror(errno));
+		goto fail;
+	}
+	w->buffers = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (w->buffers == MAP_FAILED) {
+		w->buffers = NULL;
+		snprintf(err, err_len, "surface mmap: %s", strerror(errno));
+		goto fail;
+	}
+	w->sock = pl_wire_connect(PL_COMPOSITOR_SOCKET);
+	if (w->sock < 0) {
+		snprintf(err, err_len, "connect to compositor: %s", strerror(-w->sock));
+		goto fail;
+	}
+	struct pl_wire m = { .type = PL_WIRE_SURFACE, .pid = (uint32_t)getpid() };
+	int e = pl_wire_send(w->sock, &m, mfd);
+	if (!e)
+		e = pl_looper_add_fd(l, w->sock, EPOLLIN, on_compositor, w);
+	if (e) {
+		snprintf(err, err_len, "register surface: %s", strerror(-e));
+		goto fail;
+	}
+	close(mfd);
+	return w;
+fail:
+	if (mfd >= 0)
+		close(mfd);
+	pl_window_close(w);
+	return NULL;
+}
+
+void pl_window_close(struct pl_window *w)
+{
+	if (!w)
+		return;
+	if (w->sock >= 0) {
+		pl_looper_remove_fd(w->handler.looper, w->sock);
+		close(w->sock);
+	}
+	if (w->buffers)
+		munmap(w->buffers, (size_t)PL_SURFACE_BUFFERS * BUFFER_PX * PL_PIXEL_BYTES);
+	free(w);
+}

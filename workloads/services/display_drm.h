@@ -1,0 +1,30 @@
+/*
+ * The compositor's display: one DRM dumb buffer scanned out by the first
+ * connected connector (KMS legacy API, no libdrm), flushed with DIRTYFB as
+ * virtio-gpu requires to copy it to the host (virtio-gpu spec 5.7,
+ * RESOURCE_FLUSH).
+ */
+#ifndef PANLAB_DISPLAY_DRM_H
+#define PANLAB_DISPLAY_DRM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct display {
+	int fd;			/* -1: memory only (--no-display) */
+	uint32_t fb_id;
+	uint32_t *pixels;	/* mapped scan-out buffer */
+	size_t bytes;
+	int width_px;
+	int height_px;
+	int stride_px;
+};
+
+/* Returns 0 or -1 with err set. */
+int display_open_drm(struct display *d, const char *card, char *err, size_t err_len);
+/* A display that only exists in memory. */
+int display_open_memory(struct display *d, int width_px, int height_px, char *err, size_t err_len);
+/* Returns 0 or -errno. */
+int display_flush(struct display *d);
+
+#endif /* PANLAB_DISPLAY_DRM_H */

@@ -1,0 +1,316 @@
+/*
+ * inputd: the input dispatcher (Android's InputReader + InputDispatcher).
+ * Reads every evdev device that has a touchscreen or keys, including ones
+ * created later (inotify on /dev/input), turns each touch-down into a tap
+ * and each key-down into a key input, numbers inputs from 0 in delivery
+ * order, and sends them to the focused app: the last one that asked for
+ * focus. The numbering matches the injector's ground-truth input seq because
+ * both count the same presses in the same order.
+ *
+ * A tap's param is the EV_MSC/MSC_RAW value in the touch-down's SYN frame.
+ *
+ *   inputd
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "panlab/die.h"
+#include "panlab/looper.h"
+#include "panlab/ready.h"
+#include "panlab/wire.h"
+
+#define INPUT_DIR "/dev/input"
+#define MAX_DEVICES 16
+#define MAX_CLIENTS 8
+#define BITS_LONGS(n) (((n) + 8 * sizeof(long) - 1) / (8 * sizeof(long)))
+
+struct device {
+	int fd;			/* -1: free */
+	dev_t rdev;		/* to open each device once, whether seen by scan or inotify */
+	struct input_absinfo ax, ay;
+	int32_t abs_x, abs_y;	/* raw, last reported */
+	int32_t param;		/* MSC_RAW of the frame being read */
+	bool touch_down;	/* a touch-down in the frame being read */
+	uint16_t keys[8];	/* key-downs in the frame being read */
+	unsigned nkeys;
+};
+
+struct inputd {
+	struct pl_looper *looper;
+	int listen_sock;
+	int inotify_fd;
+	int signal_fd;
+	int clients[MAX_CLIENTS];
+	int focused;		/* socket of the focused app, -1: none */
+	uint64_t next_seq;
+	struct device devices[MAX_DEVICES];
+};
+
+static bool test_bit(const unsigned long *bits, unsigned bit)
+{
+	return bits[bit / (8 * sizeof(long))] >> (bit % (8 * sizeof(long))) & 1;
+}
+
+static void send_focused(struct inputd *in, struct pl_wire *m)
+{
+	m->seq = in->next_seq++;
+	/* Without a focused app the input is dropped but still numbered, as the injector counts it. */
+	if (in->focused >= 0)
+		(void)pl_wire_send(in->focused, m, -1);
+}
+
+static int32_t scale(int32_t v, const struct input_absinfo *a, int32_t size_px)
+{
+	int64_t range = (int64_t)a->maximum - a->minimum + 1;
+	if (range <= 1)
+		return v;
+	int64_t px = ((int64_t)v - a->minimum) * size_px / range;
+	return (int32_t)(px < 0 ? 0 : px >= size_px ? size_px - 1 : px);
+}
+
+static void end_frame(struct inputd *in, struct device *d)
+{
+	if (d->touch_down) {
+		struct pl_wire m = { .type = PL_WIRE_TAP, .x_px = scale(d->abs_x, &d->ax, PL_DISPLAY_WIDTH_PX),
+				     .y_px = scale(d->abs_y, &d->ay, PL_DISPLAY_HEIGHT_PX), .param = d->param };
+		send_focused(in, &m);
+	}
+	for (unsigned i = 0; i < d->nkeys; i++) {
+		struct pl_wire m = { .type = PL_WIRE_KEY, .code = d->keys[i] };
+		send_focused(in, &m);
+	}
+	d->touch_down = false;
+	d->nkeys = 0;
+	d->param = 0;
+}
+
+static void close_device(struct inputd *in, struct device *d)
+{
+	pl_looper_remove_fd(in->looper, d->fd);
+	close(d->fd);
+	d->fd = -1;
+}
+
+static void on_device(int fd, uint32_t events, void *ctx)
+{
+	struct inputd *in = ctx;
+	struct device *d = NULL;
+	for (int i = 0; i < MAX_DEVICES; i++)
+		if (in->devices[i].fd == fd)
+			d = &in->devices[i];
+	struct input_event ev[64];
+	ssize_t n = (events & EPOLLIN) ? read(fd, ev, sizeof(ev)) : -1;
+	if (n < 0 && errno == EAGAIN)
+		return;
+	if (n <= 0) {
+		close_device(in, d);	/* unplugged */
+		return;
+	}
+	for (size_t i = 0; i < (size_t)n / sizeof(ev[0]); i++) {
+		const struct input_event *e = &ev[i];
+		switch (e->type) {
+		case EV_ABS:
+			if (e->code == ABS_X || e->code == ABS_MT_POSITION_X)
+				d->abs_x = e->value;
+			else if (e->code == ABS_Y || e->code == ABS_MT_POSITION_Y)
+				d->abs_y = e->value;
+			break;
+		case EV_MSC:
+			if (e->code == MSC_RAW)
+				d->param = e->value;
+			break;
+		case EV_KEY:
+			if (e->value != 1)
+				break;
+			if (e->code == BTN_TOUCH || e->code == BTN_LEFT)
+				d->touch_down = true;
+			else if (d->nkeys < sizeof(d->keys) / sizeof(d->keys[0]))
+				d->keys[d->nkeys++] = e->code;
+			break;
+		case EV_SYN:
+			if (e->code == SYN_REPORT) {
+				end_frame(in, d);
+			} else if (e->code == SYN_DROPPED) {
+				d->touch_down = false;
+				d->nkeys = 0;
+			}
+			break;
+		}
+	}
+}
+
+/* Touchscreens (ABS_X + BTN_TOUCH) and anything with keys qualify. */
+static bool wanted(int fd)
+{
+	unsigned long ev_bits[BITS_LONGS(EV_CNT)] = { 0 };
+	unsigned long key_bits[BITS_LONGS(KEY_CNT)] = { 0 };
+	if (ioctl(fd, EVIOCGBIT(0, sizeof(ev_bits)), ev_bits) < 0 || !test_bit(ev_bits, EV_KEY))
+		return false;
+	return ioctl(fd, EVIOCGBIT(EV_KEY, sizeof(key_bits)), key_bits) >= 0;
+}
+
+static void open_device(struct inputd *in, const char *name)
+{
+	if (strncmp(name, "event", 5) != 0)
+		return;
+	char path[64];
+	snprintf(path, sizeof(path), INPUT_DIR "/%s", name);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct stat st;
+	struct device *d = NULL;
+	bool known = fstat(fd, &st) < 0;
+	for (int i = 0; i < MAX_DEVICES; i++) {
+		if (in->devices[i].fd < 0)
+			d = d ? d : &in->devices[i];
+		else if (in->devices[i].rdev == st.st_rdev)
+			known = true;
+	}
+	if (known || !d || !wanted(fd)) {
+		close(fd);
+		return;
+	}
+	*d = (struct device){ .fd = fd, .rdev = st.st_rdev };
+	/* Without ABS axes, taps come from BTN_LEFT at (0,0); the range check in scale() copes. */
+	(void)ioctl(fd, EVIOCGABS(ABS_X), &d->ax);
+	(void)ioctl(fd, EVIOCGABS(ABS_Y), &d->ay);
+	if (pl_looper_add_fd(in->looper, fd, EPOLLIN, on_device, in) < 0) {
+		close(fd);
+		d->fd = -1;
+	}
+}
+
+static void on_inotify(int fd, uint32_t events, void *ctx)
+{
+	struct inputd *in = ctx;
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	(void)events;
+	ssize_t n = read(fd, buf, sizeof(buf));
+	for (char *p = buf; n > 0 && p < buf + n;) {
+		const struct inotify_event *ie = (const struct inotify_event *)p;
+		if (ie->len)
+			open_device(in, ie->name);
+		p += sizeof(*ie) + ie->len;
+	}
+}
+
+static void drop_client(struct inputd *in, int i)
+{
+	if (in->focused == in->clients[i])
+		in->focused = -1;
+	pl_looper_remove_fd(in->looper, in->clients[i]);
+	close(in->clients[i]);
+	in->clients[i] = -1;
+}
+
+static void on_client(int fd, uint32_t events, void *ctx)
+{
+	struct inputd *in = ctx;
+	int i = 0;
+	while (in->clients[i] != fd)
+		i++;
+	struct pl_wire m;
+	int r = (events & EPOLLIN) ? pl_wire_recv(fd, &m, NULL) : 0;
+	if (r <= 0) {
+		drop_client(in, i);
+		return;
+	}
+	if (m.type == PL_WIRE_FOCUS_REQUEST) {
+		in->focused = fd;
+		struct pl_wire focus = { .type = PL_WIRE_FOCUS };
+		if (pl_wire_send(fd, &focus, -1) < 0)
+			drop_client(in, i);
+	}
+}
+
+static void on_accept(int fd, uint32_t events, void *ctx)
+{
+	struct inputd *in = ctx;
+	(void)events;
+	int s = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+	if (s < 0)
+		return;
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		if (in->clients[i] >= 0)
+			continue;
+		if (pl_looper_add_fd(in->looper, s, EPOLLIN, on_client, in) < 0)
+			break;
+		in->clients[i] = s;
+		return;
+	}
+	close(s);
+}
+
+static void on_signal(int fd, uint32_t events, void *ctx)
+{
+	struct inputd *in = ctx;
+	struct signalfd_siginfo si;
+	(void)events;
+	if (read(fd, &si, sizeof(si)) == sizeof(si))
+		pl_looper_quit(in->looper);
+}
+
+int main(void)
+{
+	static struct inputd in = { .focused = -1 };
+	int r;
+
+	for (int i = 0; i < MAX_DEVICES; i++)
+		in.devices[i].fd = -1;
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		in.clients[i] = -1;
+	in.looper = pl_looper_create();
+	if (!in.looper)
+		pl_die("looper: %s", strerror(errno));
+
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (in.signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		pl_die("signalfd: %s", strerror(errno));
+
+	/* devtmpfs makes the directory with the first input device; make it now to watch it. */
+	if (mkdir(INPUT_DIR, 0755) < 0 && errno != EEXIST)
+		pl_die("mkdir %s: %s", INPUT_DIR, strerror(errno));
+	/* Watch before scanning, so a device created in between is not missed. */
+	in.inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (in.inotify_fd < 0 || inotify_add_watch(in.inotify_fd, INPUT_DIR, IN_CREATE) < 0)
+		pl_die("inotify on %s: %s", INPUT_DIR, strerror(errno));
+	DIR *dir = opendir(INPUT_DIR);
+	if (!dir)
+		pl_die("open %s: %s", INPUT_DIR, strerror(errno));
+	for (struct dirent *de; (de = readdir(dir)) != NULL;)
+		open_device(&in, de->d_name);
+	closedir(dir);
+
+	in.listen_sock = pl_wire_listen(PL_INPUTD_SOCKET);
+	if (in.listen_sock < 0)
+		pl_die("listen on @%s: %s", PL_INPUTD_SOCKET, strerror(-in.listen_sock));
+	if ((r = pl_looper_add_fd(in.looper, in.inotify_fd, EPOLLIN, on_inotify, &in)) != 0 ||
+	    (r = pl_looper_add_fd(in.looper, in.listen_sock, EPOLLIN, on_accept, &in)) != 0 ||
+	    (r = pl_looper_add_fd(in.looper, in.signal_fd, EPOLLIN, on_signal, &in)) != 0)
+		pl_die("event loop: %s", strerror(-r));
+	if ((r = pl_ready_signal()) != 0)
+		pl_die("signal ready: %s", strerror(-r));
+	r = pl_looper_loop(in.looper);
+	if (r)
+		pl_die("event loop: %s", strerror(-r));
+	return 0;
+}

@@ -1,0 +1,217 @@
+/*
+ * panlab-session: one run, as /init starts it. It plays the activity
+ * manager: it starts the system services and the app, waits until the app
+ * is ready for input, replays the script into the injector's uinput device,
+ * stops tracing, stops everything and collects the trace.
+ *
+ *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
+ *
+ * Synchronisation is by hand-shake, never by sleeping: each child gets the
+ * write end of a pipe as PANLAB_READY_FD (include/panlab/ready.h).
+ * Ground truth of the inputs (ready, input, end lines) goes to the
+ * panlab.input port through the replay library; frames go to panlab.display
+ * from the compositor. Any failure: one line on stderr, exit status 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "panlab/collect.h"
+#include "panlab/die.h"
+#include "panlab/replay.h"
+
+#define INPUT_GT_PORT "/dev/virtio-ports/panlab.input"
+#define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
+#define READY_FD 3
+
+struct child {
+	char name[64];
+	pid_t pid;		/* 0: not running */
+};
+
+/* Started children, killed on any error exit so the guest can power off. */
+static struct child children[3];
+
+static void kill_children(void)
+{
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].pid > 0)
+			kill(children[i].pid, SIGKILL);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void describe_status(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, len, "status 0x%x", status);
+}
+
+/* Start path and block until it signals ready; returns the time it did. */
+static uint64_t start_and_wait(struct child *c, const char *path, char *const argv[])
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		pl_die("pipe: %s", strerror(errno));
+	snprintf(c->name, sizeof(c->name), "%s", path);
+	c->pid = fork();
+	if (c->pid < 0)
+		pl_die("fork %s: %s", path, strerror(errno));
+	if (c->pid == 0) {
+		/* dup2 clears close-on-exec; if the pipe already is READY_FD, clear it by hand. */
+		if (p[1] == READY_FD ? fcntl(READY_FD, F_SETFD, 0) < 0 : dup2(p[1], READY_FD) < 0)
+			_exit(126);
+		setenv("PANLAB_READY_FD", "3", 1);
+		execv(path, argv);
+		fprintf(stderr, "panlab-session: exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	char byte;
+	ssize_t n;
+	do
+		n = read(p[0], &byte, 1);
+	while (n < 0 && errno == EINTR);
+	uint64_t t = now_ns();
+	close(p[0]);
+	if (n == 1)
+		return t;
+	int status = 0;
+	waitpid(c->pid, &status, 0);
+	c->pid = 0;
+	char how[64];
+	describe_status(status, how, sizeof(how));
+	pl_die("%s exited before it was ready (%s)", path, how);
+}
+
+static void check_alive(struct child *c)
+{
+	int status;
+	if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == c->pid) {
+		char how[64];
+		c->pid = 0;
+		describe_status(status, how, sizeof(how));
+		pl_die("%s exited during the script (%s)", c->name, how);
+	}
+}
+
+static void stop(struct child *c)
+{
+	int status;
+	if (kill(c->pid, SIGTERM) < 0 || waitpid(c->pid, &status, 0) != c->pid)
+		pl_die("stop %s: %s", c->name, strerror(errno));
+	c->pid = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char how[64];
+		describe_status(status, how, sizeof(how));
+		pl_die("%s failed on stop (%s)", c->name, how);
+	}
+}
+
+/* Stop the kernel logger before teardown so the trace ends with the script. */
+static void disable_kernel_tracing(void)
+{
+	int fd = open(KLOG_ENABLE, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return;
+		pl_die("open %s: %s", KLOG_ENABLE, strerror(errno));
+	}
+	if (write(fd, "0\n", 2) != 2)
+		pl_die("write %s: %s", KLOG_ENABLE, strerror(errno));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "script", required_argument, NULL, 's' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "bin-dir", required_argument, NULL, 'b' },
+		{ 0 },
+	};
+	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin";
+	struct pl_collect_opts collect = { .out_path = PL_COLLECT_DEFAULT_OUT,
+					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
+					   .klog_path = PL_COLLECT_DEFAULT_KLOG };
+	int o;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'w': workload = optarg; break;
+		case 's': script_path = optarg; break;
+		case 't': collect.out_path = optarg; break;
+		case 'b': bin_dir = optarg; break;
+		default: workload = NULL; optind = argc + 1; break;
+		}
+	}
+	if (!workload || !script_path || optind != argc)
+		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]");
+	atexit(kill_children);
+
+	char err[512];
+	struct pl_script *script;
+	if (pl_script_parse_file(script_path, &script, err, sizeof(err)) != 0)
+		pl_die("%s", err);
+
+	/* The port exists only under a backend that records ground truth. */
+	int gt_fd = open(INPUT_GT_PORT, O_WRONLY | O_CLOEXEC);
+	if (gt_fd < 0 && errno != ENOENT)
+		pl_die("open %s: %s", INPUT_GT_PORT, strerror(errno));
+	if (gt_fd < 0 && (gt_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		pl_die("open /dev/null: %s", strerror(errno));
+	static const char gt_header[] = "panlab-ground-truth 1\n";
+	if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
+		pl_die("write ground-truth header: %s", strerror(errno));
+
+	/* The injector's device exists before inputd scans /dev/input. */
+	struct pl_injector *inj;
+	if (pl_injector_open(&inj, gt_fd, err, sizeof(err)) != 0)
+		pl_die("%s", err);
+
+	char compositor[256], inputd[256], app[256];
+	snprintf(compositor, sizeof(compositor), "%s/compositor", bin_dir);
+	snprintf(inputd, sizeof(inputd), "%s/inputd", bin_dir);
+	snprintf(app, sizeof(app), "%s/app-%s", bin_dir, workload);
+	start_and_wait(&children[0], compositor, (char *[]){ compositor, NULL });
+	start_and_wait(&children[1], inputd, (char *[]){ inputd, NULL });
+	uint64_t ready_ns = start_and_wait(&children[2], app, (char *[]){ app, NULL });
+
+	if (pl_injector_run(inj, script, ready_ns, err, sizeof(err)) != 0)
+		pl_die("%s", err);
+	for (int i = 2; i >= 0; i--)
+		check_alive(&children[i]);
+
+	disable_kernel_tracing();
+	/* The app first: its loggers stop with it, and it still has its services while it exits. */
+	for (int i = 2; i >= 0; i--)
+		stop(&children[i]);
+
+	struct pl_collect_result res;
+	if (pl_collect(&collect, &res, err, sizeof(err)) != 0)
+		pl_die("%s", err);
+	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
+	       " lost\n", workload, pl_script_action_count(script), res.nsources, res.records, res.lost);
+	pl_injector_close(inj);
+	pl_script_free(script);
+	close(gt_fd);
+	return 0;
+}
