@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared helpers of the analyzer unit tests (test_analyzer*.c, test_trace*.c). */
+#ifndef TEST_ANALYZER_H
+#define TEST_ANALYZER_H
+
+#include <CUnit/CUnit.h>
+#include <stdint.h>
+
+#include "panlab/model.h"
+#include "panlab/trace.h"
+
+/* A trace under construction: kernel sources per cpu, user sources per tid. */
+struct tb {
+	struct pl_trace_builder b;
+	uint32_t ncpus;
+	uint32_t cpu_source[4];
+	uint32_t ntids;
+	uint32_t tids[32], tid_source[32];
+};
+
+void tb_init(struct tb *t, uint32_t ncpus);
+/* A userspace event of thread tid (its own buffer, created on first use). */
+void tb_user(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1);
+/* A kernel event logged on cpu, about thread tid. */
+void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
+	       uint64_t a0, uint32_t a1);
+/* Serialized bytes (caller frees). */
+uint8_t *tb_bytes(struct tb *t, size_t *len);
+void tb_free(struct tb *t);
+
+/* The whole model of a built trace; the builder is consumed. */
+struct model {
+	struct pl_trace trace;
+	struct pl_intervals iv;
+	struct pl_graph graph;
+	struct pl_transactions tx;
+};
+
+void model_build(struct tb *t, struct model *m);
+void model_free(struct model *m);
+
+/* Hand-built scenarios shared by the extraction and command-line tests. */
+void scenario_overlap(struct tb *t);
+void scenario_sequential(struct tb *t);
+
+/* A fresh temporary directory for this test binary (removed at exit). */
+const char *test_tmpdir(void);
+void write_text(const char *path, const char *text);
+char *read_text(const char *path);	/* caller frees */
+
+void add_trace_io_tests(void);
+void add_ground_truth_tests(void);
+void add_transaction_tests(void);
+void add_cli_tests(void);
+
+#endif /* TEST_ANALYZER_H */

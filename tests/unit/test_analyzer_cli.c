@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * panlab-analyze end to end (the sanitized build): outputs of a good run,
+ * determinism, and for each bad input exactly one stderr line and exit 1.
+ */
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_analyzer.h"
+
+struct result {
+	int status;	/* exit code, or 128 + signal */
+	char *out, *err;
+};
+
+static void run(const char *const *args, struct result *r)
+{
+	char out_path[256], err_path[256];
+	const char *argv[16] = { PANLAB_ANALYZE };
+	int n = 1;
+
+	while (args[n - 1] && n < 15) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	snprintf(out_path, sizeof(out_path), "%s/stdout", test_tmpdir());
+	snprintf(err_path, sizeof(err_path), "%s/stderr", test_tmpdir());
+	fflush(NULL);
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	r->out = read_text(out_path);
+	r->err = read_text(err_path);
+}
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* Writes the sequential scenario, optionally damaged, to dir/name; returns its path. */
+static char *write_trace(const char *name, size_t cut, size_t offset, int value)
+{
+	static char path[256];
+	struct tb t;
+	size_t len;
+
+	scenario_sequential(&t);
+	uint8_t *buf = tb_bytes(&t, &len);
+
+	tb_free(&t);
+	if (value >= 0)
+		buf[offset] = (uint8_t)value;
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), name);
+	FILE *f = fopen(path, "wb");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(buf, 1, len - cut, f);
+	fclose(f);
+	free(buf);
+	return path;
+}
+
+static void analyze(const char *trace, const char *gt, const char *out, const char *run_id,
+		    struct result *r)
+{
+	const char *args[] = { "--trace", trace, "--ground-truth", gt, "--out", out,
+			       "--backend", "qemu", "--workload", "asynctask",
+			       "--run-id", run_id, NULL };
+
+	run(args, r);
+}
+
+static json_int_t integer_at(json_t *o, const char *key, const char *sub)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (sub)
+		v = json_object_get(v, sub);
+	CU_ASSERT(json_is_integer(v));
+	return json_integer_value(v);
+}
+
+static void test_good_run(void)
+{
+	char out1[256], out2[256], path[300];
+	char *trace = write_trace("seq.bin", 0, 0, -1);
+	struct result r;
+
+	snprintf(out1, sizeof(out1), "%s/out/r1", test_tmpdir());
+	snprintf(out2, sizeof(out2), "%s/out/r2", test_tmpdir());
+	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out1, "r1", &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.err, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "inputs 2, transactions 2, matched 2, precision 1.000, recall 1.000"));
+	result_free(&r);
+
+	snprintf(path, sizeof(path), "%s/summary.json", out1);
+	json_error_t jerr;
+	json_t *s = json_load_file(path, 0, &jerr);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "backend")), "qemu");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "workload")), "asynctask");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "run_id")), "r1");
+	CU_ASSERT_EQUAL(integer_at(s, "inputs", NULL), 2);
+	CU_ASSERT_EQUAL(integer_at(s, "transactions", NULL), 2);
+	CU_ASSERT_EQUAL(integer_at(s, "matched", NULL), 2);
+	CU_ASSERT(json_real_value(json_object_get(s, "precision")) == 1.0);
+	CU_ASSERT(json_real_value(json_object_get(s, "recall")) == 1.0);
+	/* Detected 600 and 1100 us against 680 and 1190 us of ground truth. */
+	CU_ASSERT_EQUAL(integer_at(s, "latency_error_ns", "max"), 90000);
+	CU_ASSERT_EQUAL(integer_at(s, "latency_error_ns", "mean"), 85000);
+	CU_ASSERT_EQUAL(integer_at(s, "latency_difference_ns", "min"), -90000);
+	CU_ASSERT_EQUAL(integer_at(s, "input_dispatch_ns", "mean"), 60000);
+	CU_ASSERT_EQUAL(integer_at(s, "display_pipeline_ns", "mean"), 25000);
+	CU_ASSERT_EQUAL(integer_at(s, "events", NULL), 37);
+	CU_ASSERT_EQUAL(integer_at(s, "events_lost", NULL), 3);
+	CU_ASSERT_EQUAL(integer_at(s, "updates", NULL), 3);
+	CU_ASSERT_EQUAL(integer_at(s, "unattributed_updates", NULL), 1);
+	json_t *src = json_array_get(json_object_get(s, "sources"), 1);
+
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(src, "kind")), "kernel_cpu");
+	CU_ASSERT_EQUAL(integer_at(src, "lost", NULL), 3);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(s, "sources")), 6);
+	json_decref(s);
+
+	snprintf(path, sizeof(path), "%s/transactions.csv", out1);
+	char *csv = read_text(path);
+
+	CU_ASSERT_STRING_EQUAL(csv,
+		"transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
+		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
+		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads\n"
+		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,60000,20000,1,4,2\n"
+		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,60000,30000,1,4,2\n");
+
+	/* A second run of the same inputs differs only in run_id. */
+	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.json", out1);
+	char *a = read_text(path);
+	snprintf(path, sizeof(path), "%s/summary.json", out2);
+	char *b = read_text(path);
+	char *id = strstr(b, "\"run_id\": \"r2\"");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(id);
+	id[strlen("\"run_id\": \"r")] = '1';
+	CU_ASSERT_STRING_EQUAL(a, b);
+	snprintf(path, sizeof(path), "%s/transactions.csv", out2);
+	char *csv2 = read_text(path);
+
+	CU_ASSERT_STRING_EQUAL(csv, csv2);
+	free(a);
+	free(b);
+	free(csv);
+	free(csv2);
+}
+
+/* Runs on a bad input and checks: exit 1, nothing on stdout, exactly `line` on stderr. */
+static void expect_failure(const char *trace, const char *gt, const char *line)
+{
+	char out[256], want[1024];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/out/bad", test_tmpdir());
+	snprintf(want, sizeof(want), "%s\n", line);
+	analyze(trace, gt, out, "bad", &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.out, "");
+	CU_ASSERT_STRING_EQUAL(r.err, want);
+	if (strcmp(r.err, want) != 0)
+		fprintf(stderr, "\n  got:      %s  expected: %s", r.err, want);
+	result_free(&r);
+}
+
+static const char *gt_ok = PANLAB_TEST_DATA "/sequential.gt";
+
+static void test_truncated_trace(void)
+{
+	char line[512];
+	char *path = write_trace("truncated.bin", 10, 0, -1);
+
+	snprintf(line, sizeof(line),
+		 "%s@1328: truncated trace: file ends at byte 1350 in record 36 of 37, expected 1360 bytes",
+		 path);
+	expect_failure(path, gt_ok, line);
+}
+
+static void test_corrupt_header(void)
+{
+	char line[512];
+	char *path = write_trace("magic.bin", 0, 3, 'x');
+
+	snprintf(line, sizeof(line), "%s@0: bad magic \"PANxABTR\", expected \"PANLABTR\"", path);
+	expect_failure(path, gt_ok, line);
+	path = write_trace("version.bin", 0, 8, 9);
+	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1", path);
+	expect_failure(path, gt_ok, line);
+}
+
+static void test_unknown_type(void)
+{
+	char line[512];
+	char *path = write_trace("type.bin", 0, 272 + 8, 200);
+
+	snprintf(line, sizeof(line),
+		 "%s@272: unknown event type 200, expected a type listed in trace_format.h", path);
+	expect_failure(path, gt_ok, line);
+}
+
+static void test_ground_truth_syntax(void)
+{
+	char *path = write_trace("seq.bin", 0, 0, -1);
+
+	expect_failure(path, PANLAB_TEST_DATA "/bad_syntax.gt",
+		       PANLAB_TEST_DATA "/bad_syntax.gt:4: tap y is \"two\", expected a decimal integer up to 4294967295");
+	expect_failure(path, "/nonexistent.gt",
+		       "/nonexistent.gt: cannot open: No such file or directory");
+}
+
+#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
+	      "--backend NAME --workload NAME [--run-id ID]\n"
+
+static void test_usage(void)
+{
+	static const char *const none[] = { NULL };
+	static const char *const bogus[] = { "--bogus", NULL };
+	static const char *const no_workload[] = { "--trace", "t", "--ground-truth", "g",
+						   "--out", "o", "--backend", "qemu", NULL };
+	static const char *const stray[] = { "--trace", "t", "extra", NULL };
+	static const char *const dangling[] = { "--trace", NULL };
+	struct result r;
+
+	run(none, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: missing --trace; " USAGE);
+	result_free(&r);
+	run(bogus, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: unknown option or missing value: --bogus; " USAGE);
+	result_free(&r);
+	run(no_workload, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: missing --workload; " USAGE);
+	result_free(&r);
+	run(stray, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: unexpected argument: extra; " USAGE);
+	result_free(&r);
+	run(dangling, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: unknown option or missing value: --trace; " USAGE);
+	result_free(&r);
+}
+
+void add_cli_tests(void)
+{
+	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
+
+	CU_add_test(s, "good run: summary.json, transactions.csv, determinism", test_good_run);
+	CU_add_test(s, "truncated trace", test_truncated_trace);
+	CU_add_test(s, "corrupt header", test_corrupt_header);
+	CU_add_test(s, "unknown event type", test_unknown_type);
+	CU_add_test(s, "ground-truth syntax error", test_ground_truth_syntax);
+	CU_add_test(s, "usage errors", test_usage);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Ground-truth reader: records, transaction windows, and each syntax error's exact message. */
+#include <stdio.h>
+#include <string.h>
+
+#include "panlab/ground_truth.h"
+#include "test_analyzer.h"
+
+static void test_parse(void)
+{
+	static const char text[] =
+		"# comment\n"
+		"\n"
+		"panlab-ground-truth 1\n"
+		"ready 5\n"
+		"input 0 100 tap 10 20\n"
+		"frame 0 50\n"
+		"input 1 200 key 116\n"
+		"frame 1 150\n"
+		"frame 2 160\n"
+		"frame 3 250\n"
+		"input 2 300 tap 0 4294967295\n"
+		"frame 4 350\n"
+		"end 380\n"
+		"frame 5 400";	/* no final newline */
+	struct pl_ground_truth gt;
+	struct pl_error err = { "" };
+	uint64_t t;
+
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", text, strlen(text), &gt, &err), 0);
+	CU_ASSERT(gt.has_ready && gt.ready_ns == 5);
+	CU_ASSERT(gt.has_end && gt.end_ns == 380);
+	CU_ASSERT_EQUAL_FATAL(gt.ninputs, 3);
+	CU_ASSERT_EQUAL(gt.inputs[0].kind, PL_INPUT_TAP);
+	CU_ASSERT_EQUAL(gt.inputs[0].x, 10);
+	CU_ASSERT_EQUAL(gt.inputs[0].y, 20);
+	CU_ASSERT_EQUAL(gt.inputs[1].kind, PL_INPUT_KEY);
+	CU_ASSERT_EQUAL(gt.inputs[1].code, 116);
+	CU_ASSERT_EQUAL(gt.inputs[2].y, 4294967295u);
+	CU_ASSERT_EQUAL(gt.nframes, 6);
+	/* Input i's transaction: last frame in [T_in(i), T_in(i+1)), the last one before end. */
+	CU_ASSERT(pl_ground_truth_output(&gt, 0, &t) && t == 160);
+	CU_ASSERT(pl_ground_truth_output(&gt, 1, &t) && t == 250);
+	CU_ASSERT(pl_ground_truth_output(&gt, 2, &t) && t == 350);
+	gt.has_end = false;	/* without end the last window is open */
+	CU_ASSERT(pl_ground_truth_output(&gt, 2, &t) && t == 400);
+	pl_ground_truth_free(&gt);
+
+	static const char none[] = "panlab-ground-truth 1\ninput 0 100 tap 1 1\ninput 1 120 tap 1 1\n"
+				   "frame 0 150\n";
+
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", none, strlen(none), &gt, &err), 0);
+	CU_ASSERT_FALSE(pl_ground_truth_output(&gt, 0, &t));
+	CU_ASSERT(pl_ground_truth_output(&gt, 1, &t) && t == 150);
+	pl_ground_truth_free(&gt);
+}
+
+static void expect_error(const char *text, size_t len, const char *msg)
+{
+	struct pl_ground_truth gt;
+	struct pl_error err = { "" };
+
+	CU_ASSERT_EQUAL(pl_ground_truth_parse("g.txt", text, len, &gt, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, msg);
+	if (strcmp(err.msg, msg) != 0)
+		fprintf(stderr, "\n  got:      %s\n  expected: %s\n", err.msg, msg);
+	CU_ASSERT_PTR_NULL(gt.inputs);
+	CU_ASSERT_PTR_NULL(gt.frames_ns);
+}
+
+#define H "panlab-ground-truth 1\n"
+#define BAD(text, msg) expect_error(text, sizeof(text) - 1, msg)
+
+static void test_syntax_errors(void)
+{
+	BAD("", "g.txt:1: end of file, expected header \"panlab-ground-truth 1\"");
+	BAD("# only\n\n", "g.txt:3: end of file, expected header \"panlab-ground-truth 1\"");
+	BAD("# c\nhello\n",
+	    "g.txt:2: \"hello\" is not a ground-truth header, expected \"panlab-ground-truth 1\"");
+	BAD("panlab-ground-truth 2\n", "g.txt:1: unsupported version 2, expected 1");
+	BAD("panlab-ground-truth 1\r\n",
+	    "g.txt:1: version is \"1\\x0d\", expected a decimal integer up to 4294967295");
+	BAD(H "input 0 100 tap 1\n", "g.txt:2: 5 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
+	BAD(H "input 0 100\n", "g.txt:2: 3 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
+	BAD(H "input 0 1x0 tap 1 2\n",
+	    "g.txt:2: input time is \"1x0\", expected a decimal integer up to 18446744073709551615");
+	BAD(H "input 0 18446744073709551616 tap 1 2\n",
+	    "g.txt:2: input time is \"18446744073709551616\", expected a decimal integer up to 18446744073709551615");
+	BAD(H "input 0 -1 tap 1 2\n",
+	    "g.txt:2: input time is \"-1\", expected a decimal integer up to 18446744073709551615");
+	BAD(H "input 0 100 tap 4294967296 2\n",
+	    "g.txt:2: tap x is \"4294967296\", expected a decimal integer up to 4294967295");
+	BAD(H "input 1 100 tap 1 2\n",
+	    "g.txt:2: input seq 1, expected 0 (inputs count from 0 in file order)");
+	BAD(H "input 0 100 swipe 1 2\n", "g.txt:2: input kind \"swipe\", expected tap or key");
+	BAD(H "input 0 100 key 1 2\n", "g.txt:2: 6 fields, expected 5: input <seq> <t_ns> key <code>");
+	BAD(H "input 0 100 tap 1 2\ninput 1 99 tap 1 2\n",
+	    "g.txt:3: input time 99 ns is before the previous input's 100 ns, expected non-decreasing times");
+	BAD(H "frame 0 100\nframe 1 50\n",
+	    "g.txt:3: frame time 50 ns is before the previous frame's 100 ns, expected non-decreasing times");
+	BAD(H "frame 0 100 7\n", "g.txt:2: 4 fields, expected 3: frame <seq> <t_ns>");
+	BAD(H "flush 0 100\n",
+	    "g.txt:2: unknown record \"flush\", expected ready, input, frame or end");
+	BAD(H "input 0 100  tap 1 2\n",
+	    "g.txt:2: empty field at column 13, expected fields separated by one space");
+	BAD(H "end 5 \n", "g.txt:2: empty field at column 7, expected fields separated by one space");
+	BAD(H " \n", "g.txt:2: empty field at column 1, expected fields separated by one space");
+	BAD(H "end 5\nend 6\n", "g.txt:3: second 'end' record, expected one");
+	BAD(H "ready 1\nready 2\n", "g.txt:3: second 'ready' record, expected one");
+	BAD(H "ready 01\n",
+	    "g.txt:2: ready time is \"01\", expected a decimal integer up to 18446744073709551615");
+	BAD(H "ready 1\0\n", "g.txt:2: NUL byte at column 8, expected text");
+	BAD(H "input 0 1 tap 1 2 3 4\n", "g.txt:2: more than 6 fields, expected at most 6");
+}
+
+static void test_read_file(void)
+{
+	struct pl_ground_truth gt;
+	struct pl_error err = { "" };
+	char expect[512];
+
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_read_file(PANLAB_TEST_DATA "/sequential.gt", &gt, &err), 0);
+	CU_ASSERT_EQUAL(gt.ninputs, 2);
+	CU_ASSERT_EQUAL(gt.nframes, 3);
+	pl_ground_truth_free(&gt);
+	CU_ASSERT_EQUAL(pl_ground_truth_read_file(PANLAB_TEST_DATA "/bad_syntax.gt", &gt, &err), -1);
+	snprintf(expect, sizeof(expect),
+		 "%s/bad_syntax.gt:4: tap y is \"two\", expected a decimal integer up to 4294967295",
+		 PANLAB_TEST_DATA);
+	CU_ASSERT_STRING_EQUAL(err.msg, expect);
+}
+
+void add_ground_truth_tests(void)
+{
+	CU_pSuite s = CU_add_suite("ground_truth", NULL, NULL);
+
+	CU_add_test(s, "records and transaction windows", test_parse);
+	CU_add_test(s, "syntax errors", test_syntax_errors);
+	CU_add_test(s, "files", test_read_file);
+}
