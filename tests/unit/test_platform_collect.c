@@ -1,0 +1,96 @@
+/* Collector: a trace v1 file from userspace logger files, checked field by field. */
+#include <CUnit/CUnit.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "panlab/collect.h"
+#include "panlab/ulog.h"
+#include "test_platform.h"
+
+static void *three_events(void *p)
+{
+	(void)p;
+	for (int i = 0; i < 3; i++)
+		pl_ulog(PL_EV_UI_UPDATE, (uint64_t)i, 0, 0);
+	return NULL;
+}
+
+static void test_collect_user_only(void)
+{
+	char dir[] = "/tmp/panlab-collect-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char log[256], out[256];
+	snprintf(log, sizeof(log), "%s/panlab-log.%d", dir, (int)getpid());
+	snprintf(out, sizeof(out), "%s/trace.bin", dir);
+
+	/* Rings of 4 records: the main thread logs 6 (2 lost), a second thread 3. */
+	CU_ASSERT_FATAL(pl_ulog_open(log, 4096 + 2 * (128 + 32 * 4), 2) == 0);
+	for (int i = 0; i < 6; i++)
+		pl_ulog(PL_EV_UI_INPUT, (uint64_t)i, 0, 0);
+	pthread_t t;
+	pthread_create(&t, NULL, three_events, NULL);
+	pthread_join(t, NULL);
+	pl_ulog_close();
+
+	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .klog_path = NULL };
+	struct pl_collect_result res;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(res.nsources, 2);
+	CU_ASSERT_EQUAL(res.records, 7);
+	CU_ASSERT_EQUAL(res.lost, 2);
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(log, &st), -1);	/* drained files are removed */
+
+	FILE *f = fopen(out, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct pl_file_header h;
+	struct pl_source src[2];
+	struct pl_event ev[7];
+	CU_ASSERT_EQUAL(fread(&h, sizeof(h), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(src, sizeof(src), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(ev, sizeof(ev), 1, f), 1);
+	CU_ASSERT_EQUAL(fgetc(f), EOF);
+	fclose(f);
+	CU_ASSERT_EQUAL(memcmp(h.magic, PL_TRACE_MAGIC, 8), 0);
+	CU_ASSERT_EQUAL(h.version, PL_TRACE_VERSION);
+	CU_ASSERT_EQUAL(h.record_bytes, 32);
+	CU_ASSERT_EQUAL(h.clock_id, PL_CLOCK_MONOTONIC);
+	CU_ASSERT_EQUAL(h.nsources, 2);
+	CU_ASSERT_EQUAL(h.reserved, 0);
+	/* Slot 0 is the main thread's: 4 kept, 2 lost; then the other thread's 3. */
+	CU_ASSERT_EQUAL(src[0].kind, PL_SRC_USER_THREAD);
+	CU_ASSERT_EQUAL(src[0].id, (uint32_t)getpid());
+	CU_ASSERT_EQUAL(src[0].records, 4);
+	CU_ASSERT_EQUAL(src[0].lost, 2);
+	CU_ASSERT_EQUAL(src[1].records, 3);
+	CU_ASSERT_EQUAL(src[1].lost, 0);
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL(ev[i].type, PL_EV_UI_INPUT);
+		CU_ASSERT_EQUAL(ev[i].a0, (uint64_t)i);
+		CU_ASSERT_EQUAL(ev[i].tid, src[0].id);
+	}
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL(ev[4 + i].type, PL_EV_UI_UPDATE);
+		CU_ASSERT_EQUAL(ev[4 + i].tid, src[1].id);
+	}
+	unlink(out);
+	rmdir(dir);
+}
+
+static void test_collect_bad_output(void)
+{
+	struct pl_collect_opts o = { .out_path = "/nonexistent-dir/trace.bin", .shm_dir = "/nonexistent-shm" };
+	char err[256] = "";
+	CU_ASSERT_EQUAL(pl_collect(&o, NULL, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/trace.bin"));
+}
+
+void add_collect_suite(void)
+{
+	CU_pSuite s = CU_add_suite("collect", NULL, NULL);
+	CU_add_test(s, "user rings to a trace v1 file", test_collect_user_only);
+	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
+}

@@ -1,0 +1,205 @@
+/* Looper/MessageQueue: ordering, delays, at-front, cross-thread sends, fd watching, quit, trace ids. */
+#include <CUnit/CUnit.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "panlab/looper.h"
+#include "panlab/ulog.h"
+#include "panlab/ulog_reader.h"
+#include "test_platform.h"
+
+#define MAX_LOG 4096
+
+struct recorder {
+	struct pl_looper *looper;
+	struct pl_handler handler;
+	int seen[MAX_LOG];
+	uint64_t at_ns[MAX_LOG];
+	int n;
+	int quit_after;		/* quit once this many messages were seen */
+};
+
+static void record(struct pl_handler *h, const struct pl_message *m)
+{
+	struct recorder *r = h->ctx;
+	r->at_ns[r->n] = pl_now_ns();
+	r->seen[r->n++] = m->what;
+	if (r->n == r->quit_after)
+		pl_looper_quit(r->looper);
+}
+
+static void setup(struct recorder *r, int quit_after)
+{
+	r->looper = pl_looper_create();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->looper);
+	pl_handler_init(&r->handler, r->looper, record, r);
+	r->n = 0;
+	r->quit_after = quit_after;
+}
+
+static int send_what(struct recorder *r, int what)
+{
+	struct pl_message m = { .what = what };
+	return pl_handler_send(&r->handler, &m);
+}
+
+static void test_fifo_and_front(void)
+{
+	static struct recorder r;
+	setup(&r, 5);
+	for (int i = 1; i <= 3; i++)
+		send_what(&r, i);
+	struct pl_message front = { .what = 10 }, front2 = { .what = 11 };
+	pl_handler_send_at_front(&r.handler, &front);
+	pl_handler_send_at_front(&r.handler, &front2);
+	CU_ASSERT_EQUAL(pl_looper_loop(r.looper), 0);
+	/* Android semantics: each at-front message goes ahead of everything, so the last is first. */
+	int want[] = { 11, 10, 1, 2, 3 };
+	CU_ASSERT_EQUAL(r.n, 5);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(r.seen[i], want[i]);
+	pl_looper_destroy(r.looper);
+}
+
+static void test_delays(void)
+{
+	static struct recorder r;
+	setup(&r, 4);
+	uint64_t t0 = pl_now_ns();
+	struct pl_message a = { .what = 30 }, b = { .what = 10 }, c = { .what = 11 }, now = { .what = 0 };
+	pl_handler_send_delayed(&r.handler, &a, 30000000);
+	pl_handler_send_delayed(&r.handler, &b, 10000000);
+	pl_handler_send_delayed(&r.handler, &c, 10000000);	/* same time as b: after it */
+	pl_handler_send(&r.handler, &now);
+	CU_ASSERT_EQUAL(pl_looper_loop(r.looper), 0);
+	int want[] = { 0, 10, 11, 30 };
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(r.seen[i], want[i]);
+	/* Never early. */
+	CU_ASSERT(r.at_ns[1] - t0 >= 10000000);
+	CU_ASSERT(r.at_ns[2] - t0 >= 10000000);
+	CU_ASSERT(r.at_ns[3] - t0 >= 30000000);
+	pl_looper_destroy(r.looper);
+}
+
+#define SENDERS 4
+#define PER_SENDER 500
+
+static void *sender(void *p)
+{
+	struct recorder *r = ((void **)p)[0];
+	int base = (int)(intptr_t)((void **)p)[1];
+	for (int i = 0; i < PER_SENDER; i++)
+		send_what(r, base + i);
+	return NULL;
+}
+
+static void test_cross_thread_fifo(void)
+{
+	static struct recorder r;
+	setup(&r, SENDERS * PER_SENDER);
+	pthread_t t[SENDERS];
+	void *args[SENDERS][2];
+	for (int i = 0; i < SENDERS; i++) {
+		args[i][0] = &r;
+		args[i][1] = (void *)(intptr_t)(i * 10000);
+		pthread_create(&t[i], NULL, sender, args[i]);
+	}
+	CU_ASSERT_EQUAL(pl_looper_loop(r.looper), 0);
+	for (int i = 0; i < SENDERS; i++)
+		pthread_join(t[i], NULL);
+	int last[SENDERS] = { -1, -1, -1, -1 }, bad = 0;
+	for (int i = 0; i < r.n; i++) {
+		int s = r.seen[i] / 10000, k = r.seen[i] % 10000;
+		bad += k != last[s] + 1;
+		last[s] = k;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(r.n, SENDERS * PER_SENDER);
+	pl_looper_destroy(r.looper);
+}
+
+struct fd_test {
+	struct recorder r;
+	int pipe[2];
+};
+
+static void on_readable(int fd, uint32_t events, void *ctx)
+{
+	struct fd_test *t = ctx;
+	char c;
+	CU_ASSERT(events & EPOLLIN);
+	CU_ASSERT_EQUAL(read(fd, &c, 1), 1);
+	/* As an input receiver does: turn the fd event into a message. */
+	send_what(&t->r, c);
+	pl_looper_remove_fd(t->r.looper, fd);
+}
+
+static void test_fd_watch_and_quit(void)
+{
+	static struct fd_test t;
+	setup(&t.r, 1);
+	CU_ASSERT_FATAL(pipe(t.pipe) == 0);
+	CU_ASSERT_EQUAL(pl_looper_add_fd(t.r.looper, t.pipe[0], EPOLLIN, on_readable, &t), 0);
+	CU_ASSERT_EQUAL(write(t.pipe[1], "x", 1), 1);
+	struct pl_message late = { .what = 99 };
+	pl_handler_send_delayed(&t.r.handler, &late, 1000000000);
+	CU_ASSERT_EQUAL(pl_looper_loop(t.r.looper), 0);
+	CU_ASSERT_EQUAL(t.r.n, 1);
+	CU_ASSERT_EQUAL(t.r.seen[0], 'x');
+	/* After quit nothing is accepted; the delayed message is dropped by destroy. */
+	CU_ASSERT_EQUAL(send_what(&t.r, 5), -ESHUTDOWN);
+	pl_looper_destroy(t.r.looper);
+	close(t.pipe[0]);
+	close(t.pipe[1]);
+}
+
+static void test_trace_events(void)
+{
+	static struct recorder r;
+	char path[128];
+	test_shm_path(path, sizeof(path), "looper");
+	CU_ASSERT_FATAL(pl_ulog_open(path, 1 << 20, 4) == 0);
+	setup(&r, 2);
+	send_what(&r, 1);
+	struct pl_message d = { .what = 2 };
+	pl_handler_send_delayed(&r.handler, &d, 2000000);
+	CU_ASSERT_EQUAL(pl_looper_loop(r.looper), 0);
+	uint32_t qid = pl_looper_queue_id(r.looper);
+	CU_ASSERT_EQUAL(qid >> 8, (uint32_t)getpid());
+	pl_ulog_close();
+
+	struct pl_ulog_reader rd;
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&rd, path) == 0);
+	struct pl_event ev[16];
+	size_t n = pl_ulog_reader_drain(&rd, 0, ev, 16);
+	/* ENQ 1, ENQ 2 (delay 2000 us), DEQ 1, DONE 1, DEQ 2, DONE 2 */
+	CU_ASSERT_EQUAL_FATAL(n, 6);
+	uint16_t types[] = { PL_EV_ENQUEUE_MSG, PL_EV_ENQUEUE_MSG, PL_EV_DEQUEUE_MSG, PL_EV_MSG_DONE,
+			     PL_EV_DEQUEUE_MSG, PL_EV_MSG_DONE };
+	uint64_t ids[] = { 1, 2, 1, 1, 2, 2 };
+	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(ev[i].type, types[i]);
+		CU_ASSERT_EQUAL(ev[i].a0, ids[i]);
+		CU_ASSERT_EQUAL(ev[i].a1, qid);
+		CU_ASSERT(i == 0 || ev[i].ts_ns >= ev[i - 1].ts_ns);
+	}
+	CU_ASSERT_EQUAL(ev[1].a2, 2000);
+	CU_ASSERT(ev[4].ts_ns - ev[1].ts_ns >= 2000000);
+	pl_ulog_reader_close(&rd);
+	unlink(path);
+	pl_looper_destroy(r.looper);
+}
+
+void add_looper_suite(void)
+{
+	CU_pSuite s = CU_add_suite("looper", NULL, NULL);
+	CU_add_test(s, "FIFO and at-front", test_fifo_and_front);
+	CU_add_test(s, "delayed messages", test_delays);
+	CU_add_test(s, "per-sender FIFO across threads", test_cross_thread_fifo);
+	CU_add_test(s, "fd watch, quit, send after quit", test_fd_watch_and_quit);
+	CU_add_test(s, "ENQUEUE/DEQUEUE/MSG_DONE records", test_trace_events);
+}
