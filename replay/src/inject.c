@@ -36,15 +36,6 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-/* An absolute deadline does not drift with the time spent injecting; if it has passed already,
- * clock_nanosleep returns at once. */
-static void sleep_until(uint64_t t_ns)
-{
-	struct timespec ts = {.tv_sec = (time_t)(t_ns / NS_PER_S), .tv_nsec = (long)(t_ns % NS_PER_S)};
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static int fail(char *err, size_t err_len, const char *fmt, ...)
 {
 	va_list ap;
@@ -120,6 +111,23 @@ static int gt_line(int gt_fd, char *err, size_t err_len, const char *fmt, ...)
 	return 0;
 }
 
+/* An absolute deadline does not drift with the time spent injecting; if it has passed already,
+ * clock_nanosleep returns at once. glibc on 32-bit ARM makes the 32-bit-time system call whenever
+ * the time fits, even with _TIME_BITS=64, so a kernel without CONFIG_COMPAT_32BIT_TIME fails it
+ * with ENOSYS: say so rather than play everything at once. */
+static int sleep_until(uint64_t t_ns, char *err, size_t err_len)
+{
+	struct timespec ts = {.tv_sec = (time_t)(t_ns / NS_PER_S), .tv_nsec = (long)(t_ns % NS_PER_S)};
+	int rc;
+	while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
+		;
+	if (rc != 0)
+		return fail(err, err_len,
+			    "clock_nanosleep: %s, expected a kernel with CONFIG_COMPAT_32BIT_TIME=y",
+			    strerror(rc));
+	return 0;
+}
+
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
 		   char *err, size_t err_len)
 {
@@ -128,8 +136,8 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 	size_t count = pl_script_action_count(script);
 	for (size_t seq = 0; seq < count; seq++) {
 		const struct pl_action *a = pl_script_action(script, seq);
-		sleep_until(ready_ns + a->at_ns);
-		if (send_frame(ev_fd, a, true, err, err_len) < 0)
+		if (sleep_until(ready_ns + a->at_ns, err, err_len) < 0 ||
+		    send_frame(ev_fd, a, true, err, err_len) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
 		int rc = a->kind == PL_ACTION_TAP
@@ -139,11 +147,12 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 					   t_in_ns, (unsigned)a->key_code);
 		if (rc < 0)
 			return -1;
-		sleep_until(ready_ns + a->at_ns + a->hold_ns);
-		if (send_frame(ev_fd, a, false, err, err_len) < 0)
+		if (sleep_until(ready_ns + a->at_ns + a->hold_ns, err, err_len) < 0 ||
+		    send_frame(ev_fd, a, false, err, err_len) < 0)
 			return -1;
 	}
-	sleep_until(ready_ns + pl_script_duration_ns(script));
+	if (sleep_until(ready_ns + pl_script_duration_ns(script), err, err_len) < 0)
+		return -1;
 	return gt_line(gt_fd, err, err_len, "end %" PRIu64 "\n", monotonic_ns());
 }
 
