@@ -72,9 +72,10 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 
 	fprintf(out, "panlab-analyze: backend %s, workload %s, run %s\n", a->backend,
 		a->workload, a->run_id);
-	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", "tx", "input",
-		a->gt->has_ready ? "in_at_ms" : "in_ns/1e6", "detected_ms", "truth_ms",
-		"diff_ms", "dispatch_ms", "display_ms");
+	fprintf(out, "t_in_ms is the input time in ms since %s; diff = detected - truth\n",
+		a->gt->has_ready ? "ground-truth `ready`" : "clock zero (no `ready` line)");
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", "tx", "input", "t_in_ms",
+		"detected_ms", "truth_ms", "diff_ms", "dispatch_ms", "display_ms");
 	for (uint64_t i = 0; i < v->nrows; i++)
 		text_row(out, a, &v->rows[i]);
 	fprintf(out, "summary:\n");
