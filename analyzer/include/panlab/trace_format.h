@@ -72,12 +72,29 @@ struct pl_event {
 #define PL_CPU_NONE 0xffff
 
 /*
- * Event types. Kernel events are 1..63, userspace events 64..127. Field use:
+ * Event types, as one list so that the enum and every table of names are
+ * generated from it: X(name, value, lower-case name). Kernel events are
+ * 1..63, userspace events 64..127. Field use:
  *   CONTEXT_SWITCH  tid=prev, a0=next tid, a1=prev state (PL_STATE_*)
  *   WAKEUP          tid=waker, a0=wakee tid, a1=wakee's cpu
  *   FORK            tid=parent, a0=child tid, a1=child tgid
  *   THREAD_NAME     tid=named thread, a0,a1,a2 = 16 bytes of comm (NUL padded)
  *   EXIT            tid=exiting thread
+ *   BINDER_PRODUCE_ONEWAY, BINDER_PRODUCE_TWOWAY, BINDER_REPLY
+ *                   a0=binder transaction id, a1=target pid (0 if unknown)
+ *   BINDER_CONSUME  a0=binder transaction id
+ *   <lock>_WAIT     tid blocks on a contended lock, a0=lock id
+ *   <lock>_WAKE     tid resumes after waiting, a0=lock id
+ *   <lock>_NOTIFY   tid releases and wakes a waiter, a0=lock id, a1=woken tid
+ *                   (<lock> is FUTEX, MUTEX, SEM or WAITQUEUE; futex lock ids
+ *                   are user addresses, so they are unique per process only)
+ *   <kind>_BLOCK / <kind>_RESUME   tid blocks / resumes on SOCK (waiting
+ *                   for a connection), DATAGRAM (UDP data), STREAM (TCP
+ *                   data) or IO (disk)
+ *   CPU_FREQUENCY   a0=new frequency in kHz, a1=cpu
+ *   CPU_ONLINE, CPU_OFFLINE   a1=cpu
+ *   CPU_IDLE_ENTER  a1=cpu, a2=idle state; CPU_IDLE_EXIT a1=cpu
+ *   LOST            a0=records this source dropped just before this one
  *   UI_INPUT        a0=input id (dispatcher sequence number)
  *   UI_KEY          a0=input id, a1=key code
  *   ENQUEUE_MSG     a0=message id, a1=queue id, a2=time to dequeue (us, delay)
@@ -90,26 +107,62 @@ struct pl_event {
  *   UI_UPDATE       a0=frame sequence number of the app's surface
  *   ENTER/EXIT_FOREGROUND  a0=pid (tgid) of the app
  */
-enum pl_event_type {
-	PL_EV_CONTEXT_SWITCH = 1,
-	PL_EV_WAKEUP = 2,
-	PL_EV_FORK = 3,
-	PL_EV_THREAD_NAME = 4,
-	PL_EV_EXIT = 5,
+#define PL_EVENT_TYPES(X) \
+	X(CONTEXT_SWITCH, 1, "context_switch") \
+	X(WAKEUP, 2, "wakeup") \
+	X(FORK, 3, "fork") \
+	X(THREAD_NAME, 4, "thread_name") \
+	X(EXIT, 5, "exit") \
+	X(BINDER_PRODUCE_ONEWAY, 6, "binder_produce_oneway") \
+	X(BINDER_PRODUCE_TWOWAY, 7, "binder_produce_twoway") \
+	X(BINDER_REPLY, 8, "binder_reply") \
+	X(BINDER_CONSUME, 9, "binder_consume") \
+	X(FUTEX_WAIT, 10, "futex_wait") \
+	X(FUTEX_WAKE, 11, "futex_wake") \
+	X(FUTEX_NOTIFY, 12, "futex_notify") \
+	X(MUTEX_WAIT, 13, "mutex_wait") \
+	X(MUTEX_WAKE, 14, "mutex_wake") \
+	X(MUTEX_NOTIFY, 15, "mutex_notify") \
+	X(SEM_WAIT, 16, "sem_wait") \
+	X(SEM_WAKE, 17, "sem_wake") \
+	X(SEM_NOTIFY, 18, "sem_notify") \
+	X(WAITQUEUE_WAIT, 19, "waitqueue_wait") \
+	X(WAITQUEUE_WAKE, 20, "waitqueue_wake") \
+	X(WAITQUEUE_NOTIFY, 21, "waitqueue_notify") \
+	X(SOCK_BLOCK, 22, "sock_block") \
+	X(SOCK_RESUME, 23, "sock_resume") \
+	X(DATAGRAM_BLOCK, 24, "datagram_block") \
+	X(DATAGRAM_RESUME, 25, "datagram_resume") \
+	X(STREAM_BLOCK, 26, "stream_block") \
+	X(STREAM_RESUME, 27, "stream_resume") \
+	X(IO_BLOCK, 28, "io_block") \
+	X(IO_RESUME, 29, "io_resume") \
+	X(CPU_FREQUENCY, 30, "cpu_frequency") \
+	X(CPU_ONLINE, 31, "cpu_online") \
+	X(CPU_OFFLINE, 32, "cpu_offline") \
+	X(CPU_IDLE_ENTER, 33, "cpu_idle_enter") \
+	X(CPU_IDLE_EXIT, 34, "cpu_idle_exit") \
+	X(LOST, 35, "lost") \
+	X(UI_INPUT, 64, "ui_input") \
+	X(UI_KEY, 65, "ui_key") \
+	X(ENQUEUE_MSG, 66, "enqueue_msg") \
+	X(DEQUEUE_MSG, 67, "dequeue_msg") \
+	X(MSG_DONE, 68, "msg_done") \
+	X(SUBMIT_ASYNC_TASK, 69, "submit_async_task") \
+	X(CONSUME_ASYNC_TASK, 70, "consume_async_task") \
+	X(ASYNC_TASK_END, 71, "async_task_end") \
+	X(UI_INVALIDATE, 72, "ui_invalidate") \
+	X(UI_UPDATE, 73, "ui_update") \
+	X(ENTER_FOREGROUND, 74, "enter_foreground") \
+	X(EXIT_FOREGROUND, 75, "exit_foreground")
 
-	PL_EV_UI_INPUT = 64,
-	PL_EV_UI_KEY = 65,
-	PL_EV_ENQUEUE_MSG = 66,
-	PL_EV_DEQUEUE_MSG = 67,
-	PL_EV_MSG_DONE = 68,
-	PL_EV_SUBMIT_ASYNC_TASK = 69,
-	PL_EV_CONSUME_ASYNC_TASK = 70,
-	PL_EV_ASYNC_TASK_END = 71,
-	PL_EV_UI_INVALIDATE = 72,
-	PL_EV_UI_UPDATE = 73,
-	PL_EV_ENTER_FOREGROUND = 74,
-	PL_EV_EXIT_FOREGROUND = 75,
+#define PL_EV_ENUM_ENTRY(name, value, str) PL_EV_##name = value,
+enum pl_event_type {
+	PL_EVENT_TYPES(PL_EV_ENUM_ENTRY)
 };
+#undef PL_EV_ENUM_ENTRY
+
+#define PL_EV_TYPE_MAX 127
 
 /* Old-thread state in CONTEXT_SWITCH, from the kernel's task state. */
 enum pl_thread_state {
