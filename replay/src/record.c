@@ -18,6 +18,7 @@
 
 struct axis {
 	int32_t min, max, screen_px;
+	int32_t value; /* the device's position when recording starts */
 };
 
 struct recorder {
@@ -38,13 +39,14 @@ static uint64_t event_ns(const struct input_event *ev)
 }
 
 /* A device reports in its own range (a virtio tablet uses 0..32767); scripts use pixels. A fd
- * that is no device (a pipe) reports pixels already. */
+ * that is no device (a pipe) reports pixels already. The current value matters because evdev
+ * sends no ABS event for a tap at the position it already holds. */
 static struct axis axis_of(int fd, int code, int32_t screen_px)
 {
 	struct input_absinfo info;
 	if (ioctl(fd, EVIOCGABS(code), &info) == 0 && info.maximum > info.minimum)
-		return (struct axis){info.minimum, info.maximum, screen_px};
-	return (struct axis){0, screen_px - 1, screen_px};
+		return (struct axis){info.minimum, info.maximum, screen_px, info.value};
+	return (struct axis){0, screen_px - 1, screen_px, 0};
 }
 
 static int32_t to_px(const struct axis *a, int32_t v)
@@ -124,6 +126,8 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len
 		.ay = axis_of(ev_fd, ABS_Y, PL_SCREEN_HEIGHT_PX),
 		.key = -1,
 	};
+	r.x = to_px(&r.ax, r.ax.value);
+	r.y = to_px(&r.ay, r.ay.value);
 	/* Event times in the script's clock; a pipe refuses this and carries whatever it is given. */
 	int clock_id = CLOCK_MONOTONIC;
 	ioctl(ev_fd, EVIOCSCLOCKID, &clock_id);
@@ -138,13 +142,13 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len
 			r.last_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 			break;
 		}
+		if (n == 0 || (n < 0 && errno == ENODEV))
+			break; /* end of a pipe, or the device was removed */
 		if (n < 0) {
 			snprintf(err, err_len, "reading input events: %s, expected an evdev device",
 				 strerror(errno));
 			return -1;
 		}
-		if (n == 0)
-			break;
 		if (n % (ssize_t)sizeof ev[0] != 0) {
 			snprintf(err, err_len, "reading input events: a partial event of %zd bytes, "
 				 "expected whole struct input_event", n % (ssize_t)sizeof ev[0]);

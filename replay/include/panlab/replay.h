@@ -119,9 +119,9 @@ void pl_injector_close(struct pl_injector *injector);
  * (BTN_TOUCH or BTN_LEFT) press becomes a tap at the last ABS_X/ABS_Y, scaled from the device's
  * range to pixels, with the frame's MSC_RAW as param; each press of a known key becomes a key.
  * Times count from start_ns (CLOCK_MONOTONIC; the device is switched to that clock) and are
- * rounded to the millisecond. Stops at end of file, or when a signal interrupts read() (install
- * the handler without SA_RESTART); the script then lasts until the last event, or until the
- * interruption. Linux only. Returns 0, or -1 with err set. */
+ * rounded to the millisecond. Stops at end of file, when the device goes away, or when a signal
+ * interrupts read() (install the handler without SA_RESTART); the script then lasts until the
+ * last event, or until the interruption. Linux only. Returns 0, or -1 with err set. */
 int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len);
 
 #ifdef __cplusplus
