@@ -66,7 +66,8 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 void pl_script_free(struct pl_script *script);
 
 /* Actions are a flat list in time order with repeat blocks expanded; at_ns is absolute since
- * ready, and each action starts no earlier than the previous one's at_ns + hold_ns. */
+ * ready, and each action starts no earlier than the previous one's at_ns + hold_ns.
+ * pl_script_action returns NULL for an index past the end. */
 size_t pl_script_action_count(const struct pl_script *script);
 const struct pl_action *pl_script_action(const struct pl_script *script, size_t index);
 
