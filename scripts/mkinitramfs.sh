@@ -15,7 +15,7 @@ if [ "$(od -An -tx1 -j18 -N2 "$busybox" 2>/dev/null | tr -d ' ')" != 2800 ]; the
 	echo "mkinitramfs: $busybox is not busybox-static:armel; run scripts/install-deps.sh" >&2
 	exit 1
 fi
-for f in "$build"/modules/*/*.ko; do
+for f in "$build"/modules/*.ko; do
 	[ -f "$f" ] || { echo "mkinitramfs: no kernel modules in $build/modules; build guest-kernel first" >&2; exit 1; }
 done
 
@@ -27,7 +27,7 @@ chmod 755 "$root/init"
 if [ -d "$build/guest/bin" ]; then
 	cp "$build"/guest/bin/* "$root/bin/"
 fi
-cp "$build"/modules/*/*.ko "$root/lib/modules/"
+cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
 
 find "$root" -exec touch -h -d @0 {} +

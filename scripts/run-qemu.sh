@@ -5,23 +5,26 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 --workload NAME --out DIR [--trace on|off] [--display none|sdl] [--timeout-s N]" >&2
+	echo "usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]" >&2
+	echo "       [--timeout-s N] [--append 'KERNEL ARGS']" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-workload="" out="" trace=1 display=none timeout_s=900
+workload="" guest_test="" out="" trace=1 display=none timeout_s=900 append=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--workload) workload=${2:-}; shift 2 ;;
+	--test) guest_test=${2:-}; shift 2 ;;
 	--out) out=${2:-}; shift 2 ;;
+	--append) append=${2:-}; shift 2 ;;
 	--trace) case "${2:-}" in on) trace=1 ;; off) trace=0 ;; *) usage ;; esac; shift 2 ;;
 	--display) case "${2:-}" in none|sdl) display=$2 ;; *) usage ;; esac; shift 2 ;;
 	--timeout-s) timeout_s=${2:-}; shift 2 ;;
 	*) echo "$0: unknown option '$1'" >&2; usage ;;
 	esac
 done
-[ -n "$workload" ] && [ -n "$out" ] || usage
+[ -n "$workload$guest_test" ] && [ -n "$out" ] || usage
 [[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "$0: --timeout-s takes whole seconds, got '$timeout_s'" >&2; exit 2; }
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
@@ -37,14 +40,17 @@ port() { echo "-chardev file,id=$1,path=$out/$2 -device virtserialport,chardev=$
 # icount shift=2 makes every instruction 4 ns of guest time, whatever the
 # host does; sleep=off jumps over idle time instead of waiting for it.
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids the slow SMP bring-up.
-cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.workload=$workload panlab.trace=$trace"
+cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace"
+[ -n "$workload" ] && cmdline="$cmdline panlab.workload=$workload"
+[ -n "$guest_test" ] && cmdline="$cmdline panlab.test=$guest_test"
+cmdline="$cmdline $append"
 start=$(date +%s.%N)
 set +e
 timeout --foreground "$timeout_s" qemu-system-arm \
 	-M virt -cpu cortex-a15 -smp 2 -m 1024 \
 	-icount shift=2,sleep=off \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	-no-reboot -monitor none -serial stdio \
+	-no-reboot -monitor none -serial stdio -nic none \
 	-display "$display" \
 	-device virtio-gpu-device,xres=480,yres=800 \
 	-device virtio-tablet-device -device virtio-keyboard-device \
