@@ -52,5 +52,6 @@ void add_trace_io_tests(void);
 void add_ground_truth_tests(void);
 void add_transaction_tests(void);
 void add_cli_tests(void);
+void add_idmap_tests(void);
 
 #endif /* TEST_ANALYZER_H */

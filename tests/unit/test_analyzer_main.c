@@ -11,6 +11,7 @@ int main(void)
 	add_trace_io_tests();
 	add_ground_truth_tests();
 	add_transaction_tests();
+	add_idmap_tests();
 	add_cli_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

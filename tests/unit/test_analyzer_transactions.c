@@ -87,7 +87,9 @@ static void test_several_updates(void)
 	tb_init(&t, 2);
 	message(&t, RECEIVER, 900, 1);
 	handle(&t, 1000, 1, 2, tap, tap_a0);	/* UI_INPUT at 1010 */
+	/* As the kernel logger does: FORK, then the child's name under the child's tid. */
 	tb_kernel(&t, 1, US(1025), PL_EV_FORK, MAIN, CHILD, MAIN);
+	tb_kernel(&t, 1, US(1025), PL_EV_THREAD_NAME, CHILD, 0x72656b726f77ull /* "worker" */, 0);
 	draw(&t, 1200, 2, 0);
 	message(&t, CHILD, 1300, 3);
 	message(&t, CHILD, 1600, 5);
@@ -108,7 +110,7 @@ static void test_several_updates(void)
 	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_INVALIDATE], 3);
 	CU_ASSERT_EQUAL(m.tx.unattributed_updates, 0);
 
-	/* The one-shot worker is a single interval from its first event to EXIT. */
+	/* The one-shot worker is a single interval from its fork (THREAD_NAME) to EXIT. */
 	int found = 0;
 
 	for (uint64_t i = 0; i < m.iv.nintervals; i++) {
@@ -119,11 +121,20 @@ static void test_several_updates(void)
 		found++;
 		CU_ASSERT_EQUAL(iv->kind, PL_IV_IMPLICIT);
 		CU_ASSERT_EQUAL(iv->end, PL_END_EXIT);
-		CU_ASSERT_EQUAL(iv->nevents, 3);
-		CU_ASSERT_EQUAL(iv->start_ns, US(1300));
+		CU_ASSERT_EQUAL(iv->nevents, 4);
+		CU_ASSERT_EQUAL(iv->start_ns, US(1025));
 		CU_ASSERT_EQUAL(iv->end_ns, US(1650));
 	}
 	CU_ASSERT_EQUAL(found, 1);
+	/* Threads in order of appearance: receiver, main, then the child at its fork. */
+	const struct pl_thread *child = &m.iv.threads[2];
+
+	CU_ASSERT_EQUAL(child->tid, CHILD);
+	CU_ASSERT_STRING_EQUAL(child->name, "worker");
+	CU_ASSERT_EQUAL(child->parent_tid, MAIN);
+	CU_ASSERT_EQUAL(child->tgid, MAIN);
+	CU_ASSERT_EQUAL(child->first_ns, US(1025));
+	CU_ASSERT_EQUAL(child->last_ns, US(1650));
 	model_free(&m);
 }
 
