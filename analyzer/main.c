@@ -76,9 +76,28 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return usage_error("missing --workload", NULL);
 	if (!o->run_id) {
 		/* The output folder is out/<run-id>/, so its name is the natural default. */
-		const char *slash = strrchr(o->out, '/');
+		static char base[256];
+		size_t end = strlen(o->out), start;
 
-		o->run_id = slash && slash[1] ? slash + 1 : o->out;
+		while (end > 1 && o->out[end - 1] == '/')
+			end--;
+		for (start = end; start > 0 && o->out[start - 1] != '/'; start--)
+			;
+		snprintf(base, sizeof(base), "%.*s", (int)(end - start), o->out + start);
+		o->run_id = base;
+	}
+	/* These go into summary.json, which must stay valid JSON (UTF-8). */
+	const char *names[][2] = { { "--backend", o->backend }, { "--workload", o->workload },
+				   { "--run-id", o->run_id } };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const unsigned char *p = (const unsigned char *)names[i][1];
+
+		if (!*p)
+			return usage_error(names[i][0], " is empty, expected a name");
+		for (; *p; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				return usage_error(names[i][0], " has a character outside printable ASCII");
 	}
 	return 0;
 }

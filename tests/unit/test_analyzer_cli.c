@@ -101,6 +101,27 @@ static json_int_t integer_at(json_t *o, const char *key, const char *sub)
 	return json_integer_value(v);
 }
 
+/* Without --run-id the run id is the output folder's name. */
+static void test_default_run_id(void)
+{
+	char out[256], path[300];
+	char *trace = write_trace("seq.bin", 0, 0, -1);
+	const char *args[] = { "--trace", trace, "--ground-truth", PANLAB_TEST_DATA "/sequential.gt",
+			       "--out", out, "--backend", "qemu", "--workload", "asynctask", NULL };
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/out/run-7//", test_tmpdir());
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	json_t *s = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "run_id")), "run-7");
+	json_decref(s);
+}
+
 static void test_good_run(void)
 {
 	char out1[256], out2[256], path[300];
@@ -251,8 +272,15 @@ static void test_usage(void)
 						   "--out", "o", "--backend", "qemu", NULL };
 	static const char *const stray[] = { "--trace", "t", "extra", NULL };
 	static const char *const dangling[] = { "--trace", NULL };
+	static const char *const bad_name[] = { "--trace", "t", "--ground-truth", "g",
+						"--out", "o", "--backend", "q\x01", "--workload", "w", NULL };
 	struct result r;
 
+	run(bad_name, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err,
+			       "panlab-analyze: --backend has a character outside printable ASCII; " USAGE);
+	result_free(&r);
 	run(none, &r);
 	CU_ASSERT_EQUAL(r.status, 2);
 	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: missing --trace; " USAGE);
@@ -280,6 +308,7 @@ void add_cli_tests(void)
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
 
 	CU_add_test(s, "good run: summary.json, transactions.csv, determinism", test_good_run);
+	CU_add_test(s, "default run id", test_default_run_id);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);
 	CU_add_test(s, "unknown event type", test_unknown_type);
