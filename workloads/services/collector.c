@@ -4,6 +4,8 @@
  * in-process; this binary is for collecting by hand.
  *
  *   panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH]
+ *
+ * The default output is the virtio port panlab.trace.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -11,6 +13,7 @@
 
 #include "panlab/collect.h"
 #include "panlab/die.h"
+#include "panlab/vport.h"
 
 int main(int argc, char **argv)
 {
@@ -20,7 +23,7 @@ int main(int argc, char **argv)
 		{ "klog", required_argument, NULL, 'k' },
 		{ 0 },
 	};
-	struct pl_collect_opts o = { .out_path = PL_COLLECT_DEFAULT_OUT,
+	struct pl_collect_opts o = { .out_path = NULL,
 				     .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 				     .klog_path = PL_COLLECT_DEFAULT_KLOG };
 	int c;
@@ -34,6 +37,12 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		pl_die("unexpected argument '%s'", argv[optind]);
+	char port[64];
+	if (!o.out_path) {
+		if (pl_vport_path(PL_COLLECT_TRACE_PORT, port, sizeof(port)) != 0)
+			pl_die("no virtio port %s; give --out PATH", PL_COLLECT_TRACE_PORT);
+		o.out_path = port;
+	}
 	struct pl_collect_result res;
 	char err[512];
 	if (pl_collect(&o, &res, err, sizeof(err)) != 0)

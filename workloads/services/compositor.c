@@ -35,13 +35,14 @@
 #include "panlab/die.h"
 #include "panlab/looper.h"
 #include "panlab/ready.h"
+#include "panlab/vport.h"
 #include "panlab/wire.h"
 
 #define VSYNC_PERIOD_NS 16666667ull
 #define MAX_CLIENTS 8
 #define SURFACE_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
 #define SURFACE_BYTES ((size_t)PL_SURFACE_BUFFERS * SURFACE_PX * PL_PIXEL_BYTES)
-#define DEFAULT_GROUND_TRUTH "/dev/virtio-ports/panlab.display"
+#define GROUND_TRUTH_PORT "panlab.display"
 
 struct client {
 	int sock;		/* -1: free */
@@ -257,7 +258,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	bool no_display = false;
-	const char *gt_path = DEFAULT_GROUND_TRUTH;
+	const char *gt_path = NULL;
 	int o;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (o == 'n')
@@ -277,9 +278,12 @@ int main(int argc, char **argv)
 			   : display_open_drm(&c.display, "/dev/dri/card0", err, sizeof(err));
 	if (r)
 		pl_die("%s", err);
-	/* The port may be absent (unit runs, other backends): then there is no ground truth. */
-	c.gt_fd = open(gt_path, O_WRONLY | O_CLOEXEC);
-	if (c.gt_fd < 0 && errno != ENOENT)
+	/* The port may be absent (other backends, runs by hand): then there is no ground truth. */
+	char port[64];
+	if (!gt_path && pl_vport_path(GROUND_TRUTH_PORT, port, sizeof(port)) == 0)
+		gt_path = port;
+	c.gt_fd = gt_path ? open(gt_path, O_WRONLY | O_CLOEXEC) : -1;
+	if (gt_path && c.gt_fd < 0)
 		pl_die("open %s: %s", gt_path, strerror(errno));
 	c.looper = pl_looper_create();
 	if (!c.looper)

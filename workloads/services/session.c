@@ -28,8 +28,9 @@
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
+#include "panlab/vport.h"
 
-#define INPUT_GT_PORT "/dev/virtio-ports/panlab.input"
+#define INPUT_GT_PORT "panlab.input"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
 #define READY_FD 3
 
@@ -150,7 +151,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin";
-	struct pl_collect_opts collect = { .out_path = PL_COLLECT_DEFAULT_OUT,
+	struct pl_collect_opts collect = { .out_path = NULL,
 					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 					   .klog_path = PL_COLLECT_DEFAULT_KLOG };
 	int o;
@@ -172,12 +173,18 @@ int main(int argc, char **argv)
 	if (pl_script_parse_file(script_path, &script, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 
+	char trace_port[64], gt_path[64];
+	if (!collect.out_path) {
+		if (pl_vport_path(PL_COLLECT_TRACE_PORT, trace_port, sizeof(trace_port)) != 0)
+			pl_die("no virtio port %s; give --trace PATH", PL_COLLECT_TRACE_PORT);
+		collect.out_path = trace_port;
+	}
 	/* The port exists only under a backend that records ground truth. */
-	int gt_fd = open(INPUT_GT_PORT, O_WRONLY | O_CLOEXEC);
-	if (gt_fd < 0 && errno != ENOENT)
-		pl_die("open %s: %s", INPUT_GT_PORT, strerror(errno));
-	if (gt_fd < 0 && (gt_fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
-		pl_die("open /dev/null: %s", strerror(errno));
+	if (pl_vport_path(INPUT_GT_PORT, gt_path, sizeof(gt_path)) != 0)
+		snprintf(gt_path, sizeof(gt_path), "/dev/null");
+	int gt_fd = open(gt_path, O_WRONLY | O_CLOEXEC);
+	if (gt_fd < 0)
+		pl_die("open %s: %s", gt_path, strerror(errno));
 	static const char gt_header[] = "panlab-ground-truth 1\n";
 	if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
 		pl_die("write ground-truth header: %s", strerror(errno));

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PL_COLLECT_DEFAULT_OUT "/dev/virtio-ports/panlab.trace"
+#define PL_COLLECT_TRACE_PORT "panlab.trace"	/* virtio port name, see vport.h */
 #define PL_COLLECT_DEFAULT_SHM_DIR "/dev/shm"
 #define PL_COLLECT_DEFAULT_KLOG "/dev/panlab_klog"
 
