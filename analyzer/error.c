@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Formats "prefix" + message, and flattens any newline so the error stays one line. */
 static void format(struct pl_error *err, int used, const char *fmt, va_list ap)
@@ -75,7 +76,17 @@ int pl_read_file(const char *path, char **buf, size_t *len, struct pl_error *err
 		pl_error_file(err, path, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	/* Grow by doubling rather than trusting fstat, so pipes work too. */
+	struct stat st;
+
+	/* Size the buffer from fstat when it can; keep growing anyway, so pipes work too. */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		cap = (size_t)st.st_size + 2;
+		data = malloc(cap);
+		if (!data) {
+			pl_error_file(err, path, "out of memory reading %zu bytes", cap);
+			goto fail;
+		}
+	}
 	for (;;) {
 		if (cap - size < 2) {
 			size_t ncap = cap ? cap * 2 : 65536;

@@ -222,39 +222,69 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off,
 	return 0;
 }
 
-struct order_key {
-	uint64_t ts_ns;
-	uint64_t index;	/* position in the file: ties keep file order */
+/* A source's records, sorted (checked while decoding): one run of the merge. */
+struct run {
+	uint64_t pos, end;	/* indices into the file-order event array */
+	uint32_t source;	/* ties go to the earlier source: file order */
 };
 
-static int cmp_order(const void *a, const void *b)
+static int run_before(const struct pl_event *ev, const struct run *a, const struct run *b)
 {
-	const struct order_key *x = a, *y = b;
+	uint64_t x = ev[a->pos].ts_ns, y = ev[b->pos].ts_ns;
 
-	if (x->ts_ns != y->ts_ns)
-		return x->ts_ns < y->ts_ns ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
+	return x != y ? x < y : a->source < b->source;
 }
 
-/* Sources are each in time order (checked); merge them into one timeline. */
+static void sift_down(struct run *heap, uint32_t n, uint32_t i, const struct pl_event *ev)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && run_before(ev, &heap[l], &heap[m]))
+			m = l;
+		if (r < n && run_before(ev, &heap[r], &heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		struct run t = heap[i];
+
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * Merges the sources, each already in time order, into one timeline with a
+ * binary heap of runs: O(n log sources), and the order (time, then file
+ * order) does not depend on the sort algorithm.
+ */
 static int merge_in_time_order(const char *name, struct pl_trace *t, struct pl_error *err)
 {
-	struct order_key *keys = malloc((t->nevents ? t->nevents : 1) * sizeof(*keys));
+	struct run *heap = malloc((t->nsources ? t->nsources : 1) * sizeof(*heap));
 	struct pl_event *sorted = malloc((t->nevents ? t->nevents : 1) * sizeof(*sorted));
+	uint32_t n = 0;
+	uint64_t pos = 0;
 
-	if (!keys || !sorted) {
-		free(keys);
+	if (!heap || !sorted) {
+		free(heap);
 		free(sorted);
 		pl_error_file(err, name, "out of memory for %llu events",
 			      (unsigned long long)t->nevents);
 		return -1;
 	}
-	for (uint64_t i = 0; i < t->nevents; i++)
-		keys[i] = (struct order_key){ t->events[i].ts_ns, i };
-	qsort(keys, t->nevents, sizeof(*keys), cmp_order);
-	for (uint64_t i = 0; i < t->nevents; i++)
-		sorted[i] = t->events[keys[i].index];
-	free(keys);
+	for (uint32_t si = 0; si < t->nsources; pos += t->sources[si++].records)
+		if (t->sources[si].records)
+			heap[n++] = (struct run){ pos, pos + t->sources[si].records, si };
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(heap, n, i, t->events);
+	for (uint64_t k = 0; n > 0; k++) {
+		sorted[k] = t->events[heap[0].pos++];
+		if (heap[0].pos == heap[0].end)
+			heap[0] = heap[--n];
+		sift_down(heap, n, 0, t->events);
+	}
+	free(heap);
 	free(t->events);
 	t->events = sorted;
 	return 0;
