@@ -37,6 +37,8 @@ rm -f "$out"/{console.log,trace.bin,gt-input.txt,gt-display.txt}
 
 port() { echo "-chardev file,id=$1,path=$out/$2 -device virtserialport,chardev=$1,name=panlab.$1"; }
 
+# virtio-gpu and virtio-input need virtio 1.x, which QEMU's virtio-mmio
+# only offers with force-legacy off.
 # icount shift=2 makes every instruction 4 ns of guest time, whatever the
 # host does; sleep=off jumps over idle time instead of waiting for it.
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids the slow SMP bring-up.
@@ -48,6 +50,7 @@ start=$(date +%s.%N)
 set +e
 timeout --foreground "$timeout_s" qemu-system-arm \
 	-M virt -cpu cortex-a15 -smp 2 -m 1024 \
+	-global virtio-mmio.force-legacy=false \
 	-icount shift=2,sleep=off \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 	-no-reboot -monitor none -serial stdio -nic none \
