@@ -34,9 +34,10 @@ out=$top/out/$run_id
 echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace"
 "$top/scripts/run-qemu.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display"
 
-# The two ground-truth ports are written by different guest processes
-# (injector and compositor); the analyzer orders the lines by time.
-{ echo "panlab-ground-truth 1"; cat "$out/gt-input.txt" "$out/gt-display.txt"; } > "$out/ground_truth.txt"
+# The two ground-truth ports are written by different guest processes: the
+# injector's (which starts with the format line) and the compositor's;
+# the analyzer orders the lines by time.
+cat "$out/gt-input.txt" "$out/gt-display.txt" > "$out/ground_truth.txt"
 
 echo "run $run_id: analyzing"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
