@@ -64,6 +64,9 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 	for (uint64_t e = 0; e < trace->nevents; e++) {
 		const struct pl_event *ev = &trace->events[e];
 
+		/* Idle and interrupt context (tid 0) run no thread's work, so they cause nothing. */
+		if (iv->event_interval[e] == PL_NONE)
+			continue;
 		/* The child's first event after its FORK is its initial execution. */
 		if (forks.count && pl_idmap_take(&forks, ev->tid, 0, &from))
 			add_edge(&b, PL_EDGE_FORK, from, e);
@@ -92,7 +95,6 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			break;
 		case PL_EV_UI_INVALIDATE:
 		case PL_EV_UI_UPDATE: {
-			/* User events always have a thread, hence an interval. */
 			struct pending_invalidates *p =
 				&inval[iv->intervals[iv->event_interval[e]].thread];
 

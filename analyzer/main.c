@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "panlab/export_json.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
 #include "panlab/report.h"
@@ -180,10 +181,14 @@ int main(int argc, char **argv)
 		rc = pl_report_write_csv(&a, path, &err);
 	}
 	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/trace.json", o.out);
+		rc = pl_export_write_trace_json(&a, path, &err);
+	}
+	if (rc == 0) {
 		pl_report_text(stdout, &a);
 		/* Host time goes to the console only, never into summary.json. */
-		printf("  analysed in %.1f ms of host time; wrote %s/summary.json and %s/transactions.csv\n",
-		       now_ms() - start_ms, o.out, o.out);
+		printf("  analysed in %.1f ms of host time; wrote summary.json, transactions.csv and trace.json in %s\n",
+		       now_ms() - start_ms, o.out);
 	} else {
 		fprintf(stderr, "%s\n", err.msg);
 	}

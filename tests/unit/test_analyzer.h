@@ -53,5 +53,6 @@ void add_ground_truth_tests(void);
 void add_transaction_tests(void);
 void add_cli_tests(void);
 void add_idmap_tests(void);
+void add_export_tests(void);
 
 #endif /* TEST_ANALYZER_H */

@@ -193,6 +193,14 @@ static void test_good_run(void)
 	char *csv2 = read_text(path);
 
 	CU_ASSERT_STRING_EQUAL(csv, csv2);
+	snprintf(path, sizeof(path), "%s/trace.json", out1);
+	char *tj1 = read_text(path);
+	snprintf(path, sizeof(path), "%s/trace.json", out2);
+	char *tj2 = read_text(path);
+
+	CU_ASSERT(tj1 && tj2 && strlen(tj1) > 100 && strcmp(tj1, tj2) == 0);
+	free(tj1);
+	free(tj2);
 	free(a);
 	free(b);
 	free(csv);

@@ -12,6 +12,7 @@ int main(void)
 	add_ground_truth_tests();
 	add_transaction_tests();
 	add_idmap_tests();
+	add_export_tests();
 	add_cli_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

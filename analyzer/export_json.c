@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* Chrome/Perfetto trace.json from the model (see panlab/export_json.h). */
+#include "panlab/export_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The format counts in microseconds; keep the ns as three decimals. */
+static json_t *us(uint64_t ns)
+{
+	return json_real((double)ns / 1000.0);
+}
+
+static json_int_t pid_of(const struct pl_thread *t)
+{
+	return t->tgid ? t->tgid : t->tid;
+}
+
+/* A common event skeleton: phase, name, category, thread, time. */
+static json_t *event(const char *ph, const char *name, const char *cat,
+		     const struct pl_thread *t, uint64_t ts_ns)
+{
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "ph", ph, "name", name, "cat", cat,
+			 "pid", pid_of(t), "tid", (json_int_t)t->tid, "ts", us(ts_ns));
+}
+
+static const struct pl_thread *thread_of_event(const struct pl_analysis *a, uint64_t e)
+{
+	return &a->iv->threads[a->iv->intervals[a->iv->event_interval[e]].thread];
+}
+
+static void add_threads(json_t *out, const struct pl_analysis *a)
+{
+	char name[32];
+
+	for (uint32_t i = 0; i < a->iv->nthreads; i++) {
+		const struct pl_thread *t = &a->iv->threads[i];
+
+		if (t->name[0])
+			snprintf(name, sizeof(name), "%s", t->name);
+		else
+			snprintf(name, sizeof(name), "tid %" PRIu32, t->tid);
+		/* Thread names come from the guest: keep them valid UTF-8 by quoting. */
+		char quoted[80];
+
+		pl_quote(quoted, sizeof(quoted), name, strlen(name));
+		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
+			"name", "thread_name", "pid", pid_of(t), "tid", (json_int_t)t->tid,
+			"args", "name", quoted));
+	}
+}
+
+static void add_intervals(json_t *out, const struct pl_analysis *a)
+{
+	char name[64];
+
+	for (uint64_t i = 0; i < a->iv->nintervals; i++) {
+		const struct pl_interval *iv = &a->iv->intervals[i];
+
+		switch (iv->kind) {
+		case PL_IV_MESSAGE:
+			snprintf(name, sizeof(name), "message %" PRIu64, iv->item_id);
+			break;
+		case PL_IV_TASK:
+			snprintf(name, sizeof(name), "task %" PRIu64, iv->item_id);
+			break;
+		case PL_IV_INPUT:
+			snprintf(name, sizeof(name), "input");
+			break;
+		default:
+			snprintf(name, sizeof(name), "thread");
+			break;
+		}
+		json_t *x = event("X", name, "interval", &a->iv->threads[iv->thread], iv->start_ns);
+
+		json_object_set_new(x, "dur", us(iv->end_ns - iv->start_ns));
+		if (iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK)
+			json_object_set_new(x, "args", json_pack("{s:I}",
+				iv->kind == PL_IV_MESSAGE ? "queue" : "executor",
+				(json_int_t)iv->queue_id));
+		json_array_append_new(out, x);
+	}
+}
+
+static void add_instants(json_t *out, const struct pl_analysis *a)
+{
+	char name[48];
+
+	for (uint64_t e = 0; e < a->trace->nevents; e++) {
+		const struct pl_event *ev = &a->trace->events[e];
+
+		if (ev->type == PL_EV_UI_INPUT || ev->type == PL_EV_UI_KEY)
+			snprintf(name, sizeof(name), "input %" PRIu64, ev->a0);
+		else if (ev->type == PL_EV_UI_UPDATE)
+			snprintf(name, sizeof(name), "frame %" PRIu64, ev->a0);
+		else if (ev->type == PL_EV_UI_INVALIDATE)
+			snprintf(name, sizeof(name), "invalidate");
+		else
+			continue;
+		json_t *i = event("i", name, "ui", thread_of_event(a, e), ev->ts_ns);
+
+		json_object_set_new(i, "s", json_string("t"));
+		json_array_append_new(out, i);
+	}
+}
+
+/* A flow arrow per causal edge; "bp":"e" binds its head to the slice enclosing it. */
+static void add_flows(json_t *out, const struct pl_analysis *a)
+{
+	for (uint64_t k = 0; k < a->graph->nedges; k++) {
+		const struct pl_edge *edge = &a->graph->edges[k];
+		const char *name = pl_edge_kind_name(edge->kind);
+		json_t *s = event("s", name, "causal", thread_of_event(a, edge->from_event),
+				  a->trace->events[edge->from_event].ts_ns);
+		json_t *f = event("f", name, "causal", thread_of_event(a, edge->to_event),
+				  a->trace->events[edge->to_event].ts_ns);
+
+		json_object_set_new(s, "id", json_integer((json_int_t)k));
+		json_object_set_new(f, "id", json_integer((json_int_t)k));
+		json_object_set_new(f, "bp", json_string("e"));
+		json_array_append_new(out, s);
+		json_array_append_new(out, f);
+	}
+}
+
+static void add_transactions(json_t *out, const struct pl_analysis *a)
+{
+	char name[48];
+
+	for (uint64_t k = 0; k < a->tx->count; k++) {
+		const struct pl_transaction *t = &a->tx->items[k];
+		const struct pl_thread *th = thread_of_event(a, t->input_event);
+		json_t *b, *e;
+
+		snprintf(name, sizeof(name), "transaction %" PRIu64 " (input %" PRIu64 ")", k,
+			 t->input_id);
+		b = event("b", name, "transaction", th, t->input_ns);
+		e = event("e", name, "transaction", th, t->end_ns);
+		json_object_set_new(b, "id", json_integer((json_int_t)k));
+		json_object_set_new(e, "id", json_integer((json_int_t)k));
+		json_object_set_new(b, "args", json_pack("{s:I, s:I, s:I}",
+			"latency_ns", (json_int_t)t->latency_ns, "updates", (json_int_t)t->nupdates,
+			"intervals", (json_int_t)t->nintervals));
+		json_array_append_new(out, b);
+		json_array_append_new(out, e);
+	}
+}
+
+json_t *pl_export_trace_json(const struct pl_analysis *a)
+{
+	json_t *events = json_array();
+
+	add_threads(events, a);
+	add_intervals(events, a);
+	add_instants(events, a);
+	add_flows(events, a);
+	add_transactions(events, a);
+	return json_pack("{s:o, s:s}", "traceEvents", events, "displayTimeUnit", "ns");
+}
+
+int pl_export_write_trace_json(const struct pl_analysis *a, const char *path,
+			       struct pl_error *err)
+{
+	json_t *o = pl_export_trace_json(a);
+	/* 15 digits keep ns resolution for runs of up to about 10^6 s. */
+	int rc = json_dump_file(o, path, JSON_COMPACT | JSON_REAL_PRECISION(15));
+
+	json_decref(o);
+	if (rc != 0) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* trace.json checked against the Trace Event Format rules Perfetto's importer relies on. */
+#include <math.h>
+#include <string.h>
+
+#include "panlab/export_json.h"
+#include "test_analyzer.h"
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+static double num(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static void test_overlap_export(void)
+{
+	struct tb t;
+	struct model m;
+
+	scenario_overlap(&t);
+	model_build(&t, &m);
+	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx };
+	json_t *root = pl_export_trace_json(&a);
+	json_t *events = json_object_get(root, "traceEvents");
+	size_t n_meta = 0, n_x = 0, n_i = 0, n_s = 0, n_f = 0, n_b = 0, n_e = 0;
+	double flow_start[64] = { 0 }, begin_us[2] = { 0 }, end_us[2] = { 0 };
+
+	CU_ASSERT_STRING_EQUAL(str(root, "displayTimeUnit"), "ns");
+	CU_ASSERT_FATAL(json_is_array(events));
+	for (size_t k = 0; k < json_array_size(events); k++) {
+		json_t *ev = json_array_get(events, k);
+		const char *ph = str(ev, "ph");
+
+		/* Every event names its phase, process and thread. */
+		CU_ASSERT(json_is_integer(json_object_get(ev, "pid")));
+		CU_ASSERT(json_is_integer(json_object_get(ev, "tid")));
+		if (!strcmp(ph, "M")) {
+			n_meta++;
+			CU_ASSERT_STRING_EQUAL(str(ev, "name"), "thread_name");
+			CU_ASSERT(json_is_string(json_object_get(json_object_get(ev, "args"), "name")));
+			continue;
+		}
+		CU_ASSERT(json_is_number(json_object_get(ev, "ts")));
+		if (!strcmp(ph, "X")) {
+			n_x++;
+			CU_ASSERT(num(ev, "dur") >= 0);
+		} else if (!strcmp(ph, "i")) {
+			n_i++;
+			CU_ASSERT_STRING_EQUAL(str(ev, "s"), "t");
+		} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+			json_int_t id = json_integer_value(json_object_get(ev, "id"));
+
+			CU_ASSERT_FATAL(id >= 0 && id < 64);
+			if (ph[0] == 's') {
+				n_s++;
+				flow_start[id] = num(ev, "ts");
+			} else {
+				n_f++;
+				CU_ASSERT_STRING_EQUAL(str(ev, "bp"), "e");
+				/* Flows run forward in time; "s" precedes its "f" in the array. */
+				CU_ASSERT(num(ev, "ts") >= flow_start[id] && flow_start[id] > 0);
+			}
+		} else if (!strcmp(ph, "b") || !strcmp(ph, "e")) {
+			json_int_t id = json_integer_value(json_object_get(ev, "id"));
+
+			CU_ASSERT_FATAL(id >= 0 && id < 2);
+			CU_ASSERT_STRING_EQUAL(str(ev, "cat"), "transaction");
+			if (ph[0] == 'b') {
+				n_b++;
+				begin_us[id] = num(ev, "ts");
+			} else {
+				n_e++;
+				end_us[id] = num(ev, "ts");
+			}
+		} else {
+			CU_FAIL("unexpected phase");
+		}
+	}
+	CU_ASSERT_EQUAL(n_meta, m.iv.nthreads);
+	CU_ASSERT_EQUAL(n_x, m.iv.nintervals);
+	CU_ASSERT_EQUAL(n_i, 6);	/* 2 inputs, 2 invalidates, 2 updates */
+	CU_ASSERT_EQUAL(n_s, m.graph.nedges);
+	CU_ASSERT_EQUAL(n_f, m.graph.nedges);
+	CU_ASSERT_EQUAL(n_b, 2);
+	CU_ASSERT_EQUAL(n_e, 2);
+	/* Transaction slices span input to last update: 1600 and 400 us. */
+	CU_ASSERT(fabs(begin_us[0] - 1110.0) < 1e-6 && fabs(end_us[0] - 2710.0) < 1e-6);
+	CU_ASSERT(fabs(end_us[1] - begin_us[1] - 400.0) < 1e-6);
+	json_decref(root);
+	model_free(&m);
+}
+
+void add_export_tests(void)
+{
+	CU_pSuite s = CU_add_suite("export_json", NULL, NULL);
+
+	CU_add_test(s, "trace.json of two overlapping transactions", test_overlap_export);
+}
