@@ -23,7 +23,8 @@ struct pl_window {
 	uint32_t *buffers;	/* PL_SURFACE_BUFFERS x BUFFER_PX, shared with the compositor */
 	unsigned back;
 	uint64_t frame_seq;
-	bool dirty;
+	bool dirty;		/* some view is invalidated, or a full redraw is due */
+	bool full_redraw;	/* the back buffer holds nothing reusable */
 	bool vsync_requested;
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
 	unsigned nviews;
@@ -56,6 +57,7 @@ static void request_vsync(struct pl_window *w)
 void pl_view_invalidate(struct pl_view *v)
 {
 	pl_ulog(PL_EV_UI_INVALIDATE, v->id, 0, 0);
+	v->dirty = true;
 	v->window->dirty = true;
 	request_vsync(v->window);
 }
@@ -63,10 +65,48 @@ void pl_view_invalidate(struct pl_view *v)
 void pl_window_request_frame(struct pl_window *w)
 {
 	w->dirty = true;
+	w->full_redraw = true;
 	request_vsync(w);
 }
 
-/* Choreographer's doFrame: redraw everything into the back buffer and post it. */
+static bool overlap(const struct pl_view *a, const struct pl_view *b)
+{
+	return a->x_px < b->x_px + b->w_px && b->x_px < a->x_px + a->w_px &&
+	       a->y_px < b->y_px + b->h_px && b->y_px < a->y_px + a->h_px;
+}
+
+/*
+ * Bring the back buffer up to date: start from the frame last posted and
+ * repaint only the invalidated views, with every view over them redrawn in
+ * z-order (Android's dirty region, per view). A full-screen software redraw
+ * costs several ms of guest CPU; this keeps a frame near the cost of a copy.
+ */
+static void redraw(struct pl_window *w, struct pl_canvas *c)
+{
+	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
+
+	if (w->full_redraw || w->frame_seq == 0) {
+		pl_canvas_fill_rect(c, 0, 0, c->width_px, c->height_px, BACKGROUND_XRGB);
+		for (unsigned i = 0; i < w->nviews; i++)
+			w->views[i]->draw(w->views[i], c);
+	} else {
+		memcpy(c->pixels, front, (size_t)BUFFER_PX * PL_PIXEL_BYTES);
+		for (unsigned i = 0; i < w->nviews; i++) {
+			struct pl_view *v = w->views[i];
+			if (!v->dirty)
+				continue;
+			pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, BACKGROUND_XRGB);
+			for (unsigned j = 0; j < w->nviews; j++)
+				if (overlap(v, w->views[j]))
+					w->views[j]->draw(w->views[j], c);
+		}
+	}
+	for (unsigned i = 0; i < w->nviews; i++)
+		w->views[i]->dirty = false;
+	w->full_redraw = false;
+}
+
+/* Choreographer's doFrame: update the back buffer and post it. */
 static void do_frame(struct pl_window *w)
 {
 	if (!w->dirty)
@@ -78,9 +118,7 @@ static void do_frame(struct pl_window *w)
 		.height_px = PL_DISPLAY_HEIGHT_PX,
 		.stride_px = PL_DISPLAY_WIDTH_PX,
 	};
-	pl_canvas_fill_rect(&c, 0, 0, c.width_px, c.height_px, BACKGROUND_XRGB);
-	for (unsigned i = 0; i < w->nviews; i++)
-		w->views[i]->draw(w->views[i], &c);
+	redraw(w, &c);
 	struct pl_wire m = { .type = PL_WIRE_POST, .seq = w->frame_seq, .buffer = w->back };
 	int err = pl_wire_send(w->sock, &m, -1);
 	if (err) {

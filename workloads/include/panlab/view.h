@@ -4,7 +4,7 @@
  *
  * pl_view_invalidate marks the window dirty and asks the compositor for the
  * next vsync (UI_INVALIDATE, a0 = view id). On that vsync the main looper
- * redraws every view into the window's back buffer and posts the frame to
+ * redraws the invalidated views into the window's back buffer and posts the frame to
  * the compositor (UI_UPDATE, a0 = the window's frame seq, counted from 0),
  * which shows it at its following vsync. A tap is hit-tested against the
  * views, topmost (last added) first.
@@ -19,6 +19,7 @@
 #ifndef PANLAB_VIEW_H
 #define PANLAB_VIEW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pl_canvas {
@@ -43,9 +44,10 @@ struct pl_view {
 	void (*draw)(struct pl_view *v, struct pl_canvas *c);
 	void (*on_tap)(struct pl_view *v, int x_px, int y_px, int32_t param);	/* optional */
 	void *ctx;
-	/* Set by pl_window_add_view. */
+	/* Set by pl_window_add_view and pl_view_invalidate. */
 	struct pl_window *window;
 	uint32_t id;
+	bool dirty;
 };
 
 /* Returns 0, or -ENOSPC when the window holds PL_WINDOW_MAX_VIEWS already. */
