@@ -46,22 +46,31 @@ cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace"
 [ -n "$workload" ] && cmdline="$cmdline panlab.workload=$workload"
 [ -n "$guest_test" ] && cmdline="$cmdline panlab.test=$guest_test"
 cmdline="$cmdline $append"
+# Determinism: -seed fixes the random seed QEMU puts in the device tree,
+# the RTC follows guest time from a fixed date, and the console goes to a
+# file, which never pushes back on the guest as a pipe can.
 start=$(date +%s.%N)
+: > "$out/console.log"
+tail -n +1 -f "$out/console.log" &
+tail_pid=$!
 set +e
 timeout --foreground "$timeout_s" qemu-system-arm \
 	-M virt -cpu cortex-a15 -smp 2 -m 1024 \
 	-global virtio-mmio.force-legacy=false \
-	-icount shift=2,sleep=off \
+	-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
-	-no-reboot -monitor none -serial stdio -nic none \
+	-no-reboot -monitor none -nic none \
+	-chardev file,id=console,path="$out/console.log" -serial chardev:console \
 	-display "$display" \
 	-device virtio-gpu-device,xres=480,yres=800 \
 	-device virtio-tablet-device -device virtio-keyboard-device \
 	-device virtio-serial-device \
 	$(port trace trace.bin) $(port input gt-input.txt) $(port display gt-display.txt) \
-	< /dev/null 2>&1 | tee "$out/console.log"
-status=${PIPESTATUS[0]}
+	< /dev/null
+status=$?
 set -e
+kill "$tail_pid" 2>/dev/null
+wait "$tail_pid" 2>/dev/null || true
 end=$(date +%s.%N)
 wall=$(echo "$end - $start" | bc)
 echo "$wall" > "$out/host-wall-s.txt"
