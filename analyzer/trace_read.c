@@ -14,25 +14,11 @@
 #define PL_FIRST_USER_TYPE 64
 #define PL_MAX_CPUS 1024
 
-static const char *const type_names[] = {
-	[PL_EV_CONTEXT_SWITCH] = "context_switch",
-	[PL_EV_WAKEUP] = "wakeup",
-	[PL_EV_FORK] = "fork",
-	[PL_EV_THREAD_NAME] = "thread_name",
-	[PL_EV_EXIT] = "exit",
-	[PL_EV_UI_INPUT] = "ui_input",
-	[PL_EV_UI_KEY] = "ui_key",
-	[PL_EV_ENQUEUE_MSG] = "enqueue_msg",
-	[PL_EV_DEQUEUE_MSG] = "dequeue_msg",
-	[PL_EV_MSG_DONE] = "msg_done",
-	[PL_EV_SUBMIT_ASYNC_TASK] = "submit_async_task",
-	[PL_EV_CONSUME_ASYNC_TASK] = "consume_async_task",
-	[PL_EV_ASYNC_TASK_END] = "async_task_end",
-	[PL_EV_UI_INVALIDATE] = "ui_invalidate",
-	[PL_EV_UI_UPDATE] = "ui_update",
-	[PL_EV_ENTER_FOREGROUND] = "enter_foreground",
-	[PL_EV_EXIT_FOREGROUND] = "exit_foreground",
+#define PL_EV_NAME_ENTRY(name, value, str) [value] = str,
+static const char *const type_names[PL_EV_TYPE_MAX + 1] = {
+	PL_EVENT_TYPES(PL_EV_NAME_ENTRY)
 };
+#undef PL_EV_NAME_ENTRY
 
 const char *pl_event_type_name(uint32_t type)
 {
@@ -200,7 +186,8 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off,
 	}
 	int user_type = ev->type >= PL_FIRST_USER_TYPE;
 
-	if (user_type != (s->kind == PL_SRC_USER_THREAD)) {
+	/* LOST marks a gap in whichever buffer dropped records, kernel or user. */
+	if (ev->type != PL_EV_LOST && user_type != (s->kind == PL_SRC_USER_THREAD)) {
 		pl_error_at_offset(err, name, off,
 				   "%s event in %s source %u, expected %s events only",
 				   pl_event_type_name(ev->type), kind_name(s->kind), si,

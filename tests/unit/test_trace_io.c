@@ -198,6 +198,37 @@ static void test_bad_records(void)
 	free(buf);
 }
 
+/* LOST may mark a gap in any buffer; every type of the X-macro list is known. */
+static void test_lost_and_table1_types(void)
+{
+	struct pl_trace_builder b;
+	struct pl_trace t;
+	struct pl_error err = { "" };
+	uint8_t *buf;
+	size_t len;
+
+	pl_trace_builder_init(&b, 1);
+	uint32_t k = pl_trace_builder_add_source(&b, PL_SRC_KERNEL_CPU, 0, 2);
+	uint32_t u = pl_trace_builder_add_source(&b, PL_SRC_USER_THREAD, 9, 5);
+	struct pl_event lost_k = { 1, PL_EV_LOST, 0, 9, 2, 0, 0 };
+	struct pl_event binder = { 2, PL_EV_BINDER_CONSUME, 0, 9, 77, 0, 0 };
+	struct pl_event lost_u = { 3, PL_EV_LOST, PL_CPU_NONE, 9, 5, 0, 0 };
+
+	pl_trace_builder_add_event(&b, k, &lost_k);
+	pl_trace_builder_add_event(&b, k, &binder);
+	pl_trace_builder_add_event(&b, u, &lost_u);
+	pl_trace_builder_serialize(&b, &buf, &len);
+	CU_ASSERT_EQUAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.nevents, 3);
+	CU_ASSERT_EQUAL(t.events_lost, 7);
+	pl_trace_free(&t);
+	free(buf);
+	pl_trace_builder_free(&b);
+	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_WAITQUEUE_NOTIFY), "waitqueue_notify");
+	CU_ASSERT_PTR_NULL(pl_event_type_name(36));
+	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_TYPE_MAX + 1));
+}
+
 static void test_open_error(void)
 {
 	struct pl_trace t;
@@ -218,5 +249,6 @@ void add_trace_io_tests(void)
 	CU_add_test(s, "corrupt source table", test_corrupt_sources);
 	CU_add_test(s, "unknown event type", test_unknown_event_type);
 	CU_add_test(s, "records breaking the source rules", test_bad_records);
+	CU_add_test(s, "LOST markers and Table 1 kernel types", test_lost_and_table1_types);
 	CU_add_test(s, "missing file", test_open_error);
 }
