@@ -2,11 +2,13 @@
 #include <CUnit/CUnit.h>
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
 #include "panlab/looper.h"
+#include "panlab/thread.h"
 #include "panlab/ulog.h"
 #include "panlab/ulog_reader.h"
 #include "test_platform.h"
@@ -194,6 +196,71 @@ static void test_trace_events(void)
 	pl_looper_destroy(r.looper);
 }
 
+struct idle_test {
+	struct recorder r;
+	int idle_calls;
+	int once_calls;
+};
+
+/* Counts idle periods; the first two send a message, so the queue goes idle three times. */
+static bool on_idle(void *ctx)
+{
+	struct idle_test *t = ctx;
+	if (++t->idle_calls <= 2) {
+		send_what(&t->r, t->idle_calls);
+	} else {
+		pl_looper_quit(t->r.looper);
+	}
+	return true;
+}
+
+static bool on_idle_once(void *ctx)
+{
+	((struct idle_test *)ctx)->once_calls++;
+	return false;
+}
+
+static void test_idle_handlers(void)
+{
+	static struct idle_test t;
+	setup(&t.r, 0);
+	CU_ASSERT_EQUAL(pl_looper_add_idle_handler(t.r.looper, on_idle, &t), 0);
+	CU_ASSERT_EQUAL(pl_looper_add_idle_handler(t.r.looper, on_idle_once, &t), 0);
+	send_what(&t.r, 0);
+	CU_ASSERT_EQUAL(pl_looper_loop(t.r.looper), 0);
+	/* Not before the first message: it was due. Then once per idle period. */
+	CU_ASSERT_EQUAL(t.r.n, 3);
+	CU_ASSERT_EQUAL(t.idle_calls, 3);
+	CU_ASSERT_EQUAL(t.once_calls, 1);
+	pl_looper_destroy(t.r.looper);
+}
+
+static void post_sem(void *arg)
+{
+	sem_post(arg);
+}
+
+static void test_handler_thread(void)
+{
+	static struct recorder r;
+	sem_t done;
+	struct pl_handler_thread *ht = pl_handler_thread_start("test-ht");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ht);
+	sem_init(&done, 0, 0);
+	r.looper = pl_handler_thread_looper(ht);
+	r.n = 0;
+	r.quit_after = 0;
+	pl_handler_init(&r.handler, r.looper, record, &r);
+	for (int i = 0; i < 3; i++)
+		send_what(&r, i);
+	pl_handler_post(&r.handler, post_sem, &done);
+	sem_wait(&done);
+	pl_handler_thread_stop(ht);
+	sem_destroy(&done);
+	CU_ASSERT_EQUAL(r.n, 3);
+	CU_ASSERT_EQUAL(r.seen[2], 2);
+}
+
 void add_looper_suite(void)
 {
 	CU_pSuite s = CU_add_suite("looper", NULL, NULL);
@@ -202,4 +269,6 @@ void add_looper_suite(void)
 	CU_add_test(s, "per-sender FIFO across threads", test_cross_thread_fifo);
 	CU_add_test(s, "fd watch, quit, send after quit", test_fd_watch_and_quit);
 	CU_add_test(s, "ENQUEUE/DEQUEUE/MSG_DONE records", test_trace_events);
+	CU_add_test(s, "idle handlers once per idle period", test_idle_handlers);
+	CU_add_test(s, "HandlerThread", test_handler_thread);
 }

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -29,8 +30,15 @@ struct fd_watch {
 	void *ctx;
 };
 
+struct idle_handler {
+	pl_idle_fn fn;
+	void *ctx;
+};
+
 struct pl_looper {
 	pthread_mutex_t lock;
+	struct idle_handler idle[PL_LOOPER_MAX_IDLE_HANDLERS];
+	unsigned nidle;
 	struct queued *head;	/* sorted by when_ns, FIFO among equals */
 	uint32_t next_msg_id;
 	bool quit;
@@ -251,15 +259,60 @@ static int wait_ms(const struct pl_looper *l, uint64_t now)
 	return wait_ns >= 60000000000ull ? 60000 : (int)((wait_ns + 999999) / 1000000);
 }
 
+int pl_looper_add_idle_handler(struct pl_looper *l, pl_idle_fn fn, void *ctx)
+{
+	int err = -ENOSPC;
+	pthread_mutex_lock(&l->lock);
+	if (l->nidle < PL_LOOPER_MAX_IDLE_HANDLERS) {
+		l->idle[l->nidle++] = (struct idle_handler){ fn, ctx };
+		err = 0;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return err;
+}
+
+static void remove_idle_handler(struct pl_looper *l, struct idle_handler h)
+{
+	pthread_mutex_lock(&l->lock);
+	for (unsigned i = 0; i < l->nidle; i++) {
+		if (l->idle[i].fn == h.fn && l->idle[i].ctx == h.ctx) {
+			l->idle[i] = l->idle[--l->nidle];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Android's MessageQueue.next(): idle handlers run once each time the queue goes idle. */
+static void run_idle_handlers(struct pl_looper *l)
+{
+	struct idle_handler run[PL_LOOPER_MAX_IDLE_HANDLERS];
+	pthread_mutex_lock(&l->lock);
+	unsigned n = l->nidle;
+	memcpy(run, l->idle, n * sizeof(run[0]));
+	pthread_mutex_unlock(&l->lock);
+	for (unsigned i = 0; i < n; i++)
+		if (!run[i].fn(run[i].ctx))
+			remove_idle_handler(l, run[i]);
+}
+
 int pl_looper_loop(struct pl_looper *l)
 {
+	bool idle_done = false;	/* since the last message */
+
 	for (;;) {
 		pthread_mutex_lock(&l->lock);
 		bool quit = l->quit;
 		int timeout_ms = wait_ms(l, pl_now_ns());
+		bool run_idle = timeout_ms != 0 && !idle_done && l->nidle > 0;
 		pthread_mutex_unlock(&l->lock);
 		if (quit)
 			return 0;
+		if (run_idle) {
+			run_idle_handlers(l);
+			idle_done = true;
+			continue;	/* they may have sent messages */
+		}
 		/* Watched fds get a turn before every message, as in Android's pollOnce. */
 		int err = poll_once(l, timeout_ms);
 		if (err)
@@ -272,7 +325,9 @@ int pl_looper_loop(struct pl_looper *l)
 		else
 			l->head = q->next;
 		pthread_mutex_unlock(&l->lock);
-		if (q)
+		if (q) {
 			dispatch(l, q);
+			idle_done = false;
+		}
 	}
 }

@@ -19,6 +19,7 @@
 #ifndef PANLAB_LOOPER_H
 #define PANLAB_LOOPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct pl_looper;
@@ -54,6 +55,15 @@ void pl_looper_quit(struct pl_looper *l);
 
 /* Queue id as traced in ENQUEUE_MSG/DEQUEUE_MSG a1. */
 uint32_t pl_looper_queue_id(const struct pl_looper *l);
+
+/*
+ * Run fn on the looper thread each time the queue goes idle (nothing due),
+ * once per idle period, as Android's IdleHandler; fn returns false to be
+ * removed. Returns 0 or -ENOSPC beyond PL_LOOPER_MAX_IDLE_HANDLERS.
+ */
+#define PL_LOOPER_MAX_IDLE_HANDLERS 8
+typedef bool (*pl_idle_fn)(void *ctx);
+int pl_looper_add_idle_handler(struct pl_looper *l, pl_idle_fn fn, void *ctx);
 
 /* Watch fd (not owned) for events; fn runs on the looper thread. Returns 0 or -errno. */
 int pl_looper_add_fd(struct pl_looper *l, int fd, uint32_t events, pl_fd_fn fn, void *ctx);

@@ -1,0 +1,28 @@
+/*
+ * Threads as Android apps start them: a plain worker thread (new Thread(r)
+ * .start()) and a HandlerThread, a thread running its own looper. The kernel
+ * logger sees both through FORK and THREAD_NAME; work handed to a
+ * HandlerThread is traced through its message queue.
+ *
+ * Ownership: pl_handler_thread_start allocates the thread object and its
+ * looper; pl_handler_thread_stop quits the looper (dropping queued messages),
+ * joins the thread and frees both. A plain thread is the caller's to join.
+ */
+#ifndef PANLAB_THREAD_H
+#define PANLAB_THREAD_H
+
+#include <pthread.h>
+
+#include "panlab/looper.h"
+
+/* Start fn(arg) on a new thread named name (15 chars kept). Returns 0 or -errno. */
+int pl_thread_start(pthread_t *out, const char *name, void *(*fn)(void *), void *arg);
+
+struct pl_handler_thread;
+
+/* Returns NULL on failure (errno set). The looper is usable at once, from any thread. */
+struct pl_handler_thread *pl_handler_thread_start(const char *name);
+struct pl_looper *pl_handler_thread_looper(struct pl_handler_thread *t);
+void pl_handler_thread_stop(struct pl_handler_thread *t);
+
+#endif /* PANLAB_THREAD_H */
