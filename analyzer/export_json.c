@@ -66,6 +66,9 @@ static void add_intervals(json_t *out, const struct pl_analysis *a)
 		case PL_IV_TASK:
 			snprintf(name, sizeof(name), "task %" PRIu64, iv->item_id);
 			break;
+		case PL_IV_BINDER:
+			snprintf(name, sizeof(name), "binder %" PRIu64, iv->item_id);
+			break;
 		case PL_IV_INPUT:
 			snprintf(name, sizeof(name), "input");
 			break;

@@ -2,8 +2,9 @@
 /*
  * Stage 3: causal edges between events (Panappticon 4.3, "causal
  * relationship"). One pass in time order joins each consumer event to its
- * producer by id; ids are keyed with their queue or executor id, which the
- * platform makes globally unique, because records carry no process id.
+ * producer by id. Message and task ids are keyed with their queue or
+ * executor id, which the platform makes globally unique, because records
+ * carry no process id; binder ids are unique kernel-wide.
  */
 #include "panlab/model.h"
 
@@ -56,7 +57,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    struct pl_graph *out)
 {
 	struct builder b = { .out = out };
-	struct pl_idmap messages = { 0 }, tasks = { 0 }, forks = { 0 };
+	struct pl_idmap messages = { 0 }, tasks = { 0 }, binders = { 0 }, forks = { 0 };
 	struct pending_invalidates *inval = pl_xcalloc(iv->nthreads, sizeof(*inval));
 	uint64_t from;
 
@@ -89,6 +90,18 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 				add_edge(&b, PL_EDGE_TASK, from, e);
 			else
 				out->unmatched_consumes++;
+			break;
+		case PL_EV_BINDER_PRODUCE_ONEWAY:
+		case PL_EV_BINDER_PRODUCE_TWOWAY:
+		case PL_EV_BINDER_REPLY:
+			/* The driver's debug ids are unique kernel-wide, requests and replies alike. */
+			pl_idmap_put(&binders, ev->a0, 0, e);
+			break;
+		case PL_EV_BINDER_CONSUME:
+			if (pl_idmap_take(&binders, ev->a0, 0, &from))
+				add_edge(&b, PL_EDGE_BINDER, from, e);
+			else
+				out->unmatched_binder_consumes++;
 			break;
 		case PL_EV_FORK:
 			pl_idmap_put(&forks, ev->a0, 0, e);
@@ -123,6 +136,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 	free(b.edges);
 	pl_idmap_free(&messages);
 	pl_idmap_free(&tasks);
+	pl_idmap_free(&binders);
 	pl_idmap_free(&forks);
 }
 
@@ -140,6 +154,8 @@ const char *pl_edge_kind_name(enum pl_edge_kind kind)
 		return "message";
 	case PL_EDGE_TASK:
 		return "task";
+	case PL_EDGE_BINDER:
+		return "binder";
 	case PL_EDGE_FORK:
 		return "fork";
 	case PL_EDGE_INVALIDATE:

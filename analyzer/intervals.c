@@ -19,6 +19,7 @@ struct builder {
 	struct pl_intervals *out;
 	struct pl_idmap tids;		/* tid -> thread index */
 	uint64_t *open;			/* per thread: open interval or PL_NONE */
+	uint8_t *awaiting_reply;	/* per thread: a two-way binder call is outstanding */
 	uint64_t threads_cap, intervals_cap;
 };
 
@@ -33,10 +34,12 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 		b->threads_cap = b->threads_cap ? b->threads_cap * 2 : 16;
 		o->threads = pl_xrealloc(o->threads, b->threads_cap, sizeof(*o->threads));
 		b->open = pl_xrealloc(b->open, b->threads_cap, sizeof(*b->open));
+		b->awaiting_reply = pl_xrealloc(b->awaiting_reply, b->threads_cap, 1);
 	}
 	o->threads[o->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
 	b->open[o->nthreads] = PL_NONE;
+	b->awaiting_reply[o->nthreads] = 0;
 	pl_idmap_put(&b->tids, tid, 0, o->nthreads);
 	return o->nthreads++;
 }
@@ -70,20 +73,23 @@ static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
 		.kind = kind,
 		.end = PL_END_TRACE,
 		.queue_id = kind == PL_IV_MESSAGE || kind == PL_IV_TASK ? ev->a1 : 0,
-		.item_id = kind == PL_IV_MESSAGE || kind == PL_IV_TASK ? ev->a0 : 0,
+		.item_id = kind == PL_IV_IMPLICIT || kind == PL_IV_INPUT ? 0 : ev->a0,
 		.start_ns = ev->ts_ns,
 	};
 	b->open[th] = o->nintervals++;
 }
 
+/* Intervals with a start marker: work the thread took from a queue, executor or binder. */
 static int is_explicit(const struct pl_interval *iv)
 {
-	return iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK;
+	return iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK || iv->kind == PL_IV_BINDER;
 }
 
 /* Does ev end the interval it would be added to? */
 static int ends(const struct pl_interval *iv, const struct pl_event *ev)
 {
+	if (ev->type == PL_EV_BINDER_REPLY)
+		return iv->kind == PL_IV_BINDER;
 	enum pl_interval_kind want = ev->type == PL_EV_MSG_DONE ? PL_IV_MESSAGE : PL_IV_TASK;
 
 	return iv->kind == want && iv->queue_id == ev->a1 && iv->item_id == ev->a0;
@@ -106,6 +112,28 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 	case PL_EV_UI_KEY:
 		if (cur == PL_NONE || !is_explicit(&o->intervals[cur]))
 			open_new(b, th, PL_IV_INPUT, ev);
+		break;
+	case PL_EV_BINDER_PRODUCE_TWOWAY:
+		b->awaiting_reply[th] = 1;
+		if (cur == PL_NONE)
+			open_new(b, th, PL_IV_IMPLICIT, ev);
+		break;
+	case PL_EV_BINDER_CONSUME:
+		/* The caller takes its reply and goes on; any other CONSUME is a new request. */
+		if (!b->awaiting_reply[th])
+			open_new(b, th, PL_IV_BINDER, ev);
+		else if (cur == PL_NONE)
+			open_new(b, th, PL_IV_IMPLICIT, ev);
+		b->awaiting_reply[th] = 0;
+		break;
+	case PL_EV_BINDER_REPLY:
+		/* A reply ends the request's interval; without one it is an ordinary event. */
+		if (cur != PL_NONE && ends(&o->intervals[cur], ev)) {
+			close_open(b, th, PL_END_MARKER);
+			return cur;
+		}
+		if (cur == PL_NONE)
+			open_new(b, th, PL_IV_IMPLICIT, ev);
 		break;
 	case PL_EV_MSG_DONE:
 	case PL_EV_ASYNC_TASK_END:
@@ -199,6 +227,7 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	}
 	pl_idmap_free(&b.tids);
 	free(b.open);
+	free(b.awaiting_reply);
 }
 
 uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e)

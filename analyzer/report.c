@@ -138,14 +138,15 @@ static json_t *model_json(const struct pl_analysis *a)
 
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
 			 "orphan_interval_ends", count(a->iv->orphan_ends),
 			 "unterminated_intervals", count(a->iv->unterminated),
 			 "unmatched_dequeues", count(a->graph->unmatched_dequeues),
-			 "unmatched_consumes", count(a->graph->unmatched_consumes));
+			 "unmatched_consumes", count(a->graph->unmatched_consumes),
+			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes));
 }
 
 json_t *pl_report_summary(const struct pl_analysis *a)

@@ -3,7 +3,8 @@
 #include "test_analyzer.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
-enum { MAIN = 100, CHILD = 200, RECEIVER = 103, VSYNC = 104, TIMER = 105 };
+enum { MAIN = 100, CHILD = 200, RECEIVER = 103, VSYNC = 104, TIMER = 105, SERVER = 300,
+       OTHER = 400 };
 #define QUEUE (MAIN << 8 | 0)
 
 static void message(struct tb *t, uint32_t tid, uint64_t us, uint64_t msg)
@@ -198,6 +199,61 @@ static void test_input_outside_message(void)
 	model_free(&m);
 }
 
+/*
+ * A tap's handler makes a two-way binder call (request 5, reply 6) to a
+ * service thread, then invalidates; the service thread served a one-way
+ * request 7 from another process just before. The reply continues the
+ * handler's interval, request 5's interval ends at its reply, and request 7
+ * is no part of the transaction.
+ */
+static void test_binder(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_kernel(&t, 0, US(900), PL_EV_BINDER_PRODUCE_ONEWAY, OTHER, 7, SERVER);
+	tb_kernel(&t, 0, US(950), PL_EV_BINDER_CONSUME, SERVER, 7, 0);
+	tb_kernel(&t, 0, US(1020), PL_EV_BINDER_PRODUCE_TWOWAY, MAIN, 5, SERVER);
+	tb_kernel(&t, 0, US(1030), PL_EV_BINDER_CONSUME, SERVER, 5, 0);
+	tb_kernel(&t, 0, US(1040), PL_EV_BINDER_REPLY, SERVER, 6, MAIN);
+	tb_kernel(&t, 0, US(1045), PL_EV_BINDER_CONSUME, MAIN, 6, 0);
+	tb_user(&t, SERVER, US(1100), PL_EV_ENQUEUE_MSG, 99, SERVER << 8);
+	message(&t, RECEIVER, 900, 1);
+	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1050), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(&t, MAIN, US(1060), PL_EV_MSG_DONE, 1, QUEUE);
+	draw(&t, 1200, 2, 0);	/* UI_UPDATE at 1210 */
+	model_build(&t, &m);
+
+	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_BINDER], 3);
+	CU_ASSERT_EQUAL(m.graph.unmatched_binder_consumes, 0);
+	int server_intervals = 0;
+
+	for (uint64_t i = 0; i < m.iv.nintervals; i++) {
+		const struct pl_interval *iv = &m.iv.intervals[i];
+
+		if (m.iv.threads[iv->thread].tid == MAIN && iv->item_id == 1)
+			CU_ASSERT_EQUAL(iv->nevents, 6);	/* the reply did not split it */
+		if (m.iv.threads[iv->thread].tid != SERVER)
+			continue;
+		server_intervals++;
+		if (iv->start_ns == US(1030)) {
+			CU_ASSERT_EQUAL(iv->kind, PL_IV_BINDER);
+			CU_ASSERT_EQUAL(iv->item_id, 5);
+			CU_ASSERT_EQUAL(iv->end, PL_END_MARKER);
+			CU_ASSERT_EQUAL(iv->nevents, 2);
+		}
+	}
+	CU_ASSERT_EQUAL(server_intervals, 3);	/* request 7, request 5, what follows the reply */
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
+	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(200));
+	CU_ASSERT_EQUAL(m.tx.items[0].nthreads, 2);
+	CU_ASSERT_EQUAL(m.tx.items[0].nintervals, 3);	/* message 1, request 5, the draw */
+	model_free(&m);
+}
+
 /* Lost events: an end without start, a start without end, a dequeue without enqueue. */
 static void test_lost_events(void)
 {
@@ -230,5 +286,6 @@ void add_transaction_tests(void)
 	CU_add_test(s, "several display updates, the last ends it", test_several_updates);
 	CU_add_test(s, "display update no input caused", test_unattributed_update);
 	CU_add_test(s, "input outside a message", test_input_outside_message);
+	CU_add_test(s, "binder calls", test_binder);
 	CU_add_test(s, "lost events", test_lost_events);
 }

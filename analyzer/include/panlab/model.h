@@ -41,6 +41,12 @@ struct pl_thread {
 enum pl_interval_kind {
 	PL_IV_MESSAGE = 1,	/* DEQUEUE_MSG .. MSG_DONE on a looper */
 	PL_IV_TASK,		/* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
+	/*
+	 * BINDER_CONSUME of a request .. the thread's BINDER_REPLY (two-way)
+	 * or next boundary (one-way). The CONSUME of the reply to the
+	 * thread's own two-way call is no boundary: its interval goes on.
+	 */
+	PL_IV_BINDER,
 	PL_IV_INPUT,		/* UI_INPUT/UI_KEY outside a message .. next boundary */
 	/*
 	 * Everything else: the stretch of a thread between boundaries. A
@@ -52,7 +58,7 @@ enum pl_interval_kind {
 
 /* Why an interval ended. */
 enum pl_interval_end {
-	PL_END_MARKER = 1,	/* its MSG_DONE / ASYNC_TASK_END */
+	PL_END_MARKER = 1,	/* its MSG_DONE / ASYNC_TASK_END / BINDER_REPLY */
 	PL_END_NEXT,		/* the next interval on the thread began */
 	PL_END_EXIT,		/* the thread exited */
 	PL_END_TRACE,		/* the trace ended */
@@ -63,7 +69,7 @@ struct pl_interval {
 	enum pl_interval_kind kind;
 	enum pl_interval_end end;
 	uint32_t queue_id;	/* MESSAGE/TASK: queue or executor id (a1) */
-	uint64_t item_id;	/* MESSAGE/TASK: message or task id (a0) */
+	uint64_t item_id;	/* MESSAGE/TASK/BINDER: message, task or binder transaction id (a0) */
 	uint64_t start_ns;	/* first event */
 	uint64_t end_ns;	/* last event */
 	uint64_t first_slot;	/* events are slot_event[first_slot .. +nevents) */
@@ -95,6 +101,7 @@ uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e);
 enum pl_edge_kind {
 	PL_EDGE_MESSAGE = 1,	/* ENQUEUE_MSG -> DEQUEUE_MSG, same (queue, message) */
 	PL_EDGE_TASK,		/* SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, same (executor, task) */
+	PL_EDGE_BINDER,		/* BINDER_PRODUCE_* or BINDER_REPLY -> BINDER_CONSUME, same id */
 	PL_EDGE_FORK,		/* FORK -> the child's first event */
 	PL_EDGE_INVALIDATE,	/* UI_INVALIDATE -> the next UI_UPDATE on the same thread */
 	PL_EDGE_KINDS,
@@ -111,9 +118,10 @@ struct pl_graph {
 	struct pl_edge *edges;		/* grouped by from_event, time order of to_event within */
 	uint64_t *out_first;		/* nevents + 1: edges of e are [out_first[e], out_first[e + 1]) */
 	uint64_t by_kind[PL_EDGE_KINDS];
-	/* DEQUEUE_MSG / CONSUME_ASYNC_TASK whose enqueue or submit is not in the trace. */
+	/* Consumers whose producer is not in the trace (lost, or before tracing began). */
 	uint64_t unmatched_dequeues;
 	uint64_t unmatched_consumes;
+	uint64_t unmatched_binder_consumes;
 };
 
 void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
