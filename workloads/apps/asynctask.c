@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "panlab/app.h"
+#include "panlab/clock.h"
 
 #define BUTTON_IDLE_XRGB 0x002e7d32u
 #define BUTTON_BUSY_XRGB 0x00104010u
@@ -34,13 +34,6 @@ struct job {
 	struct state *st;
 	uint64_t ms;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void draw_button(struct pl_view *v, struct pl_canvas *c)
 {
@@ -71,7 +64,7 @@ static void on_pre_execute(struct pl_async_task *t, void *ctx)
 static void *do_in_background(struct pl_async_task *t, void *ctx)
 {
 	const struct job *job = ctx;
-	uint64_t end = now_ns() + job->ms * 1000000u;
+	uint64_t end = pl_now_ns() + job->ms * 1000000u;
 	uint32_t x = 2463534242u;
 
 	(void)t;
@@ -81,7 +74,7 @@ static void *do_in_background(struct pl_async_task *t, void *ctx)
 			x ^= x >> 17;
 			x ^= x << 5;
 		}
-	} while (now_ns() < end);
+	} while (pl_now_ns() < end);
 	return (void *)(uintptr_t)x;
 }
 

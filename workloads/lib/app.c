@@ -1,12 +1,10 @@
 /* App bootstrap. See include/panlab/app.h. */
 #include <errno.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "panlab/ready.h"
@@ -26,7 +24,6 @@ struct pl_app {
 	struct pl_executor *pool;
 	struct pl_executor *serial;
 	int input_sock;
-	int signal_fd;
 	bool ready;			/* ready has been signalled */
 	bool focused;
 	bool frame_posted;
@@ -109,14 +106,11 @@ static void on_input_socket(int fd, uint32_t events, void *ctx)
 		free(w);
 }
 
-static void on_signal(int fd, uint32_t events, void *ctx)
+static void on_signal(int signo, void *ctx)
 {
 	struct pl_app *app = ctx;
-	struct signalfd_siginfo si;
 
-	(void)events;
-	if (read(fd, &si, sizeof(si)) != sizeof(si))
-		return;
+	(void)signo;
 	if (app->focused)
 		pl_ulog(PL_EV_EXIT_FOREGROUND, (uint64_t)getpid(), 0, 0);
 	pl_looper_quit(app->looper);
@@ -130,21 +124,6 @@ static int open_input(struct pl_app *app)
 	struct pl_wire m = { .type = PL_WIRE_FOCUS_REQUEST, .pid = (uint32_t)getpid() };
 	int err = pl_wire_send(app->input_sock, &m, -1);
 	return err ? err : pl_looper_add_fd(app->looper, app->input_sock, EPOLLIN, on_input_socket, app);
-}
-
-/* SIGTERM is read from a signalfd on the main looper; every thread inherits the block. */
-static int open_signals(struct pl_app *app)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	app->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (app->signal_fd < 0)
-		return -errno;
-	return pl_looper_add_fd(app->looper, app->signal_fd, EPOLLIN, on_signal, app);
 }
 
 static int start(struct pl_app *app)
@@ -162,7 +141,8 @@ static int start(struct pl_app *app)
 	}
 	pl_handler_init(&app->main, app->looper, NULL, app);
 	pl_handler_init(&app->input, app->looper, on_input_message, app);
-	if ((e = open_signals(app)) != 0) {
+	/* Before any thread starts, so every thread inherits the blocked SIGTERM. */
+	if ((e = pl_looper_watch_signals(app->looper, on_signal, app)) != 0) {
 		pl_app_fail(app, "signalfd", e);
 		return -1;
 	}
@@ -193,7 +173,7 @@ static int start(struct pl_app *app)
 int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 {
 	struct pl_app app = {
-		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1, .signal_fd = -1,
+		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1,
 	};
 
 	if (start(&app) == 0) {
@@ -209,8 +189,6 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 	pl_window_close(app.window);
 	if (app.input_sock >= 0)
 		close(app.input_sock);
-	if (app.signal_fd >= 0)
-		close(app.signal_fd);
 	pl_looper_destroy(app.looper);
 	pl_ulog_close();
 	return app.status;

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "panlab/ulog.h"
@@ -46,6 +48,9 @@ struct pl_looper {
 	int epfd;
 	int wakefd;
 	struct fd_watch *watches;	/* touched only on the looper thread */
+	int signal_fd;			/* -1 until pl_looper_watch_signals */
+	pl_signal_fn on_signal;
+	void *signal_ctx;
 };
 
 static _Atomic uint32_t next_object_index;
@@ -63,6 +68,7 @@ struct pl_looper *pl_looper_create(void)
 	pthread_mutex_init(&l->lock, NULL);
 	l->queue_id = pl_new_object_id();
 	l->next_msg_id = 1;
+	l->signal_fd = -1;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	l->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
@@ -89,6 +95,8 @@ void pl_looper_destroy(struct pl_looper *l)
 		l->watches = w->next;
 		free(w);
 	}
+	if (l->signal_fd >= 0)
+		close(l->signal_fd);
 	if (l->epfd >= 0)
 		close(l->epfd);
 	if (l->wakefd >= 0)
@@ -145,6 +153,40 @@ int pl_looper_remove_fd(struct pl_looper *l, int fd)
 		}
 	}
 	return -ENOENT;
+}
+
+static void on_signalfd(int fd, uint32_t events, void *ctx)
+{
+	struct pl_looper *l = ctx;
+	struct signalfd_siginfo si;
+
+	(void)events;
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (l->on_signal)
+		l->on_signal((int)si.ssi_signo, l->signal_ctx);
+	else
+		pl_looper_quit(l);
+}
+
+int pl_looper_watch_signals(struct pl_looper *l, pl_signal_fn on_signal, void *ctx)
+{
+	sigset_t set;
+
+	if (l->signal_fd >= 0)
+		return -EBUSY;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	int err = pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (err)
+		return -err;
+	l->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->signal_fd < 0)
+		return -errno;
+	l->on_signal = on_signal;
+	l->signal_ctx = ctx;
+	return pl_looper_add_fd(l, l->signal_fd, EPOLLIN, on_signalfd, l);
 }
 
 void pl_handler_init(struct pl_handler *h, struct pl_looper *l, pl_handle_fn handle, void *ctx)

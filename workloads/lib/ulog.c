@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ulog_layout.h"
@@ -23,14 +22,6 @@ static _Atomic unsigned log_generation;
 static __thread struct pl_ulog_slot *tls_slot;
 static __thread uint32_t tls_tid;
 static __thread unsigned tls_generation;
-
-uint64_t pl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
 {

@@ -18,20 +18,19 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "display_drm.h"
+#include "panlab/clock.h"
 #include "panlab/die.h"
 #include "panlab/looper.h"
 #include "panlab/ready.h"
@@ -58,7 +57,6 @@ struct compositor {
 	struct display display;
 	int listen_sock;
 	int timer_fd;
-	int signal_fd;
 	int gt_fd;		/* -1: no ground-truth port */
 	uint64_t epoch_ns;	/* vsync grid origin */
 	bool timer_armed;
@@ -69,18 +67,11 @@ struct compositor {
 	struct client clients[MAX_CLIENTS];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void arm_vsync(struct compositor *c)
 {
 	if (c->timer_armed)
 		return;
-	uint64_t next = c->epoch_ns + ((now_ns() - c->epoch_ns) / VSYNC_PERIOD_NS + 1) * VSYNC_PERIOD_NS;
+	uint64_t next = c->epoch_ns + ((pl_now_ns() - c->epoch_ns) / VSYNC_PERIOD_NS + 1) * VSYNC_PERIOD_NS;
 	struct itimerspec its = { .it_value = { .tv_sec = (time_t)(next / 1000000000u),
 						 .tv_nsec = (long)(next % 1000000000u) } };
 	if (timerfd_settime(c->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
@@ -126,7 +117,7 @@ static void compose(struct compositor *c)
 	int err = display_flush(d);
 	if (err)
 		pl_die("flush display: %s", strerror(-err));
-	write_ground_truth(c, now_ns());
+	write_ground_truth(c, pl_now_ns());
 	c->frame_seq++;
 }
 
@@ -139,7 +130,7 @@ static void on_vsync(int fd, uint32_t events, void *ctx)
 	if (read(fd, &expirations, sizeof(expirations)) != sizeof(expirations))
 		return;
 	c->timer_armed = false;
-	uint64_t tick_ns = now_ns();
+	uint64_t tick_ns = pl_now_ns();
 	c->vsync_seq++;
 	if (c->frame_pending)
 		compose(c);
@@ -227,29 +218,6 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 	close(s);
 }
 
-static void on_signal(int fd, uint32_t events, void *ctx)
-{
-	struct compositor *c = ctx;
-	struct signalfd_siginfo si;
-	(void)events;
-	if (read(fd, &si, sizeof(si)) == sizeof(si))
-		pl_looper_quit(c->looper);
-}
-
-static int watch_signals(struct compositor *c)
-{
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	c->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (c->signal_fd < 0)
-		return -errno;
-	return pl_looper_add_fd(c->looper, c->signal_fd, EPOLLIN, on_signal, c);
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -291,13 +259,13 @@ int main(int argc, char **argv)
 	c.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c.timer_fd < 0)
 		pl_die("timerfd: %s", strerror(errno));
-	c.epoch_ns = now_ns();
+	c.epoch_ns = pl_now_ns();
 	c.listen_sock = pl_wire_listen(PL_COMPOSITOR_SOCKET);
 	if (c.listen_sock < 0)
 		pl_die("listen on @%s: %s", PL_COMPOSITOR_SOCKET, strerror(-c.listen_sock));
 	if ((r = pl_looper_add_fd(c.looper, c.timer_fd, EPOLLIN, on_vsync, &c)) != 0 ||
 	    (r = pl_looper_add_fd(c.looper, c.listen_sock, EPOLLIN, on_accept, &c)) != 0 ||
-	    (r = watch_signals(&c)) != 0)
+	    (r = pl_looper_watch_signals(c.looper, NULL, NULL)) != 0)
 		pl_die("event loop: %s", strerror(-r));
 	if ((r = pl_ready_signal()) != 0)
 		pl_die("signal ready: %s", strerror(-r));

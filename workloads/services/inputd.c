@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/input.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,7 +51,6 @@ struct inputd {
 	struct pl_looper *looper;
 	int listen_sock;
 	int inotify_fd;
-	int signal_fd;
 	int clients[MAX_CLIENTS];
 	int focused;		/* socket of the focused app, -1: none */
 	uint64_t next_seq;
@@ -256,15 +253,6 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 	close(s);
 }
 
-static void on_signal(int fd, uint32_t events, void *ctx)
-{
-	struct inputd *in = ctx;
-	struct signalfd_siginfo si;
-	(void)events;
-	if (read(fd, &si, sizeof(si)) == sizeof(si))
-		pl_looper_quit(in->looper);
-}
-
 int main(void)
 {
 	static struct inputd in = { .focused = -1 };
@@ -278,13 +266,8 @@ int main(void)
 	if (!in.looper)
 		pl_die("looper: %s", strerror(errno));
 
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
-	    (in.signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
-		pl_die("signalfd: %s", strerror(errno));
+	if ((r = pl_looper_watch_signals(in.looper, NULL, NULL)) != 0)
+		pl_die("signalfd: %s", strerror(-r));
 
 	/* devtmpfs makes the directory with the first input device; make it now to watch it. */
 	if (mkdir(INPUT_DIR, 0755) < 0 && errno != EEXIST)
@@ -304,8 +287,7 @@ int main(void)
 	if (in.listen_sock < 0)
 		pl_die("listen on @%s: %s", PL_INPUTD_SOCKET, strerror(-in.listen_sock));
 	if ((r = pl_looper_add_fd(in.looper, in.inotify_fd, EPOLLIN, on_inotify, &in)) != 0 ||
-	    (r = pl_looper_add_fd(in.looper, in.listen_sock, EPOLLIN, on_accept, &in)) != 0 ||
-	    (r = pl_looper_add_fd(in.looper, in.signal_fd, EPOLLIN, on_signal, &in)) != 0)
+	    (r = pl_looper_add_fd(in.looper, in.listen_sock, EPOLLIN, on_accept, &in)) != 0)
 		pl_die("event loop: %s", strerror(-r));
 	if ((r = pl_ready_signal()) != 0)
 		pl_die("signal ready: %s", strerror(-r));

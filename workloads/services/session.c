@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "panlab/clock.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
@@ -47,13 +47,6 @@ static void kill_children(void)
 	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
 		if (children[i].pid > 0)
 			kill(children[i].pid, SIGKILL);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static void describe_status(int status, char *buf, size_t len)
@@ -91,7 +84,7 @@ static uint64_t start_and_wait(struct child *c, const char *path, char *const ar
 	do
 		n = read(p[0], &byte, 1);
 	while (n < 0 && errno == EINTR);
-	uint64_t t = now_ns();
+	uint64_t t = pl_now_ns();
 	close(p[0]);
 	if (n == 1)
 		return t;

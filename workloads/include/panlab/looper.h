@@ -65,6 +65,15 @@ uint32_t pl_looper_queue_id(const struct pl_looper *l);
 typedef bool (*pl_idle_fn)(void *ctx);
 int pl_looper_add_idle_handler(struct pl_looper *l, pl_idle_fn fn, void *ctx);
 
+/*
+ * Block SIGTERM and SIGINT in the calling thread (threads it starts later
+ * inherit the mask) and deliver them on the looper thread through a signalfd
+ * the looper owns: on_signal(signo, ctx) runs, or with on_signal NULL the
+ * looper quits. Returns 0 or -errno.
+ */
+typedef void (*pl_signal_fn)(int signo, void *ctx);
+int pl_looper_watch_signals(struct pl_looper *l, pl_signal_fn on_signal, void *ctx);
+
 /* Watch fd (not owned) for events; fn runs on the looper thread. Returns 0 or -errno. */
 int pl_looper_add_fd(struct pl_looper *l, int fd, uint32_t events, pl_fd_fn fn, void *ctx);
 /* Stop watching fd; safe from a callback of the same looper. */

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "panlab/clock.h"
 #include "panlab/trace_format.h"
 
 /* Panappticon's 15 MB, split evenly over the slots (see README.md). */
@@ -57,8 +58,5 @@ static inline void pl_ulog(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
 	if (__builtin_expect(pl_ulog_on, 0))
 		pl_ulog_write(type, a0, a1, a2);
 }
-
-/* CLOCK_MONOTONIC in ns: the clock shared with the kernel logger. */
-uint64_t pl_now_ns(void);
 
 #endif /* PANLAB_ULOG_H */
