@@ -11,7 +11,7 @@
 #include "panlab/ulog.h"
 #include "platform_internal.h"
 
-enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3 };
+enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3, MSG_FOCUS_LOST = 4 };
 
 struct pl_app {
 	const char *name;
@@ -79,6 +79,11 @@ static void on_input_message(struct pl_handler *h, const struct pl_message *m)
 		app->focused = true;
 		maybe_ready(app);
 		break;
+	case MSG_FOCUS_LOST:
+		if (app->focused)
+			pl_ulog(PL_EV_EXIT_FOREGROUND, (uint64_t)getpid(), 0, 0);
+		app->focused = false;
+		break;
 	}
 	free(m->obj);
 }
@@ -100,6 +105,7 @@ static void on_input_socket(int fd, uint32_t events, void *ctx)
 	case PL_WIRE_TAP: m.what = MSG_TAP; break;
 	case PL_WIRE_KEY: m.what = MSG_KEY; break;
 	case PL_WIRE_FOCUS: m.what = MSG_FOCUS; break;
+	case PL_WIRE_FOCUS_LOST: m.what = MSG_FOCUS_LOST; break;
 	default: free(w); return;
 	}
 	if (pl_handler_send(&app->input, &m) < 0)

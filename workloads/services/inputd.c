@@ -228,6 +228,10 @@ static void on_client(int fd, uint32_t events, void *ctx)
 		return;
 	}
 	if (m.type == PL_WIRE_FOCUS_REQUEST) {
+		/* The app losing the foreground hears it first, so EXIT precedes ENTER in the trace. */
+		struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST };
+		if (in->focused >= 0 && in->focused != fd)
+			(void)pl_wire_send(in->focused, &lost, -1);
 		in->focused = fd;
 		struct pl_wire focus = { .type = PL_WIRE_FOCUS };
 		if (pl_wire_send(fd, &focus, -1) < 0)
