@@ -1,5 +1,6 @@
 /* App bootstrap. See include/panlab/app.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "panlab/ready.h"
+#include "panlab/thread.h"
 #include "panlab/ulog.h"
 #include "platform_internal.h"
 
@@ -28,12 +30,60 @@ struct pl_app {
 	bool focused;
 	bool frame_posted;
 	int status;			/* pl_app_main's return value */
+	pthread_mutex_t threads_lock;
+	pthread_cond_t threads_done;
+	unsigned threads;		/* plain worker threads still running */
 };
 
 struct pl_window *pl_app_window(struct pl_app *app) { return app->window; }
 struct pl_handler *pl_app_main_handler(struct pl_app *app) { return &app->main; }
 struct pl_executor *pl_app_thread_pool_executor(struct pl_app *app) { return app->pool; }
 struct pl_executor *pl_app_serial_executor(struct pl_app *app) { return app->serial; }
+
+struct thread_start {
+	struct pl_app *app;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void *run_thread(void *p)
+{
+	struct thread_start s = *(struct thread_start *)p;
+	free(p);
+	s.fn(s.arg);
+	pthread_mutex_lock(&s.app->threads_lock);
+	if (--s.app->threads == 0)
+		pthread_cond_signal(&s.app->threads_done);
+	pthread_mutex_unlock(&s.app->threads_lock);
+	return NULL;
+}
+
+int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *arg), void *arg)
+{
+	struct thread_start *s = malloc(sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*s = (struct thread_start){ app, fn, arg };
+	pthread_t t;
+	pthread_mutex_lock(&app->threads_lock);
+	int err = pl_thread_start(&t, name, run_thread, s);
+	if (err) {
+		free(s);
+	} else {
+		app->threads++;
+		pthread_detach(t);
+	}
+	pthread_mutex_unlock(&app->threads_lock);
+	return err;
+}
+
+static void wait_threads(struct pl_app *app)
+{
+	pthread_mutex_lock(&app->threads_lock);
+	while (app->threads)
+		pthread_cond_wait(&app->threads_done, &app->threads_lock);
+	pthread_mutex_unlock(&app->threads_lock);
+}
 
 void pl_app_fail(struct pl_app *app, const char *what, int err)
 {
@@ -180,6 +230,7 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 {
 	struct pl_app app = {
 		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1,
+		.threads_lock = PTHREAD_MUTEX_INITIALIZER, .threads_done = PTHREAD_COND_INITIALIZER,
 	};
 
 	if (start(&app) == 0) {
@@ -189,9 +240,10 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 	} else {
 		app.status = 1;
 	}
-	/* Tasks still running may post results; they are dropped once the looper has quit. */
+	/* Tasks and threads still running may post results; the quit looper refuses them. */
 	pl_executor_shutdown(app.pool);
 	pl_executor_shutdown(app.serial);
+	wait_threads(&app);
 	pl_window_close(app.window);
 	if (app.input_sock >= 0)
 		close(app.input_sock);

@@ -46,4 +46,12 @@ struct pl_handler *pl_app_main_handler(struct pl_app *app);
 struct pl_executor *pl_app_thread_pool_executor(struct pl_app *app);
 struct pl_executor *pl_app_serial_executor(struct pl_app *app);
 
+/*
+ * Start a plain worker thread (Android's new Thread(r).start()), named name.
+ * pl_app_main waits for it before tearing the app down, so fn may post to the
+ * main handler until it returns (posts after quit are refused). Returns 0 or
+ * -errno.
+ */
+int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *arg), void *arg);
+
 #endif /* PANLAB_APP_H */

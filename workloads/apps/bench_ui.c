@@ -1,0 +1,78 @@
+/* See bench_ui.h. */
+#include "bench_ui.h"
+
+#include "panlab/clock.h"
+
+#define BUTTON_IDLE_XRGB 0x002e7d32u
+#define BUTTON_BUSY_XRGB 0x00104010u
+#define TEXT_XRGB 0x00f0f0f0u
+#define RESULT_XRGB 0x001565c0u
+
+static void draw_button(struct pl_view *v, struct pl_canvas *c)
+{
+	const struct bench_ui *ui = v->ctx;
+	pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px,
+			    ui->pending ? BUTTON_BUSY_XRGB : BUTTON_IDLE_XRGB);
+	pl_canvas_draw_number(c, v->x_px + 20, v->y_px + 20, v->h_px - 40, ui->pending, TEXT_XRGB);
+}
+
+static void draw_result(struct pl_view *v, struct pl_canvas *c)
+{
+	const struct bench_ui *ui = v->ctx;
+	pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, RESULT_XRGB);
+	pl_canvas_draw_number(c, v->x_px + 20, v->y_px + 20, 80, ui->completed, TEXT_XRGB);
+	pl_canvas_draw_number(c, v->x_px + 20, v->y_px + 120, 60, ui->last_ms, TEXT_XRGB);
+	pl_canvas_draw_number(c, v->x_px + 20, v->y_px + 200, 40, ui->checksum % 1000000, TEXT_XRGB);
+}
+
+static void on_button_tap(struct pl_view *v, int x_px, int y_px, int32_t param)
+{
+	struct bench_ui *ui = v->ctx;
+	(void)x_px;
+	(void)y_px;
+	ui->on_tap(ui, param);
+}
+
+int bench_ui_create(struct pl_app *app, struct bench_ui *ui)
+{
+	ui->app = app;
+	/* The button covers the screen centre (x 60..419, y 300..499), where the scripts tap. */
+	ui->result = (struct pl_view){ .x_px = 40, .y_px = 20, .w_px = 400, .h_px = 260,
+				       .draw = draw_result, .ctx = ui };
+	ui->button = (struct pl_view){ .x_px = 60, .y_px = 300, .w_px = 360, .h_px = 200,
+				       .draw = draw_button, .on_tap = on_button_tap, .ctx = ui };
+	int err = pl_window_add_view(pl_app_window(app), &ui->result);
+	return err ? err : pl_window_add_view(pl_app_window(app), &ui->button);
+}
+
+void bench_ui_job_started(struct bench_ui *ui)
+{
+	ui->pending++;
+	pl_view_invalidate(&ui->button);
+}
+
+void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum)
+{
+	ui->pending--;
+	ui->completed++;
+	ui->last_ms = ms;
+	ui->checksum = checksum;
+	pl_view_invalidate(&ui->button);
+	pl_view_invalidate(&ui->result);
+}
+
+uint64_t bench_compute(uint64_t ms)
+{
+	uint64_t end = pl_now_ns() + ms * 1000000u;
+	uint32_t x = 2463534242u;
+
+	/* xorshift32 rounds between clock reads: CPU work, never a sleep. */
+	do {
+		for (int i = 0; i < 1000; i++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+		}
+	} while (pl_now_ns() < end);
+	return x;
+}

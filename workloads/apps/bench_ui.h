@@ -1,0 +1,38 @@
+/*
+ * The screen and the work shared by the synthetic benchmark apps (Panappticon
+ * Table 2): a button over the screen centre, where the replay scripts tap, and
+ * a result view. A tap's job is CPU work for param milliseconds; starting one
+ * darkens the button (the first display update), finishing one redraws the
+ * button and the result (the last update of the transaction).
+ *
+ * Ownership: struct bench_ui is the app's (usually static); its views are
+ * added to the app's window by bench_ui_create.
+ */
+#ifndef PANLAB_BENCH_UI_H
+#define PANLAB_BENCH_UI_H
+
+#include <stdint.h>
+
+#include "panlab/app.h"
+
+struct bench_ui {
+	struct pl_app *app;
+	struct pl_view button;
+	struct pl_view result;
+	unsigned pending;	/* jobs started and not yet finished */
+	uint64_t completed;
+	uint64_t last_ms;
+	uint64_t checksum;	/* last job's result, shown so the work cannot be optimised away */
+	/* The app's reaction to a tap on the button; param is the script's value. */
+	void (*on_tap)(struct bench_ui *ui, int32_t param);
+};
+
+/* on_create for the apps: adds the views. Returns 0 or -errno. */
+int bench_ui_create(struct pl_app *app, struct bench_ui *ui);
+/* On the main thread. */
+void bench_ui_job_started(struct bench_ui *ui);
+void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum);
+/* Any thread: compute until ms of CLOCK_MONOTONIC time have passed; returns a checksum. */
+uint64_t bench_compute(uint64_t ms);
+
+#endif /* PANLAB_BENCH_UI_H */
