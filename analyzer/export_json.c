@@ -143,9 +143,12 @@ static void add_transactions(json_t *out, const struct pl_analysis *a)
 		e = event("e", name, "transaction", th, t->end_ns);
 		json_object_set_new(b, "id", json_integer((json_int_t)k));
 		json_object_set_new(e, "id", json_integer((json_int_t)k));
-		json_object_set_new(b, "args", json_pack("{s:I, s:I, s:I}",
+		char shape[256];
+
+		json_object_set_new(b, "args", json_pack("{s:I, s:I, s:I, s:s}",
 			"latency_ns", (json_int_t)t->latency_ns, "updates", (json_int_t)t->nupdates,
-			"intervals", (json_int_t)t->nintervals));
+			"intervals", (json_int_t)t->nintervals, "critical_path",
+			pl_critical_path_shape(a->cp, k, shape, sizeof(shape))));
 		json_array_append_new(out, b);
 		json_array_append_new(out, e);
 	}

@@ -35,21 +35,35 @@ static void add_edge(struct builder *b, enum pl_edge_kind kind, uint64_t from, u
 	b->out->by_kind[kind]++;
 }
 
-/* Groups edges by source event (a stable counting sort), for forward traversal. */
-static void index_by_source(struct builder *b, uint64_t nevents)
+/* Counting sort: first[e] .. first[e + 1] become the slots of the edges keyed e. */
+static uint64_t *count_by(const struct pl_edge *edges, uint64_t nedges, uint64_t nevents,
+			  int by_target, uint64_t **first)
 {
-	struct pl_graph *g = b->out;
 	uint64_t *fill = pl_xcalloc(nevents + 1, sizeof(*fill));
 
-	g->out_first = pl_xcalloc(nevents + 1, sizeof(*g->out_first));
-	for (uint64_t i = 0; i < g->nedges; i++)
-		g->out_first[b->edges[i].from_event + 1]++;
+	*first = pl_xcalloc(nevents + 1, sizeof(**first));
+	for (uint64_t i = 0; i < nedges; i++)
+		(*first)[(by_target ? edges[i].to_event : edges[i].from_event) + 1]++;
 	for (uint64_t e = 0; e < nevents; e++)
-		g->out_first[e + 1] += g->out_first[e];
-	memcpy(fill, g->out_first, (nevents + 1) * sizeof(*fill));
+		(*first)[e + 1] += (*first)[e];
+	memcpy(fill, *first, (nevents + 1) * sizeof(*fill));
+	return fill;
+}
+
+/* Groups edges by source (forward walks) and indexes them by target (backward walks). */
+static void index_edges(struct builder *b, uint64_t nevents)
+{
+	struct pl_graph *g = b->out;
+	uint64_t *fill = count_by(b->edges, g->nedges, nevents, 0, &g->out_first);
+
 	g->edges = pl_xcalloc(g->nedges, sizeof(*g->edges));
 	for (uint64_t i = 0; i < g->nedges; i++)
 		g->edges[fill[b->edges[i].from_event]++] = b->edges[i];
+	free(fill);
+	fill = count_by(g->edges, g->nedges, nevents, 1, &g->in_first);
+	g->in_edge = pl_xcalloc(g->nedges, sizeof(*g->in_edge));
+	for (uint64_t i = 0; i < g->nedges; i++)
+		g->in_edge[fill[g->edges[i].to_event]++] = i;
 	free(fill);
 }
 
@@ -129,7 +143,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			break;
 		}
 	}
-	index_by_source(&b, trace->nevents);
+	index_edges(&b, trace->nevents);
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(inval[t].events);
 	free(inval);
@@ -144,12 +158,16 @@ void pl_graph_free(struct pl_graph *g)
 {
 	free(g->edges);
 	free(g->out_first);
+	free(g->in_first);
+	free(g->in_edge);
 	memset(g, 0, sizeof(*g));
 }
 
 const char *pl_edge_kind_name(enum pl_edge_kind kind)
 {
 	switch (kind) {
+	case PL_EDGE_TEMPORAL:
+		return "temporal";
 	case PL_EDGE_MESSAGE:
 		return "message";
 	case PL_EDGE_TASK:

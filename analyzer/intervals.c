@@ -243,6 +243,15 @@ uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e)
 	return iv->slot_event[next];
 }
 
+uint64_t pl_intervals_prev_event(const struct pl_intervals *iv, uint64_t e)
+{
+	uint64_t i = iv->event_interval[e];
+
+	if (i == PL_NONE || iv->event_slot[e] == iv->intervals[i].first_slot)
+		return PL_NONE;
+	return iv->slot_event[iv->event_slot[e] - 1];
+}
+
 void pl_intervals_free(struct pl_intervals *iv)
 {
 	free(iv->threads);

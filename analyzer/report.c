@@ -93,6 +93,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	fprintf(out,
 		"  detected latency runs UI_INPUT..UI_UPDATE; ground truth adds input dispatch before\n"
 		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
+	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
+		" met a join, decided by taking the latest predecessor\n", a->cp->decided, a->cp->count);
 	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
 		", unattributed updates %" PRIu64 ", inputs without update %" PRIu64
 		", ground-truth inputs without frame %" PRIu64 "\n",
@@ -174,6 +176,11 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "events", count(a->trace->nevents));
 	json_object_set_new(o, "events_lost", count(a->trace->events_lost));
 	json_object_set_new(o, "sources", sources_json(a->trace));
+	/* Share of transactions whose critical path met a join, decided by the latest predecessor. */
+	json_object_set_new(o, "critical_path", json_pack("{s:o, s:o}",
+		"transactions_with_joins", count(a->cp->decided),
+		"tie_break_share", a->cp->count ? json_real((double)a->cp->decided /
+							    (double)a->cp->count) : json_null()));
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }
@@ -226,7 +233,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 	}
 	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads\n");
+		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -247,7 +254,10 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, t != NULL, t ? t->nupdates : 0);
 		csv_u64(f, t != NULL, t ? t->nintervals : 0);
 		csv_u64(f, t != NULL, t ? t->nthreads : 0);
-		fputc('\n', f);
+		char shape[256] = "";
+
+		/* Edge kind names hold no comma or quote, so the field needs no quoting. */
+		fprintf(f, ",%s\n", t ? pl_critical_path_shape(a->cp, r->tx, shape, sizeof(shape)) : "");
 	}
 	int bad = ferror(f);
 

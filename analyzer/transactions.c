@@ -18,6 +18,8 @@ struct walk {
 	const struct pl_trace *trace;
 	const struct pl_intervals *iv;
 	const struct pl_graph *g;
+	struct pl_transactions *out;
+	uint64_t members_cap;
 	/*
 	 * Per event / interval / thread: the stamp of the last walk that
 	 * reached it (0 = never). Stamps avoid clearing per input.
@@ -35,23 +37,50 @@ static void visit(struct walk *w, uint32_t stamp, uint64_t e)
 	w->stack[w->depth++] = e;	/* each event is pushed at most once per walk */
 }
 
-/* Walks from the input event ev_in; fills t and returns whether it reached an update. */
-static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in, struct pl_transaction *t)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Appends e to the members of the transaction being walked. */
+static void add_member(struct walk *w, uint64_t e)
+{
+	struct pl_transactions *o = w->out;
+	uint64_t n = o->items[o->count].first_member + o->items[o->count].nevents;
+
+	if (n == w->members_cap) {
+		w->members_cap = w->members_cap ? w->members_cap * 2 : 256;
+		o->members = pl_xrealloc(o->members, w->members_cap, sizeof(*o->members));
+	}
+	o->members[n] = e;
+	o->items[o->count].nevents++;
+}
+
+/*
+ * Walks from the input event ev_in into out->items[out->count] (which the
+ * caller has room for) and returns whether it reached an update.
+ */
+static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in)
 {
 	const struct pl_event *events = w->trace->events;
+	struct pl_transaction *t = &w->out->items[w->out->count];
+	uint64_t first = w->out->count ? t[-1].first_member + t[-1].nevents : 0;
 
 	*t = (struct pl_transaction){
 		.input_event = ev_in,
 		.input_id = events[ev_in].a0,
 		.input_ns = events[ev_in].ts_ns,
 		.last_update_event = PL_NONE,
+		.first_member = first,
 	};
 	visit(w, stamp, ev_in);
 	while (w->depth) {
 		uint64_t e = w->stack[--w->depth];
 		uint64_t i = w->iv->event_interval[e];
 
-		t->nevents++;
+		add_member(w, e);
 		if (events[e].type == PL_EV_UI_UPDATE) {
 			t->nupdates++;
 			/* Events are in time order, so the larger index is the later update. */
@@ -74,6 +103,7 @@ static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in, struct pl_t
 	}
 	if (t->last_update_event == PL_NONE)
 		return 0;
+	qsort(w->out->members + t->first_member, t->nevents, sizeof(uint64_t), cmp_u64);
 	t->end_ns = events[t->last_update_event].ts_ns;
 	t->latency_ns = t->end_ns - t->input_ns;
 	return 1;
@@ -86,6 +116,7 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 		.trace = trace,
 		.iv = iv,
 		.g = g,
+		.out = out,
 		.event_stamp = pl_xcalloc(trace->nevents, sizeof(uint32_t)),
 		.interval_stamp = pl_xcalloc(iv->nintervals, sizeof(uint32_t)),
 		.thread_stamp = pl_xcalloc(iv->nthreads, sizeof(uint32_t)),
@@ -101,18 +132,19 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 			out->updates++;
 		if (type != PL_EV_UI_INPUT && type != PL_EV_UI_KEY)
 			continue;
-		struct pl_transaction t;
-
-		/* More than 2^32 - 1 inputs would wrap the stamps; no real trace comes close. */
-		if (!walk_from(&w, (uint32_t)++out->inputs, e, &t)) {
-			out->inputs_without_update++;
-			continue;
-		}
 		if (out->count == cap) {
 			cap = cap ? cap * 2 : 16;
 			out->items = pl_xrealloc(out->items, cap, sizeof(*out->items));
 		}
-		out->items[out->count++] = t;
+		/*
+		 * More than 2^32 - 1 inputs would wrap the stamps; no real trace
+		 * comes close. An input without update leaves no item and its
+		 * members are overwritten by the next walk.
+		 */
+		if (walk_from(&w, (uint32_t)++out->inputs, e))
+			out->count++;
+		else
+			out->inputs_without_update++;
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++)
 		if (trace->events[e].type == PL_EV_UI_UPDATE && w.event_stamp[e] == 0)
@@ -126,5 +158,6 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 void pl_transactions_free(struct pl_transactions *tx)
 {
 	free(tx->items);
+	free(tx->members);
 	memset(tx, 0, sizeof(*tx));
 }

@@ -34,6 +34,7 @@ struct model {
 	struct pl_intervals iv;
 	struct pl_graph graph;
 	struct pl_transactions tx;
+	struct pl_critical_paths cp;
 };
 
 void model_build(struct tb *t, struct model *m);
@@ -54,5 +55,6 @@ void add_transaction_tests(void);
 void add_cli_tests(void);
 void add_idmap_tests(void);
 void add_export_tests(void);
+void add_critical_path_tests(void);
 
 #endif /* TEST_ANALYZER_H */

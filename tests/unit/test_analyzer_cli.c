@@ -172,9 +172,11 @@ static void test_good_run(void)
 	CU_ASSERT_STRING_EQUAL(csv,
 		"transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads\n"
-		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,60000,20000,1,4,2\n"
-		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,60000,30000,1,4,2\n");
+		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,critical_path\n"
+		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,60000,20000,1,4,2,"
+		"task>message>invalidate\n"
+		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,60000,30000,1,4,2,"
+		"task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

@@ -25,7 +25,8 @@ static void test_overlap_export(void)
 
 	scenario_overlap(&t);
 	model_build(&t, &m);
-	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx };
+	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx,
+				 .cp = &m.cp };
 	json_t *root = pl_export_trace_json(&a);
 	json_t *events = json_object_get(root, "traceEvents");
 	size_t n_meta = 0, n_x = 0, n_i = 0, n_s = 0, n_f = 0, n_b = 0, n_e = 0;

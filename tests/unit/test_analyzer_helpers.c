@@ -72,10 +72,12 @@ void model_build(struct tb *t, struct model *m)
 	pl_intervals_build(&m->trace, &m->iv);
 	pl_graph_build(&m->trace, &m->iv, &m->graph);
 	pl_transactions_extract(&m->trace, &m->iv, &m->graph, &m->tx);
+	pl_critical_paths_build(&m->trace, &m->iv, &m->graph, &m->tx, &m->cp);
 }
 
 void model_free(struct model *m)
 {
+	pl_critical_paths_free(&m->cp);
 	pl_transactions_free(&m->tx);
 	pl_graph_free(&m->graph);
 	pl_intervals_free(&m->iv);

@@ -11,6 +11,7 @@ int main(void)
 	add_trace_io_tests();
 	add_ground_truth_tests();
 	add_transaction_tests();
+	add_critical_path_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The analysis model, built once from a struct pl_trace in three stages
+ * The analysis model, built once from a struct pl_trace in stages
  * (Panappticon section 4.3), each in its own file:
  *
  *   intervals.c     events -> threads and per-thread execution intervals
  *   graph.c         intervals -> causal edges between events
  *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE)
+ *   critical_path.c transaction -> its critical path
  *
  * Nodes of the graph are the trace's events, by index into
  * struct pl_trace.events (time order). Temporal edges are implicit: the
@@ -21,6 +22,7 @@
 #ifndef PANLAB_MODEL_H
 #define PANLAB_MODEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "panlab/trace.h"
@@ -93,12 +95,14 @@ struct pl_intervals {
 
 void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out);
 void pl_intervals_free(struct pl_intervals *iv);
-/* The event after e in e's interval, or PL_NONE: the temporal edge. */
+/* The event after / before e in e's interval, or PL_NONE: the temporal edges. */
 uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e);
+uint64_t pl_intervals_prev_event(const struct pl_intervals *iv, uint64_t e);
 
 /* ---- graph.c ---------------------------------------------------------- */
 
 enum pl_edge_kind {
+	PL_EDGE_TEMPORAL = 0,	/* the next event of the same interval: implicit, never in edges[] */
 	PL_EDGE_MESSAGE = 1,	/* ENQUEUE_MSG -> DEQUEUE_MSG, same (queue, message) */
 	PL_EDGE_TASK,		/* SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, same (executor, task) */
 	PL_EDGE_BINDER,		/* BINDER_PRODUCE_* or BINDER_REPLY -> BINDER_CONSUME, same id */
@@ -117,6 +121,9 @@ struct pl_graph {
 	uint64_t nedges;
 	struct pl_edge *edges;		/* grouped by from_event, time order of to_event within */
 	uint64_t *out_first;		/* nevents + 1: edges of e are [out_first[e], out_first[e + 1]) */
+	/* Edges into e: edges[in_edge[k]] for k in [in_first[e], in_first[e + 1]). */
+	uint64_t *in_first;		/* nevents + 1 */
+	uint64_t *in_edge;		/* nedges */
 	uint64_t by_kind[PL_EDGE_KINDS];
 	/* Consumers whose producer is not in the trace (lost, or before tracing began). */
 	uint64_t unmatched_dequeues;
@@ -142,11 +149,13 @@ struct pl_transaction {
 	uint32_t nthreads;		/* threads with a reached event */
 	uint64_t nintervals;		/* intervals with a reached event */
 	uint64_t nevents;		/* events reached */
+	uint64_t first_member;		/* they are members[first_member .. + nevents) */
 };
 
 struct pl_transactions {
 	uint64_t count;
 	struct pl_transaction *items;	/* in input time order */
+	uint64_t *members;		/* event indices reached, per transaction, ascending */
 	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
 	uint64_t inputs_without_update;	/* inputs that reached no UI_UPDATE: no transaction */
 	uint64_t updates;		/* UI_UPDATE events */
@@ -156,5 +165,42 @@ struct pl_transactions {
 void pl_transactions_extract(const struct pl_trace *trace, const struct pl_intervals *iv,
 			     const struct pl_graph *g, struct pl_transactions *out);
 void pl_transactions_free(struct pl_transactions *tx);
+
+/* ---- critical_path.c -------------------------------------------------- */
+
+/*
+ * One step of a critical path: time spent on one thread between two of its
+ * events (PL_EDGE_TEMPORAL), or the hop along a causal edge. Steps tile
+ * [input_ns, end_ns] without gaps, so their durations sum to the latency.
+ */
+struct pl_step {
+	enum pl_edge_kind kind;
+	uint64_t from_event;
+	uint64_t to_event;
+};
+
+struct pl_critical_paths {
+	uint64_t count;			/* = transactions */
+	uint64_t *first_step;		/* count + 1: path k is steps[first_step[k] .. first_step[k + 1]) */
+	struct pl_step *steps;		/* each path from its input to its last update */
+	/*
+	 * Per transaction: joins on its path, events with predecessors in
+	 * more than one interval of the transaction, where the latest one was
+	 * taken (Panappticon's tie-break).
+	 */
+	uint64_t *joins;
+	uint64_t decided;		/* transactions with at least one such join */
+};
+
+void pl_critical_paths_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+			     const struct pl_graph *g, const struct pl_transactions *tx,
+			     struct pl_critical_paths *out);
+void pl_critical_paths_free(struct pl_critical_paths *cp);
+/*
+ * The causal hops of path k joined by '>' ("task>message>invalidate"): the
+ * shape of the transaction's critical path. Truncated to fit buf; returns buf.
+ */
+char *pl_critical_path_shape(const struct pl_critical_paths *cp, uint64_t k, char *buf,
+			     size_t size);
 
 #endif /* PANLAB_MODEL_H */

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* Critical paths: exact steps, tiling of the latency, and the latest-predecessor rule at joins. */
+#include "test_analyzer.h"
+
+#define US(x) ((uint64_t)(x) * 1000)
+enum { MAIN = 100, WORKER1 = 101, WORKER2 = 102, RECEIVER = 103, VSYNC = 104 };
+#define QUEUE (MAIN << 8 | 0)
+#define EXECUTOR (MAIN << 8 | 1)
+
+/* Checks that path k's steps are contiguous from the input to the last update. */
+static void check_tiling(const struct model *m, uint64_t k)
+{
+	const struct pl_critical_paths *cp = &m->cp;
+	const struct pl_transaction *t = &m->tx.items[k];
+	uint64_t sum_ns = 0;
+
+	CU_ASSERT_FATAL(cp->first_step[k + 1] > cp->first_step[k]);
+	CU_ASSERT_EQUAL(cp->steps[cp->first_step[k]].from_event, t->input_event);
+	CU_ASSERT_EQUAL(cp->steps[cp->first_step[k + 1] - 1].to_event, t->last_update_event);
+	for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
+		const struct pl_step *s = &cp->steps[i];
+
+		if (i > cp->first_step[k])
+			CU_ASSERT_EQUAL(s[-1].to_event, s->from_event);
+		sum_ns += m->trace.events[s->to_event].ts_ns - m->trace.events[s->from_event].ts_ns;
+	}
+	CU_ASSERT_EQUAL(sum_ns, t->latency_ns);
+}
+
+static void test_overlap_paths(void)
+{
+	static const enum pl_edge_kind want[] = {
+		PL_EDGE_TEMPORAL, PL_EDGE_TASK, PL_EDGE_TEMPORAL, PL_EDGE_MESSAGE,
+		PL_EDGE_TEMPORAL, PL_EDGE_INVALIDATE,
+	};
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	scenario_overlap(&t);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.cp.count, 2);
+	for (uint64_t k = 0; k < 2; k++) {
+		check_tiling(&m, k);
+		CU_ASSERT_EQUAL_FATAL(m.cp.first_step[k + 1] - m.cp.first_step[k], 6);
+		for (int i = 0; i < 6; i++)
+			CU_ASSERT_EQUAL(m.cp.steps[m.cp.first_step[k] + i].kind, want[i]);
+		CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, k, shape, sizeof(shape)),
+				       "task>message>invalidate");
+		CU_ASSERT_EQUAL(m.cp.joins[k], 0);
+	}
+	/* Input 0's task step is its own slow task: SUBMIT at 1120 us, CONSUME at 1150 us. */
+	const struct pl_step *task = &m.cp.steps[m.cp.first_step[0] + 1];
+
+	CU_ASSERT_EQUAL(m.trace.events[task->from_event].ts_ns, US(1120));
+	CU_ASSERT_EQUAL(m.trace.events[task->to_event].ts_ns, US(1150));
+	CU_ASSERT_EQUAL(m.cp.decided, 0);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, 5), "task");
+	model_free(&m);
+}
+
+/*
+ * One tap submits a fast and a slow task; both post results that invalidate
+ * before the same frame. The frame joins two branches and the path follows
+ * the later one: the slow task's.
+ */
+static void test_join_takes_latest(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1020), PL_EV_SUBMIT_ASYNC_TASK, 1, EXECUTOR);
+	tb_user(&t, MAIN, US(1030), PL_EV_SUBMIT_ASYNC_TASK, 2, EXECUTOR);
+	tb_user(&t, MAIN, US(1040), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(&t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
+	tb_user(&t, WORKER1, US(1200), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, WORKER1, US(1210), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
+	tb_user(&t, WORKER2, US(1110), PL_EV_CONSUME_ASYNC_TASK, 2, EXECUTOR);
+	tb_user(&t, WORKER2, US(1500), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, WORKER2, US(1510), PL_EV_ASYNC_TASK_END, 2, EXECUTOR);
+	tb_user(&t, MAIN, US(1300), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1310), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(&t, MAIN, US(1320), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(&t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 2, 0);
+	tb_user(&t, MAIN, US(1620), PL_EV_MSG_DONE, 3, QUEUE);
+	tb_user(&t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 4, QUEUE);
+	tb_user(&t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 4, QUEUE);
+	tb_user(&t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 4, QUEUE);
+	model_build(&t, &m);
+
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
+	CU_ASSERT_EQUAL(m.tx.items[0].nupdates, 1);
+	check_tiling(&m, 0);
+	CU_ASSERT_EQUAL(m.cp.joins[0], 1);
+	CU_ASSERT_EQUAL(m.cp.decided, 1);
+	/* The invalidate step starts at the later invalidate, and the task step is task 2's. */
+	const struct pl_step *last = &m.cp.steps[m.cp.first_step[1] - 1];
+	const struct pl_step *task = &m.cp.steps[m.cp.first_step[0] + 1];
+
+	CU_ASSERT_EQUAL(last->kind, PL_EDGE_INVALIDATE);
+	CU_ASSERT_EQUAL(m.trace.events[last->from_event].ts_ns, US(1610));
+	CU_ASSERT_EQUAL(task->kind, PL_EDGE_TASK);
+	CU_ASSERT_EQUAL(m.trace.events[task->to_event].tid, WORKER2);
+	model_free(&m);
+}
+
+void add_critical_path_tests(void)
+{
+	CU_pSuite s = CU_add_suite("critical_path", NULL, NULL);
+
+	CU_add_test(s, "paths of two overlapping transactions", test_overlap_paths);
+	CU_add_test(s, "a join takes the latest predecessor", test_join_takes_latest);
+}
