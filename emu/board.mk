@@ -1,0 +1,34 @@
+# emu/board.mk: the phone board (part 2), included by emu/Makefile.
+# Builds $(BUILD)/panlab-phone on top of the CPU library and runs the
+# board's CUnit tests (sanitized) as part of `make test`.
+
+BOARD_SRCS := machine.c time.c fdt.c loader.c \
+              dev/gic.c dev/timer.c dev/pl011.c dev/psci.c
+BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
+BOARD_LIBS := -lfdt -lz
+BOARD_OBJS := $(BOARD_SRCS:%.c=$(BUILD)/board/%.o)
+BOARD_OBJS_SAN := $(BOARD_SRCS:%.c=$(BUILD)/board-san/%.o)
+PHONE := $(BUILD)/panlab-phone
+BOARD_TESTS := $(patsubst tests/%.c,$(BUILD)/%,$(wildcard tests/test_board*.c))
+
+.PHONY: phone board-test
+all: phone
+test: board-test
+phone: $(PHONE)
+
+$(BUILD)/board/%.o: %.c $(BOARD_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/board-san/%.o: %.c $(BOARD_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(PHONE): $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(BOARD_LIBS)
+
+$(BUILD)/test_board%: tests/test_board%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_HDRS)
+	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
+
+board-test: $(BOARD_TESTS) $(PHONE)
+	@for t in $(BOARD_TESTS); do echo "== $$t"; $$t || exit 1; done

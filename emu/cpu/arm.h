@@ -1,0 +1,84 @@
+/* ARMv7-A processor model: the API a machine and a time engine use.
+ *
+ * A cluster (arm_sys) holds the cores, the physical memory map they share
+ * and the one global exclusive monitor. The machine creates it with
+ * arm_sys_new() and frees it with arm_sys_free(); the cores belong to the
+ * cluster. The memory map and the hooks' opaque pointer stay owned by the
+ * caller and must outlive the cluster.
+ *
+ * Units: time in the guest is counted in core cycles (uint64_t); the
+ * generic-timer counter is in counter ticks, supplied by the time engine.
+ * Nothing here reads host time, so runs are deterministic. */
+#ifndef PANLAB_ARM_H
+#define PANLAB_ARM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "../physmem.h"
+
+typedef struct arm_cpu arm_cpu;
+typedef struct arm_sys arm_sys;
+
+enum { ARM_TIMER_PHYS = 0, ARM_TIMER_VIRT = 1 };
+
+/* Calls out of the CPU. Any hook may be NULL. */
+typedef struct arm_hooks {
+    void *opaque;
+    /* SMC and HVC: return 1 if the firmware handled the call (for PSCI it
+     * sets r0 with arm_set_reg), 0 to make the instruction UNDEFINED. */
+    int (*smc)(void *opaque, arm_cpu *cpu);
+    int (*hvc)(void *opaque, arm_cpu *cpu);
+    /* The generic-timer count (CNTPCT), in ticks of CNTFRQ. */
+    uint64_t (*counter)(void *opaque, arm_cpu *cpu);
+    /* CNTx_CTL or CNTx_CVAL of timer `which` changed: reschedule. */
+    void (*timer_changed)(void *opaque, arm_cpu *cpu, int which);
+} arm_hooks;
+
+arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);
+void arm_sys_free(arm_sys *s);
+arm_cpu *arm_sys_cpu(arm_sys *s, int index);
+int arm_sys_ncores(const arm_sys *s);
+
+/* Architectural reset: SVC mode, MMU off, pc = 0 (or 0xffff0000 with
+ * hivecs). */
+void arm_reset(arm_cpu *c, int hivecs);
+/* Cycles charged per instruction (default 1). */
+void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn);
+/* CNTFRQ reset value in Hz, as firmware would program it. */
+void arm_set_cntfrq(arm_cpu *c, uint32_t hz);
+
+/* Runs until max_cycles are used, the core halts (WFI/WFE) or
+ * arm_request_exit() is called. Returns the cycles used; interrupts are
+ * sampled at entry and after instructions that unmask them. */
+uint64_t arm_run(arm_cpu *c, uint64_t max_cycles);
+void arm_request_exit(arm_cpu *c);
+int arm_is_halted(const arm_cpu *c);
+/* Power state for PSCI CPU_OFF/CPU_ON: an off core never runs. */
+void arm_set_powered(arm_cpu *c, int on);
+int arm_is_powered(const arm_cpu *c);
+
+/* Interrupt lines, level-sensitive. Raising one wakes a halted core. */
+void arm_set_irq(arm_cpu *c, int level);
+void arm_set_fiq(arm_cpu *c, int level);
+
+/* Generic timer state for the engine: ISTATUS-style output level and the
+ * compare value in counter ticks (UINT64_MAX if disabled or masked). */
+int arm_timer_irq_level(arm_cpu *c, int which);
+uint64_t arm_timer_deadline(const arm_cpu *c, int which);
+
+/* Registers. r[15] reads as the address of the next instruction. */
+typedef struct arm_regs {
+    uint32_t r[16];
+    uint32_t cpsr;
+    uint32_t spsr;              /* of the current mode; 0 in usr/sys */
+} arm_regs;
+void arm_get_regs(const arm_cpu *c, arm_regs *out);
+uint32_t arm_get_reg(const arm_cpu *c, int n);
+void arm_set_reg(arm_cpu *c, int n, uint32_t val);
+void arm_set_pc(arm_cpu *c, uint32_t pc);
+uint64_t arm_insn_count(const arm_cpu *c);
+uint64_t arm_cycle_count(const arm_cpu *c);
+int arm_cpu_index(const arm_cpu *c);
+void arm_dump(const arm_cpu *c, FILE *f);
+
+#endif

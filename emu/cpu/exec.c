@@ -1,0 +1,1368 @@
+/* A32 instruction semantics (ARM ARM A8) and the interpreter loop.
+ *
+ * Handlers read register fields straight from the encoding; decode.c has
+ * already chosen the handler and precomputed immediates. A handler that
+ * branches or takes an exception sets next_pc (and brk when the loop must
+ * re-check the page, the mode or interrupts). c->r[15] holds the address of
+ * the current instruction plus 8 (plus 4 in Thumb) while it executes. */
+#include <stdlib.h>
+#include "arm_int.h"
+
+#define RN(raw) (((raw) >> 16) & 15)
+#define RD(raw) (((raw) >> 12) & 15)
+#define RS(raw) (((raw) >> 8) & 15)
+#define RM(raw) ((raw) & 15)
+#define BIT(raw, n) (((raw) >> (n)) & 1)
+
+static inline uint32_t ror32(uint32_t v, unsigned n)
+{
+    n &= 31;
+    return n ? (v >> n) | (v << (32 - n)) : v;
+}
+
+static inline uint32_t cur_pc(const arm_cpu *c)
+{
+    return c->r[15] - 8;
+}
+
+/* ARM ARM A8.4.3, immediate shifts: LSR/ASR #0 mean #32, ROR #0 is RRX. */
+uint32_t shift_imm(const arm_cpu *c, uint32_t v, int type, int amt,
+                   uint32_t *carry)
+{
+    switch (type) {
+    case 0:
+        if (!amt) {
+            *carry = c->cf;
+            return v;
+        }
+        *carry = (v >> (32 - amt)) & 1;
+        return v << amt;
+    case 1:
+        if (!amt) {
+            *carry = v >> 31;
+            return 0;
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return v >> amt;
+    case 2:
+        if (!amt) {
+            *carry = v >> 31;
+            return (uint32_t)((int32_t)v >> 31);
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return (uint32_t)((int32_t)v >> amt);
+    default:
+        if (!amt) {
+            *carry = v & 1;
+            return (c->cf << 31) | (v >> 1);
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return ror32(v, amt);
+    }
+}
+
+/* Register-controlled shifts use the bottom byte of Rs, ARM ARM A8.4.4. */
+uint32_t shift_reg(const arm_cpu *c, uint32_t v, int type, uint32_t n,
+                   uint32_t *carry)
+{
+    n &= 0xff;
+    if (!n) {
+        *carry = c->cf;
+        return v;
+    }
+    switch (type) {
+    case 0:
+        if (n < 32) {
+            *carry = (v >> (32 - n)) & 1;
+            return v << n;
+        }
+        *carry = n == 32 ? v & 1 : 0;
+        return 0;
+    case 1:
+        if (n < 32) {
+            *carry = (v >> (n - 1)) & 1;
+            return v >> n;
+        }
+        *carry = n == 32 ? v >> 31 : 0;
+        return 0;
+    case 2:
+        if (n < 32) {
+            *carry = (v >> (n - 1)) & 1;
+            return (uint32_t)((int32_t)v >> n);
+        }
+        *carry = v >> 31;
+        return (uint32_t)((int32_t)v >> 31);
+    default:
+        *carry = (ror32(v, n - 1)) & 1;
+        return ror32(v, n);
+    }
+}
+
+uint32_t alu_op(arm_cpu *c, int op, uint32_t a, uint32_t b, int s,
+                uint32_t shc)
+{
+    uint32_t r;
+    uint64_t t;
+    switch (op) {
+    case 0: case 8: r = a & b; break;
+    case 1: case 9: r = a ^ b; break;
+    case 12: r = a | b; break;
+    case 13: r = b; break;
+    case 14: r = a & ~b; break;
+    case 15: r = ~b; break;
+    case 2: case 10:
+        r = a - b;
+        if (s) {
+            c->cf = a >= b;
+            c->vf = (a ^ b) & (a ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    case 3:
+        r = b - a;
+        if (s) {
+            c->cf = b >= a;
+            c->vf = (b ^ a) & (b ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    case 4: case 11:
+        r = a + b;
+        if (s) {
+            c->cf = r < a;
+            c->vf = (a ^ r) & ~(a ^ b);
+            set_nz(c, r);
+        }
+        return r;
+    case 5:
+        t = (uint64_t)a + b + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (a ^ r) & ~(a ^ b);
+            set_nz(c, r);
+        }
+        return r;
+    case 6:
+        t = (uint64_t)a + (uint32_t)~b + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (a ^ b) & (a ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    default:
+        t = (uint64_t)b + (uint32_t)~a + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (b ^ a) & (b ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    }
+    if (s) {
+        c->cf = shc;
+        set_nz(c, r);
+    }
+    return r;
+}
+
+/* Result write-back. Rd = 15 branches with interworking (ALUWritePC,
+ * ARM ARM A2.3.1) or, with S, returns from an exception. */
+static inline void dp_write(arm_cpu *c, uint32_t raw, uint32_t r)
+{
+    int op = (raw >> 21) & 15, rd = RD(raw);
+    if (op >= 8 && op <= 11)
+        return;
+    if (rd != 15)
+        c->r[rd] = r;
+    else if (BIT(raw, 20))
+        exception_return(c, r);
+    else
+        bx_write_pc(c, r);
+}
+
+void exec_dp_imm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t shc = d->aux == 2 ? c->cf : d->aux;
+    dp_write(c, raw, alu_op(c, (raw >> 21) & 15, c->r[RN(raw)], d->imm,
+                            BIT(raw, 20), shc));
+}
+
+void exec_dp_regimm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, carry;
+    uint32_t b = shift_imm(c, c->r[RM(raw)], (raw >> 5) & 3,
+                           (raw >> 7) & 31, &carry);
+    dp_write(c, raw, alu_op(c, (raw >> 21) & 15, c->r[RN(raw)], b,
+                            BIT(raw, 20), carry));
+}
+
+void exec_dp_regreg(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, carry;
+    uint32_t b = shift_reg(c, c->r[RM(raw)], (raw >> 5) & 3, c->r[RS(raw)],
+                           &carry);
+    dp_write(c, raw, alu_op(c, (raw >> 21) & 15, c->r[RN(raw)], b,
+                            BIT(raw, 20), carry));
+}
+
+void exec_movw(arm_cpu *c, const arm_insn *d)
+{
+    c->r[RD(d->raw)] = d->imm;
+}
+
+void exec_movt(arm_cpu *c, const arm_insn *d)
+{
+    int rd = RD(d->raw);
+    c->r[rd] = (c->r[rd] & 0xffff) | d->imm << 16;
+}
+
+/* MUL, MLA, UMAAL, MLS: ARM ARM A8.8.114, A8.8.100, A8.8.255, A8.8.101. */
+void exec_mul(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t n = c->r[RM(raw)], m = c->r[RS(raw)], a = c->r[RD(raw)];
+    int rd = RN(raw);
+    switch ((raw >> 21) & 7) {
+    case 0: c->r[rd] = n * m; break;
+    case 1: c->r[rd] = n * m + a; break;
+    case 2: {
+        uint64_t r = (uint64_t)n * m + c->r[rd] + a;
+        c->r[RD(raw)] = (uint32_t)r;
+        c->r[rd] = r >> 32;
+        return;
+    }
+    default: c->r[rd] = a - n * m; return;
+    }
+    if (BIT(raw, 20))
+        set_nz(c, c->r[rd]);
+}
+
+/* UMULL, UMLAL, SMULL, SMLAL. */
+void exec_mul_long(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t n = c->r[RM(raw)], m = c->r[RS(raw)];
+    int lo = RD(raw), hi = RN(raw);
+    uint64_t acc = BIT(raw, 21) ? ((uint64_t)c->r[hi] << 32 | c->r[lo]) : 0;
+    uint64_t r = BIT(raw, 22) ? (uint64_t)((int64_t)(int32_t)n * (int32_t)m)
+                              : (uint64_t)n * m;
+    r += acc;
+    c->r[lo] = (uint32_t)r;
+    c->r[hi] = r >> 32;
+    if (BIT(raw, 20)) {
+        c->nf = r >> 32;
+        c->zf = (r >> 32) | (uint32_t)r;
+    }
+}
+
+static inline int32_t half(uint32_t v, int top)
+{
+    return (int16_t)(top ? v >> 16 : v);
+}
+
+static inline uint32_t add_q(arm_cpu *c, uint32_t a, uint32_t b)
+{
+    uint32_t r = a + b;
+    if ((a ^ r) & ~(a ^ b) & 0x80000000u)
+        c->cpsr |= CPSR_Q;
+    return r;
+}
+
+/* SMLA<x><y>, SMLAW<y>, SMULW<y>, SMLAL<x><y>, SMUL<x><y>: ARM ARM
+ * A8.8.176-A8.8.183, A8.8.201, A8.8.209-A8.8.210. */
+void exec_mul_half(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t n = c->r[RM(raw)], m = c->r[RS(raw)], a = c->r[RD(raw)];
+    int rd = RN(raw), x = BIT(raw, 5), y = BIT(raw, 6);
+    int32_t p = half(n, x) * half(m, y);
+    switch ((raw >> 21) & 3) {
+    case 0:
+        c->r[rd] = add_q(c, (uint32_t)p, a);
+        break;
+    case 1: {
+        uint32_t w = (uint32_t)(((int64_t)(int32_t)n * half(m, y)) >> 16);
+        c->r[rd] = x ? w : add_q(c, w, a);
+        break;
+    }
+    case 2: {
+        uint64_t acc = (uint64_t)c->r[rd] << 32 | a;
+        acc += (uint64_t)(int64_t)p;
+        c->r[RD(raw)] = (uint32_t)acc;
+        c->r[rd] = acc >> 32;
+        break;
+    }
+    default:
+        c->r[rd] = (uint32_t)p;
+    }
+}
+
+/* MRS: execution-state bits read as zero, ARM ARM B9.3.8. */
+void exec_mrs(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, v;
+    if (BIT(raw, 22)) {
+        uint32_t *sp = spsr_ptr(c);
+        v = sp ? *sp : 0;
+    } else {
+        v = cpsr_read(c) & 0xf8ff03dfu;
+    }
+    c->r[RD(raw)] = v;
+}
+
+/* MSR (immediate and register), ARM ARM B9.3.10-B9.3.12. */
+void exec_msr(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t v = BIT(raw, 25) ? d->imm : c->r[RM(raw)];
+    uint32_t mask = 0;
+    for (int i = 0; i < 4; i++)
+        if (BIT(raw, 16 + i))
+            mask |= 0xffu << (8 * i);
+    mask &= ~0x00f00000u;
+    if (BIT(raw, 22)) {
+        uint32_t *sp = spsr_ptr(c);
+        if (sp)
+            *sp = (*sp & ~mask) | (v & mask);
+        return;
+    }
+    if (!c->priv)
+        mask &= 0xf80f0000u;
+    cpsr_write(c, v, mask, 0);
+}
+
+void exec_bx(arm_cpu *c, const arm_insn *d)
+{
+    bx_write_pc(c, c->r[RM(d->raw)]);
+}
+
+void exec_blx_reg(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t t = c->r[RM(d->raw)];
+    c->r[14] = cur_pc(c) + 4;
+    bx_write_pc(c, t);
+}
+
+void exec_clz(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t v = c->r[RM(d->raw)];
+    c->r[RD(d->raw)] = v ? (uint32_t)__builtin_clz(v) : 32;
+}
+
+static uint32_t sat_add(arm_cpu *c, uint32_t a, uint32_t b, int sub)
+{
+    int64_t r = sub ? (int64_t)(int32_t)a - (int32_t)b
+                    : (int64_t)(int32_t)a + (int32_t)b;
+    if (r > INT32_MAX) {
+        c->cpsr |= CPSR_Q;
+        return INT32_MAX;
+    }
+    if (r < INT32_MIN) {
+        c->cpsr |= CPSR_Q;
+        return (uint32_t)INT32_MIN;
+    }
+    return (uint32_t)r;
+}
+
+/* QADD, QSUB, QDADD, QDSUB. */
+void exec_qaddsub(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RN(raw)];
+    int op = (raw >> 21) & 3;
+    if (op & 2)
+        n = sat_add(c, n, n, 0);
+    c->r[RD(raw)] = sat_add(c, c->r[RM(raw)], n, op & 1);
+}
+
+/* BKPT is a debug event: Prefetch Abort with IFSR "debug event". */
+void exec_bkpt(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    c->cp15.ifsr = 0x2;
+    take_exception(c, EXC_PABT, cur_pc(c));
+}
+
+static void firmware_call(arm_cpu *c, int (*fn)(void *, arm_cpu *))
+{
+    if (!c->priv || !fn || !fn(c->sys->hooks.opaque, c))
+        undefined(c);
+}
+
+void exec_hvc(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    firmware_call(c, c->sys->hooks.hvc);
+}
+
+void exec_smc(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    firmware_call(c, c->sys->hooks.smc);
+}
+
+/* NOP, YIELD, WFE, WFI, SEV: ARM ARM A8.8.424-A8.8.427. */
+void exec_hint(arm_cpu *c, const arm_insn *d)
+{
+    switch (d->raw & 0xff) {
+    case 2:
+        if (c->event)
+            c->event = 0;
+        else if (!c->irq_line && !c->fiq_line) {
+            c->halted = HALT_WFE;
+            c->brk = 1;
+        }
+        break;
+    case 3:
+        if (!c->irq_line && !c->fiq_line) {
+            c->halted = HALT_WFI;
+            c->brk = 1;
+        }
+        break;
+    case 4:
+        for (int i = 0; i < c->sys->ncores; i++) {
+            arm_cpu *o = c->sys->cpu[i];
+            if (o->halted == HALT_WFE)
+                o->halted = 0;
+            else
+                o->event = 1;
+        }
+        break;
+    }
+}
+
+void exec_nop(arm_cpu *c, const arm_insn *d)
+{
+    (void)c;
+    (void)d;
+}
+
+static int load(arm_cpu *c, uint32_t a, int size, int user, uint32_t *v)
+{
+    return user ? mem_read_slow(c, a, size, 1, v) : mem_read(c, a, size, v);
+}
+
+static int store(arm_cpu *c, uint32_t a, int size, int user, uint32_t v)
+{
+    return user ? mem_write_slow(c, a, size, 1, v)
+                : mem_write(c, a, size, v);
+}
+
+/* LDR, STR, LDRB, STRB and the T forms, ARM ARM A8.8.62 and on. The
+ * immediate offset is in d->imm; a register offset has an immediate
+ * shift. P=0 W=1 selects the unprivileged (T) forms. */
+void exec_ldst(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, off, v, carry;
+    int rn = RN(raw), rt = RD(raw), size = BIT(raw, 22) ? 1 : 4;
+    if (BIT(raw, 25))
+        off = shift_imm(c, c->r[RM(raw)], (raw >> 5) & 3, (raw >> 7) & 31,
+                        &carry);
+    else
+        off = d->imm;
+    uint32_t base = c->r[rn];
+    uint32_t oa = BIT(raw, 23) ? base + off : base - off;
+    int p = BIT(raw, 24), w = BIT(raw, 21);
+    uint32_t a = p ? oa : base;
+    int user = !p && w;
+    if (BIT(raw, 20)) {
+        if (load(c, a, size, user, &v))
+            return;
+        if (!p || w)
+            c->r[rn] = oa;
+        if (rt == 15)
+            bx_write_pc(c, v);
+        else
+            c->r[rt] = v;
+    } else {
+        if (store(c, a, size, user, c->r[rt]))
+            return;
+        if (!p || w)
+            c->r[rn] = oa;
+    }
+}
+
+static inline uint32_t extra_offset(const arm_cpu *c, const arm_insn *d)
+{
+    return BIT(d->raw, 22) ? d->imm : c->r[RM(d->raw)];
+}
+
+/* LDRH, STRH, LDRSB, LDRSH and their T forms, ARM ARM A8.8.80-A8.8.89. */
+void exec_ldst_extra(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, off = extra_offset(c, d), v;
+    int rn = RN(raw), rt = RD(raw), op2 = (raw >> 5) & 3;
+    uint32_t base = c->r[rn];
+    uint32_t oa = BIT(raw, 23) ? base + off : base - off;
+    int p = BIT(raw, 24), w = BIT(raw, 21);
+    uint32_t a = p ? oa : base;
+    int user = !p && w;
+    if (BIT(raw, 20)) {
+        int size = op2 == 2 ? 1 : 2;
+        if (load(c, a, size, user, &v))
+            return;
+        if (op2 == 2)
+            v = (uint32_t)(int8_t)v;
+        else if (op2 == 3)
+            v = (uint32_t)(int16_t)v;
+        if (!p || w)
+            c->r[rn] = oa;
+        c->r[rt] = v;
+    } else {
+        if (store(c, a, 2, user, c->r[rt]))
+            return;
+        if (!p || w)
+            c->r[rn] = oa;
+    }
+}
+
+static int check_align(arm_cpu *c, uint32_t a, uint32_t size, int wr)
+{
+    if (a & (size - 1)) {
+        data_abort(c, a, 0x01 | (wr ? 1u << 11 : 0));
+        return 1;
+    }
+    return 0;
+}
+
+/* LDRD and STRD: word alignment is required whatever SCTLR.A says. */
+void exec_ldrd_strd(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, off = extra_offset(c, d);
+    int rn = RN(raw), rt = RD(raw) & 14, st = BIT(raw, 5);
+    uint32_t base = c->r[rn];
+    uint32_t oa = BIT(raw, 23) ? base + off : base - off;
+    int p = BIT(raw, 24), w = BIT(raw, 21);
+    uint32_t a = p ? oa : base, v0, v1;
+    if (check_align(c, a, 4, st))
+        return;
+    if (st) {
+        if (mem_write(c, a, 4, c->r[rt]) || mem_write(c, a + 4, 4, c->r[rt + 1]))
+            return;
+    } else {
+        if (mem_read(c, a, 4, &v0) || mem_read(c, a + 4, 4, &v1))
+            return;
+    }
+    if (!p || w)
+        c->r[rn] = oa;
+    if (!st) {
+        c->r[rt] = v0;
+        c->r[rt + 1] = v1;
+    }
+}
+
+static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
+                        uint32_t *wb)
+{
+    uint32_t n = 4 * (uint32_t)__builtin_popcount(raw & 0xffff);
+    uint32_t base = c->r[RN(raw)];
+    int p = BIT(raw, 24);
+    if (BIT(raw, 23)) {
+        *start = p ? base + 4 : base;
+        *wb = base + n;
+    } else {
+        *start = p ? base - n : base - n + 4;
+        *wb = base - n;
+    }
+}
+
+/* LDM forms, ARM ARM A8.8.58-A8.8.61, B9.3.5 (user registers) and B9.3.6
+ * (exception return). Values are loaded first so a Data Abort leaves every
+ * register as it was, which Linux's fixups rely on. */
+void exec_ldm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, a, wb, v[16];
+    block_range(c, raw, &a, &wb);
+    if (check_align(c, a, 4, 0))
+        return;
+    uint32_t list = raw & 0xffff;
+    for (int i = 0; i < 16; i++)
+        if (list & (1u << i)) {
+            if (mem_read(c, a, 4, &v[i]))
+                return;
+            a += 4;
+        }
+    int s = BIT(raw, 22);
+    if (s && !(list & 0x8000)) {
+        for (int i = 0; i < 15; i++)
+            if (list & (1u << i))
+                set_user_reg(c, i, v[i]);
+        return;
+    }
+    if (BIT(raw, 21))
+        c->r[RN(raw)] = wb;
+    for (int i = 0; i < 15; i++)
+        if (list & (1u << i))
+            c->r[i] = v[i];
+    if (list & 0x8000) {
+        if (s)
+            exception_return(c, v[15]);
+        else
+            bx_write_pc(c, v[15]);
+    }
+}
+
+void exec_stm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, a, wb;
+    block_range(c, raw, &a, &wb);
+    if (check_align(c, a, 4, 1))
+        return;
+    uint32_t list = raw & 0xffff;
+    int s = BIT(raw, 22);
+    for (int i = 0; i < 16; i++)
+        if (list & (1u << i)) {
+            uint32_t v = s ? get_user_reg(c, i) : c->r[i];
+            if (mem_write(c, a, 4, v))
+                return;
+            a += 4;
+        }
+    if (BIT(raw, 21))
+        c->r[RN(raw)] = wb;
+}
+
+/* SWP, SWPB: ARM ARM A8.8.229. One core runs at a time, so the pair is
+ * atomic. */
+void exec_swp(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, a = c->r[RN(raw)], old;
+    int size = BIT(raw, 22) ? 1 : 4;
+    if (check_align(c, a, size, 0) || mem_read(c, a, size, &old) ||
+        mem_write(c, a, size, c->r[RM(raw)]))
+        return;
+    c->r[RD(raw)] = old;
+}
+
+static const uint8_t excl_size[4] = { 4, 8, 1, 2 };
+
+/* LDREX{B,H,D}, ARM ARM A8.8.75-A8.8.78: load and mark the address in
+ * this core's slot of the global monitor. */
+void exec_ldrex(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, a = c->r[RN(raw)], pa, lo, hi = 0;
+    int size = excl_size[(raw >> 21) & 3], rt = RD(raw);
+    if (check_align(c, a, size, 0) || mem_va_to_pa(c, a, ACC_READ, &pa))
+        return;
+    if (mem_read(c, a, size > 4 ? 4 : size, &lo) ||
+        (size == 8 && mem_read(c, a + 4, 4, &hi)))
+        return;
+    excl_state *e = &c->sys->excl[c->index];
+    e->va = a;
+    e->pa = pa;
+    e->size = size;
+    e->val = (uint64_t)hi << 32 | lo;
+    c->r[rt] = lo;
+    if (size == 8)
+        c->r[rt + 1] = hi;
+}
+
+/* STREX{B,H,D}, ARM ARM A8.8.212-A8.8.215. */
+void exec_strex(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, a = c->r[RN(raw)], pa, lo, hi = 0;
+    int size = excl_size[(raw >> 21) & 3], rt = RM(raw);
+    excl_state *e = &c->sys->excl[c->index];
+    if (check_align(c, a, size, 1))
+        return;
+    int ok = e->size == (uint32_t)size && e->va == a;
+    if (ok) {
+        if (mem_va_to_pa(c, a, ACC_WRITE, &pa) ||
+            mem_read(c, a, size > 4 ? 4 : size, &lo) ||
+            (size == 8 && mem_read(c, a + 4, 4, &hi)))
+            return;
+        ok = ((uint64_t)hi << 32 | lo) == e->val;
+    }
+    if (ok) {
+        if (mem_write(c, a, size > 4 ? 4 : size, c->r[rt]) ||
+            (size == 8 && mem_write(c, a + 4, 4, c->r[rt + 1])))
+            return;
+        for (int i = 0; i < c->sys->ncores; i++)
+            if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
+                c->sys->excl[i].size = 0;
+    }
+    e->size = 0;
+    c->r[RD(raw)] = !ok;
+}
+
+void exec_clrex(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    c->sys->excl[c->index].size = 0;
+}
+
+/* SXTB16, SXTB, SXTH, UXTB16, UXTB, UXTH and the add forms (Rn != 15). */
+void exec_extend(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint32_t v = ror32(c->r[RM(raw)], ((raw >> 10) & 3) * 8);
+    uint32_t n = RN(raw) == 15 ? 0 : c->r[RN(raw)], r;
+    switch ((raw >> 20) & 7) {
+    case 0:
+        r = ((n + (uint32_t)(int8_t)v) & 0xffff) |
+            ((n >> 16) + (uint32_t)(int8_t)(v >> 16)) << 16;
+        break;
+    case 2: r = n + (uint32_t)(int8_t)v; break;
+    case 3: r = n + (uint32_t)(int16_t)v; break;
+    case 4:
+        r = ((n + (v & 0xff)) & 0xffff) | ((n >> 16) + ((v >> 16) & 0xff)) << 16;
+        break;
+    case 6: r = n + (v & 0xff); break;
+    default: r = n + (v & 0xffff); break;
+    }
+    c->r[RD(raw)] = r;
+}
+
+/* REV, REV16, REVSH, RBIT (d->aux selects). */
+void exec_rev(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t v = c->r[RM(d->raw)], r;
+    switch (d->aux) {
+    case 0: r = __builtin_bswap32(v); break;
+    case 1: r = ((v >> 8) & 0x00ff00ffu) | ((v << 8) & 0xff00ff00u); break;
+    case 2: r = (uint32_t)(int16_t)__builtin_bswap16((uint16_t)v); break;
+    default:
+        r = 0;
+        for (int i = 0; i < 32; i++)
+            r |= ((v >> i) & 1) << (31 - i);
+    }
+    c->r[RD(d->raw)] = r;
+}
+
+static uint32_t ssat(arm_cpu *c, int64_t v, int bits)
+{
+    int64_t hi = ((int64_t)1 << (bits - 1)) - 1, lo = -hi - 1;
+    if (v > hi || v < lo) {
+        c->cpsr |= CPSR_Q;
+        return (uint32_t)(v > hi ? hi : lo);
+    }
+    return (uint32_t)v;
+}
+
+static uint32_t usat(arm_cpu *c, int64_t v, int bits)
+{
+    int64_t hi = ((int64_t)1 << bits) - 1;
+    if (v > hi || v < 0) {
+        c->cpsr |= CPSR_Q;
+        return (uint32_t)(v > hi ? hi : 0);
+    }
+    return (uint32_t)v;
+}
+
+/* SSAT, USAT, ARM ARM A8.8.190, A8.8.251. */
+void exec_sat(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, carry;
+    int amt = (raw >> 7) & 31, sh = BIT(raw, 6), imm = (raw >> 16) & 31;
+    uint32_t v = shift_imm(c, c->r[RM(raw)], sh ? 2 : 0, amt, &carry);
+    c->r[RD(raw)] = BIT(raw, 22) ? usat(c, (int32_t)v, imm)
+                                 : ssat(c, (int32_t)v, imm + 1);
+}
+
+void exec_sat16(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, v = c->r[RM(raw)];
+    int imm = (raw >> 16) & 15, u = BIT(raw, 22);
+    uint32_t lo = u ? usat(c, (int16_t)v, imm) : ssat(c, (int16_t)v, imm + 1);
+    uint32_t hi = u ? usat(c, (int16_t)(v >> 16), imm)
+                    : ssat(c, (int16_t)(v >> 16), imm + 1);
+    c->r[RD(raw)] = (lo & 0xffff) | hi << 16;
+}
+
+/* SBFX, UBFX, BFI, BFC (d->aux 0..2). */
+void exec_bitfield(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, v = c->r[RM(raw)];
+    int lsb = (raw >> 7) & 31, hi = (raw >> 16) & 31, rd = RD(raw);
+    if (d->aux < 2) {
+        int width = hi + 1;
+        uint32_t f = (v >> lsb) & (width == 32 ? ~0u : (1u << width) - 1);
+        if (d->aux == 0 && width < 32 && (f >> (width - 1)) & 1)
+            f |= ~0u << width;
+        c->r[rd] = f;
+        return;
+    }
+    if (hi < lsb)
+        return;
+    uint32_t mask = (hi == 31 ? ~0u : (1u << (hi + 1)) - 1) & (~0u << lsb);
+    if (RM(raw) == 15)
+        v = 0;
+    c->r[rd] = (c->r[rd] & ~mask) | ((v << lsb) & mask);
+}
+
+/* SDIV, UDIV: division by zero gives zero (no SCTLR.DZ in ARMv7-A). */
+void exec_div(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RM(raw)], m = c->r[RS(raw)], r;
+    if (!m)
+        r = 0;
+    else if (BIT(raw, 21))
+        r = n / m;
+    else if (n == 0x80000000u && m == 0xffffffffu)
+        r = n;
+    else
+        r = (uint32_t)((int32_t)n / (int32_t)m);
+    c->r[RN(raw)] = r;
+}
+
+void exec_pkh(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, carry, n = c->r[RN(raw)];
+    int tb = BIT(raw, 6);
+    uint32_t m = shift_imm(c, c->r[RM(raw)], tb ? 2 : 0, (raw >> 7) & 31,
+                           &carry);
+    c->r[RD(raw)] = tb ? (n & 0xffff0000u) | (m & 0xffff)
+                       : (n & 0xffff) | (m & 0xffff0000u);
+}
+
+void exec_sel(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RN(raw)], m = c->r[RM(raw)], r = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t b = 0xffu << (8 * i);
+        r |= ((c->cpsr >> (16 + i)) & 1) ? (n & b) : (m & b);
+    }
+    c->r[RD(raw)] = r;
+}
+
+/* Parallel add and subtract, ARM ARM A5.4.1-A5.4.2: lanes of 8 or 16 bits;
+ * signed (S), saturating (Q), halving (SH) and their unsigned twins. The
+ * plain forms set GE per lane, ARM ARM A2.4. */
+void exec_parallel(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RN(raw)], m = c->r[RM(raw)], r = 0;
+    int kind = (raw >> 20) & 3, uns = BIT(raw, 22), op = (raw >> 5) & 7;
+    int w = op >= 4 ? 8 : 16, lanes = 32 / w;
+    uint32_t ge = 0, lm = (1u << w) - 1;
+    for (int i = 0; i < lanes; i++) {
+        int sh = i * w;
+        int64_t a, b, x;
+        int lane_sub;
+        uint32_t av = (n >> sh) & lm, bv;
+        if (w == 16 && (op == 1 || op == 2)) {  /* ASX, SAX swap halves */
+            bv = (m >> (16 - sh)) & lm;
+            lane_sub = (op == 1) ? (i == 0) : (i == 1);
+        } else {
+            bv = (m >> sh) & lm;
+            lane_sub = op == 3 || op == 7;
+        }
+        if (uns) {
+            a = av;
+            b = bv;
+        } else {
+            a = w == 8 ? (int8_t)av : (int16_t)av;
+            b = w == 8 ? (int8_t)bv : (int16_t)bv;
+        }
+        x = lane_sub ? a - b : a + b;
+        uint32_t geb = uns ? (lane_sub ? x >= 0 : x >= (1 << w)) : x >= 0;
+        if (kind == 2) {        /* saturating */
+            int64_t hi = uns ? (1 << w) - 1 : (1 << (w - 1)) - 1;
+            int64_t lo = uns ? 0 : -(1 << (w - 1));
+            x = x > hi ? hi : x < lo ? lo : x;
+        } else if (kind == 3) { /* halving */
+            x >>= 1;
+        }
+        r |= ((uint32_t)x & lm) << sh;
+        if (kind == 1)
+            ge |= (w == 16 ? geb * 3u : geb) << (w == 16 ? 2 * i : i);
+    }
+    if (kind == 1)
+        c->cpsr = (c->cpsr & ~0x000f0000u) | ge << 16;
+    c->r[RD(raw)] = r;
+}
+
+/* SMLAD, SMUAD, SMLSD, SMUSD (dual 16-bit multiplies). Rd is bits 19:16,
+ * Ra bits 15:12 (15 for the non-accumulating forms). */
+void exec_smlad(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RM(raw)], m = c->r[RS(raw)];
+    if (BIT(raw, 5))
+        m = ror32(m, 16);
+    int64_t p1 = (int64_t)half(n, 0) * half(m, 0);
+    int64_t p2 = (int64_t)half(n, 1) * half(m, 1);
+    int64_t r = BIT(raw, 6) ? p1 - p2 : p1 + p2;
+    if (RD(raw) != 15)
+        r += (int32_t)c->r[RD(raw)];
+    if (r != (int32_t)r)
+        c->cpsr |= CPSR_Q;
+    c->r[RN(raw)] = (uint32_t)r;
+}
+
+void exec_smlald(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RM(raw)], m = c->r[RS(raw)];
+    if (BIT(raw, 5))
+        m = ror32(m, 16);
+    int64_t p1 = (int64_t)half(n, 0) * half(m, 0);
+    int64_t p2 = (int64_t)half(n, 1) * half(m, 1);
+    int lo = RD(raw), hi = RN(raw);
+    uint64_t acc = (uint64_t)c->r[hi] << 32 | c->r[lo];
+    acc += (uint64_t)(BIT(raw, 6) ? p1 - p2 : p1 + p2);
+    c->r[lo] = (uint32_t)acc;
+    c->r[hi] = acc >> 32;
+}
+
+/* SMMUL, SMMLA, SMMLS (most significant word, R = round). */
+void exec_smmul(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    int64_t p = (int64_t)(int32_t)c->r[RM(raw)] * (int32_t)c->r[RS(raw)];
+    int64_t acc = RD(raw) == 15 ? 0 : (int64_t)((uint64_t)c->r[RD(raw)] << 32);
+    uint64_t r = BIT(raw, 6) ? (uint64_t)acc - (uint64_t)p
+                             : (uint64_t)acc + (uint64_t)p;
+    if (BIT(raw, 5))
+        r += 0x80000000u;
+    c->r[RN(raw)] = r >> 32;
+}
+
+void exec_usad8(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, n = c->r[RM(raw)], m = c->r[RS(raw)], s = 0;
+    for (int i = 0; i < 32; i += 8) {
+        int a = (n >> i) & 0xff, b = (m >> i) & 0xff;
+        s += (uint32_t)(a > b ? a - b : b - a);
+    }
+    if (RD(raw) != 15)
+        s += c->r[RD(raw)];
+    c->r[RN(raw)] = s;
+}
+
+void exec_b(arm_cpu *c, const arm_insn *d)
+{
+    if (BIT(d->raw, 24))
+        c->r[14] = cur_pc(c) + 4;
+    c->next_pc = c->r[15] + d->imm;
+}
+
+void exec_blx_imm(arm_cpu *c, const arm_insn *d)
+{
+    c->r[14] = cur_pc(c) + 4;
+    bx_write_pc(c, (c->r[15] + d->imm) | 1);
+}
+
+void exec_svc(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    take_exception(c, EXC_SVC, cur_pc(c));
+}
+
+/* CPS, ARM ARM B9.3.2: a NOP in User mode. */
+void exec_cps(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, mask = 0, val = 0;
+    if (!c->priv)
+        return;
+    int imod = (raw >> 18) & 3;
+    if (imod & 2) {
+        mask = raw & (CPSR_A | CPSR_I | CPSR_F);
+        val = imod == 3 ? mask : 0;
+    }
+    if (BIT(raw, 17)) {
+        mask |= 0x1f;
+        val |= raw & 0x1f;
+    }
+    cpsr_write(c, val, mask, 0);
+}
+
+static uint32_t *mode_sp(arm_cpu *c, uint32_t mode)
+{
+    int b = bank_of(mode);
+    return b == bank_of(c->cpsr) ? &c->r[13] : &c->bank_r13[b];
+}
+
+/* SRS: store LR and SPSR to the stack of another mode, ARM ARM B9.3.16. */
+void exec_srs(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, *sp = spsr_ptr(c);
+    uint32_t mode = raw & 0x1f;
+    if (!sp || !mode_valid(mode)) {
+        undefined(c);
+        return;
+    }
+    uint32_t *msp = mode_sp(c, mode), base = *msp, a, wb;
+    int p = BIT(raw, 24), u = BIT(raw, 23);
+    a = u ? (p ? base + 4 : base) : (p ? base - 8 : base - 4);
+    wb = u ? base + 8 : base - 8;
+    if (check_align(c, a, 4, 1) || mem_write(c, a, 4, c->r[14]) ||
+        mem_write(c, a + 4, 4, *sp))
+        return;
+    if (BIT(raw, 21))
+        *mode_sp(c, mode) = wb;
+}
+
+/* RFE, ARM ARM B9.3.13. */
+void exec_rfe(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw, base = c->r[RN(raw)], a, wb, pc, psr;
+    if (!c->priv) {
+        undefined(c);
+        return;
+    }
+    int p = BIT(raw, 24), u = BIT(raw, 23);
+    a = u ? (p ? base + 4 : base) : (p ? base - 8 : base - 4);
+    wb = u ? base + 8 : base - 8;
+    if (check_align(c, a, 4, 0) || mem_read(c, a, 4, &pc) ||
+        mem_read(c, a + 4, 4, &psr))
+        return;
+    if (BIT(raw, 21))
+        c->r[RN(raw)] = wb;
+    cpsr_write(c, psr, 0xffffffffu, 1);
+    c->next_pc = pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u);
+    c->brk = 1;
+}
+
+#define CP_FIELDS(raw) (int)(((raw) >> 8) & 15), (int)(((raw) >> 21) & 7), \
+    (int)RN(raw), (int)RM(raw), (int)(((raw) >> 5) & 7)
+
+void exec_mcr(arm_cpu *c, const arm_insn *d)
+{
+    if (cp_write(c, CP_FIELDS(d->raw), c->r[RD(d->raw)]))
+        undefined(c);
+}
+
+/* MRC with Rt = 15 sets the flags from bits 31:28 (ARM ARM A8.8.108). */
+void exec_mrc(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t v;
+    if (cp_read(c, CP_FIELDS(d->raw), &v)) {
+        undefined(c);
+        return;
+    }
+    if (RD(d->raw) == 15)
+        cpsr_write(c, v, 0xf0000000u, 0);
+    else
+        c->r[RD(d->raw)] = v;
+}
+
+void exec_mcrr(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint64_t v = (uint64_t)c->r[RN(raw)] << 32 | c->r[RD(raw)];
+    if (cp_write64(c, (raw >> 8) & 15, (raw >> 4) & 15, RM(raw), v))
+        undefined(c);
+}
+
+void exec_mrrc(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    uint64_t v;
+    if (cp_read64(c, (raw >> 8) & 15, (raw >> 4) & 15, RM(raw), &v)) {
+        undefined(c);
+        return;
+    }
+    c->r[RD(raw)] = (uint32_t)v;
+    c->r[RN(raw)] = v >> 32;
+}
+
+/* ---- the interpreter loop ---- */
+
+/* Takes a pending unmasked interrupt at an instruction boundary. FIQ has
+ * priority over IRQ (ARM ARM B1.8.2). */
+static void check_irq(arm_cpu *c)
+{
+    int e = -1;
+    if (c->fiq_line && !(c->cpsr & CPSR_F))
+        e = EXC_FIQ;
+    else if (c->irq_line && !(c->cpsr & CPSR_I))
+        e = EXC_IRQ;
+    if (e < 0)
+        return;
+    c->r[15] = c->pc;
+    take_exception(c, e, c->pc);
+    c->pc = c->next_pc;
+}
+
+/* Executes ARM instructions within one page while nothing asks to stop.
+ * Returns the number executed. */
+static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+{
+    uint32_t pc = c->pc, ppage;
+    uint8_t *host = fetch_page(c, pc, &ppage);
+    if (!host) {            /* Prefetch Abort: charge it as one instruction */
+        c->pc = c->next_pc;
+        return 1;
+    }
+    uint32_t vpage = pc & ~0xfffu;
+    arm_insn *dc = c->dcache;
+    uint64_t n = 0;
+    c->brk = 0;
+    do {
+        uint32_t off = pc & 0xfff, raw;
+        memcpy(&raw, host + off, 4);
+        arm_insn *d = &dc[((ppage | off) >> 2) & ((1u << DCACHE_BITS) - 1)];
+        if (d->raw != raw)
+            arm_decode(d, raw);
+        c->r[15] = pc + 8;
+        c->next_pc = pc + 4;
+        uint32_t cond = raw >> 28;
+        if (cond >= 14 || cond_pass(c, cond))
+            d->fn(c, d);
+        n++;
+        pc = c->next_pc;
+    } while (!c->brk && n < budget && (pc & ~0xfffu) == vpage);
+    c->pc = pc;
+    return n;
+}
+
+static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
+{
+    uint32_t pc = c->pc, ppage;
+    uint8_t *host = fetch_page(c, pc, &ppage);
+    if (!host) {            /* Prefetch Abort: charge it as one instruction */
+        c->pc = c->next_pc;
+        return 1;
+    }
+    uint32_t vpage = pc & ~0xfffu;
+    arm_insn *tc = c->tcache;
+    uint64_t n = 0;
+    c->brk = 0;
+    do {
+        uint32_t off = pc & 0xfff;
+        uint16_t h;
+        memcpy(&h, host + off, 2);
+        uint32_t raw = h;
+        /* A BL/BLX pair is one 32-bit instruction; its second half may
+         * lie on the next page. */
+        if ((h >> 11) >= 0x1d) {
+            uint32_t h2;
+            if (off == 0xffe) {
+                c->r[15] = pc + 4;
+                if (mem_read(c, pc + 2, 2, &h2)) {
+                    pc = c->next_pc;
+                    n++;
+                    break;
+                }
+            } else {
+                uint16_t t;
+                memcpy(&t, host + off + 2, 2);
+                h2 = t;
+            }
+            raw = raw << 16 | h2;
+        }
+        arm_insn *d = &tc[((ppage | off) >> 1) & ((1u << TCACHE_BITS) - 1)];
+        if (d->raw != raw || !d->fn)
+            thumb_decode(d, raw);
+        c->r[15] = pc + 4;
+        c->next_pc = pc + (raw > 0xffff ? 4 : 2);
+        d->fn(c, d);
+        n++;
+        pc = c->next_pc;
+    } while (!c->brk && n < budget && (pc & ~0xfffu) == vpage);
+    c->pc = pc;
+    return n;
+}
+
+uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
+{
+    uint64_t budget = max_cycles / c->cpi, done = 0;
+    c->exit_req = 0;
+    if (!c->powered)
+        return 0;
+    while (done < budget && !c->exit_req) {
+        check_irq(c);
+        if (c->halted)
+            break;
+        if (c->cpsr & CPSR_T)
+            done += run_thumb_page(c, budget - done);
+        else
+            done += run_arm_page(c, budget - done);
+    }
+    c->insns += done;
+    c->cycles += done * c->cpi;
+    return done * c->cpi;
+}
+
+/* ---- cluster and core management ---- */
+
+arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
+{
+    if (ncores < 1 || ncores > 8) {
+        fprintf(stderr, "arm_sys_new: %d cores, expected 1..8\n", ncores);
+        exit(1);
+    }
+    arm_sys *s = calloc(1, sizeof(*s));
+    s->cpu = calloc((size_t)ncores, sizeof(*s->cpu));
+    if (!s || !s->cpu) {
+        perror("arm_sys_new");
+        exit(1);
+    }
+    s->ncores = ncores;
+    s->map = map;
+    if (hooks)
+        s->hooks = *hooks;
+    for (int i = 0; i < ncores; i++) {
+        arm_cpu *c = calloc(1, sizeof(*c));
+        if (!c) {
+            perror("arm_sys_new");
+            exit(1);
+        }
+        c->dcache = calloc(1u << DCACHE_BITS, sizeof(arm_insn));
+        c->tcache = calloc(1u << TCACHE_BITS, sizeof(arm_insn));
+        if (!c->dcache || !c->tcache) {
+            perror("arm_sys_new");
+            exit(1);
+        }
+        /* Entries must hold a valid decoding of their raw word. */
+        for (uint32_t k = 0; k < (1u << DCACHE_BITS); k++)
+            arm_decode(&c->dcache[k], 0);
+        c->index = i;
+        c->sys = s;
+        c->cpi = 1;
+        c->powered = i == 0;
+        c->cp15.cntfrq = 62500000;
+        arm_reset(c, 0);
+        s->cpu[i] = c;
+    }
+    return s;
+}
+
+void arm_sys_free(arm_sys *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->ncores; i++) {
+        free(s->cpu[i]->dcache);
+        free(s->cpu[i]->tcache);
+        free(s->cpu[i]);
+    }
+    free(s->cpu);
+    free(s);
+}
+
+arm_cpu *arm_sys_cpu(arm_sys *s, int index)
+{
+    return s->cpu[index];
+}
+
+int arm_sys_ncores(const arm_sys *s)
+{
+    return s->ncores;
+}
+
+void arm_reset(arm_cpu *c, int hivecs)
+{
+    memset(c->r, 0, sizeof(c->r));
+    memset(c->bank_r13, 0, sizeof(c->bank_r13));
+    memset(c->bank_r14, 0, sizeof(c->bank_r14));
+    memset(c->bank_spsr, 0, sizeof(c->bank_spsr));
+    memset(c->fiq_r8, 0, sizeof(c->fiq_r8));
+    memset(c->usr_r8, 0, sizeof(c->usr_r8));
+    c->nf = c->cf = c->vf = 0;
+    c->zf = 1;
+    c->cpsr = MODE_SVC | CPSR_A | CPSR_I | CPSR_F;
+    c->priv = 1;
+    c->halted = 0;
+    c->event = 0;
+    cp15_reset(c);
+    if (hivecs)
+        c->cp15.sctlr |= SCTLR_V;
+    c->pc = hivecs ? 0xffff0000u : 0;
+    c->sys->excl[c->index].size = 0;
+}
+
+void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn)
+{
+    c->cpi = cycles_per_insn ? cycles_per_insn : 1;
+}
+
+void arm_set_cntfrq(arm_cpu *c, uint32_t hz)
+{
+    c->cp15.cntfrq = hz;
+}
+
+void arm_request_exit(arm_cpu *c)
+{
+    c->exit_req = 1;
+    c->brk = 1;
+}
+
+int arm_is_halted(const arm_cpu *c)
+{
+    return c->halted != 0;
+}
+
+void arm_set_powered(arm_cpu *c, int on)
+{
+    c->powered = on != 0;
+    if (!on)
+        arm_request_exit(c);
+}
+
+int arm_is_powered(const arm_cpu *c)
+{
+    return c->powered;
+}
+
+void arm_set_irq(arm_cpu *c, int level)
+{
+    c->irq_line = level != 0;
+    if (level) {
+        c->halted = 0;
+        c->brk = 1;
+    }
+}
+
+void arm_set_fiq(arm_cpu *c, int level)
+{
+    c->fiq_line = level != 0;
+    if (level) {
+        c->halted = 0;
+        c->brk = 1;
+    }
+}
+
+void arm_get_regs(const arm_cpu *c, arm_regs *out)
+{
+    memcpy(out->r, c->r, sizeof(out->r));
+    out->r[15] = c->pc;
+    out->cpsr = cpsr_read(c);
+    int b = bank_of(c->cpsr);
+    out->spsr = b == BANK_USR ? 0 : c->bank_spsr[b];
+}
+
+uint32_t arm_get_reg(const arm_cpu *c, int n)
+{
+    return n == 15 ? c->pc : c->r[n];
+}
+
+void arm_set_reg(arm_cpu *c, int n, uint32_t val)
+{
+    if (n == 15)
+        c->pc = val;
+    else
+        c->r[n] = val;
+}
+
+void arm_set_pc(arm_cpu *c, uint32_t pc)
+{
+    c->pc = pc;
+    c->brk = 1;
+}
+
+uint64_t arm_insn_count(const arm_cpu *c)
+{
+    return c->insns;
+}
+
+uint64_t arm_cycle_count(const arm_cpu *c)
+{
+    return c->cycles;
+}
+
+int arm_cpu_index(const arm_cpu *c)
+{
+    return c->index;
+}
+
+void arm_dump(const arm_cpu *c, FILE *f)
+{
+    arm_regs r;
+    arm_get_regs(c, &r);
+    for (int i = 0; i < 16; i++)
+        fprintf(f, "r%-2d=%08x%s", i, r.r[i], (i & 3) == 3 ? "\n" : " ");
+    fprintf(f, "cpsr=%08x spsr=%08x insns=%llu\n", r.cpsr, r.spsr,
+            (unsigned long long)c->insns);
+}

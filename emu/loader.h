@@ -1,0 +1,24 @@
+/* Reading and checking boot images: the zImage, the initramfs and an
+ * optional device tree blob. Errors are one line, "path@offset: what is
+ * wrong, expected what", in a caller-owned buffer.
+ *
+ * Ownership: on success *data is malloc'd and the caller frees it; on
+ * failure nothing is allocated. */
+#ifndef PANLAB_LOADER_H
+#define PANLAB_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ARM Linux zImage: magic 0x016f2818 at byte 0x24, start and end
+ * addresses at 0x28 and 0x2c (arch/arm/boot/compressed/head.S). */
+int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
+                       char *err, size_t err_len);
+/* initramfs: a cpio newc archive ("070701"), gzip-compressed or not. */
+int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
+                       char *err, size_t err_len);
+/* A flattened device tree blob that libfdt accepts. */
+int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
+                    char *err, size_t err_len);
+
+#endif

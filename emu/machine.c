@@ -1,0 +1,253 @@
+/* The phone board: memory map, devices, interrupt wiring and boot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libfdt.h>
+#include "machine.h"
+#include "fdtgen.h"
+#include "dev/gic.h"
+#include "dev/timer.h"
+#include "dev/psci.h"
+
+/* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
+ * 128 MiB, DTB after it on a 4 KiB boundary. */
+#define KERNEL_OFF 0x00010000u
+#define INITRD_OFF 0x08000000u
+#define DTB_MAX_BYTES 0x10000u
+
+/* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
+ * timer to the non-secure PPI; we also raise the secure one. */
+enum { PPI_SEC_PHYS = 13, PPI_NS_PHYS = 14, PPI_VIRT = 11 };
+
+struct machine {
+    machine_config cfg;
+    phys_map *phys;
+    uint8_t *ram;
+    arm_sys *sys;
+    vt_engine *vt;
+    gic *gic;
+    arch_timer *timer;
+    psci *psci;
+    pl011 *uart;
+    enum machine_state state;
+    irq_line phys_timer_lines[GIC_MAX_CPUS][2];
+};
+
+void machine_config_default(machine_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->ncores = 2;
+    cfg->ram_bytes = 1u << 30;
+    cfg->cpu_hz = 1200000000ull;
+    cfg->counter_hz = 62500000ull;
+    cfg->quantum_ns = 100000ull;
+}
+
+/* ---- wiring between the CPU hooks, the engine and the devices ---- */
+
+static int hook_psci(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    return psci_call(m->psci, cpu);
+}
+
+static uint64_t hook_counter(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    (void)cpu;
+    return vt_counter(m->vt);
+}
+
+static void hook_timer_changed(void *opaque, arm_cpu *cpu, int which)
+{
+    machine *m = opaque;
+    arch_timer_changed(m->timer, arm_cpu_index(cpu), which);
+}
+
+static void core_irq(void *opaque, int n, int level)
+{
+    machine *m = opaque;
+    arm_set_irq(arm_sys_cpu(m->sys, n), level);
+}
+
+static int current_core(void *opaque)
+{
+    machine *m = opaque;
+    return vt_current_core(m->vt);
+}
+
+/* The physical timer drives both its secure and non-secure PPIs. */
+static void phys_timer_irq(void *opaque, int n, int level)
+{
+    machine *m = opaque;
+    irq_line s = gic_ppi_line(m->gic, n, PPI_SEC_PHYS);
+    irq_line ns = gic_ppi_line(m->gic, n, PPI_NS_PHYS);
+    irq_set(&s, level);
+    irq_set(&ns, level);
+}
+
+static void cpu_started(void *opaque, int core)
+{
+    machine *m = opaque;
+    vt_core_online(m->vt, core);
+}
+
+static void system_event(void *opaque, int reset)
+{
+    machine *m = opaque;
+    m->state = reset ? MACHINE_RESET : MACHINE_OFF;
+    vt_stop(m->vt);
+}
+
+machine *machine_new(const machine_config *cfg)
+{
+    machine *m = calloc(1, sizeof(*m));
+    if (!m) {
+        fprintf(stderr, "panlab-phone: out of memory\n");
+        exit(1);
+    }
+    m->cfg = *cfg;
+    m->phys = phys_map_new();
+    m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
+
+    arm_hooks hooks = {
+        .opaque = m, .smc = hook_psci, .hvc = hook_psci,
+        .counter = hook_counter, .timer_changed = hook_timer_changed,
+    };
+    m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
+    for (int i = 0; i < cfg->ncores; i++)
+        arm_set_cntfrq(arm_sys_cpu(m->sys, i), (uint32_t)cfg->counter_hz);
+    m->vt = vt_new(m->sys, cfg->cpu_hz, cfg->counter_hz, cfg->quantum_ns);
+
+    irq_line outs[GIC_MAX_CPUS];
+    for (int i = 0; i < cfg->ncores; i++)
+        outs[i] = (irq_line){ core_irq, m, i };
+    m->gic = gic_new(cfg->ncores, outs, (cpu_id_fn){ current_core, m });
+    gic_register(m->gic, m->phys, MACH_GIC_DIST, MACH_GIC_CPU);
+
+    for (int i = 0; i < cfg->ncores; i++) {
+        m->phys_timer_lines[i][ARM_TIMER_PHYS] = (irq_line){ phys_timer_irq, m, i };
+        m->phys_timer_lines[i][ARM_TIMER_VIRT] = gic_ppi_line(m->gic, i, PPI_VIRT);
+    }
+    m->timer = arch_timer_new(m->vt, m->sys,
+                              (const irq_line (*)[2])m->phys_timer_lines);
+
+    m->psci = psci_new(m->sys, (psci_host){ m, cpu_started, system_event });
+
+    m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
+    pl011_register(m->uart, m->phys, MACH_UART);
+    return m;
+}
+
+void machine_free(machine *m)
+{
+    if (!m)
+        return;
+    pl011_free(m->uart);
+    psci_free(m->psci);
+    arch_timer_free(m->timer);
+    gic_free(m->gic);
+    vt_free(m->vt);
+    arm_sys_free(m->sys);
+    phys_map_free(m->phys);
+    free(m);
+}
+
+vt_engine *machine_engine(machine *m) { return m->vt; }
+phys_map *machine_phys(machine *m) { return m->phys; }
+arm_sys *machine_cpus(machine *m) { return m->sys; }
+enum machine_state machine_state(const machine *m) { return m->state; }
+
+/* Writes the initrd range into a given blob's /chosen. */
+static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
+                        char *err, size_t err_len)
+{
+    int node = fdt_path_offset(blob, "/chosen");
+    if (node < 0)
+        node = fdt_add_subnode(blob, 0, "chosen");
+    int rc = node < 0 ? node : 0;
+    if (!rc && end > start)
+        rc = fdt_setprop_u32(blob, node, "linux,initrd-start", start);
+    if (!rc && end > start)
+        rc = fdt_setprop_u32(blob, node, "linux,initrd-end", end);
+    if (rc < 0) {
+        snprintf(err, err_len, "device tree: cannot set /chosen: %s",
+                 fdt_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
+                 const uint8_t *initrd, size_t initrd_bytes,
+                 const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
+                 uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
+                 size_t err_len)
+{
+    uint32_t ram = m->cfg.ram_bytes;
+    if (kernel_bytes > INITRD_OFF - KERNEL_OFF ||
+        initrd_bytes > ram - INITRD_OFF - DTB_MAX_BYTES) {
+        snprintf(err, err_len, "boot images do not fit: kernel %zu bytes "
+                 "(at most %u), initramfs %zu bytes", kernel_bytes,
+                 INITRD_OFF - KERNEL_OFF, initrd_bytes);
+        return -1;
+    }
+    memcpy(m->ram + KERNEL_OFF, kernel, kernel_bytes);
+    uint32_t initrd_start = MACH_RAM + INITRD_OFF;
+    uint32_t initrd_end = initrd_start + (uint32_t)initrd_bytes;
+    if (initrd_bytes)
+        memcpy(m->ram + INITRD_OFF, initrd, initrd_bytes);
+    uint32_t dtb_off = (INITRD_OFF + (uint32_t)initrd_bytes + 0xfffu) & ~0xfffu;
+    uint8_t *blob = m->ram + dtb_off;
+
+    int n;
+    if (dtb) {
+        if (dtb_bytes < fdt_totalsize(dtb)) {
+            snprintf(err, err_len, "device tree: truncated");
+            return -1;
+        }
+        n = fdt_open_into(dtb, blob, DTB_MAX_BYTES);
+        if (n < 0) {
+            snprintf(err, err_len, "device tree: %s", fdt_strerror(n));
+            return -1;
+        }
+        if (patch_chosen(blob, initrd_start, initrd_end, err, err_len) < 0)
+            return -1;
+        fdt_pack(blob);
+        n = (int)fdt_totalsize(blob);
+    } else {
+        fdt_desc d = {
+            .ram_addr = MACH_RAM, .ram_bytes = ram, .ncores = m->cfg.ncores,
+            .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
+            .uart = MACH_UART, .uart_spi = MACH_UART_SPI,
+            .nvirtio = MACH_VIRTIO_SLOTS, .virtio_base = MACH_VIRTIO_BASE,
+            .virtio_spi_base = MACH_VIRTIO_SPI, .psci_method = "hvc",
+            .bootargs = bootargs,
+            .initrd_start = initrd_bytes ? initrd_start : 0,
+            .initrd_end = initrd_bytes ? initrd_end : 0,
+        };
+        n = fdt_generate(blob, DTB_MAX_BYTES, &d, err, err_len);
+        if (n < 0)
+            return -1;
+    }
+    if (dtb_used) {
+        *dtb_used = malloc((size_t)n);
+        if (!*dtb_used) {
+            snprintf(err, err_len, "out of memory");
+            return -1;
+        }
+        memcpy(*dtb_used, blob, (size_t)n);
+        *dtb_used_bytes = (size_t)n;
+    }
+
+    arm_cpu *c0 = arm_sys_cpu(m->sys, 0);
+    arm_reset(c0, 0);
+    arm_set_reg(c0, 0, 0);
+    arm_set_reg(c0, 1, 0xffffffffu);
+    arm_set_reg(c0, 2, MACH_RAM + dtb_off);
+    arm_set_pc(c0, MACH_RAM + KERNEL_OFF);
+    arm_set_powered(c0, 1);
+    for (int i = 1; i < m->cfg.ncores; i++)
+        arm_set_powered(arm_sys_cpu(m->sys, i), 0);
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* The phone: two ARMv7-A cores, 1 GiB of RAM and the devices of QEMU's
+ * `virt` board at the same addresses, so one kernel and device tree
+ * layout serve both backends. machine.c is the one place that says which
+ * device sits where.
+ *
+ * Ownership: machine_new() allocates the machine and everything on it;
+ * machine_free() frees it. Sinks and other callbacks in the config stay
+ * owned by the caller and must outlive the machine. */
+#ifndef PANLAB_MACHINE_H
+#define PANLAB_MACHINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "time.h"
+#include "dev/pl011.h"
+
+/* The memory map (QEMU hw/arm/virt.c, base_memmap). */
+#define MACH_GIC_DIST     0x08000000u
+#define MACH_GIC_CPU      0x08010000u
+#define MACH_UART         0x09000000u
+#define MACH_UART_SPI     1u
+#define MACH_VIRTIO_BASE  0x0a000000u
+#define MACH_VIRTIO_SPI   16u
+#define MACH_VIRTIO_SLOTS 32
+#define MACH_RAM          0x40000000u
+
+typedef struct machine_config {
+    int ncores;
+    uint32_t ram_bytes;
+    uint64_t cpu_hz;
+    uint64_t counter_hz;
+    uint64_t quantum_ns;
+    byte_sink console;          /* PL011 output */
+} machine_config;
+
+/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum. */
+void machine_config_default(machine_config *cfg);
+
+typedef struct machine machine;
+
+machine *machine_new(const machine_config *cfg);
+void machine_free(machine *m);
+
+vt_engine *machine_engine(machine *m);
+phys_map *machine_phys(machine *m);
+arm_sys *machine_cpus(machine *m);
+
+/* Places the kernel, initramfs and device tree in RAM and sets core 0 up
+ * for the ARM Linux boot protocol (Documentation/arm/booting.rst): SVC
+ * mode, MMU off, r0 = 0, r1 = ~0, r2 = DTB address. dtb may be NULL: the
+ * machine then generates one with bootargs. The blob used is copied to
+ * *dtb_used (malloc'd, caller frees) if dtb_used is not NULL. Returns 0,
+ * or -1 with err set. */
+int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
+                 const uint8_t *initrd, size_t initrd_bytes,
+                 const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
+                 uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
+                 size_t err_len);
+
+enum machine_state { MACHINE_RUNNING, MACHINE_OFF, MACHINE_RESET };
+enum machine_state machine_state(const machine *m);
+
+#endif

@@ -1,0 +1,214 @@
+/* panlab-phone: the phone emulator's command line and run loop.
+ *
+ * Host time is read only here, to report speed; the simulation itself
+ * never sees it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "machine.h"
+#include "loader.h"
+
+#define ERR_LEN 512
+/* The run loop checks for the end of the run this often (virtual). */
+#define CHECK_NS 10000000ull
+/* After a panic message, how long the guest may keep printing. */
+#define PANIC_GRACE_NS 200000000ull
+
+static const char *prog = "panlab-phone";
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
+        "       [--dtb FILE | --dtb-out FILE] [--console FILE]\n"
+        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
+        prog);
+}
+
+static void die(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+/* The console: bytes go to a file; lines are watched for a panic. */
+typedef struct console {
+    FILE *f;
+    vt_engine *vt;
+    uint64_t last_output_ns;
+    char line[256];
+    size_t len;
+    char panic[256];
+    uint64_t panic_ns;
+} console;
+
+static void console_put(void *opaque, const uint8_t *buf, size_t n)
+{
+    console *c = opaque;
+    fwrite(buf, 1, n, c->f);
+    c->last_output_ns = vt_now_ns(c->vt);
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != '\n' && c->len < sizeof(c->line) - 1) {
+            if (buf[i] != '\r')
+                c->line[c->len++] = (char)buf[i];
+            continue;
+        }
+        c->line[c->len] = 0;
+        if (!c->panic[0] && strstr(c->line, "Kernel panic")) {
+            snprintf(c->panic, sizeof(c->panic), "%s", c->line);
+            c->panic_ns = c->last_output_ns;
+        }
+        c->len = 0;
+    }
+}
+
+static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || x > max || v[0] == '-') {
+        fprintf(stderr, "%s: %s takes a whole number up to %llu, got '%s'\n",
+                prog, opt, (unsigned long long)max, v);
+        exit(2);
+    }
+    return x;
+}
+
+static double host_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
+               *dtb_out = NULL, *console_path = NULL;
+    uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (strncmp(o, "--", 2) != 0) {
+            fprintf(stderr, "%s: unexpected argument '%s'\n", prog, o);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "%s: option '%s' needs a value\n", prog, o);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(o, "--kernel")) kernel = v;
+        else if (!strcmp(o, "--initrd")) initrd = v;
+        else if (!strcmp(o, "--append")) append = v;
+        else if (!strcmp(o, "--dtb")) dtb_in = v;
+        else if (!strcmp(o, "--dtb-out")) dtb_out = v;
+        else if (!strcmp(o, "--console")) console_path = v;
+        else if (!strcmp(o, "--max-virtual-s")) max_s = parse_u64(o, v, 1000000);
+        else if (!strcmp(o, "--hang-s")) hang_s = parse_u64(o, v, 1000000);
+        else if (!strcmp(o, "--cpu-mhz")) cpu_mhz = parse_u64(o, v, 4000);
+        else {
+            fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, o);
+            return 2;
+        }
+    }
+    if (!kernel) {
+        fprintf(stderr, "%s: --kernel is required (see --help)\n", prog);
+        return 2;
+    }
+    if (cpu_mhz == 0 || max_s == 0 || hang_s == 0) {
+        fprintf(stderr, "%s: --cpu-mhz, --max-virtual-s and --hang-s must be "
+                "above 0\n", prog);
+        return 2;
+    }
+
+    char err[ERR_LEN];
+    uint8_t *kimg = NULL, *rd = NULL, *dtb = NULL;
+    size_t kbytes = 0, rdbytes = 0, dtbbytes = 0;
+    if (loader_read_zimage(kernel, &kimg, &kbytes, err, sizeof(err)) < 0 ||
+        (initrd && loader_read_initrd(initrd, &rd, &rdbytes, err, sizeof(err)) < 0) ||
+        (dtb_in && loader_read_dtb(dtb_in, &dtb, &dtbbytes, err, sizeof(err)) < 0))
+        die("%s%s", err, "");
+
+    console con = { .f = stdout };
+    if (console_path && !(con.f = fopen(console_path, "wb")))
+        die("%s: cannot create: %s", console_path, strerror(errno));
+
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.cpu_hz = cpu_mhz * 1000000ull;
+    cfg.console = (byte_sink){ console_put, &con };
+    machine *m = machine_new(&cfg);
+    vt_engine *vt = machine_engine(m);
+    con.vt = vt;
+
+    uint8_t *dtb_used;
+    size_t dtb_used_bytes;
+    if (machine_boot(m, kimg, kbytes, rd, rdbytes, dtb, dtbbytes, append,
+                     &dtb_used, &dtb_used_bytes, err, sizeof(err)) < 0)
+        die("%s%s", err, "");
+    free(kimg);
+    free(rd);
+    free(dtb);
+    if (dtb_out) {
+        FILE *f = fopen(dtb_out, "wb");
+        if (!f || fwrite(dtb_used, 1, dtb_used_bytes, f) != dtb_used_bytes ||
+            fclose(f) != 0)
+            die("%s: cannot write: %s", dtb_out, strerror(errno));
+    }
+    free(dtb_used);
+
+    double h0 = host_s();
+    uint64_t until = max_s * VT_NS_PER_S, hang_ns = hang_s * VT_NS_PER_S;
+    int status = 0;
+    for (;;) {
+        uint64_t now = vt_now_ns(vt);
+        uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
+        now = vt_run(vt, next);
+        fflush(con.f);
+        if (machine_state(m) != MACHINE_RUNNING && !con.panic[0])
+            break;
+        if (con.panic[0] && (machine_state(m) != MACHINE_RUNNING ||
+                             now >= con.panic_ns + PANIC_GRACE_NS)) {
+            fprintf(stderr, "%s: guest kernel panic at %.6f s: %s\n", prog,
+                    (double)con.panic_ns / 1e9, con.panic);
+            status = 1;
+            break;
+        }
+        if (now - con.last_output_ns >= hang_ns) {
+            fprintf(stderr, "%s: the guest made no progress for %llu virtual "
+                    "seconds (at %.3f s); stopping\n", prog,
+                    (unsigned long long)hang_s, (double)now / 1e9);
+            status = 1;
+            break;
+        }
+        if (now >= until) {
+            fprintf(stderr, "%s: the guest was still running after "
+                    "--max-virtual-s %llu\n", prog, (unsigned long long)max_s);
+            status = 1;
+            break;
+        }
+    }
+    double host = host_s() - h0;
+    uint64_t insns = 0;
+    for (int i = 0; i < arm_sys_ncores(machine_cpus(m)); i++)
+        insns += arm_insn_count(arm_sys_cpu(machine_cpus(m), i));
+    fprintf(stderr, "%s: %s at %.6f s of virtual time; %.2f s of host time, "
+            "%.1f MIPS\n", prog,
+            machine_state(m) == MACHINE_RESET ? "guest reset" :
+            machine_state(m) == MACHINE_OFF ? "guest powered off" : "stopped",
+            (double)vt_now_ns(vt) / 1e9, host,
+            host > 0 ? (double)insns / host / 1e6 : 0.0);
+    if (con.f != stdout)
+        fclose(con.f);
+    machine_free(m);
+    return status;
+}

@@ -1,0 +1,73 @@
+/* Physical memory map; see physmem.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "physmem.h"
+
+phys_map *phys_map_new(void)
+{
+    phys_map *m = calloc(1, sizeof(*m));
+    if (!m) {
+        perror("phys_map_new");
+        exit(1);
+    }
+    return m;
+}
+
+void phys_map_free(phys_map *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < m->n; i++)
+        free(m->r[i].ram);
+    free(m);
+}
+
+static phys_range *add_range(phys_map *m, uint32_t addr, uint32_t size)
+{
+    if (m->n == PHYS_MAP_MAX) {
+        fprintf(stderr, "physmem: more than %d ranges\n", PHYS_MAP_MAX);
+        exit(1);
+    }
+    phys_range *r = &m->r[m->n++];
+    *r = (phys_range){ .addr = addr, .size_bytes = size };
+    return r;
+}
+
+uint8_t *phys_register_ram(phys_map *m, uint32_t addr, uint32_t size_bytes)
+{
+    phys_range *r = add_range(m, addr, size_bytes);
+    r->ram = calloc(1, size_bytes);
+    if (!r->ram) {
+        perror("phys_register_ram");
+        exit(1);
+    }
+    return r->ram;
+}
+
+void phys_register_device(phys_map *m, uint32_t addr, uint32_t size_bytes,
+                          void *opaque, phys_read_fn *read,
+                          phys_write_fn *write)
+{
+    phys_range *r = add_range(m, addr, size_bytes);
+    r->opaque = opaque;
+    r->read = read;
+    r->write = write;
+}
+
+const phys_range *phys_find(const phys_map *m, uint32_t addr)
+{
+    for (int i = 0; i < m->n; i++) {
+        const phys_range *r = &m->r[i];
+        if (addr - r->addr < r->size_bytes)
+            return r;
+    }
+    return NULL;
+}
+
+uint8_t *phys_ram_ptr(const phys_map *m, uint32_t addr, uint32_t len)
+{
+    const phys_range *r = phys_find(m, addr);
+    if (!r || !r->ram || addr - r->addr + (uint64_t)len > r->size_bytes)
+        return NULL;
+    return r->ram + (addr - r->addr);
+}

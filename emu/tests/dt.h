@@ -1,0 +1,50 @@
+/* Differential-test support shared by the test tools: a minimal board
+ * (RAM at the QEMU virt address, a PL011 data register that records bytes,
+ * PSCI SYSTEM_OFF through HVC) that runs the same raw images on emu/ and on
+ * qemu-system-arm, and the random image generator.
+ *
+ * Ownership: buffers returned in dt_buf are malloc'd and freed by the
+ * caller with free(buf.p). */
+#ifndef PANLAB_DT_H
+#define PANLAB_DT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define DT_RAM_BASE 0x40000000u
+#define DT_RAM_BYTES (64u << 20)
+#define DT_LOAD 0x40100000u         /* image load address and entry */
+#define DT_UART 0x09000000u
+/* Layout of a random-stream image (dt_frame.S). */
+#define DT_INIT_OFF 0x800u          /* r0-r14, then APSR */
+#define DT_DATA_OFF 0x1000u
+#define DT_DATA_BYTES 0x2000u
+#define DT_BODY_OFF 0x3000u
+#define DT_EPILOGUE_OFF 0x100u
+#define DT_BASE_REG_VAL (DT_LOAD + DT_DATA_OFF + DT_DATA_BYTES / 2)  /* r11 */
+/* Output of an image: r0-r14 and CPSR, then the data area. */
+#define DT_OUT_BYTES (64u + DT_DATA_BYTES)
+
+typedef struct dt_buf {
+    uint8_t *p;
+    size_t len;
+} dt_buf;
+
+int dt_read_file(const char *path, dt_buf *out);
+int dt_write_file(const char *path, const uint8_t *p, size_t len);
+
+/* Runs an image on emu/ until PSCI SYSTEM_OFF or max_insns. Returns 0 on a
+ * clean power-off, with the UART bytes in *uart and the executed
+ * instruction count in *insns. */
+int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns,
+               dt_buf *uart, uint64_t *insns);
+/* Runs the image file on qemu-system-arm; output in *uart. */
+int dt_run_qemu(const char *img_path, const char *work_dir, dt_buf *uart,
+                const char *extra_args);
+
+/* Builds a random-stream image from frame, seed and body length (in
+ * instructions). */
+void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
+            dt_buf *img);
+
+#endif

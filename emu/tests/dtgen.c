@@ -1,0 +1,430 @@
+/* Seeded random A32 instruction streams for the differential test.
+ *
+ * Every encoding emitted is architecturally defined (no UNPREDICTABLE
+ * register choices), so emu/ and QEMU must agree on it. r11 holds the
+ * middle of the data area and is never written; r10 is the scratch base
+ * for memory forms with write-back; all other registers are random.
+ * Memory accesses stay inside the data area. */
+#include <stdlib.h>
+#include <string.h>
+#include "dt.h"
+
+typedef struct gen {
+    uint64_t s;
+    uint32_t *w;
+    uint32_t n, cap;
+} gen;
+
+static uint32_t rnd(gen *g)
+{
+    g->s ^= g->s >> 12;
+    g->s ^= g->s << 25;
+    g->s ^= g->s >> 27;
+    return (uint32_t)((g->s * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static uint32_t pick(gen *g, uint32_t n)
+{
+    return rnd(g) % n;
+}
+
+static void emit(gen *g, uint32_t w)
+{
+    if (g->n < g->cap)
+        g->w[g->n++] = w;
+}
+
+static uint32_t cond(gen *g)
+{
+    return (pick(g, 2) ? 14u : pick(g, 15)) << 28;
+}
+
+/* Destination registers: everything but r10, r11 and pc. */
+static uint32_t dreg(gen *g)
+{
+    static const uint8_t d[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14 };
+    return d[pick(g, sizeof(d))];
+}
+
+static uint32_t sreg(gen *g)
+{
+    return pick(g, 15);
+}
+
+/* Values that sit on flag and shift edges. */
+static uint32_t edge_val(gen *g)
+{
+    static const uint32_t v[] = {
+        0, 1, 2, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe,
+        0x80000001, 0x7ffffffe, 31, 32, 33, 0xff, 0x100, 0xffff, 0x8000,
+        0x7fff, 0x10000, 0x80, 0x7f,
+    };
+    return pick(g, 3) ? v[pick(g, sizeof(v) / sizeof(v[0]))] : rnd(g);
+}
+
+static uint32_t rd_rn(uint32_t rd, uint32_t rn)
+{
+    return rn << 16 | rd << 12;
+}
+
+static void gen_dp(gen *g)
+{
+    uint32_t op = pick(g, 16), s = pick(g, 2), form = pick(g, 3);
+    int cmp = op >= 8 && op <= 11, mov = op == 13 || op == 15;
+    if (cmp)
+        s = 1;
+    uint32_t rd = cmp ? 0 : dreg(g), rn = mov ? 0 : sreg(g);
+    uint32_t w = cond(g) | op << 21 | s << 20;
+    if (form == 0) {
+        uint32_t imm = pick(g, 4) ? pick(g, 16) << 8 | pick(g, 256)
+                                  : (pick(g, 16) << 8) | 0xff;
+        emit(g, w | 1u << 25 | rd_rn(rd, rn) | imm);
+    } else if (form == 1) {
+        if (!mov && !pick(g, 16))
+            rn = 15;
+        uint32_t rm = pick(g, 16) ? sreg(g) : 15;
+        uint32_t amt = pick(g, 4) ? pick(g, 32) : (pick(g, 2) ? 0 : 31);
+        emit(g, w | rd_rn(rd, rn) | amt << 7 | pick(g, 4) << 5 | rm);
+    } else {
+        uint32_t rs = sreg(g);
+        if (pick(g, 3) == 0) {  /* an interesting shift amount in Rs */
+            static const uint8_t a[] = { 0, 1, 31, 32, 33, 255, 64, 16 };
+            rs = dreg(g);
+            emit(g, 0xe3a00000u | rs << 12 | a[pick(g, 8)]);
+        }
+        emit(g, w | rd_rn(rd, rn) | rs << 8 | pick(g, 4) << 5 | 1u << 4 |
+                    sreg(g));
+    }
+}
+
+static void gen_mul(gen *g)
+{
+    uint32_t op = pick(g, 8), s = pick(g, 2);
+    uint32_t w = cond(g) | 0x90u | sreg(g) << 8 | sreg(g);
+    uint32_t hi = dreg(g), lo = dreg(g);
+    if (op == 2 || op == 3)
+        s = 0;
+    if (op >= 4 || op == 2) {
+        while (lo == hi)
+            lo = dreg(g);
+    } else if (op == 0) {
+        lo = 0;
+    } else {
+        lo = sreg(g);   /* Ra */
+    }
+    emit(g, w | op << 21 | s << 20 | hi << 16 | lo << 12);
+}
+
+static void gen_mul_half(gen *g)
+{
+    uint32_t op = pick(g, 4), hi = dreg(g), lo = sreg(g), xy = pick(g, 4);
+    if (op == 2)
+        while ((lo = dreg(g)) == hi)
+            ;
+    if (op == 3 || (op == 1 && (xy & 1)))
+        lo = 0;                 /* SMULxy, SMULWy: the Ra field is SBZ */
+    emit(g, cond(g) | 0x01000080u | op << 21 | hi << 16 | lo << 12 |
+                sreg(g) << 8 | xy << 5 | sreg(g));
+}
+
+static void gen_misc(gen *g)
+{
+    uint32_t c = cond(g), rd = dreg(g), rm = sreg(g), rn = sreg(g);
+    switch (pick(g, 10)) {
+    case 0: emit(g, c | 0x016f0f10u | rd << 12 | rm); break;     /* CLZ */
+    case 1: emit(g, c | 0x06bf0f30u | rd << 12 | rm); break;     /* REV */
+    case 2: emit(g, c | 0x06bf0fb0u | rd << 12 | rm); break;     /* REV16 */
+    case 3: emit(g, c | 0x06ff0fb0u | rd << 12 | rm); break;     /* REVSH */
+    case 4: emit(g, c | 0x06ff0f30u | rd << 12 | rm); break;     /* RBIT */
+    case 5:                                     /* QADD/QSUB/QDADD/QDSUB */
+        emit(g, c | 0x01000050u | pick(g, 4) << 21 | rn << 16 | rd << 12 | rm);
+        break;
+    case 6:                                     /* SSAT/USAT */
+        emit(g, c | 0x06a00010u | pick(g, 2) << 22 | pick(g, 32) << 16 |
+                    rd << 12 | pick(g, 32) << 7 | pick(g, 2) << 6 | rm);
+        break;
+    case 7:                                     /* SSAT16/USAT16 */
+        emit(g, c | 0x06a00f30u | pick(g, 2) << 22 | pick(g, 16) << 16 |
+                    rd << 12 | rm);
+        break;
+    case 8: {                                   /* SXT*, UXT*, add forms */
+        static const uint8_t ops[] = { 0, 2, 3, 4, 6, 7 };
+        if (pick(g, 2))
+            rn = 15;
+        emit(g, c | 0x06800070u | (uint32_t)ops[pick(g, 6)] << 20 |
+                    rn << 16 | rd << 12 | pick(g, 4) << 10 | rm);
+        break;
+    }
+    default: {                                  /* SBFX/UBFX/BFI/BFC */
+        uint32_t lsb = pick(g, 32), k = pick(g, 3);
+        if (k < 2) {
+            uint32_t wm1 = pick(g, 32 - lsb);
+            emit(g, c | (k ? 0x07e00050u : 0x07a00050u) | wm1 << 16 |
+                        rd << 12 | lsb << 7 | rm);
+        } else {
+            uint32_t msb = lsb + pick(g, 32 - lsb);
+            if (pick(g, 4) == 0)
+                rm = 15;                        /* BFC */
+            emit(g, c | 0x07c00010u | msb << 16 | rd << 12 | lsb << 7 | rm);
+        }
+    }
+    }
+}
+
+static void gen_media(gen *g)
+{
+    uint32_t c = cond(g), rd = dreg(g), rn = sreg(g), rm = sreg(g);
+    switch (pick(g, 8)) {
+    case 0: {                                   /* parallel add/subtract */
+        static const uint8_t op2[] = { 0, 1, 2, 3, 4, 7 };
+        uint32_t k = 1 + pick(g, 3);
+        emit(g, c | 0x06000f10u | pick(g, 2) << 22 | k << 20 | rn << 16 |
+                    rd << 12 | (uint32_t)op2[pick(g, 6)] << 5 | rm);
+        break;
+    }
+    case 1: emit(g, c | 0x06800fb0u | rn << 16 | rd << 12 | rm); break; /* SEL */
+    case 2:                                     /* PKHBT/PKHTB */
+        emit(g, c | 0x06800010u | rn << 16 | rd << 12 | pick(g, 32) << 7 |
+                    pick(g, 2) << 6 | rm);
+        break;
+    case 3:                                     /* SMLAD/SMUAD/SMLSD/SMUSD */
+        emit(g, c | 0x07000010u | rd << 16 |
+                    (pick(g, 2) ? 15u : sreg(g)) << 12 | rm << 8 |
+                    pick(g, 4) << 5 | rn);
+        break;
+    case 4: {                                   /* SMLALD/SMLSLD */
+        uint32_t lo;
+        while ((lo = dreg(g)) == rd)
+            ;
+        emit(g, c | 0x07400010u | rd << 16 | lo << 12 | rm << 8 |
+                    pick(g, 4) << 5 | rn);
+        break;
+    }
+    case 5: {                                   /* SMMUL/SMMLA/SMMLS */
+        static const uint8_t op2[] = { 0, 1, 6, 7 };
+        uint32_t o = op2[pick(g, 4)];
+        uint32_t ra = o < 2 && pick(g, 2) ? 15u : sreg(g);
+        emit(g, c | 0x07500010u | rd << 16 | ra << 12 | rm << 8 | o << 5 | rn);
+        break;
+    }
+    case 6:                                     /* USAD8/USADA8 */
+        emit(g, c | 0x07800010u | rd << 16 |
+                    (pick(g, 2) ? 15u : sreg(g)) << 12 | rm << 8 | rn);
+        break;
+    default:                                    /* SDIV/UDIV */
+        emit(g, c | 0x0710f010u | pick(g, 2) << 21 | rd << 16 | rm << 8 | rn);
+    }
+}
+
+static void gen_mov(gen *g)
+{
+    uint32_t c = cond(g), rd = dreg(g), v = edge_val(g);
+    switch (pick(g, 4)) {
+    case 0: emit(g, c | 0x03000000u | (v & 0xf000) << 4 | rd << 12 | (v & 0xfff)); break;
+    case 1: emit(g, c | 0x03400000u | (v >> 28) << 16 | rd << 12 | (v >> 16 & 0xfff)); break;
+    case 2: emit(g, c | 0x010f0000u | rd << 12); break;          /* MRS */
+    default: {
+        static const uint8_t masks[] = { 8, 4, 12 };     /* f, s, fs */
+        uint32_t mask = masks[pick(g, 3)];
+        if (pick(g, 2))                         /* MSR CPSR_{f,s,fs}, imm */
+            emit(g, c | 0x0320f000u | mask << 16 | pick(g, 16) << 8 | pick(g, 256));
+        else                                    /* MSR CPSR_{f,s,fs}, Rm */
+            emit(g, c | 0x0120f000u | mask << 16 | sreg(g));
+    }
+    }
+}
+
+/* r10 = r11 + delta, |delta| < 4096 and encodable as two immediates. */
+static void set_r10(gen *g, int32_t delta)
+{
+    uint32_t a = delta < 0 ? (uint32_t)-delta : (uint32_t)delta;
+    uint32_t op = delta < 0 ? 0xe24ba000u : 0xe28ba000u;  /* SUB/ADD r10,r11 */
+    emit(g, op | 0xc00 | (a >> 8 & 0xf));   /* imm8 ror 24 = a & 0xf00 */
+    emit(g, (op & ~0x000f0000u) | 0x000a0000u | (a & 0xff));
+}
+
+static int32_t rand_delta(gen *g, int32_t lo, int32_t hi)
+{
+    return lo + (int32_t)pick(g, (uint32_t)(hi - lo + 1));
+}
+
+static void gen_ldst(gen *g)
+{
+    uint32_t c = cond(g), l = pick(g, 2), b = pick(g, 2), u = pick(g, 2);
+    uint32_t rt = l ? dreg(g) : sreg(g);
+    uint32_t w = c | 0x04000000u | b << 22 | l << 20 | u << 23;
+    switch (pick(g, 4)) {
+    case 0: {                               /* [r11, #+-imm12] */
+        uint32_t imm = pick(g, 4000);
+        emit(g, w | 1u << 24 | rd_rn(rt, 11) | imm);
+        break;
+    }
+    case 1: {                               /* r10 with pre/post write-back */
+        uint32_t p = pick(g, 2), imm = pick(g, 256);
+        uint32_t t = !p && pick(g, 4) == 0; /* LDRT/STRT and byte forms */
+        if (rt == 10)
+            rt = 0;
+        set_r10(g, rand_delta(g, -3500, 3500));
+        emit(g, w | p << 24 | (p ? 1u : t) << 21 | rd_rn(rt, 10) | imm);
+        break;
+    }
+    default: {                              /* [r11, +-r10, shift] */
+        static const uint32_t masks[] = { 0xff, 0xfc, 0x3f, 0x80 };
+        emit(g, 0xe2000000u | sreg(g) << 16 | 10u << 12 | masks[pick(g, 4)]);
+        uint32_t ty = pick(g, 2), amt = ty ? 1 + pick(g, 8) : pick(g, 4);
+        emit(g, w | 1u << 25 | 1u << 24 | rd_rn(rt, 11) | amt << 7 |
+                    ty << 5 | 10);
+    }
+    }
+}
+
+static void gen_ldst_extra(gen *g)
+{
+    uint32_t c = cond(g), u = pick(g, 2), k = pick(g, 5);
+    uint32_t w = c | 0x90u | u << 23;
+    uint32_t op2, l;
+    if (k < 4) {            /* LDRH, STRH, LDRSB, LDRSH */
+        static const uint8_t o[4][2] = { { 1, 1 }, { 1, 0 }, { 2, 1 }, { 3, 1 } };
+        op2 = o[k][0];
+        l = o[k][1];
+    } else {                /* LDRD, STRD */
+        op2 = 2 + pick(g, 2);
+        l = 0;
+    }
+    int dual = op2 >= 2 && !l;
+    uint32_t rt = dual ? 2 * pick(g, 5) : (l ? dreg(g) : sreg(g));
+    if (dual && rt == 10)
+        rt = 12;
+    w |= op2 << 5 | l << 20;
+    uint32_t form = pick(g, 3);
+    if (form == 0) {                        /* [r11, #+-imm8] */
+        uint32_t imm = pick(g, 256);
+        if (dual)
+            imm &= ~3u;
+        emit(g, w | 1u << 24 | 1u << 22 | rd_rn(rt, 11) | (imm & 0xf0) << 4 |
+                    (imm & 0xf));
+    } else if (form == 1) {                 /* r10 with write-back */
+        uint32_t p = pick(g, 2), imm = pick(g, 256);
+        int32_t d = rand_delta(g, -3500, 3500);
+        if (dual) {
+            imm &= ~3u;
+            d &= ~3;
+        }
+        if (rt == 10)
+            rt = 0;
+        set_r10(g, d);
+        emit(g, w | p << 24 | 1u << 22 | (p ? pick(g, 2) : 0) << 21 |
+                    rd_rn(rt, 10) | (imm & 0xf0) << 4 | (imm & 0xf));
+    } else {                                /* [r11, +-r10] */
+        emit(g, 0xe2000000u | sreg(g) << 16 | 10u << 12 |
+                    (dual ? 0xfcu : 0xffu));
+        if (dual && (rt == 10 || rt + 1 == 10))
+            rt = 0;
+        emit(g, w | 1u << 24 | rd_rn(rt, 11) | 10);
+    }
+}
+
+static void gen_block(gen *g)
+{
+    uint32_t l = pick(g, 2), wb = pick(g, 2), mode = pick(g, 4);
+    uint32_t list = rnd(g) & 0x73ff & ~(1u << 10);
+    if (!l)
+        list |= rnd(g) & 0x0c00 & ~(wb ? 1u << 10 : 0);
+    if (!list)
+        list = 1u << pick(g, 10);
+    set_r10(g, rand_delta(g, -3000, 3000) & ~3);
+    emit(g, cond(g) | 0x08000000u | mode << 23 | wb << 21 | l << 20 |
+                10u << 16 | list);
+}
+
+static void gen_atomic(gen *g)
+{
+    static const uint32_t sz_align[4] = { 3, 7, 0, 1 };  /* W, D, B, H */
+    uint32_t k = pick(g, 4);
+    int32_t d = rand_delta(g, -3000, 3000) & ~7;
+    if (pick(g, 5) == 0) {                  /* SWP/SWPB */
+        uint32_t rt = dreg(g), rt2 = sreg(g), byte = pick(g, 2);
+        if (rt2 == 10)
+            rt2 = 0;
+        set_r10(g, d + (int32_t)(pick(g, 8) & (byte ? 7u : 4u)));
+        emit(g, cond(g) | 0x01000090u | byte << 22 | 10u << 16 |
+                    rt << 12 | rt2);
+        return;
+    }
+    set_r10(g, d + (int32_t)(pick(g, 8) & ~sz_align[k]));
+    uint32_t rt = k == 1 ? 2 * pick(g, 5) : dreg(g);
+    if (k == 1 && rt == 10)
+        rt = 12;
+    emit(g, 0xe1900f9fu | k << 21 | 10u << 16 | rt << 12);         /* LDREX */
+    for (uint32_t i = pick(g, 3); i; i--)
+        gen_dp(g);
+    if (pick(g, 8) == 0)
+        emit(g, 0xf57ff01fu);                                       /* CLREX */
+    uint32_t st = k == 1 ? 2 * pick(g, 5) : sreg(g), rd;
+    if (k == 1 && (st == 10 || st == 14))
+        st = 4;
+    do
+        rd = dreg(g);
+    while (rd == st || (k == 1 && rd == st + 1));
+    if (pick(g, 6) == 0)
+        set_r10(g, d);                      /* maybe another address */
+    emit(g, cond(g) | 0x01800f90u | k << 21 | 10u << 16 | rd << 12 | st);
+}
+
+/* A forward B/BL over 0-3 single-word instructions, so a branch never
+ * lands inside an address set-up sequence. */
+static void gen_branch(gen *g)
+{
+    uint32_t skip = pick(g, 4);
+    emit(g, cond(g) | 0x0a000000u | pick(g, 2) << 24 | ((skip - 1) & 0xffffff));
+    while (skip--) {
+        if (pick(g, 2))
+            gen_misc(g);
+        else
+            gen_mov(g);
+    }
+}
+
+void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
+            dt_buf *img)
+{
+    gen g = { .s = seed * 0x9e3779b97f4a7c15ull + 1 };
+    size_t body_words = n_insns + 8;
+    img->len = DT_BODY_OFF + 4 * body_words;
+    img->p = calloc(1, img->len);
+    memcpy(img->p, frame->p, frame->len < DT_BODY_OFF ? frame->len : DT_BODY_OFF);
+    uint32_t init[17];
+    for (int i = 0; i < 15; i++)
+        init[i] = edge_val(&g);
+    init[11] = DT_BASE_REG_VAL;
+    init[16] = rnd(&g) & 0xf80f0000u;   /* NZCVQ and GE */
+    memcpy(img->p + DT_INIT_OFF, init, sizeof(init));
+    for (uint32_t i = 0; i < DT_DATA_BYTES; i += 4) {
+        uint32_t v = edge_val(&g);
+        memcpy(img->p + DT_DATA_OFF + i, &v, 4);
+    }
+    g.w = (uint32_t *)(img->p + DT_BODY_OFF);
+    g.cap = n_insns;
+    while (g.n < n_insns) {
+        uint32_t k = pick(&g, 100);
+        if (k < 30) gen_dp(&g);
+        else if (k < 38) gen_mul(&g);
+        else if (k < 42) gen_mul_half(&g);
+        else if (k < 54) gen_misc(&g);
+        else if (k < 60) gen_media(&g);
+        else if (k < 66) gen_mov(&g);
+        else if (k < 78) gen_ldst(&g);
+        else if (k < 86) gen_ldst_extra(&g);
+        else if (k < 90) gen_block(&g);
+        else if (k < 95) gen_atomic(&g);
+        else gen_branch(&g);
+    }
+    /* Branches skip at most 3 instructions: pad, then jump to the
+     * epilogue. */
+    uint32_t *tail = (uint32_t *)(img->p + DT_BODY_OFF) + n_insns;
+    for (int i = 0; i < 4; i++)
+        tail[i] = 0xe320f000u;          /* NOP */
+    int32_t off = (int32_t)DT_EPILOGUE_OFF -
+                  (int32_t)(DT_BODY_OFF + 4 * (n_insns + 4) + 8);
+    tail[4] = 0xea000000u | (((uint32_t)off >> 2) & 0xffffff);
+}

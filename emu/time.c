@@ -1,0 +1,310 @@
+/* Virtual-time engine; see time.h for the model. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "time.h"
+
+/* Longest stretch a core runs without returning to the engine. The CPU
+ * reports its cycle count only when arm_run returns, so this bounds how
+ * stale the time seen by a device access inside a slice can be. */
+#define VT_SLICE_NS 10000u
+#define VT_MAX_CORES 8
+
+typedef struct vt_core {
+    uint64_t t_ns;
+    uint64_t frac;              /* core time = t_ns + frac / cpu_hz ns */
+    uint64_t busy_ns;
+} vt_core;
+
+struct vt_engine {
+    arm_sys *sys;
+    int ncores;
+    uint64_t cpu_hz, counter_hz, quantum_ns;
+    uint64_t now_ns;            /* every core has reached this time */
+    uint64_t win_end_ns;        /* end of the window being run */
+    int cur;                    /* core inside arm_run, or -1 */
+    uint64_t slice_start_ns;
+    int stop;
+    vt_core core[VT_MAX_CORES];
+    vt_event **heap;
+    int nheap, cap;
+    uint64_t seq;
+};
+
+static void die_oom(void)
+{
+    fprintf(stderr, "panlab-phone: out of memory\n");
+    exit(1);
+}
+
+vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
+                  uint64_t quantum_ns)
+{
+    vt_engine *t = calloc(1, sizeof(*t));
+    if (!t)
+        die_oom();
+    t->sys = sys;
+    t->ncores = sys ? arm_sys_ncores(sys) : 0;
+    if (t->ncores > VT_MAX_CORES) {
+        fprintf(stderr, "panlab-phone: %d cores, at most %d\n", t->ncores,
+                VT_MAX_CORES);
+        exit(1);
+    }
+    t->cpu_hz = cpu_hz;
+    t->counter_hz = counter_hz;
+    t->quantum_ns = quantum_ns;
+    t->cur = -1;
+    return t;
+}
+
+void vt_free(vt_engine *t)
+{
+    if (!t)
+        return;
+    free(t->heap);
+    free(t);
+}
+
+/* ---- event queue: a binary heap ordered by (at_ns, seq) ---- */
+
+static int ev_before(const vt_event *a, const vt_event *b)
+{
+    return a->at_ns != b->at_ns ? a->at_ns < b->at_ns : a->seq < b->seq;
+}
+
+static void heap_set(vt_engine *t, int i, vt_event *e)
+{
+    t->heap[i] = e;
+    e->heap_index = i;
+}
+
+static void heap_up(vt_engine *t, int i)
+{
+    vt_event *e = t->heap[i];
+    while (i > 0 && ev_before(e, t->heap[(i - 1) / 2])) {
+        heap_set(t, i, t->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    heap_set(t, i, e);
+}
+
+static void heap_down(vt_engine *t, int i)
+{
+    vt_event *e = t->heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= t->nheap)
+            break;
+        if (c + 1 < t->nheap && ev_before(t->heap[c + 1], t->heap[c]))
+            c++;
+        if (!ev_before(t->heap[c], e))
+            break;
+        heap_set(t, i, t->heap[c]);
+        i = c;
+    }
+    heap_set(t, i, e);
+}
+
+void vt_event_init(vt_event *e, vt_event_fn *fn, void *opaque)
+{
+    e->at_ns = 0;
+    e->seq = 0;
+    e->fn = fn;
+    e->opaque = opaque;
+    e->heap_index = -1;
+}
+
+int vt_event_pending(const vt_event *e)
+{
+    return e->heap_index >= 0;
+}
+
+void vt_cancel(vt_engine *t, vt_event *e)
+{
+    int i = e->heap_index;
+    if (i < 0)
+        return;
+    e->heap_index = -1;
+    vt_event *last = t->heap[--t->nheap];
+    if (i == t->nheap)
+        return;
+    heap_set(t, i, last);
+    heap_up(t, i);
+    heap_down(t, last->heap_index);
+}
+
+void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns)
+{
+    vt_cancel(t, e);
+    uint64_t now = vt_now_ns(t);
+    e->at_ns = at_ns < now ? now : at_ns;
+    e->seq = t->seq++;
+    if (t->nheap == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 64;
+        t->heap = realloc(t->heap, (size_t)t->cap * sizeof(*t->heap));
+        if (!t->heap)
+            die_oom();
+    }
+    heap_set(t, t->nheap++, e);
+    heap_up(t, e->heap_index);
+    /* An event inside the running window ends the window there, so it is
+     * not delivered late by up to a quantum. */
+    if (t->cur >= 0 && e->at_ns < t->win_end_ns) {
+        t->win_end_ns = e->at_ns;
+        arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+    }
+}
+
+static void fire_due(vt_engine *t)
+{
+    while (t->nheap > 0 && t->heap[0]->at_ns <= t->now_ns && !t->stop) {
+        vt_event *e = t->heap[0];
+        vt_cancel(t, e);
+        e->fn(e->opaque);
+    }
+}
+
+/* ---- clocks ---- */
+
+uint64_t vt_now_ns(const vt_engine *t)
+{
+    return t->cur >= 0 ? t->slice_start_ns : t->now_ns;
+}
+
+int vt_current_core(const vt_engine *t)
+{
+    return t->cur >= 0 ? t->cur : 0;
+}
+
+/* a * b / c without overflow for a up to 2^64 and b, c below 2^32. */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
+{
+    return (a / c) * b + (a % c) * b / c;
+}
+
+uint64_t vt_counter(vt_engine *t)
+{
+    if (t->cur >= 0)
+        arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+    return muldiv(vt_now_ns(t), t->counter_hz, VT_NS_PER_S);
+}
+
+uint64_t vt_counter_hz(const vt_engine *t)
+{
+    return t->counter_hz;
+}
+
+uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks)
+{
+    /* Smallest ns with ns * hz / 1e9 >= ticks; saturates far in the
+     * future (a disabled timer's compare value is UINT64_MAX). */
+    uint64_t s = ticks / t->counter_hz, rem = ticks % t->counter_hz;
+    if (s >= UINT64_MAX / VT_NS_PER_S - 1)
+        return UINT64_MAX;
+    return s * VT_NS_PER_S + (rem * VT_NS_PER_S + t->counter_hz - 1) /
+                                 t->counter_hz;
+}
+
+void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz)
+{
+    /* Sub-ns fractions are dropped at a frequency change: they were
+     * counted in units of the old cycle. */
+    for (int i = 0; i < t->ncores; i++)
+        t->core[i].frac = 0;
+    t->cpu_hz = cpu_hz;
+}
+
+uint64_t vt_cpu_hz(const vt_engine *t)
+{
+    return t->cpu_hz;
+}
+
+void vt_stop(vt_engine *t)
+{
+    t->stop = 1;
+    if (t->cur >= 0)
+        arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+}
+
+int vt_stopped(const vt_engine *t)
+{
+    return t->stop;
+}
+
+uint64_t vt_busy_ns(const vt_engine *t, int core)
+{
+    return t->core[core].busy_ns;
+}
+
+void vt_core_online(vt_engine *t, int core)
+{
+    vt_core *k = &t->core[core];
+    if (k->t_ns < vt_now_ns(t)) {
+        k->t_ns = vt_now_ns(t);
+        k->frac = 0;
+    }
+}
+
+static int core_active(arm_cpu *c)
+{
+    return arm_is_powered(c) && !arm_is_halted(c);
+}
+
+/* Runs core i from its position up to the window's end, in slices. */
+static void run_core(vt_engine *t, int i)
+{
+    arm_cpu *c = arm_sys_cpu(t->sys, i);
+    vt_core *k = &t->core[i];
+    if (k->t_ns < t->now_ns) {
+        k->t_ns = t->now_ns;
+        k->frac = 0;
+    }
+    while (!t->stop && k->t_ns < t->win_end_ns && core_active(c)) {
+        uint64_t left = t->win_end_ns - k->t_ns;
+        if (left > VT_SLICE_NS)
+            left = VT_SLICE_NS;
+        /* Fewest cycles that reach t_ns + left, counting the fraction. */
+        uint64_t need = left * t->cpu_hz - k->frac;
+        uint64_t budget = (need + VT_NS_PER_S - 1) / VT_NS_PER_S;
+        t->cur = i;
+        t->slice_start_ns = k->t_ns;
+        uint64_t used = arm_run(c, budget ? budget : 1);
+        t->cur = -1;
+        uint64_t total = k->frac + used * VT_NS_PER_S;
+        uint64_t d = total / t->cpu_hz;
+        k->t_ns += d;
+        k->frac = total % t->cpu_hz;
+        k->busy_ns += d;
+        if (used == 0)
+            break;
+    }
+    /* Idle (halted or off) cores keep pace with the window. */
+    if (!core_active(c) && k->t_ns < t->win_end_ns) {
+        k->t_ns = t->win_end_ns;
+        k->frac = 0;
+    }
+}
+
+uint64_t vt_run(vt_engine *t, uint64_t until_ns)
+{
+    while (!t->stop && t->now_ns < until_ns) {
+        fire_due(t);
+        if (t->stop)
+            break;
+        int busy = 0;
+        for (int i = 0; i < t->ncores; i++)
+            busy |= core_active(arm_sys_cpu(t->sys, i));
+        uint64_t end = until_ns;
+        if (busy && t->now_ns + t->quantum_ns < end)
+            end = t->now_ns + t->quantum_ns;
+        if (t->nheap > 0 && t->heap[0]->at_ns < end)
+            end = t->heap[0]->at_ns;
+        t->win_end_ns = end;
+        for (int i = 0; i < t->ncores && busy; i++)
+            run_core(t, i);
+        /* The window may have been cut short by an event queued in it. */
+        if (t->win_end_ns > t->now_ns)
+            t->now_ns = t->win_end_ns;
+    }
+    fire_due(t);
+    return t->now_ns;
+}

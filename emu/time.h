@@ -1,0 +1,88 @@
+/* Virtual-time engine: a deterministic discrete-event simulation that
+ * advances the cores in parallel in virtual time.
+ *
+ * Time is uint64_t nanoseconds of virtual time since power-on ("engine
+ * ns"). The cores share one clock domain of cpu_hz; a core that runs for
+ * C cycles advances by C * 1e9 / cpu_hz ns, carried exactly (no drift).
+ * The generic-timer counter counts at a fixed counter_hz that the CPU
+ * frequency does not affect: counter = engine ns * counter_hz / 1e9.
+ *
+ * Scheduling: the engine cuts time into windows of at most one quantum,
+ * ending early at the next queued event. In each window core 0 runs up to
+ * the window's end, then core 1 runs over the same span, so both cores
+ * cover the same virtual time. Events are fired when every core has
+ * reached their time; an event queued during a window for a time inside it
+ * ends the window there (cores already past it run ahead of the others by
+ * less than one quantum). A halted (WFI) or powered-off core consumes no
+ * host time, and when every core is idle the engine jumps to the next
+ * event. Nothing here reads host time.
+ *
+ * Ownership: vt_new() allocates the engine, vt_free() frees it. Events
+ * are owned by whoever embeds them (usually a device) and must be
+ * cancelled before they are freed. */
+#ifndef PANLAB_TIME_H
+#define PANLAB_TIME_H
+
+#include <stdint.h>
+#include "cpu/arm.h"
+
+#define VT_NS_PER_S 1000000000ull
+
+typedef struct vt_engine vt_engine;
+
+typedef void vt_event_fn(void *opaque);
+
+/* A one-shot event; re-arm it from its callback for periodic work. Ties
+ * at one time fire in the order they were scheduled. */
+typedef struct vt_event {
+    uint64_t at_ns;
+    uint64_t seq;
+    vt_event_fn *fn;
+    void *opaque;
+    int heap_index;             /* -1 when not queued */
+} vt_event;
+
+void vt_event_init(vt_event *e, vt_event_fn *fn, void *opaque);
+/* Queues e at at_ns (now, if at_ns is in the past); moves it if queued. */
+void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns);
+void vt_cancel(vt_engine *t, vt_event *e);
+int vt_event_pending(const vt_event *e);
+
+/* sys may be NULL (unit tests drive events only). */
+vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
+                  uint64_t quantum_ns);
+void vt_free(vt_engine *t);
+
+/* The time of the code that is running: the current core's position at
+ * the start of its current slice inside a core's run, the global time
+ * between windows. */
+uint64_t vt_now_ns(const vt_engine *t);
+/* The core inside arm_run, or 0 between runs (the engine and devices act
+ * as core 0 then). */
+int vt_current_core(const vt_engine *t);
+/* The generic-timer count at vt_now_ns(); ends the current slice so the
+ * next read by the same core is exact to the instruction. */
+uint64_t vt_counter(vt_engine *t);
+uint64_t vt_counter_hz(const vt_engine *t);
+/* First engine ns at which the counter reaches ticks. */
+uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks);
+
+/* The shared CPU clock domain, for DVFS: takes effect at the next slice. */
+void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz);
+uint64_t vt_cpu_hz(const vt_engine *t);
+
+/* Runs until virtual time until_ns or vt_stop(). Returns the time reached. */
+uint64_t vt_run(vt_engine *t, uint64_t until_ns);
+/* Makes vt_run return at the end of the current slice. */
+void vt_stop(vt_engine *t);
+int vt_stopped(const vt_engine *t);
+
+/* A core powered on now (PSCI CPU_ON) starts at vt_now_ns(), not at the
+ * start of the window it was powered on in. */
+void vt_core_online(vt_engine *t, int core);
+
+/* Per-core virtual ns spent running (not halted, not off), for tests and
+ * the parallel-core ratio. */
+uint64_t vt_busy_ns(const vt_engine *t, int core);
+
+#endif
