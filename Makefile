@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 BACKEND ?= qemu
 WORKLOAD ?= asynctask
-SUBDIRS := replay workloads analyzer emu
+COMPONENTS := replay workloads analyzer emu
 
 .PHONY: all deps build guest run test bench difftest clean
 all: build
@@ -16,7 +16,7 @@ deps:
 # guest-kernel/Makefile), so a second `make run` skips it.
 build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all
-	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
+	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
 	@scripts/mkinitramfs.sh
 
 run: build
@@ -25,8 +25,14 @@ run: build
 test: build
 	@tests/run-all.sh
 
+# Every folder with a `bench` target takes part; each writes out/bench/*.json.
+BENCH_DIRS := guest-kernel workloads analyzer emu
 bench: build
-	@$(MAKE) --no-print-directory -C emu bench
+	@for d in $(BENCH_DIRS); do \
+		$(MAKE) --no-print-directory -q -C $$d bench >/dev/null 2>&1; \
+		[ $$? = 2 ] && { echo "bench: $$d has no benchmarks yet"; continue; }; \
+		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
+	done
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest
