@@ -80,6 +80,63 @@ static void test_collect_user_only(void)
 	rmdir(dir);
 }
 
+static void *log_two(void *p)
+{
+	(void)p;
+	pl_ulog(PL_EV_ENQUEUE_MSG, 1, 0, 0);
+	pl_ulog(PL_EV_ENQUEUE_MSG, 2, 0, 0);
+	return NULL;
+}
+
+static void test_collect_recycled_slots(void)
+{
+	enum { THREADS = 5 };
+	char dir[] = "/tmp/panlab-collect-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char log[256], out[256];
+	snprintf(log, sizeof(log), "%s/panlab-log.%d", dir, (int)getpid());
+	snprintf(out, sizeof(out), "%s/trace.bin", dir);
+
+	/* Two slots, five short-lived threads one after another: exited threads' slots are reused. */
+	CU_ASSERT_FATAL(pl_ulog_open(log, 4096 + 2 * (128 + 32 * 64), 2) == 0);
+	pl_ulog(PL_EV_UI_INPUT, 0, 0, 0);	/* the main thread keeps slot 0 */
+	pthread_t t;
+	for (int i = 0; i < THREADS; i++) {
+		pthread_create(&t, NULL, log_two, NULL);
+		pthread_join(t, NULL);
+	}
+	pl_ulog_close();
+
+	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir };
+	struct pl_collect_result res;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	/* Main + one source per worker: nothing lost, no thread without a slot. */
+	CU_ASSERT_EQUAL(res.nsources, 1 + THREADS);
+	CU_ASSERT_EQUAL(res.records, 1 + 2 * THREADS);
+	CU_ASSERT_EQUAL(res.lost, 0);
+
+	FILE *f = fopen(out, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct pl_file_header h;
+	struct pl_source src[1 + THREADS];
+	struct pl_event ev[1 + 2 * THREADS];
+	CU_ASSERT_EQUAL(fread(&h, sizeof(h), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(src, sizeof(src), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(ev, sizeof(ev), 1, f), 1);
+	fclose(f);
+	/* Each source's records carry its tid; worker tids are distinct. */
+	size_t k = 0;
+	for (int s = 0; s < 1 + THREADS; s++) {
+		for (uint64_t r = 0; r < src[s].records; r++, k++)
+			CU_ASSERT_EQUAL(ev[k].tid, src[s].id);
+		for (int s2 = 0; s2 < s; s2++)
+			CU_ASSERT_NOT_EQUAL(src[s].id, src[s2].id);
+	}
+	unlink(out);
+	rmdir(dir);
+}
+
 static void test_collect_bad_output(void)
 {
 	struct pl_collect_opts o = { .out_path = "/nonexistent-dir/trace.bin", .shm_dir = "/nonexistent-shm" };
@@ -92,5 +149,6 @@ void add_collect_suite(void)
 {
 	CU_pSuite s = CU_add_suite("collect", NULL, NULL);
 	CU_add_test(s, "user rings to a trace v1 file", test_collect_user_only);
+	CU_add_test(s, "recycled slots: one source per thread", test_collect_recycled_slots);
 	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
 }

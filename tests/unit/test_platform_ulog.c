@@ -15,6 +15,7 @@
 struct producer {
 	unsigned index;
 	unsigned count;
+	pthread_barrier_t *hold;	/* if set, wait here before exiting: no slot is freed early */
 };
 
 static void *produce(void *p)
@@ -22,6 +23,8 @@ static void *produce(void *p)
 	const struct producer *pr = p;
 	for (unsigned i = 0; i < pr->count; i++)
 		pl_ulog(PL_EV_ENQUEUE_MSG, ((uint64_t)pr->index << 32) | i, pr->index, i);
+	if (pr->hold)
+		pthread_barrier_wait(pr->hold);
 	return NULL;
 }
 
@@ -150,12 +153,15 @@ static void test_small_buffer_exact_loss(void)
 	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
 	pthread_t threads[THREADS];
 	struct producer pr[THREADS];
+	pthread_barrier_t hold;
+	pthread_barrier_init(&hold, NULL, THREADS);
 	for (unsigned i = 0; i < THREADS; i++) {
-		pr[i] = (struct producer){ .index = i, .count = EACH };
+		pr[i] = (struct producer){ .index = i, .count = EACH, .hold = &hold };
 		pthread_create(&threads[i], NULL, produce, &pr[i]);
 	}
 	for (unsigned i = 0; i < THREADS; i++)
 		pthread_join(threads[i], NULL);
+	pthread_barrier_destroy(&hold);
 
 	/* SLOTS threads each kept the first RING events and lost the rest; the others found no slot. */
 	for (unsigned s = 0; s < SLOTS; s++) {

@@ -152,7 +152,7 @@ static int put_source(struct collector *c, uint32_t kind, uint32_t id, uint64_t 
 	return put(c, &s, sizeof(s));
 }
 
-/* One user ring as snapshotted for the table; its records are copied later. */
+/* One run of one thread's records in a ring, as snapshotted for the table; copied later. */
 struct user_source {
 	struct pl_ulog_reader *reader;
 	unsigned slot;		/* UINT32_MAX: the file's unslotted-lost entry */
@@ -162,32 +162,70 @@ struct user_source {
 };
 
 /*
- * Snapshot every claimed ring once: the table states each ring's pending
+ * The sources of one ring: one per run of records of the same thread (a
+ * recycled slot holds its owners' runs in turn). The ring's lost count goes
+ * to its last run. Fills out (if not NULL) and returns the count.
+ */
+static uint32_t slot_sources(struct pl_ulog_reader *r, unsigned slot, const struct pl_ulog_slot_info *si,
+			     struct user_source *out)
+{
+	struct user_source cur = { r, slot, si->tid, 0, 0 };
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < si->pending; i++) {
+		uint32_t tid = pl_ulog_reader_peek_tid(r, slot, i);
+		if (cur.pending && tid != cur.tid) {
+			if (out)
+				out[n] = cur;
+			n++;
+			cur.pending = 0;
+		}
+		cur.tid = tid;
+		cur.pending++;
+	}
+	cur.lost = si->lost;
+	if (out)
+		out[n] = cur;
+	return n + 1;
+}
+
+/*
+ * Snapshot every claimed ring once: the table states each source's record
  * count, and exactly that many records are copied later, so a producer still
  * running cannot make the file disagree with its table.
  */
 static struct user_source *snapshot_user(struct collector *c, uint32_t *count)
 {
-	size_t cap = 0;
-	for (struct user_file *f = c->files; f; f = f->next)
-		cap += pl_ulog_reader_slots(&f->reader) + 1;
-	struct user_source *v = calloc(cap + 1, sizeof(*v));
-	if (!v)
-		return NULL;
+	struct user_source *v = NULL;
+	/* Pass 0 counts, pass 1 fills: the pending counts are fixed at pass 0. */
+	size_t nslots = 0, nfiles = 0;
+	for (struct user_file *f = c->files; f; f = f->next, nfiles++)
+		nslots += pl_ulog_reader_slots(&f->reader);
+	struct pl_ulog_slot_info *infos = calloc(nslots + 1, sizeof(*infos));
+	uint64_t *unslotted = calloc(nfiles + 1, sizeof(*unslotted));
 	uint32_t n = 0;
-	for (struct user_file *f = c->files; f; f = f->next) {
-		for (unsigned s = 0; s < pl_ulog_reader_slots(&f->reader); s++) {
-			struct pl_ulog_slot_info si;
-			pl_ulog_reader_slot(&f->reader, s, &si);
-			if (si.tid)
-				v[n++] = (struct user_source){ &f->reader, s, si.tid, si.pending, si.lost };
+	for (int pass = 0; pass < 2 && infos && unslotted; pass++) {
+		size_t k = 0, fi = 0;
+		n = 0;
+		for (struct user_file *f = c->files; f; f = f->next, fi++) {
+			for (unsigned s = 0; s < pl_ulog_reader_slots(&f->reader); s++, k++) {
+				if (pass == 0)
+					pl_ulog_reader_slot(&f->reader, s, &infos[k]);
+				if (infos[k].tid)
+					n += slot_sources(&f->reader, s, &infos[k], v ? v + n : NULL);
+			}
+			/* Threads that found no slot: reported under the process id, with no records. */
+			if (pass == 0)
+				unslotted[fi] = pl_ulog_reader_unslotted_lost(&f->reader);
+			if (unslotted[fi] && v)
+				v[n] = (struct user_source){ &f->reader, UINT32_MAX, pl_ulog_reader_pid(&f->reader),
+							     0, unslotted[fi] };
+			n += unslotted[fi] != 0;
 		}
-		/* Threads past the last slot: reported under the process id, with no records. */
-		uint64_t unslotted = pl_ulog_reader_unslotted_lost(&f->reader);
-		if (unslotted)
-			v[n++] = (struct user_source){ &f->reader, UINT32_MAX, pl_ulog_reader_pid(&f->reader), 0,
-						       unslotted };
+		if (pass == 0 && !(v = calloc(n + 1, sizeof(*v))))
+			break;
 	}
+	free(infos);
+	free(unslotted);
 	*count = n;
 	return v;
 }

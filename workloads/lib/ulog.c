@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,10 @@ static void *log_base;
 static size_t log_bytes;
 /* Bumped by every open so threads re-claim a slot in a new buffer. */
 static _Atomic unsigned log_generation;
+
+/* Its destructor retires the slot of an exiting thread. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 static __thread struct pl_ulog_slot *tls_slot;
 static __thread uint32_t tls_tid;
@@ -81,19 +86,45 @@ void pl_ulog_close(void)
 	log_bytes = 0;
 }
 
+static void retire_slot(void *slot)
+{
+	/* Not if the buffer was closed or replaced since the thread claimed the slot. */
+	if (log_base && slot == tls_slot && tls_generation == atomic_load(&log_generation))
+		atomic_store_explicit(&tls_slot->retired, 1, memory_order_release);
+}
+
+static void make_exit_key(void)
+{
+	pthread_key_create(&exit_key, retire_slot);
+}
+
+/* An unused slot if any is left, else one whose thread exited. */
+static struct pl_ulog_slot *find_slot(struct pl_ulog_file_hdr *h)
+{
+	uint32_t i = atomic_fetch_add(&h->next_slot, 1);
+	if (i < h->nslots)
+		return pl_ulog_slot_at(log_base, i);
+	for (i = 0; i < h->nslots; i++) {
+		struct pl_ulog_slot *s = pl_ulog_slot_at(log_base, i);
+		uint32_t one = 1;
+		/* acq_rel: we continue from the old owner's wpos. */
+		if (atomic_compare_exchange_strong_explicit(&s->retired, &one, 0, memory_order_acq_rel,
+							    memory_order_relaxed))
+			return s;
+	}
+	return NULL;
+}
+
 static struct pl_ulog_slot *claim_slot(void)
 {
-	struct pl_ulog_file_hdr *h = log_base;
-
 	tls_generation = atomic_load(&log_generation);
 	tls_tid = (uint32_t)syscall(SYS_gettid);
-	uint32_t i = atomic_fetch_add(&h->next_slot, 1);
-	if (i >= h->nslots) {
-		tls_slot = NULL;
+	tls_slot = find_slot(log_base);
+	if (!tls_slot)
 		return NULL;
-	}
-	tls_slot = pl_ulog_slot_at(log_base, i);
 	atomic_store_explicit(&tls_slot->tid, tls_tid, memory_order_release);
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_setspecific(exit_key, tls_slot);
 	return tls_slot;
 }
 

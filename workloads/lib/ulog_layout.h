@@ -6,7 +6,12 @@
  *   PL_ULOG_HDR_BYTES + i*stride   slot i: struct pl_ulog_slot, then
  *                            slot_records struct pl_event
  *
- * head and tail count records since the slot was claimed (uint32, compared
+ * A slot whose thread exited is adopted by the next thread that finds no
+ * unused slot: it appends after the old owner's records, and the collector
+ * splits a ring into one source per run of equal tid (records carry their
+ * tid). So short-lived worker threads do not exhaust the slots.
+ *
+ * head and tail count records since the slot was first claimed (uint32, compared
  * with unsigned wrap-around); wpos/rpos are their positions in the ring, kept
  * separately so neither side divides on the hot path (armv5 has no divider).
  * 32-bit atomics only: armel's 64-bit atomics would need libatomic.
@@ -34,11 +39,12 @@ struct pl_ulog_file_hdr {
 
 /* Producer fields and consumer fields sit on separate 64-byte lines. */
 struct pl_ulog_slot {
-	_Atomic uint32_t tid;		/* 0 until claimed */
+	_Atomic uint32_t tid;		/* current owner; 0 until first claimed */
 	_Atomic uint32_t head;		/* records written (release by producer) */
 	_Atomic uint32_t lost;		/* records dropped: ring full */
 	uint32_t wpos;			/* producer-private */
-	uint8_t pad0[48];
+	_Atomic uint32_t retired;	/* 1: the owner exited; another thread may adopt the slot */
+	uint8_t pad0[44];
 	_Atomic uint32_t tail;		/* records consumed (release by consumer) */
 	uint32_t rpos;			/* consumer-private */
 	uint8_t pad1[56];

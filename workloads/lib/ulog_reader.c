@@ -72,6 +72,17 @@ void pl_ulog_reader_slot(const struct pl_ulog_reader *r, unsigned slot,
 	out->lost = atomic_load_explicit(&s->lost, memory_order_relaxed);
 }
 
+uint32_t pl_ulog_reader_peek_tid(const struct pl_ulog_reader *r, unsigned slot, uint32_t index)
+{
+	const struct pl_ulog_file_hdr *h = r->base;
+	const struct pl_ulog_slot *s = pl_ulog_slot_at(r->base, slot);
+	uint32_t pos = s->rpos + index;
+
+	if (pos >= h->slot_records)
+		pos -= h->slot_records;
+	return s->ring[pos].tid;
+}
+
 size_t pl_ulog_reader_drain(struct pl_ulog_reader *r, unsigned slot, struct pl_event *out,
 			    size_t max)
 {

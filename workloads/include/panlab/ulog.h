@@ -5,7 +5,8 @@
  *
  * Each process owns one POSIX shared-memory file, /dev/shm/panlab-log.<pid>,
  * holding a header and PL_ULOG_SLOTS per-thread ring buffers. A thread claims
- * a slot on its first event and keeps it for the life of the process. Each
+ * a slot on its first event and keeps it until it exits; a thread that finds
+ * every slot taken adopts the slot of a thread that has exited. Each
  * ring has exactly one producer (its thread) and one consumer (the
  * collector), so writing is lock-free and never waits for the collector: a
  * full ring drops the event and counts it in the slot's lost counter.

@@ -19,9 +19,13 @@ struct pl_ulog_reader {
 	size_t bytes;
 };
 
-/* What one per-thread ring holds at the moment of the snapshot. */
+/*
+ * What one per-thread ring holds at the moment of the snapshot. A ring may
+ * hold runs of records of several threads in turn (see ulog.h); lost is the
+ * ring's total.
+ */
 struct pl_ulog_slot_info {
-	uint32_t tid;		/* 0: slot never claimed */
+	uint32_t tid;		/* current owner; 0: slot never claimed */
 	uint32_t pending;	/* records published and not yet drained */
 	uint64_t lost;		/* records dropped because the ring was full */
 };
@@ -37,6 +41,9 @@ uint64_t pl_ulog_reader_unslotted_lost(const struct pl_ulog_reader *r);
 
 void pl_ulog_reader_slot(const struct pl_ulog_reader *r, unsigned slot,
 			 struct pl_ulog_slot_info *out);
+
+/* tid of the index-th pending record (index < pending), without consuming it. */
+uint32_t pl_ulog_reader_peek_tid(const struct pl_ulog_reader *r, unsigned slot, uint32_t index);
 
 /* Copy up to max records, oldest first, into out and consume them. Returns the count. */
 size_t pl_ulog_reader_drain(struct pl_ulog_reader *r, unsigned slot, struct pl_event *out,
