@@ -93,6 +93,15 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	fprintf(out,
 		"  detected latency runs UI_INPUT..UI_UPDATE; ground truth adds input dispatch before\n"
 		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
+	fprintf(out, "  critical-path time over all transactions (ms):");
+	for (int c = 0; c < PL_CATEGORIES; c++) {
+		char v[32];
+
+		if (a->bd->total_ns[c])
+			fprintf(out, " %s %s", pl_category_name(c),
+				ms(v, sizeof(v), (int64_t)a->bd->total_ns[c]));
+	}
+	fprintf(out, "\n");
 	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
 		" met a join, decided by taking the latest predecessor\n", a->cp->decided, a->cp->count);
 	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
@@ -181,6 +190,12 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 		"transactions_with_joins", count(a->cp->decided),
 		"tie_break_share", a->cp->count ? json_real((double)a->cp->decided /
 							    (double)a->cp->count) : json_null()));
+	/* Critical-path time per category over all transactions: sums to their total latency. */
+	json_t *bd = json_object();
+
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		json_object_set_new(bd, pl_category_name(c), count(a->bd->total_ns[c]));
+	json_object_set_new(o, "breakdown_ns", bd);
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }
@@ -233,7 +248,10 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 	}
 	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,critical_path\n");
+		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads");
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		fprintf(f, ",%s_ns", pl_category_name(c));
+	fprintf(f, ",critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -254,6 +272,8 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, t != NULL, t ? t->nupdates : 0);
 		csv_u64(f, t != NULL, t ? t->nintervals : 0);
 		csv_u64(f, t != NULL, t ? t->nthreads : 0);
+		for (int c = 0; c < PL_CATEGORIES; c++)
+			csv_u64(f, t != NULL, t ? a->bd->ns[r->tx][c] : 0);
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

@@ -35,6 +35,7 @@ struct model {
 	struct pl_graph graph;
 	struct pl_transactions tx;
 	struct pl_critical_paths cp;
+	struct pl_breakdowns bd;
 };
 
 void model_build(struct tb *t, struct model *m);

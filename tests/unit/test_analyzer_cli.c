@@ -159,6 +159,11 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "events_lost", NULL), 3);
 	CU_ASSERT_EQUAL(integer_at(s, "updates", NULL), 3);
 	CU_ASSERT_EQUAL(integer_at(s, "unattributed_updates", NULL), 1);
+	/* The two paths' parts: running 320 + 820 us, each 80 us of task and 100 us of message queueing and of frame wait. */
+	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "running"), 1140000);
+	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "queue_task"), 160000);
+	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 200000);
+	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
 	json_t *src = json_array_get(json_object_get(s, "sources"), 1);
 
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(src, "kind")), "kernel_cpu");
@@ -172,11 +177,13 @@ static void test_good_run(void)
 	CU_ASSERT_STRING_EQUAL(csv,
 		"transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,critical_path\n"
+		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,running_ns,"
+		"runnable_ns,io_ns,network_ns,lock_ns,sleeping_ns,unknown_ns,queue_message_ns,"
+		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,60000,20000,1,4,2,"
-		"task>message>invalidate\n"
+		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,60000,30000,1,4,2,"
-		"task>message>invalidate\n");
+		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

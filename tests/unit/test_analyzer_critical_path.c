@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Critical paths: exact steps, tiling of the latency, and the latest-predecessor rule at joins. */
+/*
+ * Critical paths and breakdowns: exact steps, tiling of the latency, the
+ * latest-predecessor rule at joins, and parts that sum to the latency.
+ */
 #include "test_analyzer.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
@@ -24,6 +27,11 @@ static void check_tiling(const struct model *m, uint64_t k)
 			CU_ASSERT_EQUAL(s[-1].to_event, s->from_event);
 		sum_ns += m->trace.events[s->to_event].ts_ns - m->trace.events[s->from_event].ts_ns;
 	}
+	CU_ASSERT_EQUAL(sum_ns, t->latency_ns);
+	/* The breakdown's parts sum exactly to the latency. */
+	sum_ns = 0;
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		sum_ns += m->bd.ns[k][c];
 	CU_ASSERT_EQUAL(sum_ns, t->latency_ns);
 }
 
@@ -110,10 +118,92 @@ static void test_join_takes_latest(void)
 	model_free(&m);
 }
 
+/*
+ * A tap's task is preempted for 100 us; the result's handler waits 3 us for
+ * a futex, then 1 us for a cpu. Every part of the 700 us is accounted for.
+ */
+static void test_breakdown(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1020), PL_EV_SUBMIT_ASYNC_TASK, 1, EXECUTOR);
+	tb_user(&t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(&t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
+	tb_kernel(&t, 0, US(1200), PL_EV_CONTEXT_SWITCH, WORKER1, WORKER2, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1300), PL_EV_CONTEXT_SWITCH, WORKER2, WORKER1, PL_STATE_SLEEPING);
+	tb_user(&t, WORKER1, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, WORKER1, US(1510), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
+	tb_user(&t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_kernel(&t, 0, US(1601), PL_EV_FUTEX_WAIT, MAIN, 0xbeef, 0);
+	tb_kernel(&t, 0, US(1602), PL_EV_CONTEXT_SWITCH, MAIN, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1605), PL_EV_WAKEUP, 0, MAIN, 0);
+	tb_kernel(&t, 0, US(1606), PL_EV_CONTEXT_SWITCH, 0, MAIN, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1607), PL_EV_FUTEX_WAKE, MAIN, 0xbeef, 0);
+	tb_user(&t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(&t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(&t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
+	model_build(&t, &m);
+
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
+	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(700));
+	check_tiling(&m, 0);
+	const uint64_t *ns = m.bd.ns[0];
+
+	/* main 10 + worker 100 + 200 + main 2 + 4 */
+	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNING], US(316));
+	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNABLE], US(101));	/* preempted 100, woken 1 */
+	CU_ASSERT_EQUAL(ns[PL_CAT_LOCK], US(3));
+	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_TASK], US(80));
+	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_MESSAGE], US(100));
+	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(100));
+	CU_ASSERT_EQUAL(ns[PL_CAT_SLEEPING] + ns[PL_CAT_UNKNOWN] + ns[PL_CAT_IO], 0);
+	CU_ASSERT_EQUAL(m.bd.total_ns[PL_CAT_RUNNING], US(316));
+	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
+	model_free(&m);
+}
+
+/* Without any kernel buffer nothing says whether a thread ran: its time is unknown. */
+static void test_breakdown_without_kernel_events(void)
+{
+	struct tb t;
+	struct model m;
+
+	scenario_overlap(&t);
+	/* The same user events in a trace of one cpu without a kernel buffer. */
+	struct tb u;
+
+	tb_init(&u, 0);
+	u.b.ncpus = 1;
+	for (uint32_t i = 0; i < t.ntids; i++) {
+		const struct pl_trace_builder_source *src = &t.b.sources[t.tid_source[i]];
+
+		for (uint64_t j = 0; j < src->src.records; j++)
+			tb_user(&u, t.tids[i], src->events[j].ts_ns, src->events[j].type,
+				src->events[j].a0, src->events[j].a1);
+	}
+	tb_free(&t);
+	model_build(&u, &m);
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 2);
+	check_tiling(&m, 0);
+	CU_ASSERT_EQUAL(m.bd.ns[0][PL_CAT_RUNNING], 0);
+	CU_ASSERT(m.bd.ns[0][PL_CAT_UNKNOWN] > 0);
+	model_free(&m);
+}
+
 void add_critical_path_tests(void)
 {
 	CU_pSuite s = CU_add_suite("critical_path", NULL, NULL);
 
 	CU_add_test(s, "paths of two overlapping transactions", test_overlap_paths);
 	CU_add_test(s, "a join takes the latest predecessor", test_join_takes_latest);
+	CU_add_test(s, "breakdown along the path", test_breakdown);
+	CU_add_test(s, "breakdown without kernel events", test_breakdown_without_kernel_events);
 }

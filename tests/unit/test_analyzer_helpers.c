@@ -73,10 +73,12 @@ void model_build(struct tb *t, struct model *m)
 	pl_graph_build(&m->trace, &m->iv, &m->graph);
 	pl_transactions_extract(&m->trace, &m->iv, &m->graph, &m->tx);
 	pl_critical_paths_build(&m->trace, &m->iv, &m->graph, &m->tx, &m->cp);
+	pl_breakdowns_build(&m->trace, &m->iv, &m->cp, &m->bd);
 }
 
 void model_free(struct model *m)
 {
+	pl_breakdowns_free(&m->bd);
 	pl_critical_paths_free(&m->cp);
 	pl_transactions_free(&m->tx);
 	pl_graph_free(&m->graph);
@@ -146,7 +148,9 @@ void scenario_overlap(struct tb *t)
 
 /*
  * The app's first frame (no input), then two taps one after the other, each
- * through an async task to a frame. cpu 1's buffer lost 3 events. 37 events.
+ * through an async task to a frame. The main thread and the worker are
+ * switched in once and never leave their cpus. cpu 1's buffer lost 3
+ * events. 37 events.
  */
 void scenario_sequential(struct tb *t)
 {
@@ -154,7 +158,7 @@ void scenario_sequential(struct tb *t)
 	t->b.sources[t->cpu_source[1]].src.lost = 3;
 	tb_kernel(t, 0, US(10), PL_EV_FORK, MAIN, WORKER1, MAIN);
 	tb_kernel(t, 0, US(20), PL_EV_CONTEXT_SWITCH, 0, MAIN, PL_STATE_RUNNABLE);
-	tb_kernel(t, 1, US(1205), PL_EV_CONTEXT_SWITCH, WORKER1, 0, PL_STATE_SLEEPING);
+	tb_kernel(t, 1, US(1195), PL_EV_CONTEXT_SWITCH, 0, WORKER1, PL_STATE_RUNNABLE);
 
 	tb_user(t, VSYNC, US(600), PL_EV_ENQUEUE_MSG, 1, QUEUE);
 	tb_user(t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 4, QUEUE);

@@ -7,6 +7,7 @@
  *   graph.c         intervals -> causal edges between events
  *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE)
  *   critical_path.c transaction -> its critical path
+ *   breakdown.c     critical path -> time per resource category
  *
  * Nodes of the graph are the trace's events, by index into
  * struct pl_trace.events (time order). Temporal edges are implicit: the
@@ -202,5 +203,40 @@ void pl_critical_paths_free(struct pl_critical_paths *cp);
  */
 char *pl_critical_path_shape(const struct pl_critical_paths *cp, uint64_t k, char *buf,
 			     size_t size);
+
+/* ---- breakdown.c ------------------------------------------------------ */
+
+/*
+ * Where a transaction's time went, along its critical path (Panappticon
+ * 4.4): each temporal step is split by its thread's scheduling state,
+ * taken from CONTEXT_SWITCH and WAKEUP and refined by the blocking events;
+ * each causal hop counts whole for what the consumer waited on.
+ */
+enum pl_category {
+	PL_CAT_RUNNING,		/* on a cpu */
+	PL_CAT_RUNNABLE,	/* preempted or woken, waiting for a cpu */
+	PL_CAT_IO,		/* blocked on disk IO (IO_BLOCK, or uninterruptible sleep) */
+	PL_CAT_NETWORK,		/* blocked on a socket (SOCK/DATAGRAM/STREAM_BLOCK) */
+	PL_CAT_LOCK,		/* waiting for a contended lock (*_WAIT .. *_WAKE) */
+	PL_CAT_SLEEPING,	/* any other sleep: polls, timers, condition waits */
+	PL_CAT_UNKNOWN,		/* off cpu before the trace shows why, or no kernel trace */
+	PL_CAT_QUEUE_MESSAGE,	/* a message waiting in its queue: ENQUEUE .. DEQUEUE */
+	PL_CAT_QUEUE_TASK,	/* a task waiting for a worker: SUBMIT .. CONSUME */
+	PL_CAT_BINDER,		/* a binder request or reply in flight */
+	PL_CAT_THREAD_START,	/* FORK .. the child's first event */
+	PL_CAT_FRAME_WAIT,	/* INVALIDATE .. the UPDATE that draws it: the next vsync */
+	PL_CATEGORIES,
+};
+
+struct pl_breakdowns {
+	uint64_t count;				/* = transactions */
+	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
+	uint64_t total_ns[PL_CATEGORIES];	/* over all transactions */
+};
+
+void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+			 const struct pl_critical_paths *cp, struct pl_breakdowns *out);
+void pl_breakdowns_free(struct pl_breakdowns *b);
+const char *pl_category_name(enum pl_category c);
 
 #endif /* PANLAB_MODEL_H */
