@@ -28,6 +28,8 @@ struct tiny_app {
 	struct pl_app *app;
 	struct pl_view view;
 	uint32_t finished;
+	int frame_callbacks;	/* an "animation" of three frames */
+	bool vsync_time_seen;
 };
 
 static void *work(struct pl_async_task *t, void *ctx) { (void)t; (void)ctx; return NULL; }
@@ -59,10 +61,19 @@ static void tap(struct pl_view *v, int x, int y, int32_t param)
 					      pl_app_thread_pool_executor(a->app)), 0);
 }
 
+static void animate(void *ctx, uint64_t vsync_ns)
+{
+	struct tiny_app *a = ctx;
+	a->vsync_time_seen |= vsync_ns != 0;
+	if (++a->frame_callbacks < 3)
+		CU_ASSERT_EQUAL(pl_window_post_frame_callback(pl_app_window(a->app), animate, a), 0);
+}
+
 static int create(struct pl_app *app, void *ctx)
 {
 	struct tiny_app *a = ctx;
 	a->app = app;
+	CU_ASSERT_EQUAL(pl_window_post_frame_callback(pl_app_window(app), animate, a), 0);
 	a->view = (struct pl_view){ .w_px = PL_DISPLAY_WIDTH_PX, .h_px = PL_DISPLAY_HEIGHT_PX,
 				    .draw = draw, .on_tap = tap, .ctx = a };
 	return pl_window_add_view(pl_app_window(app), &a->view);
@@ -176,6 +187,8 @@ static void test_tap_to_frame(void)
 	pthread_kill(app, SIGTERM);
 	pthread_join(app, NULL);
 	CU_ASSERT_EQUAL(app_status, 0);
+	CU_ASSERT_EQUAL(tiny.frame_callbacks, 3);
+	CU_ASSERT(tiny.vsync_time_seen);
 	atomic_store(&f.stop, true);
 	pthread_join(services, NULL);
 

@@ -26,6 +26,11 @@ struct pl_window {
 	bool dirty;		/* some view is invalidated, or a full redraw is due */
 	bool full_redraw;	/* the back buffer holds nothing reusable */
 	bool vsync_requested;
+	struct frame_callback {
+		pl_frame_fn fn;
+		void *ctx;
+	} callbacks[PL_WINDOW_MAX_FRAME_CALLBACKS];
+	unsigned ncallbacks;
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
 	unsigned nviews;
 	uint32_t next_view_id;
@@ -62,6 +67,15 @@ void pl_view_invalidate(struct pl_view *v)
 	request_vsync(v->window);
 }
 
+int pl_window_post_frame_callback(struct pl_window *w, pl_frame_fn fn, void *ctx)
+{
+	if (w->ncallbacks == PL_WINDOW_MAX_FRAME_CALLBACKS)
+		return -ENOSPC;
+	w->callbacks[w->ncallbacks++] = (struct frame_callback){ fn, ctx };
+	request_vsync(w);
+	return 0;
+}
+
 void pl_window_request_frame(struct pl_window *w)
 {
 	w->dirty = true;
@@ -84,8 +98,15 @@ static bool overlap(const struct pl_view *a, const struct pl_view *b)
 static void redraw(struct pl_window *w, struct pl_canvas *c)
 {
 	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
+	bool dirty[PL_WINDOW_MAX_VIEWS], full = w->full_redraw || w->frame_seq == 0;
 
-	if (w->full_redraw || w->frame_seq == 0) {
+	/* Cleared before drawing, so a view may invalidate itself from draw() (an animation). */
+	for (unsigned i = 0; i < w->nviews; i++) {
+		dirty[i] = w->views[i]->dirty;
+		w->views[i]->dirty = false;
+	}
+	w->full_redraw = false;
+	if (full) {
 		pl_canvas_fill_rect(c, 0, 0, c->width_px, c->height_px, BACKGROUND_XRGB);
 		for (unsigned i = 0; i < w->nviews; i++)
 			w->views[i]->draw(w->views[i], c);
@@ -93,7 +114,7 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 		memcpy(c->pixels, front, (size_t)BUFFER_PX * PL_PIXEL_BYTES);
 		for (unsigned i = 0; i < w->nviews; i++) {
 			struct pl_view *v = w->views[i];
-			if (!v->dirty)
+			if (!dirty[i])
 				continue;
 			pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, BACKGROUND_XRGB);
 			for (unsigned j = 0; j < w->nviews; j++)
@@ -101,14 +122,19 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 					w->views[j]->draw(w->views[j], c);
 		}
 	}
-	for (unsigned i = 0; i < w->nviews; i++)
-		w->views[i]->dirty = false;
-	w->full_redraw = false;
 }
 
-/* Choreographer's doFrame: update the back buffer and post it. */
-static void do_frame(struct pl_window *w)
+/* Choreographer's doFrame: frame callbacks, then update the back buffer and post it. */
+static void do_frame(struct pl_window *w, uint64_t vsync_ns)
 {
+	struct frame_callback run[PL_WINDOW_MAX_FRAME_CALLBACKS];
+	unsigned n = w->ncallbacks;
+
+	/* Taken off first: a callback that wants the next frame too posts itself again. */
+	memcpy(run, w->callbacks, n * sizeof(run[0]));
+	w->ncallbacks = 0;
+	for (unsigned i = 0; i < n; i++)
+		run[i].fn(run[i].ctx, vsync_ns);
 	if (!w->dirty)
 		return;
 	w->dirty = false;
@@ -134,7 +160,7 @@ static void do_frame(struct pl_window *w)
 static void on_message(struct pl_handler *h, const struct pl_message *m)
 {
 	if (m->what == MSG_FRAME)
-		do_frame(h->ctx);
+		do_frame(h->ctx, (uint64_t)m->arg1);
 }
 
 static void on_compositor(int fd, uint32_t events, void *ctx)
@@ -151,7 +177,7 @@ static void on_compositor(int fd, uint32_t events, void *ctx)
 		return;
 	w->vsync_requested = false;
 	/* The frame runs as a message, as Android's FrameDisplayEventReceiver posts doFrame. */
-	struct pl_message frame = { .what = MSG_FRAME };
+	struct pl_message frame = { .what = MSG_FRAME, .arg1 = (int64_t)m.t_ns };
 	pl_handler_send(&w->handler, &frame);
 }
 
