@@ -27,14 +27,19 @@ struct timeline {
 	int on_cpu;
 };
 
-static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat)
+/*
+ * Adds a state change. `before` is what the change tells of the time before
+ * it, used if it is the thread's first: a thread first seen leaving a cpu
+ * was running, one first seen woken or arriving was off cpu for a reason
+ * the trace does not show.
+ */
+static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat,
+		 enum pl_category before)
 {
-	if (tl->n == 0) {
-		/* A thread first seen leaving a cpu was running; one first seen arriving was not. */
-		tl->before = cat == PL_CAT_RUNNING ? PL_CAT_UNKNOWN : PL_CAT_RUNNING;
-	} else if (tl->t[tl->n - 1].cat == cat) {
+	if (tl->n == 0)
+		tl->before = before;
+	else if (tl->t[tl->n - 1].cat == cat)
 		return;
-	}
 	if (tl->n == tl->cap) {
 		tl->cap = tl->cap ? tl->cap * 2 : 8;
 		tl->t = pl_xrealloc(tl->t, tl->cap, sizeof(*tl->t));
@@ -112,20 +117,20 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 					: self->reason != PL_CAT_SLEEPING ? self->reason
 					: ev->a1 == PL_STATE_BLOCKED ? PL_CAT_IO : PL_CAT_SLEEPING;
 
-				push(self, ev->ts_ns, cat);
+				push(self, ev->ts_ns, cat, PL_CAT_RUNNING);
 				self->on_cpu = 0;
 			}
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other) {
-				push(other, ev->ts_ns, PL_CAT_RUNNING);
+				push(other, ev->ts_ns, PL_CAT_RUNNING, PL_CAT_UNKNOWN);
 				other->on_cpu = 1;
 			}
 			break;
 		case PL_EV_WAKEUP:
-			/* Woken: from now on it waits for a cpu, not for its event. */
+			/* Woken (or just forked): from now on it waits for a cpu, not for its event. */
 			other = timeline_of(tls, &tids, ev->a0);
-			if (other && !other->on_cpu && other->n)
-				push(other, ev->ts_ns, PL_CAT_RUNNABLE);
+			if (other && !other->on_cpu)
+				push(other, ev->ts_ns, PL_CAT_RUNNABLE, PL_CAT_UNKNOWN);
 			break;
 		default:
 			break;
