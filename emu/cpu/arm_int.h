@@ -104,7 +104,9 @@ struct arm_cpu {
     uint32_t halted;        /* HALT_WFI or HALT_WFE */
     uint32_t powered, exit_req, irq_line, fiq_line, event;
     uint32_t cpi;
-    uint64_t insns, cycles;
+    /* Instructions executed, counted as they run; cycles are derived so
+     * that a mid-run read (PMCCNTR, the engine's counter) is exact. */
+    uint64_t insns, insns_base, cycles_base;
     int index;
     arm_sys *sys;
     cp15_state cp15;

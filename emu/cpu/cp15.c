@@ -89,7 +89,7 @@ static uint32_t pmccntr(arm_cpu *c)
     const cp15_state *cp = &c->cp15;
     if (!(cp->pmcr & 1) || !(cp->pmcnten & 0x80000000u))
         return cp->pmccntr_frozen;
-    uint64_t d = c->cycles - cp->pmccntr_base;
+    uint64_t d = arm_cycle_count(c) - cp->pmccntr_base;
     if (cp->pmcr & 8)
         d /= 64;
     return cp->pmccntr_frozen + (uint32_t)d;
@@ -103,7 +103,7 @@ static void pmu_update(arm_cpu *c, uint32_t pmcr, uint32_t cnten)
     cp->pmccntr_frozen = pmccntr(c);
     cp->pmcr = pmcr;
     cp->pmcnten = cnten;
-    cp->pmccntr_base = c->cycles;
+    cp->pmccntr_base = arm_cycle_count(c);
 }
 
 /* PL0 access rules for the registers user code may touch. */
@@ -301,7 +301,7 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     case KEY(0, 9, 12, 0):
         if (v & 4) {    /* C: reset the cycle counter */
             cp->pmccntr_frozen = 0;
-            cp->pmccntr_base = c->cycles;
+            cp->pmccntr_base = arm_cycle_count(c);
         }
         pmu_update(c, (cp->pmcr & ~0x39u) | (v & 0x39u), cp->pmcnten);
         return 0;
@@ -317,7 +317,7 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     case KEY(0, 9, 12, 5): cp->pmselr = v & 0x1f; return 0;
     case KEY(0, 9, 13, 0):
         cp->pmccntr_frozen = v;
-        cp->pmccntr_base = c->cycles;
+        cp->pmccntr_base = arm_cycle_count(c);
         return 0;
     case KEY(0, 9, 13, 1): case KEY(0, 9, 13, 2): return 0;
     case KEY(0, 9, 14, 0): cp->pmuserenr = v & 1; return 0;

@@ -1083,6 +1083,7 @@ static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
     uint8_t *host = fetch_page(c, pc, &ppage);
     if (!host) {            /* Prefetch Abort: charge it as one instruction */
         c->pc = c->next_pc;
+        c->insns++;
         return 1;
     }
     uint32_t vpage = pc & ~0xfffu;
@@ -1098,6 +1099,7 @@ static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
         c->r[15] = pc + 8;
         c->next_pc = pc + 4;
         uint32_t cond = raw >> 28;
+        c->insns++;
         if (cond >= 14 || cond_pass(c, cond))
             d->fn(c, d);
         n++;
@@ -1113,6 +1115,7 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
     uint8_t *host = fetch_page(c, pc, &ppage);
     if (!host) {            /* Prefetch Abort: charge it as one instruction */
         c->pc = c->next_pc;
+        c->insns++;
         return 1;
     }
     uint32_t vpage = pc & ~0xfffu;
@@ -1132,6 +1135,7 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
                 c->r[15] = pc + 4;
                 if (mem_read(c, pc + 2, 2, &h2)) {
                     pc = c->next_pc;
+                    c->insns++;
                     n++;
                     break;
                 }
@@ -1147,6 +1151,7 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
             thumb_decode(d, raw);
         c->r[15] = pc + 4;
         c->next_pc = pc + (raw > 0xffff ? 4 : 2);
+        c->insns++;
         d->fn(c, d);
         n++;
         pc = c->next_pc;
@@ -1170,8 +1175,6 @@ uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
         else
             done += run_arm_page(c, budget - done);
     }
-    c->insns += done;
-    c->cycles += done * c->cpi;
     return done * c->cpi;
 }
 
@@ -1265,6 +1268,8 @@ void arm_reset(arm_cpu *c, int hivecs)
 
 void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn)
 {
+    c->cycles_base = arm_cycle_count(c);
+    c->insns_base = c->insns;
     c->cpi = cycles_per_insn ? cycles_per_insn : 1;
 }
 
@@ -1349,7 +1354,7 @@ uint64_t arm_insn_count(const arm_cpu *c)
 
 uint64_t arm_cycle_count(const arm_cpu *c)
 {
-    return c->cycles;
+    return c->cycles_base + (c->insns - c->insns_base) * c->cpi;
 }
 
 int arm_cpu_index(const arm_cpu *c)

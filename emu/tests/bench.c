@@ -1,0 +1,107 @@
+/* CPU benchmark: the same bare-metal loop (bench_loop.S) on emu/ and on
+ * qemu-system-arm -M virt -cpu cortex-a15 -icount shift=2,sleep=off.
+ * MIPS = guest instructions / host wall time. QEMU's start-up cost is
+ * removed by timing two loop lengths and using the difference.
+ *
+ *   bench --guest DIR [--iters N] [--json FILE]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+#include "dt.h"
+
+#define COUNT_OFF 0x40
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void die(const char *msg)
+{
+    fprintf(stderr, "bench: %s\n", msg);
+    exit(2);
+}
+
+static void patch(dt_buf *img, uint32_t iters)
+{
+    memcpy(img->p + COUNT_OFF, &iters, 4);
+}
+
+/* Returns wall seconds for one QEMU run of the loop. */
+static double qemu_run(dt_buf *img, uint32_t iters, const char *work)
+{
+    char path[512];
+    dt_buf out = { 0 };
+    patch(img, iters);
+    snprintf(path, sizeof(path), "%s/bench.bin", work);
+    if (dt_write_file(path, img->p, img->len))
+        die("cannot write the image");
+    double t0 = now_s();
+    if (dt_run_qemu(path, work, &out, "-icount shift=2,sleep=off"))
+        die("qemu failed");
+    double t = now_s() - t0;
+    free(out.p);
+    return t;
+}
+
+int main(int argc, char **argv)
+{
+    const char *guest = NULL, *json = NULL;
+    uint32_t iters = 25000000;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--guest")) guest = argv[i + 1];
+        else if (!strcmp(argv[i], "--json")) json = argv[i + 1];
+        else if (!strcmp(argv[i], "--iters")) iters = (uint32_t)atol(argv[i + 1]);
+        else die("unknown option");
+    }
+    if (!guest)
+        die("--guest is required");
+    char path[1024];
+    dt_buf img, out;
+    snprintf(path, sizeof(path), "%s/bench_loop.bin", guest);
+    if (dt_read_file(path, &img) || img.len < COUNT_OFF + 4)
+        die("cannot read bench_loop.bin");
+
+    uint64_t n_small, n_big;
+    patch(&img, iters / 10);
+    if (dt_run_emu(img.p, img.len, UINT64_MAX, &out, &n_small))
+        die("emu did not finish the small loop");
+    free(out.p);
+    patch(&img, iters);
+    double t0 = now_s();
+    if (dt_run_emu(img.p, img.len, UINT64_MAX, &out, &n_big))
+        die("emu did not finish the loop");
+    double emu_s = now_s() - t0;
+    free(out.p);
+    double emu_mips = (double)n_big / emu_s / 1e6;
+
+    double qs = qemu_run(&img, iters / 10, guest);
+    double qb = qemu_run(&img, iters, guest);
+    double qemu_mips = qb > qs ? (double)(n_big - n_small) / (qb - qs) / 1e6 : 0;
+
+    printf("bench: guest loop of %llu instructions\n",
+           (unsigned long long)n_big);
+    printf("  emu/           %8.1f MIPS  (%.3f s)\n", emu_mips, emu_s);
+    printf("  qemu -icount 2 %8.1f MIPS  (%.3f s, %.3f s for 1/10 of it)\n",
+           qemu_mips, qb, qs);
+    if (json) {
+        json_t *j = json_object();
+        json_object_set_new(j, "emu_mips", json_real(emu_mips));
+        json_object_set_new(j, "qemu_mips", json_real(qemu_mips));
+        json_object_set_new(j, "guest_instructions", json_integer((json_int_t)n_big));
+        json_object_set_new(j, "emu_seconds", json_real(emu_s));
+        json_object_set_new(j, "qemu_seconds", json_real(qb));
+        json_object_set_new(j, "qemu_args", json_string(
+            "-M virt -cpu cortex-a15 -icount shift=2,sleep=off"));
+        if (json_dump_file(j, json, JSON_INDENT(2)))
+            die("cannot write the json file");
+        json_decref(j);
+    }
+    free(img.p);
+    return 0;
+}

@@ -1,0 +1,468 @@
+/* CUnit tests of the processor model: instruction semantics with known
+ * answers (checked against QEMU by hand or by the differential test),
+ * exceptions, the MMU and TLB maintenance, the exclusive monitor,
+ * interrupts, the generic timer, the decode cache and determinism. Code is
+ * given as encodings, with the assembly in comments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <CUnit/Basic.h>
+#include "../cpu/arm.h"
+#include "dt.h"
+
+#define RAM_BYTES (4u << 20)
+#define CODE 0x1000u
+#define PT 0x100000u        /* L1 table, 16 KiB aligned */
+#define L2 0x104000u
+#define DATA 0x200000u
+
+static phys_map *map;
+static arm_sys *sys;
+static arm_cpu *cpu;
+static uint8_t *ram;
+static uint64_t counter_ticks;
+static int timer_calls;
+
+static uint64_t counter(void *opaque, arm_cpu *c)
+{
+    (void)opaque;
+    (void)c;
+    return counter_ticks;
+}
+
+static void timer_changed(void *opaque, arm_cpu *c, int which)
+{
+    (void)opaque;
+    (void)c;
+    (void)which;
+    timer_calls++;
+}
+
+static void put32(uint32_t a, uint32_t v)
+{
+    memcpy(ram + a, &v, 4);
+}
+
+static uint32_t get32(uint32_t a)
+{
+    uint32_t v;
+    memcpy(&v, ram + a, 4);
+    return v;
+}
+
+static void setup(int ncores)
+{
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .counter = counter, .timer_changed = timer_changed };
+    sys = arm_sys_new(map, ncores, &h);
+    cpu = arm_sys_cpu(sys, 0);
+    for (uint32_t v = 0; v < 0x20; v += 4)
+        put32(v, 0xeafffffe);   /* every vector: b . */
+    counter_ticks = 0;
+    timer_calls = 0;
+}
+
+static void teardown(void)
+{
+    arm_sys_free(sys);
+    phys_map_free(map);
+}
+
+static void load(uint32_t a, const uint32_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        put32(a + 4 * (uint32_t)i, w[i]);
+}
+
+static void run_at(arm_cpu *c, uint32_t pc, uint64_t n)
+{
+    arm_set_pc(c, pc);
+    arm_run(c, n);
+}
+
+static uint32_t reg(int n)
+{
+    return arm_get_reg(cpu, n);
+}
+
+static uint32_t cpsr(void)
+{
+    arm_regs r;
+    arm_get_regs(cpu, &r);
+    return r.cpsr;
+}
+
+static void test_dp_flags(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xe0902001,     /* adds r2, r0, r1 */
+        0xe0503001,     /* subs r3, r0, r1 */
+        0xe1b04020,     /* lsrs r4, r0, #32 */
+        0xe1b05060,     /* rrxs r5, r0 */
+        0xe1b06110,     /* lsls r6, r0, r1 */
+    };
+    load(CODE, code, 5);
+    arm_set_reg(cpu, 0, 0x80000001);
+    arm_set_reg(cpu, 1, 0x80000000);
+    run_at(cpu, CODE, 2);
+    CU_ASSERT_EQUAL(reg(2), 1);
+    CU_ASSERT_EQUAL(reg(3), 1);
+    CU_ASSERT_EQUAL(cpsr() >> 28, 0x2);     /* SUBS: C, no V */
+    arm_set_reg(cpu, 1, 32);
+    arm_run(cpu, 3);
+    CU_ASSERT_EQUAL(reg(4), 0);
+    CU_ASSERT_EQUAL(reg(5), 0xc0000000);    /* RRX with C=1 from LSRS #32 */
+    CU_ASSERT_EQUAL(reg(6), 0);             /* LSL by 32: C = bit 0 = 1 */
+    CU_ASSERT_EQUAL(cpsr() >> 28, 0x6);     /* Z and C */
+    teardown();
+}
+
+static void test_load_store(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xe8b0000e,     /* ldm r0!, {r1-r3} */
+        0xe920000e,     /* stmdb r0!, {r1-r3} */
+        0xe1c020d8,     /* ldrd r2, r3, [r0, #8] */
+        0xe5901001,     /* ldr r1, [r0, #1] (unaligned, SCTLR.A = 0) */
+    };
+    load(CODE, code, 4);
+    for (uint32_t i = 0; i < 4; i++)
+        put32(DATA + 4 * i, 0x11111111u * (i + 1));
+    arm_set_reg(cpu, 0, DATA);
+    run_at(cpu, CODE, 4);
+    CU_ASSERT_EQUAL(reg(0), DATA);
+    CU_ASSERT_EQUAL(reg(2), 0x33333333);
+    CU_ASSERT_EQUAL(reg(3), 0x44444444);
+    CU_ASSERT_EQUAL(reg(1), 0x22111111);
+    teardown();
+}
+
+static void test_exceptions(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xef000012,     /* svc #0x12 */
+        0xe7f000f0,     /* udf */
+        0xee300a81,     /* vadd.f32 s0, s1, s2: no VFP, so UNDEFINED */
+    };
+    load(CODE, code, 3);
+    put32(0x08, 0xe1b0f00e);                /* SVC vector: movs pc, lr */
+    run_at(cpu, CODE, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x08);
+    CU_ASSERT_EQUAL(reg(14), CODE + 4);
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x13);
+    arm_run(cpu, 1);                        /* return */
+    CU_ASSERT_EQUAL(reg(15), CODE + 4);
+    arm_run(cpu, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x04);
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x1b);
+    CU_ASSERT_EQUAL(reg(14), CODE + 8);
+    run_at(cpu, CODE + 8, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x04);
+    teardown();
+}
+
+/* Identity-maps the first MiB as a section and DATA's MiB through an L2
+ * table: small page 0 -> 0x300000, rest unmapped. */
+static void build_tables(uint32_t ap_section)
+{
+    memset(ram + PT, 0, 0x4000);
+    memset(ram + L2, 0, 0x400);
+    put32(PT + 0, 0x00000002 | ap_section << 10);       /* section */
+    put32(PT + 4 * (DATA >> 20), L2 | 1);               /* page table */
+    put32(L2 + 0, 0x300000 | 2 | 3u << 4);              /* small, AP=11 */
+}
+
+static const uint32_t mmu_on[] = {
+    0xee020f10,     /* mcr p15, 0, r0, c2, c0, 0 (TTBR0) */
+    0xee031f10,     /* mcr p15, 0, r1, c3, c0, 0 (DACR) */
+    0xee012f10,     /* mcr p15, 0, r2, c1, c0, 0 (SCTLR) */
+};
+
+static void enable_mmu(arm_cpu *c, uint32_t sctlr)
+{
+    load(CODE, mmu_on, 3);
+    arm_set_reg(c, 0, PT);
+    arm_set_reg(c, 1, 0x55555555);          /* all domains client */
+    arm_set_reg(c, 2, sctlr);
+    run_at(c, CODE, 3);
+}
+
+static void test_mmu_translate_and_abort(void)
+{
+    setup(1);
+    build_tables(3);
+    enable_mmu(cpu, 0x00c50079);
+    put32(0x300010, 0xcafef00d);
+    static const uint32_t code[] = {
+        0xe5901000,     /* ldr r1, [r0] */
+    };
+    load(CODE + 0x100, code, 1);
+    arm_set_reg(cpu, 0, DATA + 0x10);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 0xcafef00d);
+    /* Second page of the L2 table is a translation fault (page). */
+    arm_set_reg(cpu, 0, DATA + 0x1004);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x10);
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x17);
+    CU_ASSERT_EQUAL(reg(14), CODE + 0x108);
+    static const uint32_t rd[] = {
+        0xee151f10,     /* mrc p15, 0, r1, c5, c0, 0 (DFSR) */
+        0xee162f10,     /* mrc p15, 0, r2, c6, c0, 0 (DFAR) */
+        0xee070f18,     /* mcr p15, 0, r0, c7, c8, 0 (ATS1CPR) */
+        0xee173f14,     /* mrc p15, 0, r3, c7, c4, 0 (PAR) */
+    };
+    load(CODE + 0x200, rd, 4);
+    arm_set_reg(cpu, 0, DATA + 0x20);
+    run_at(cpu, CODE + 0x200, 4);
+    CU_ASSERT_EQUAL(reg(1), 0x07);          /* translation fault, page */
+    CU_ASSERT_EQUAL(reg(2), DATA + 0x1004);
+    CU_ASSERT_EQUAL(reg(3), 0x300000 | 1u << 9);
+    teardown();
+}
+
+static void test_mmu_permissions(void)
+{
+    setup(1);
+    build_tables(1);                        /* section: PL1 only */
+    enable_mmu(cpu, 0x00c50079);
+    static const uint32_t code[] = {
+        0xe4b01000,     /* ldrt r1, [r0], #0 */
+    };
+    load(CODE + 0x100, code, 1);
+    arm_set_reg(cpu, 0, 0x2000);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x10);
+    static const uint32_t rd[] = { 0xee151f10 };   /* mrc DFSR */
+    load(CODE + 0x200, rd, 1);
+    run_at(cpu, CODE + 0x200, 1);
+    CU_ASSERT_EQUAL(reg(1), 0x0d);          /* permission fault, section */
+    teardown();
+}
+
+static void test_access_flag(void)
+{
+    setup(1);
+    build_tables(3);
+    put32(L2 + 4, 0x301000 | 2 | 2u << 4);  /* AP[0] = AF = 0 */
+    enable_mmu(cpu, 0x20c50079);            /* AFE */
+    static const uint32_t code[] = { 0xe5901000 };  /* ldr r1, [r0] */
+    load(CODE + 0x100, code, 1);
+    arm_set_reg(cpu, 0, DATA + 0x1000);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x10);
+    static const uint32_t rd[] = { 0xee151f10 };
+    load(CODE + 0x200, rd, 1);
+    run_at(cpu, CODE + 0x200, 1);
+    CU_ASSERT_EQUAL(reg(1), 0x06);          /* access flag fault, page */
+    teardown();
+}
+
+/* A changed PTE is not seen until TLBIMVA; TLBIMVAIS on core 1 reaches
+ * core 0's TLB. */
+static void test_tlb_maintenance(void)
+{
+    setup(2);
+    arm_cpu *c1 = arm_sys_cpu(sys, 1);
+    arm_set_powered(c1, 1);
+    build_tables(3);
+    enable_mmu(cpu, 0x00c50079);
+    enable_mmu(c1, 0x00c50079);
+    put32(0x300000, 1);
+    put32(0x310000, 2);
+    static const uint32_t code[] = {
+        0xe5901000,     /* ldr r1, [r0] */
+        0xee080f37,     /* mcr p15, 0, r0, c8, c7, 1 (TLBIMVA) */
+        0xee080f33,     /* mcr p15, 0, r0, c8, c3, 1 (TLBIMVAIS) */
+    };
+    load(CODE + 0x100, code, 3);
+    arm_set_reg(cpu, 0, DATA);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 1);
+    put32(L2, 0x310000 | 2 | 3u << 4);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 1);             /* stale, as hardware may be */
+    run_at(cpu, CODE + 0x104, 1);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 2);
+    put32(L2, 0x300000 | 2 | 3u << 4);
+    arm_set_reg(c1, 0, DATA);
+    run_at(c1, CODE + 0x108, 1);            /* broadcast from core 1 */
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 1);
+    teardown();
+}
+
+static void test_exclusive_monitor(void)
+{
+    setup(2);
+    arm_cpu *c1 = arm_sys_cpu(sys, 1);
+    arm_set_powered(c1, 1);
+    static const uint32_t code[] = {
+        0xe1901f9f,     /* ldrex r1, [r0] */
+        0xe1802f93,     /* strex r2, r3, [r0] */
+        0xe5803000,     /* str r3, [r0] */
+    };
+    load(CODE, code, 3);
+    put32(DATA, 5);
+    arm_set_reg(cpu, 0, DATA);
+    arm_set_reg(cpu, 3, 6);
+    run_at(cpu, CODE, 2);
+    CU_ASSERT_EQUAL(reg(2), 0);
+    CU_ASSERT_EQUAL(get32(DATA), 6);
+    /* Core 0 reserves; core 1 wins the race; core 0 must fail. */
+    run_at(cpu, CODE, 1);
+    arm_set_reg(c1, 0, DATA);
+    arm_set_reg(c1, 3, 7);
+    run_at(c1, CODE, 2);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 2), 0);
+    run_at(cpu, CODE + 4, 1);
+    CU_ASSERT_EQUAL(reg(2), 1);
+    CU_ASSERT_EQUAL(get32(DATA), 7);
+    /* A plain store by the other core also breaks the reservation. */
+    run_at(cpu, CODE, 1);
+    arm_set_reg(c1, 3, 9);
+    run_at(c1, CODE + 8, 1);
+    run_at(cpu, CODE + 4, 1);
+    CU_ASSERT_EQUAL(reg(2), 1);
+    teardown();
+}
+
+static void test_irq_and_wfi(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xe320f003,     /* wfi */
+        0xf1080080,     /* cpsie i */
+        0xe320f000,     /* nop */
+    };
+    load(CODE, code, 3);
+    run_at(cpu, CODE, 10);
+    CU_ASSERT(arm_is_halted(cpu));
+    CU_ASSERT_EQUAL(reg(15), CODE + 4);
+    arm_set_irq(cpu, 1);                    /* wakes; masked so far */
+    CU_ASSERT(!arm_is_halted(cpu));
+    arm_run(cpu, 1);
+    CU_ASSERT_EQUAL(reg(15), CODE + 8);
+    arm_run(cpu, 1);                        /* taken before the nop */
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x12);
+    CU_ASSERT_EQUAL(reg(14), CODE + 12);
+    CU_ASSERT_EQUAL(reg(15), 0x18);
+    teardown();
+}
+
+static void test_generic_timer(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xee0e0f12,     /* mcr p15, 0, r0, c14, c2, 0 (CNTP_TVAL) */
+        0xee0e1f32,     /* mcr p15, 0, r1, c14, c2, 1 (CNTP_CTL) */
+        0xee1e2f32,     /* mrc p15, 0, r2, c14, c2, 1 */
+    };
+    load(CODE, code, 3);
+    counter_ticks = 1000;
+    arm_set_reg(cpu, 0, 500);
+    arm_set_reg(cpu, 1, 1);
+    run_at(cpu, CODE, 3);
+    CU_ASSERT_EQUAL(timer_calls, 2);
+    CU_ASSERT_EQUAL(arm_timer_deadline(cpu, 0), 1500);
+    CU_ASSERT_EQUAL(reg(2), 1);
+    CU_ASSERT(!arm_timer_irq_level(cpu, 0));
+    counter_ticks = 1500;
+    CU_ASSERT(arm_timer_irq_level(cpu, 0));
+    run_at(cpu, CODE + 8, 1);
+    CU_ASSERT_EQUAL(reg(2), 5);             /* ENABLE | ISTATUS */
+    teardown();
+}
+
+static void test_cp15_ids_and_pmu(void)
+{
+    setup(2);
+    static const uint32_t code[] = {
+        0xee101f10,     /* mrc p15, 0, r1, c0, c0, 0 (MIDR) */
+        0xee102fb0,     /* mrc p15, 0, r2, c0, c0, 5 (MPIDR) */
+        0xee090f1c,     /* mcr p15, 0, r0, c9, c12, 0 (PMCR) */
+        0xee093f3c,     /* mcr p15, 0, r3, c9, c12, 1 (PMCNTENSET) */
+        0xe320f000,     /* nop x3 */
+        0xe320f000,
+        0xe320f000,
+        0xee194f1d,     /* mrc p15, 0, r4, c9, c13, 0 (PMCCNTR) */
+    };
+    load(CODE, code, 8);
+    arm_cpu *c1 = arm_sys_cpu(sys, 1);
+    arm_set_powered(c1, 1);
+    run_at(c1, CODE, 2);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 1), 0x412fc0f1);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 2), 0x80000001);
+    arm_set_cpi(cpu, 3);
+    arm_set_reg(cpu, 0, 1);
+    arm_set_reg(cpu, 3, 0x80000000);
+    run_at(cpu, CODE + 8, 6 * 3);
+    CU_ASSERT_EQUAL(reg(4), 4 * 3);        /* enabled at insn 2, read at 6 */
+    teardown();
+}
+
+/* The decode cache must notice code that changed under it. */
+static void test_self_modifying_code(void)
+{
+    setup(1);
+    put32(CODE, 0xe3a01005);                /* mov r1, #5 */
+    run_at(cpu, CODE, 1);
+    CU_ASSERT_EQUAL(reg(1), 5);
+    put32(CODE, 0xe3a01006);                /* mov r1, #6 */
+    run_at(cpu, CODE, 1);
+    CU_ASSERT_EQUAL(reg(1), 6);
+    teardown();
+}
+
+static const char *guest_dir = "../build/emu/guest";
+
+/* Same image, same final state and instruction count. */
+static void test_determinism(void)
+{
+    char path[512];
+    dt_buf frame, img, u1, u2;
+    uint64_t n1, n2;
+    snprintf(path, sizeof(path), "%s/dt_frame.bin", guest_dir);
+    CU_ASSERT_FATAL(dt_read_file(path, &frame) == 0);
+    dt_gen(&frame, 42, 20000, &img);
+    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, &u1, &n1), 0);
+    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, &u2, &n2), 0);
+    CU_ASSERT_EQUAL(n1, n2);
+    CU_ASSERT(u1.len == u2.len && !memcmp(u1.p, u2.p, u1.len));
+    free(u1.p);
+    free(u2.p);
+    free(img.p);
+    free(frame.p);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        guest_dir = argv[1];
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    CU_pSuite s = CU_add_suite("cpu", NULL, NULL);
+    CU_add_test(s, "data processing flags and shifter carry", test_dp_flags);
+    CU_add_test(s, "LDM/STM, LDRD, unaligned LDR", test_load_store);
+    CU_add_test(s, "SVC, exception return, UDF, VFP is UNDEFINED", test_exceptions);
+    CU_add_test(s, "MMU translation, data abort, ATS1CPR", test_mmu_translate_and_abort);
+    CU_add_test(s, "MMU permission fault from LDRT", test_mmu_permissions);
+    CU_add_test(s, "access flag fault", test_access_flag);
+    CU_add_test(s, "TLBIMVA and inner-shareable broadcast", test_tlb_maintenance);
+    CU_add_test(s, "exclusive monitor across cores", test_exclusive_monitor);
+    CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
+    CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
+    CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
+    CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
+    CU_add_test(s, "determinism", test_determinism);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned fails = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return fails ? 1 : 0;
+}
