@@ -1,8 +1,6 @@
 /* See bench_ui.h. */
 #include "bench_ui.h"
 
-#include "panlab/clock.h"
-
 #define BUTTON_IDLE_XRGB 0x002e7d32u
 #define BUTTON_BUSY_XRGB 0x00104010u
 #define TEXT_XRGB 0x00f0f0f0u
@@ -59,20 +57,4 @@ void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum)
 	ui->checksum = checksum;
 	pl_view_invalidate(&ui->button);
 	pl_view_invalidate(&ui->result);
-}
-
-uint64_t bench_compute(uint64_t ms)
-{
-	uint64_t end = pl_now_ns() + ms * 1000000u;
-	uint32_t x = 2463534242u;
-
-	/* xorshift32 rounds between clock reads: CPU work, never a sleep. */
-	do {
-		for (int i = 0; i < 1000; i++) {
-			x ^= x << 13;
-			x ^= x >> 17;
-			x ^= x << 5;
-		}
-	} while (pl_now_ns() < end);
-	return x;
 }

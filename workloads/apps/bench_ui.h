@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "bench_work.h"
 #include "panlab/app.h"
 
 struct bench_ui {
@@ -32,7 +33,5 @@ int bench_ui_create(struct pl_app *app, struct bench_ui *ui);
 /* On the main thread. */
 void bench_ui_job_started(struct bench_ui *ui);
 void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum);
-/* Any thread: compute until ms of CLOCK_MONOTONIC time have passed; returns a checksum. */
-uint64_t bench_compute(uint64_t ms);
 
 #endif /* PANLAB_BENCH_UI_H */

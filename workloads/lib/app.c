@@ -1,14 +1,19 @@
 /* App bootstrap. See include/panlab/app.h. */
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "panlab/binder.h"
 #include "panlab/ready.h"
+#include "panlab/spawn.h"
 #include "panlab/thread.h"
 #include "panlab/ulog.h"
 #include "platform_internal.h"
@@ -33,6 +38,9 @@ struct pl_app {
 	pthread_mutex_t threads_lock;
 	pthread_cond_t threads_done;
 	unsigned threads;		/* plain worker threads still running */
+	struct pl_binder *binder;	/* opened on first use, under threads_lock */
+	pid_t services[PL_APP_MAX_SERVICES];
+	unsigned nservices;
 };
 
 struct pl_window *pl_app_window(struct pl_app *app) { return app->window; }
@@ -83,6 +91,52 @@ static void wait_threads(struct pl_app *app)
 	while (app->threads)
 		pthread_cond_wait(&app->threads_done, &app->threads_lock);
 	pthread_mutex_unlock(&app->threads_lock);
+}
+
+struct pl_binder *pl_app_binder(struct pl_app *app)
+{
+	char err[256];
+	pthread_mutex_lock(&app->threads_lock);
+	if (!app->binder && !(app->binder = pl_binder_open(PL_BINDER_DEVICE, err, sizeof(err))))
+		fprintf(stderr, "app-%s: %s\n", app->name, err);
+	pthread_mutex_unlock(&app->threads_lock);
+	return app->binder;
+}
+
+int pl_app_start_service(struct pl_app *app, const char *name)
+{
+	char path[PATH_MAX], err[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash = n > 0 ? memrchr(path, '/', (size_t)n) : NULL;
+	if (!slash || app->nservices == PL_APP_MAX_SERVICES ||
+	    (size_t)snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "svc-%s", name) >=
+		    sizeof(path) - (size_t)(slash + 1 - path)) {
+		fprintf(stderr, "app-%s: cannot start service %s\n", app->name, name);
+		return -1;
+	}
+	pid_t pid = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, err, sizeof(err));
+	if (pid < 0) {
+		fprintf(stderr, "app-%s: %s\n", app->name, err);
+		return -1;
+	}
+	app->services[app->nservices++] = pid;
+	return 0;
+}
+
+/* Services end with their app; one that did not exit cleanly is the app's failure. */
+static void stop_services(struct pl_app *app)
+{
+	for (unsigned i = 0; i < app->nservices; i++) {
+		int status = 0;
+		kill(app->services[i], SIGTERM);
+		waitpid(app->services[i], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			char how[64];
+			pl_describe_status(status, how, sizeof(how));
+			fprintf(stderr, "app-%s: service process %d: %s\n", app->name, (int)app->services[i], how);
+			app->status = 1;
+		}
+	}
 }
 
 void pl_app_fail(struct pl_app *app, const char *what, int err)
@@ -244,6 +298,8 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 	pl_executor_shutdown(app.pool);
 	pl_executor_shutdown(app.serial);
 	wait_threads(&app);
+	stop_services(&app);
+	pl_binder_close(app.binder);
 	pl_window_close(app.window);
 	if (app.input_sock >= 0)
 		close(app.input_sock);

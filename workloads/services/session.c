@@ -24,76 +24,60 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "panlab/clock.h"
+#include "panlab/binder.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
+#include "panlab/spawn.h"
 #include "panlab/vport.h"
 
 #define INPUT_GT_PORT "panlab.input"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
-#define READY_FD 3
 
 struct child {
 	char name[64];
 	pid_t pid;		/* 0: not running */
 };
 
-/* Started children, killed on any error exit so the guest can power off. */
-static struct child children[3];
+/* Started children in start order, killed on any error exit so the guest can power off. */
+static struct child children[4];
+static size_t nchildren;
 
 static void kill_children(void)
 {
-	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+	for (size_t i = 0; i < nchildren; i++)
 		if (children[i].pid > 0)
 			kill(children[i].pid, SIGKILL);
 }
 
-static void describe_status(int status, char *buf, size_t len)
+/* Start bin_dir/name and block until it signals ready; returns the time it did. */
+static uint64_t start_service(const char *bin_dir, const char *name)
 {
-	if (WIFEXITED(status))
-		snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, len, "killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, len, "status 0x%x", status);
+	struct child *c = &children[nchildren];
+	char err[300];
+	uint64_t ready_ns;
+	snprintf(c->name, sizeof(c->name), "%s/%s", bin_dir, name);
+	c->pid = pl_spawn_ready(c->name, (char *[]){ c->name, NULL }, &ready_ns, err, sizeof(err));
+	if (c->pid < 0) {
+		c->pid = 0;
+		pl_die("%s", err);
+	}
+	nchildren++;
+	return ready_ns;
 }
 
-/* Start path and block until it signals ready; returns the time it did. */
-static uint64_t start_and_wait(struct child *c, const char *path, char *const argv[])
+/*
+ * Binder, where the kernel has binderfs mounted (/init does): create the
+ * device and start the service manager before anything that may use it.
+ */
+static void start_binder(const char *bin_dir)
 {
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
-		pl_die("pipe: %s", strerror(errno));
-	snprintf(c->name, sizeof(c->name), "%s", path);
-	c->pid = fork();
-	if (c->pid < 0)
-		pl_die("fork %s: %s", path, strerror(errno));
-	if (c->pid == 0) {
-		/* dup2 clears close-on-exec; if the pipe already is READY_FD, clear it by hand. */
-		if (p[1] == READY_FD ? fcntl(READY_FD, F_SETFD, 0) < 0 : dup2(p[1], READY_FD) < 0)
-			_exit(126);
-		setenv("PANLAB_READY_FD", "3", 1);
-		execv(path, argv);
-		fprintf(stderr, "panlab-session: exec %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
-	close(p[1]);
-	char byte;
-	ssize_t n;
-	do
-		n = read(p[0], &byte, 1);
-	while (n < 0 && errno == EINTR);
-	uint64_t t = pl_now_ns();
-	close(p[0]);
-	if (n == 1)
-		return t;
-	int status = 0;
-	waitpid(c->pid, &status, 0);
-	c->pid = 0;
-	char how[64];
-	describe_status(status, how, sizeof(how));
-	pl_die("%s exited before it was ready (%s)", path, how);
+	if (access(PL_BINDER_CONTROL, F_OK) != 0)
+		return;
+	int err = pl_binderfs_add_device(PL_BINDER_CONTROL, "binder");
+	if (err && err != -EEXIST)
+		pl_die("create binder device with %s: %s", PL_BINDER_CONTROL, strerror(-err));
+	start_service(bin_dir, "servicemanager");
 }
 
 static void check_alive(struct child *c)
@@ -102,7 +86,7 @@ static void check_alive(struct child *c)
 	if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == c->pid) {
 		char how[64];
 		c->pid = 0;
-		describe_status(status, how, sizeof(how));
+		pl_describe_status(status, how, sizeof(how));
 		pl_die("%s exited during the script (%s)", c->name, how);
 	}
 }
@@ -115,7 +99,7 @@ static void stop(struct child *c)
 	c->pid = 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char how[64];
-		describe_status(status, how, sizeof(how));
+		pl_describe_status(status, how, sizeof(how));
 		pl_die("%s failed on stop (%s)", c->name, how);
 	}
 }
@@ -187,22 +171,21 @@ int main(int argc, char **argv)
 	if (pl_injector_open(&inj, gt_fd, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 
-	char compositor[256], inputd[256], app[256];
-	snprintf(compositor, sizeof(compositor), "%s/compositor", bin_dir);
-	snprintf(inputd, sizeof(inputd), "%s/inputd", bin_dir);
-	snprintf(app, sizeof(app), "%s/app-%s", bin_dir, workload);
-	start_and_wait(&children[0], compositor, (char *[]){ compositor, NULL });
-	start_and_wait(&children[1], inputd, (char *[]){ inputd, NULL });
-	uint64_t ready_ns = start_and_wait(&children[2], app, (char *[]){ app, NULL });
+	start_binder(bin_dir);
+	start_service(bin_dir, "compositor");
+	start_service(bin_dir, "inputd");
+	char app[256];
+	snprintf(app, sizeof(app), "app-%s", workload);
+	uint64_t ready_ns = start_service(bin_dir, app);
 
 	if (pl_injector_run(inj, script, ready_ns, err, sizeof(err)) != 0)
 		pl_die("%s", err);
-	for (int i = 2; i >= 0; i--)
+	for (int i = (int)nchildren - 1; i >= 0; i--)
 		check_alive(&children[i]);
 
 	disable_kernel_tracing();
 	/* The app first: its loggers stop with it, and it still has its services while it exits. */
-	for (int i = 2; i >= 0; i--)
+	for (int i = (int)nchildren - 1; i >= 0; i--)
 		stop(&children[i]);
 
 	struct pl_collect_result res;

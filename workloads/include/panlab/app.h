@@ -54,4 +54,16 @@ struct pl_executor *pl_app_serial_executor(struct pl_app *app);
  */
 int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *arg), void *arg);
 
+/* The app's binder connection (PL_BINDER_DEVICE), opened on first use; NULL if that fails. */
+struct pl_binder *pl_app_binder(struct pl_app *app);
+
+/*
+ * Start the service process svc-NAME from the app's own directory and wait
+ * until it is ready (registered with the service manager): the activity
+ * manager's part when an Android app binds a remote service. pl_app_main
+ * stops it (SIGTERM) when the app ends. Returns 0 or -1 after printing why.
+ */
+#define PL_APP_MAX_SERVICES 4
+int pl_app_start_service(struct pl_app *app, const char *name);
+
 #endif /* PANLAB_APP_H */
