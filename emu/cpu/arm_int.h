@@ -25,6 +25,10 @@ enum {
 };
 
 enum { HALT_WFI = 1, HALT_WFE = 2 };
+/* FLOW_JUMP: continue at next_pc instead of the next instruction.
+ * FLOW_BREAK: leave the inner loop (mode, state, TLB or interrupt mask
+ * changed, or the engine wants control back). */
+enum { FLOW_JUMP = 1, FLOW_BREAK = 2 };
 
 /* Exceptions, ARM ARM B1.8. */
 enum { EXC_UND, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ };
@@ -42,6 +46,7 @@ struct arm_insn {
     uint32_t raw;       /* encoding; compared at fetch (self-modifying code) */
     uint32_t imm;
     uint32_t aux;
+    uint8_t rd, rn, rm;     /* bits 15:12, 19:16, 3:0 */
 };
 
 #define DCACHE_BITS 16
@@ -96,8 +101,8 @@ struct arm_cpu {
     uint32_t nf, zf, cf, vf;
     uint32_t cpsr;          /* all other CPSR bits (mode, AIF, T, Q, GE...) */
     uint32_t pc;            /* next instruction, between instructions */
-    uint32_t next_pc;       /* set by handlers; the loop continues there */
-    uint32_t brk;           /* leave the inner loop after this instruction */
+    uint32_t next_pc;       /* branch target, valid with FLOW_JUMP */
+    uint32_t flow;          /* FLOW_* bits set by the current instruction */
     uint32_t bank_r13[NBANKS], bank_r14[NBANKS], bank_spsr[NBANKS];
     uint32_t fiq_r8[5], usr_r8[5];
     uint32_t priv;          /* 1 at PL1 */
@@ -167,17 +172,22 @@ void set_user_reg(arm_cpu *c, int n, uint32_t v);
 /* Takes an exception for the instruction at pc (the current one). */
 void take_exception(arm_cpu *c, int exc, uint32_t pc);
 void undefined(arm_cpu *c);
-/* Interworking branch (BXWritePC). */
+static inline void jump_to(arm_cpu *c, uint32_t pc)
+{
+    c->next_pc = pc;
+    c->flow |= FLOW_JUMP;
+}
+
+/* Interworking branch (BXWritePC, ARM ARM A2.3.1). A change of
+ * instruction set leaves the loop, which runs one set only. */
 static inline void bx_write_pc(arm_cpu *c, uint32_t v)
 {
-    if (v & 1) {
-        c->cpsr |= CPSR_T;
-        c->next_pc = v & ~1u;
-    } else {
-        c->cpsr &= ~CPSR_T;
-        c->next_pc = v & ~3u;
+    uint32_t t = (v & 1) ? CPSR_T : 0;
+    if ((c->cpsr & CPSR_T) != t) {
+        c->cpsr ^= CPSR_T;
+        c->flow |= FLOW_BREAK;
     }
-    c->brk = 1;
+    jump_to(c, v & (t ? ~1u : ~3u));
 }
 /* Exception return: CPSR from SPSR, then branch. */
 void exception_return(arm_cpu *c, uint32_t pc);
@@ -264,16 +274,168 @@ void thumb_decode(arm_insn *d, uint32_t raw);
     X(ldrd_strd) X(ldm) X(stm) X(swp) X(ldrex) X(strex) X(extend) X(rev) \
     X(sat) X(sat16) X(bitfield) X(div) X(pkh) X(sel) X(parallel) \
     X(smlad) X(smlald) X(smmul) X(usad8) X(b) X(blx_imm) X(svc) X(nop) \
-    X(clrex) X(cps) X(srs) X(rfe) X(mcr) X(mrc) X(mcrr) X(mrrc)
+    X(clrex) X(cps) X(srs) X(rfe) X(mcr) X(mrc) X(mcrr) X(mrrc) \
+    X(ldr_imm) X(str_imm) X(ldrb_imm) X(strb_imm)
 #define ARM_DECLARE(n) arm_exec_fn exec_##n;
 ARM_HANDLERS(ARM_DECLARE)
 
-/* Shared with thumb.c. */
-uint32_t alu_op(arm_cpu *c, int op, uint32_t a, uint32_t b, int s,
-                uint32_t shc);
-uint32_t shift_imm(const arm_cpu *c, uint32_t v, int type, int amt,
-                   uint32_t *carry);
-uint32_t shift_reg(const arm_cpu *c, uint32_t v, int type, uint32_t n,
-                   uint32_t *carry);
+/* Data-processing handlers specialised by opcode for Rd != PC: form is
+ * DPF_IMM (modified immediate), DPF_REG (plain register) or DPF_SHIFT
+ * (register with an immediate shift in aux), plus 1 for S. */
+enum { DPF_IMM = 0, DPF_REG = 2, DPF_SHIFT = 4 };
+arm_exec_fn *dp_fast_handler(int form, int op);
+
+/* The shifter and the ALU, shared with thumb.c; inline so that handlers
+ * with a constant opcode compile to straight-line code. */
+static inline uint32_t ror32(uint32_t v, unsigned n)
+{
+    n &= 31;
+    return n ? (v >> n) | (v << (32 - n)) : v;
+}
+
+/* ARM ARM A8.4.3, immediate shifts: LSR/ASR #0 mean #32, ROR #0 is RRX. */
+static inline uint32_t shift_imm(const arm_cpu *c, uint32_t v, int type, int amt,
+                   uint32_t *carry)
+{
+    switch (type) {
+    case 0:
+        if (!amt) {
+            *carry = c->cf;
+            return v;
+        }
+        *carry = (v >> (32 - amt)) & 1;
+        return v << amt;
+    case 1:
+        if (!amt) {
+            *carry = v >> 31;
+            return 0;
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return v >> amt;
+    case 2:
+        if (!amt) {
+            *carry = v >> 31;
+            return (uint32_t)((int32_t)v >> 31);
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return (uint32_t)((int32_t)v >> amt);
+    default:
+        if (!amt) {
+            *carry = v & 1;
+            return (c->cf << 31) | (v >> 1);
+        }
+        *carry = (v >> (amt - 1)) & 1;
+        return ror32(v, amt);
+    }
+}
+
+/* Register-controlled shifts use the bottom byte of Rs, ARM ARM A8.4.4. */
+static inline uint32_t shift_reg(const arm_cpu *c, uint32_t v, int type, uint32_t n,
+                   uint32_t *carry)
+{
+    n &= 0xff;
+    if (!n) {
+        *carry = c->cf;
+        return v;
+    }
+    switch (type) {
+    case 0:
+        if (n < 32) {
+            *carry = (v >> (32 - n)) & 1;
+            return v << n;
+        }
+        *carry = n == 32 ? v & 1 : 0;
+        return 0;
+    case 1:
+        if (n < 32) {
+            *carry = (v >> (n - 1)) & 1;
+            return v >> n;
+        }
+        *carry = n == 32 ? v >> 31 : 0;
+        return 0;
+    case 2:
+        if (n < 32) {
+            *carry = (v >> (n - 1)) & 1;
+            return (uint32_t)((int32_t)v >> n);
+        }
+        *carry = v >> 31;
+        return (uint32_t)((int32_t)v >> 31);
+    default:
+        *carry = (ror32(v, n - 1)) & 1;
+        return ror32(v, n);
+    }
+}
+
+static inline uint32_t alu_op(arm_cpu *c, int op, uint32_t a, uint32_t b, int s,
+                uint32_t shc)
+{
+    uint32_t r;
+    uint64_t t;
+    switch (op) {
+    case 0: case 8: r = a & b; break;
+    case 1: case 9: r = a ^ b; break;
+    case 12: r = a | b; break;
+    case 13: r = b; break;
+    case 14: r = a & ~b; break;
+    case 15: r = ~b; break;
+    case 2: case 10:
+        r = a - b;
+        if (s) {
+            c->cf = a >= b;
+            c->vf = (a ^ b) & (a ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    case 3:
+        r = b - a;
+        if (s) {
+            c->cf = b >= a;
+            c->vf = (b ^ a) & (b ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    case 4: case 11:
+        r = a + b;
+        if (s) {
+            c->cf = r < a;
+            c->vf = (a ^ r) & ~(a ^ b);
+            set_nz(c, r);
+        }
+        return r;
+    case 5:
+        t = (uint64_t)a + b + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (a ^ r) & ~(a ^ b);
+            set_nz(c, r);
+        }
+        return r;
+    case 6:
+        t = (uint64_t)a + (uint32_t)~b + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (a ^ b) & (a ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    default:
+        t = (uint64_t)b + (uint32_t)~a + c->cf;
+        r = (uint32_t)t;
+        if (s) {
+            c->cf = t >> 32;
+            c->vf = (b ^ a) & (b ^ r);
+            set_nz(c, r);
+        }
+        return r;
+    }
+    if (s) {
+        c->cf = shc;
+        set_nz(c, r);
+    }
+    return r;
+}
+
 
 #endif

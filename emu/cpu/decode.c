@@ -7,12 +7,6 @@
 
 #define BIT(raw, n) (((raw) >> (n)) & 1)
 
-static inline uint32_t ror32(uint32_t v, unsigned n)
-{
-    n &= 31;
-    return n ? (v >> n) | (v << (32 - n)) : v;
-}
-
 /* Modified immediate, ARM ARM A5.2.4; aux = carry out, or 2 for "C
  * unchanged" when the rotation is zero. */
 static void mod_imm(arm_insn *d, uint32_t raw)
@@ -75,7 +69,13 @@ static arm_exec_fn *decode_dp_misc(arm_insn *d, uint32_t raw)
         return decode_extra(d, raw);
     if ((op1 & 0x19) == 0x10)
         return (op2 & 8) ? exec_mul_half : decode_misc(raw);
-    return (op2 & 1) ? exec_dp_regreg : exec_dp_regimm;
+    if (op2 & 1)
+        return exec_dp_regreg;
+    if (d->rd == 15)
+        return exec_dp_regimm;
+    d->aux = (raw >> 5) & 0x7f;         /* type | amount << 2 */
+    return dp_fast_handler((d->aux ? DPF_SHIFT : DPF_REG) + BIT(raw, 20),
+                           (raw >> 21) & 15);
 }
 
 static arm_exec_fn *decode_dp_imm(arm_insn *d, uint32_t raw)
@@ -91,7 +91,9 @@ static arm_exec_fn *decode_dp_imm(arm_insn *d, uint32_t raw)
             return exec_hint;
         return exec_msr;
     }
-    return exec_dp_imm;
+    if (d->rd == 15)
+        return exec_dp_imm;
+    return dp_fast_handler(DPF_IMM + BIT(raw, 20), (raw >> 21) & 15);
 }
 
 /* Media instructions, A5.4. */
@@ -185,6 +187,9 @@ void arm_decode(arm_insn *d, uint32_t raw)
     d->raw = raw;
     d->imm = 0;
     d->aux = 0;
+    d->rd = (raw >> 12) & 15;
+    d->rn = (raw >> 16) & 15;
+    d->rm = raw & 15;
     if (raw >> 28 == 15) {
         d->fn = decode_uncond(d, raw);
         return;
@@ -195,6 +200,14 @@ void arm_decode(arm_insn *d, uint32_t raw)
     case 2:
         d->imm = raw & 0xfff;
         fn = exec_ldst;
+        /* Immediate offset without write-back: the common case. */
+        if (BIT(raw, 24) && !BIT(raw, 21) && d->rd != 15) {
+            static arm_exec_fn *const fast[4] = {
+                exec_str_imm, exec_ldr_imm, exec_strb_imm, exec_ldrb_imm,
+            };
+            d->imm = BIT(raw, 23) ? d->imm : -d->imm;
+            fn = fast[BIT(raw, 22) * 2 + BIT(raw, 20)];
+        }
         break;
     case 3: fn = BIT(raw, 4) ? decode_media(d, raw) : exec_ldst; break;
     case 4:

@@ -70,7 +70,7 @@ void cpsr_write(arm_cpu *c, uint32_t val, uint32_t mask, int exc_return)
         c->priv = (c->cpsr & 0x1f) != MODE_USR;
     }
     if ((old ^ c->cpsr) & (0x1f | CPSR_I | CPSR_F | CPSR_A | CPSR_T))
-        c->brk = 1;
+        c->flow |= FLOW_BREAK;
 }
 
 uint32_t *spsr_ptr(arm_cpu *c)
@@ -130,8 +130,8 @@ void take_exception(arm_cpu *c, int exc, uint32_t pc)
     c->bank_spsr[bank_of(newc)] = old;
     c->r[14] = lr;
     uint32_t base = (c->cp15.sctlr & SCTLR_V) ? 0xffff0000u : c->cp15.vbar;
-    c->next_pc = base + exc_info[exc].vec;
-    c->brk = 1;
+    jump_to(c, base + exc_info[exc].vec);
+    c->flow |= FLOW_BREAK;
     c->halted = 0;
 }
 
@@ -153,6 +153,6 @@ void exception_return(arm_cpu *c, uint32_t pc)
     if (sp)
         cpsr_write(c, *sp, 0xffffffffu, 1);
     /* ARM ARM B1.9.10: the return address is aligned for the new state. */
-    c->next_pc = pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u);
-    c->brk = 1;
+    jump_to(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
+    c->flow |= FLOW_BREAK;
 }

@@ -2,8 +2,8 @@
  *
  * Handlers read register fields straight from the encoding; decode.c has
  * already chosen the handler and precomputed immediates. A handler that
- * branches or takes an exception sets next_pc (and brk when the loop must
- * re-check the page, the mode or interrupts). c->r[15] holds the address of
+ * branches or takes an exception calls jump_to(), and sets FLOW_BREAK when
+ * the loop must re-check the mode, the TLB or interrupts. c->r[15] holds the address of
  * the current instruction plus 8 (plus 4 in Thumb) while it executes. */
 #include <stdlib.h>
 #include "arm_int.h"
@@ -14,159 +14,9 @@
 #define RM(raw) ((raw) & 15)
 #define BIT(raw, n) (((raw) >> (n)) & 1)
 
-static inline uint32_t ror32(uint32_t v, unsigned n)
-{
-    n &= 31;
-    return n ? (v >> n) | (v << (32 - n)) : v;
-}
-
 static inline uint32_t cur_pc(const arm_cpu *c)
 {
     return c->r[15] - 8;
-}
-
-/* ARM ARM A8.4.3, immediate shifts: LSR/ASR #0 mean #32, ROR #0 is RRX. */
-uint32_t shift_imm(const arm_cpu *c, uint32_t v, int type, int amt,
-                   uint32_t *carry)
-{
-    switch (type) {
-    case 0:
-        if (!amt) {
-            *carry = c->cf;
-            return v;
-        }
-        *carry = (v >> (32 - amt)) & 1;
-        return v << amt;
-    case 1:
-        if (!amt) {
-            *carry = v >> 31;
-            return 0;
-        }
-        *carry = (v >> (amt - 1)) & 1;
-        return v >> amt;
-    case 2:
-        if (!amt) {
-            *carry = v >> 31;
-            return (uint32_t)((int32_t)v >> 31);
-        }
-        *carry = (v >> (amt - 1)) & 1;
-        return (uint32_t)((int32_t)v >> amt);
-    default:
-        if (!amt) {
-            *carry = v & 1;
-            return (c->cf << 31) | (v >> 1);
-        }
-        *carry = (v >> (amt - 1)) & 1;
-        return ror32(v, amt);
-    }
-}
-
-/* Register-controlled shifts use the bottom byte of Rs, ARM ARM A8.4.4. */
-uint32_t shift_reg(const arm_cpu *c, uint32_t v, int type, uint32_t n,
-                   uint32_t *carry)
-{
-    n &= 0xff;
-    if (!n) {
-        *carry = c->cf;
-        return v;
-    }
-    switch (type) {
-    case 0:
-        if (n < 32) {
-            *carry = (v >> (32 - n)) & 1;
-            return v << n;
-        }
-        *carry = n == 32 ? v & 1 : 0;
-        return 0;
-    case 1:
-        if (n < 32) {
-            *carry = (v >> (n - 1)) & 1;
-            return v >> n;
-        }
-        *carry = n == 32 ? v >> 31 : 0;
-        return 0;
-    case 2:
-        if (n < 32) {
-            *carry = (v >> (n - 1)) & 1;
-            return (uint32_t)((int32_t)v >> n);
-        }
-        *carry = v >> 31;
-        return (uint32_t)((int32_t)v >> 31);
-    default:
-        *carry = (ror32(v, n - 1)) & 1;
-        return ror32(v, n);
-    }
-}
-
-uint32_t alu_op(arm_cpu *c, int op, uint32_t a, uint32_t b, int s,
-                uint32_t shc)
-{
-    uint32_t r;
-    uint64_t t;
-    switch (op) {
-    case 0: case 8: r = a & b; break;
-    case 1: case 9: r = a ^ b; break;
-    case 12: r = a | b; break;
-    case 13: r = b; break;
-    case 14: r = a & ~b; break;
-    case 15: r = ~b; break;
-    case 2: case 10:
-        r = a - b;
-        if (s) {
-            c->cf = a >= b;
-            c->vf = (a ^ b) & (a ^ r);
-            set_nz(c, r);
-        }
-        return r;
-    case 3:
-        r = b - a;
-        if (s) {
-            c->cf = b >= a;
-            c->vf = (b ^ a) & (b ^ r);
-            set_nz(c, r);
-        }
-        return r;
-    case 4: case 11:
-        r = a + b;
-        if (s) {
-            c->cf = r < a;
-            c->vf = (a ^ r) & ~(a ^ b);
-            set_nz(c, r);
-        }
-        return r;
-    case 5:
-        t = (uint64_t)a + b + c->cf;
-        r = (uint32_t)t;
-        if (s) {
-            c->cf = t >> 32;
-            c->vf = (a ^ r) & ~(a ^ b);
-            set_nz(c, r);
-        }
-        return r;
-    case 6:
-        t = (uint64_t)a + (uint32_t)~b + c->cf;
-        r = (uint32_t)t;
-        if (s) {
-            c->cf = t >> 32;
-            c->vf = (a ^ b) & (a ^ r);
-            set_nz(c, r);
-        }
-        return r;
-    default:
-        t = (uint64_t)b + (uint32_t)~a + c->cf;
-        r = (uint32_t)t;
-        if (s) {
-            c->cf = t >> 32;
-            c->vf = (b ^ a) & (b ^ r);
-            set_nz(c, r);
-        }
-        return r;
-    }
-    if (s) {
-        c->cf = shc;
-        set_nz(c, r);
-    }
-    return r;
 }
 
 /* Result write-back. Rd = 15 branches with interworking (ALUWritePC,
@@ -208,6 +58,63 @@ void exec_dp_regreg(arm_cpu *c, const arm_insn *d)
                            &carry);
     dp_write(c, raw, alu_op(c, (raw >> 21) & 15, c->r[RN(raw)], b,
                             BIT(raw, 20), carry));
+}
+
+static inline void dpf_store(arm_cpu *c, const arm_insn *d, int op,
+                             uint32_t r)
+{
+    if (op < 8 || op > 11)
+        c->r[d->rd] = r;
+}
+
+#define DPF(op) \
+static void dpf_imm_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], d->imm, 0, 0)); \
+} \
+static void dpf_imms_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    uint32_t shc = d->aux == 2 ? c->cf : d->aux; \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], d->imm, 1, shc)); \
+} \
+static void dpf_reg_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], c->r[d->rm], 0, 0)); \
+} \
+static void dpf_regs_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], c->r[d->rm], 1, c->cf)); \
+} \
+static void dpf_sh_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    uint32_t k; \
+    uint32_t b = shift_imm(c, c->r[d->rm], d->aux & 3, d->aux >> 2, &k); \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], b, 0, 0)); \
+} \
+static void dpf_shs_##op(arm_cpu *c, const arm_insn *d) \
+{ \
+    uint32_t k; \
+    uint32_t b = shift_imm(c, c->r[d->rm], d->aux & 3, d->aux >> 2, &k); \
+    dpf_store(c, d, op, alu_op(c, op, c->r[d->rn], b, 1, k)); \
+}
+#define DPF_OPS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) \
+    X(10) X(11) X(12) X(13) X(14) X(15)
+DPF_OPS(DPF)
+#define DPF_ROW(form) { DPF_OPS(form) }
+#define F_IMM(op) dpf_imm_##op,
+#define F_IMMS(op) dpf_imms_##op,
+#define F_REG(op) dpf_reg_##op,
+#define F_REGS(op) dpf_regs_##op,
+#define F_SH(op) dpf_sh_##op,
+#define F_SHS(op) dpf_shs_##op,
+
+arm_exec_fn *dp_fast_handler(int form, int op)
+{
+    static arm_exec_fn *const tab[6][16] = {
+        DPF_ROW(F_IMM), DPF_ROW(F_IMMS), DPF_ROW(F_REG), DPF_ROW(F_REGS),
+        DPF_ROW(F_SH), DPF_ROW(F_SHS),
+    };
+    return tab[form][op];
 }
 
 void exec_movw(arm_cpu *c, const arm_insn *d)
@@ -414,13 +321,13 @@ void exec_hint(arm_cpu *c, const arm_insn *d)
             c->event = 0;
         else if (!c->irq_line && !c->fiq_line) {
             c->halted = HALT_WFE;
-            c->brk = 1;
+            c->flow |= FLOW_BREAK;
         }
         break;
     case 3:
         if (!c->irq_line && !c->fiq_line) {
             c->halted = HALT_WFI;
-            c->brk = 1;
+            c->flow |= FLOW_BREAK;
         }
         break;
     case 4:
@@ -484,6 +391,30 @@ void exec_ldst(arm_cpu *c, const arm_insn *d)
         if (!p || w)
             c->r[rn] = oa;
     }
+}
+
+void exec_ldr_imm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t v;
+    if (!mem_read(c, c->r[d->rn] + d->imm, 4, &v))
+        c->r[d->rd] = v;
+}
+
+void exec_str_imm(arm_cpu *c, const arm_insn *d)
+{
+    mem_write(c, c->r[d->rn] + d->imm, 4, c->r[d->rd]);
+}
+
+void exec_ldrb_imm(arm_cpu *c, const arm_insn *d)
+{
+    uint32_t v;
+    if (!mem_read(c, c->r[d->rn] + d->imm, 1, &v))
+        c->r[d->rd] = v;
+}
+
+void exec_strb_imm(arm_cpu *c, const arm_insn *d)
+{
+    mem_write(c, c->r[d->rn] + d->imm, 1, c->r[d->rd]);
 }
 
 static inline uint32_t extra_offset(const arm_cpu *c, const arm_insn *d)
@@ -934,7 +865,7 @@ void exec_b(arm_cpu *c, const arm_insn *d)
 {
     if (BIT(d->raw, 24))
         c->r[14] = cur_pc(c) + 4;
-    c->next_pc = c->r[15] + d->imm;
+    jump_to(c, c->r[15] + d->imm);
 }
 
 void exec_blx_imm(arm_cpu *c, const arm_insn *d)
@@ -1010,8 +941,8 @@ void exec_rfe(arm_cpu *c, const arm_insn *d)
     if (BIT(raw, 21))
         c->r[RN(raw)] = wb;
     cpsr_write(c, psr, 0xffffffffu, 1);
-    c->next_pc = pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u);
-    c->brk = 1;
+    jump_to(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
+    c->flow |= FLOW_BREAK;
 }
 
 #define CP_FIELDS(raw) (int)(((raw) >> 8) & 15), (int)(((raw) >> 21) & 7), \
@@ -1087,26 +1018,33 @@ static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
         return 1;
     }
     uint32_t vpage = pc & ~0xfffu;
-    arm_insn *dc = c->dcache;
-    uint64_t n = 0;
-    c->brk = 0;
-    do {
+    arm_insn *dc = c->dcache + ((ppage >> 2) & ((1u << DCACHE_BITS) - 1));
+    uint64_t n = c->insns, start = n, end = n + budget;
+    c->flow = 0;
+    for (;;) {
         uint32_t off = pc & 0xfff, raw;
         memcpy(&raw, host + off, 4);
-        arm_insn *d = &dc[((ppage | off) >> 2) & ((1u << DCACHE_BITS) - 1)];
-        if (d->raw != raw)
+        arm_insn *d = &dc[off >> 2];
+        if (__builtin_expect(d->raw != raw, 0))
             arm_decode(d, raw);
         c->r[15] = pc + 8;
-        c->next_pc = pc + 4;
+        c->insns = ++n;
         uint32_t cond = raw >> 28;
-        c->insns++;
         if (cond >= 14 || cond_pass(c, cond))
             d->fn(c, d);
-        n++;
-        pc = c->next_pc;
-    } while (!c->brk && n < budget && (pc & ~0xfffu) == vpage);
+        if (__builtin_expect(c->flow != 0, 0)) {
+            pc = (c->flow & FLOW_JUMP) ? c->next_pc : pc + 4;
+            if (c->flow & FLOW_BREAK)
+                break;
+            c->flow = 0;
+        } else {
+            pc += 4;
+        }
+        if (n == end || (pc & ~0xfffu) != vpage)
+            break;
+    }
     c->pc = pc;
-    return n;
+    return n - start;
 }
 
 static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
@@ -1121,7 +1059,7 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
     uint32_t vpage = pc & ~0xfffu;
     arm_insn *tc = c->tcache;
     uint64_t n = 0;
-    c->brk = 0;
+    c->flow = 0;
     do {
         uint32_t off = pc & 0xfff;
         uint16_t h;
@@ -1134,7 +1072,7 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
             if (off == 0xffe) {
                 c->r[15] = pc + 4;
                 if (mem_read(c, pc + 2, 2, &h2)) {
-                    pc = c->next_pc;
+                    pc = c->next_pc;    /* the abort's vector */
                     c->insns++;
                     n++;
                     break;
@@ -1150,12 +1088,19 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
         if (d->raw != raw || !d->fn)
             thumb_decode(d, raw);
         c->r[15] = pc + 4;
-        c->next_pc = pc + (raw > 0xffff ? 4 : 2);
         c->insns++;
         d->fn(c, d);
         n++;
-        pc = c->next_pc;
-    } while (!c->brk && n < budget && (pc & ~0xfffu) == vpage);
+        if (c->flow) {
+            pc = (c->flow & FLOW_JUMP) ? c->next_pc
+                                       : pc + (raw > 0xffff ? 4 : 2);
+            if (c->flow & FLOW_BREAK)
+                break;
+            c->flow = 0;
+        } else {
+            pc += raw > 0xffff ? 4 : 2;
+        }
+    } while (n < budget && (pc & ~0xfffu) == vpage);
     c->pc = pc;
     return n;
 }
@@ -1281,7 +1226,7 @@ void arm_set_cntfrq(arm_cpu *c, uint32_t hz)
 void arm_request_exit(arm_cpu *c)
 {
     c->exit_req = 1;
-    c->brk = 1;
+    c->flow |= FLOW_BREAK;
 }
 
 int arm_is_halted(const arm_cpu *c)
@@ -1306,7 +1251,7 @@ void arm_set_irq(arm_cpu *c, int level)
     c->irq_line = level != 0;
     if (level) {
         c->halted = 0;
-        c->brk = 1;
+        c->flow |= FLOW_BREAK;
     }
 }
 
@@ -1315,7 +1260,7 @@ void arm_set_fiq(arm_cpu *c, int level)
     c->fiq_line = level != 0;
     if (level) {
         c->halted = 0;
-        c->brk = 1;
+        c->flow |= FLOW_BREAK;
     }
 }
 
@@ -1344,7 +1289,7 @@ void arm_set_reg(arm_cpu *c, int n, uint32_t val)
 void arm_set_pc(arm_cpu *c, uint32_t pc)
 {
     c->pc = pc;
-    c->brk = 1;
+    c->flow |= FLOW_BREAK;
 }
 
 uint64_t arm_insn_count(const arm_cpu *c)

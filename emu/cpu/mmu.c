@@ -21,7 +21,7 @@ static void tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t,
         for (int i = 0; i < 2 * TLB_SIZE; i++)
             if (!match || match(&all[k][i], va, asid))
                 all[k][i].tag = TLB_INVALID;
-    c->brk = 1;
+    c->flow |= FLOW_BREAK;
 }
 
 void tlb_flush(arm_cpu *c)
