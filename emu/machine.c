@@ -8,12 +8,18 @@
 #include "dev/gic.h"
 #include "dev/timer.h"
 #include "dev/psci.h"
+#include "dev/virtio_console.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
  * 128 MiB, DTB after it on a 4 KiB boundary. */
 #define KERNEL_OFF 0x00010000u
 #define INITRD_OFF 0x08000000u
 #define DTB_MAX_BYTES 0x10000u
+
+/* virtio-mmio slots, as QEMU fills them from the top. Unused slots
+ * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
+enum { SLOT_CONSOLE = 31 };
+static const virtio_ops empty_slot;
 
 /* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
  * timer to the non-secure PPI; we also raise the secure one. */
@@ -29,6 +35,8 @@ struct machine {
     arch_timer *timer;
     psci *psci;
     pl011 *uart;
+    virtio_console *vcon;
+    virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
     irq_line phys_timer_lines[GIC_MAX_CPUS][2];
 };
@@ -136,6 +144,20 @@ machine *machine_new(const machine_config *cfg)
 
     m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
     pl011_register(m->uart, m->phys, MACH_UART);
+
+    for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
+        uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
+        irq_line irq = gic_spi_line(m->gic, MACH_VIRTIO_SPI + i);
+        virtio_dev *d;
+        if (i == SLOT_CONSOLE) {
+            m->vcon = virtio_console_new(m->phys, irq, cfg->nports,
+                                         cfg->port_name, cfg->port_out);
+            d = virtio_console_dev(m->vcon);
+        } else {
+            d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
+        }
+        virtio_register(d, addr);
+    }
     return m;
 }
 
@@ -143,6 +165,9 @@ void machine_free(machine *m)
 {
     if (!m)
         return;
+    for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
+        virtio_free(m->empty[i]);
+    virtio_console_free(m->vcon);
     pl011_free(m->uart);
     psci_free(m->psci);
     arch_timer_free(m->timer);

@@ -23,6 +23,7 @@
 #define MACH_VIRTIO_SPI   16u
 #define MACH_VIRTIO_SLOTS 32
 #define MACH_RAM          0x40000000u
+#define MACH_MAX_PORTS    6
 
 typedef struct machine_config {
     int ncores;
@@ -31,6 +32,10 @@ typedef struct machine_config {
     uint64_t counter_hz;
     uint64_t quantum_ns;
     byte_sink console;          /* PL011 output */
+    /* Named virtio-console ports and where their output goes. */
+    int nports;
+    const char *port_name[MACH_MAX_PORTS];
+    byte_sink port_out[MACH_MAX_PORTS];
 } machine_config;
 
 /* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum. */

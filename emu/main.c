@@ -22,7 +22,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
-        "       [--dtb FILE | --dtb-out FILE] [--console FILE]\n"
+        "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
         prog);
 }
@@ -66,6 +66,25 @@ static void console_put(void *opaque, const uint8_t *buf, size_t n)
     }
 }
 
+/* A virtio-console port's output file; output counts as progress. */
+typedef struct port_file {
+    FILE *f;
+    console *con;
+} port_file;
+
+static void port_put(void *opaque, const uint8_t *buf, size_t n)
+{
+    port_file *p = opaque;
+    if (p->f)
+        fwrite(buf, 1, n, p->f);
+    p->con->last_output_ns = vt_now_ns(p->con->vt);
+}
+
+/* The ports the panlab guest looks for; --port adds others. */
+static const char *const default_ports[] = {
+    "panlab.trace", "panlab.input", "panlab.display",
+};
+
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
 {
     char *end;
@@ -91,6 +110,10 @@ int main(int argc, char **argv)
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
                *dtb_out = NULL, *console_path = NULL;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200;
+    const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
+    int nports = 3;
+    for (int i = 0; i < nports; i++)
+        port_name[i] = default_ports[i];
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i];
         if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
@@ -112,6 +135,25 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--dtb")) dtb_in = v;
         else if (!strcmp(o, "--dtb-out")) dtb_out = v;
         else if (!strcmp(o, "--console")) console_path = v;
+        else if (!strcmp(o, "--port")) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1]) {
+                fprintf(stderr, "%s: --port takes NAME=FILE, got '%s'\n", prog, v);
+                return 2;
+            }
+            int k = 0;
+            while (k < nports && (strlen(port_name[k]) != (size_t)(eq - v) ||
+                                  strncmp(port_name[k], v, (size_t)(eq - v))))
+                k++;
+            if (k == MACH_MAX_PORTS) {
+                fprintf(stderr, "%s: --port '%s': at most %d ports\n", prog,
+                        v, MACH_MAX_PORTS);
+                return 2;
+            }
+            if (k == nports)
+                port_name[nports++] = strndup(v, (size_t)(eq - v));
+            port_path[k] = eq + 1;
+        }
         else if (!strcmp(o, "--max-virtual-s")) max_s = parse_u64(o, v, 1000000);
         else if (!strcmp(o, "--hang-s")) hang_s = parse_u64(o, v, 1000000);
         else if (!strcmp(o, "--cpu-mhz")) cpu_mhz = parse_u64(o, v, 4000);
@@ -146,6 +188,15 @@ int main(int argc, char **argv)
     machine_config_default(&cfg);
     cfg.cpu_hz = cpu_mhz * 1000000ull;
     cfg.console = (byte_sink){ console_put, &con };
+    port_file ports[MACH_MAX_PORTS];
+    cfg.nports = nports;
+    for (int i = 0; i < nports; i++) {
+        ports[i] = (port_file){ NULL, &con };
+        if (port_path[i] && !(ports[i].f = fopen(port_path[i], "wb")))
+            die("%s: cannot create: %s", port_path[i], strerror(errno));
+        cfg.port_name[i] = port_name[i];
+        cfg.port_out[i] = (byte_sink){ port_put, &ports[i] };
+    }
     machine *m = machine_new(&cfg);
     vt_engine *vt = machine_engine(m);
     con.vt = vt;
@@ -174,6 +225,9 @@ int main(int argc, char **argv)
         uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
         now = vt_run(vt, next);
         fflush(con.f);
+        for (int i = 0; i < nports; i++)
+            if (ports[i].f)
+                fflush(ports[i].f);
         if (machine_state(m) != MACHINE_RUNNING && !con.panic[0])
             break;
         if (con.panic[0] && (machine_state(m) != MACHINE_RUNNING ||
@@ -207,8 +261,16 @@ int main(int argc, char **argv)
             machine_state(m) == MACHINE_OFF ? "guest powered off" : "stopped",
             (double)vt_now_ns(vt) / 1e9, host,
             host > 0 ? (double)insns / host / 1e6 : 0.0);
+    /* A failed run shows where each core was. */
+    for (int i = 0; status && i < arm_sys_ncores(machine_cpus(m)); i++) {
+        fprintf(stderr, "core %d:\n", i);
+        arm_dump(arm_sys_cpu(machine_cpus(m), i), stderr);
+    }
     if (con.f != stdout)
         fclose(con.f);
+    for (int i = 0; i < nports; i++)
+        if (ports[i].f && fclose(ports[i].f) != 0)
+            die("%s: cannot write: %s", port_path[i], strerror(errno));
     machine_free(m);
     return status;
 }

@@ -1,0 +1,25 @@
+/* virtio-console with the multiport feature (virtio 1.2 §5.3): named
+ * ports whose output goes to host byte sinks. The guest finds a port by
+ * its name under /sys/class/virtio-ports/vportNpM/name. Output is taken
+ * when the guest queues it; the host sends nothing to the guest.
+ *
+ * Ownership: virtio_console_new() allocates, virtio_console_free()
+ * frees. Names are copied; sinks' opaque pointers stay the caller's. */
+#ifndef PANLAB_DEV_VIRTIO_CONSOLE_H
+#define PANLAB_DEV_VIRTIO_CONSOLE_H
+
+#include "virtio.h"
+#include "pl011.h"
+
+#define VCON_MAX_PORTS 6
+
+typedef struct virtio_console virtio_console;
+
+/* Ports get ids 1..nports (id 0 is the legacy console port, unused). */
+virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
+                                   const char *const *names,
+                                   const byte_sink *outs);
+void virtio_console_free(virtio_console *c);
+virtio_dev *virtio_console_dev(virtio_console *c);
+
+#endif
