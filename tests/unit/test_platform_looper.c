@@ -261,6 +261,41 @@ static void test_handler_thread(void)
 	CU_ASSERT_EQUAL(r.seen[2], 2);
 }
 
+struct intents {
+	pthread_t main;
+	int seen[8];
+	int n;
+	bool off_main;
+	sem_t done;
+};
+
+static void on_intent(void *ctx, int what, void *obj)
+{
+	struct intents *in = ctx;
+	in->off_main |= !pthread_equal(pthread_self(), in->main);
+	in->seen[in->n++] = what;
+	if (obj)
+		sem_post(obj);
+}
+
+static void test_intent_service(void)
+{
+	static struct intents in;
+	in.main = pthread_self();
+	sem_init(&in.done, 0, 0);
+	struct pl_intent_service *s = pl_intent_service_create("test-intent", on_intent, &in);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	for (int i = 1; i <= 4; i++)
+		CU_ASSERT_EQUAL(pl_intent_service_start(s, i, i == 4 ? &in.done : NULL), 0);
+	sem_wait(&in.done);
+	pl_intent_service_stop(s);
+	sem_destroy(&in.done);
+	CU_ASSERT_EQUAL(in.n, 4);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(in.seen[i], i + 1);
+	CU_ASSERT(in.off_main);
+}
+
 void add_looper_suite(void)
 {
 	CU_pSuite s = CU_add_suite("looper", NULL, NULL);
@@ -271,4 +306,5 @@ void add_looper_suite(void)
 	CU_add_test(s, "ENQUEUE/DEQUEUE/MSG_DONE records", test_trace_events);
 	CU_add_test(s, "idle handlers once per idle period", test_idle_handlers);
 	CU_add_test(s, "HandlerThread", test_handler_thread);
+	CU_add_test(s, "IntentService: in order, off the caller's thread", test_intent_service);
 }

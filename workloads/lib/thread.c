@@ -57,3 +57,44 @@ void pl_handler_thread_stop(struct pl_handler_thread *t)
 	pl_looper_destroy(t->looper);
 	free(t);
 }
+
+struct pl_intent_service {
+	struct pl_handler_thread *thread;
+	struct pl_handler handler;
+	pl_intent_fn on_intent;
+	void *ctx;
+};
+
+static void handle_intent(struct pl_handler *h, const struct pl_message *m)
+{
+	struct pl_intent_service *s = h->ctx;
+	s->on_intent(s->ctx, m->what, m->obj);
+}
+
+struct pl_intent_service *pl_intent_service_create(const char *name, pl_intent_fn on_intent, void *ctx)
+{
+	struct pl_intent_service *s = malloc(sizeof(*s));
+	if (!s)
+		return NULL;
+	s->thread = pl_handler_thread_start(name);
+	if (!s->thread) {
+		free(s);
+		return NULL;
+	}
+	s->on_intent = on_intent;
+	s->ctx = ctx;
+	pl_handler_init(&s->handler, pl_handler_thread_looper(s->thread), handle_intent, s);
+	return s;
+}
+
+int pl_intent_service_start(struct pl_intent_service *s, int what, void *obj)
+{
+	struct pl_message m = { .what = what, .obj = obj };
+	return pl_handler_send(&s->handler, &m);
+}
+
+void pl_intent_service_stop(struct pl_intent_service *s)
+{
+	pl_handler_thread_stop(s->thread);
+	free(s);
+}
