@@ -18,6 +18,33 @@ static json_int_t pid_of(const struct pl_thread *t)
 	return t->tgid ? t->tgid : t->tid;
 }
 
+/*
+ * Where events go: into a json array (small traces, tests), or straight to
+ * a file one event at a time, so a large trace never exists as one tree.
+ * jansson encodes every event; only the fixed envelope and the commas
+ * between events are written here, because jansson has no streaming encoder.
+ */
+struct sink {
+	json_t *array;		/* or NULL: write to f */
+	FILE *f;
+	uint64_t n;
+	int failed;
+};
+
+/* 15 digits keep ns resolution (as us with 3 decimals) for runs of up to about 10^6 s. */
+#define DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
+static void emit(struct sink *s, json_t *ev)
+{
+	if (s->array) {
+		json_array_append_new(s->array, ev);
+		return;
+	}
+	if ((s->n++ && fputc(',', s->f) == EOF) || json_dumpf(ev, s->f, DUMP_FLAGS) != 0)
+		s->failed = 1;
+	json_decref(ev);
+}
+
 /* A common event skeleton: phase, name, category, thread, time. */
 static json_t *event(const char *ph, const char *name, const char *cat,
 		     const struct pl_thread *t, uint64_t ts_ns)
@@ -31,7 +58,7 @@ static const struct pl_thread *thread_of_event(const struct pl_analysis *a, uint
 	return &a->iv->threads[a->iv->intervals[a->iv->event_interval[e]].thread];
 }
 
-static void add_threads(json_t *out, const struct pl_analysis *a)
+static void add_threads(struct sink *out, const struct pl_analysis *a)
 {
 	char name[32];
 
@@ -46,13 +73,13 @@ static void add_threads(json_t *out, const struct pl_analysis *a)
 		char quoted[80];
 
 		pl_quote(quoted, sizeof(quoted), name, strlen(name));
-		json_array_append_new(out, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
+		emit(out, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
 			"name", "thread_name", "pid", pid_of(t), "tid", (json_int_t)t->tid,
 			"args", "name", quoted));
 	}
 }
 
-static void add_intervals(json_t *out, const struct pl_analysis *a)
+static void add_intervals(struct sink *out, const struct pl_analysis *a)
 {
 	char name[64];
 
@@ -83,11 +110,11 @@ static void add_intervals(json_t *out, const struct pl_analysis *a)
 			json_object_set_new(x, "args", json_pack("{s:I}",
 				iv->kind == PL_IV_MESSAGE ? "queue" : "executor",
 				(json_int_t)iv->queue_id));
-		json_array_append_new(out, x);
+		emit(out, x);
 	}
 }
 
-static void add_instants(json_t *out, const struct pl_analysis *a)
+static void add_instants(struct sink *out, const struct pl_analysis *a)
 {
 	char name[48];
 
@@ -105,12 +132,12 @@ static void add_instants(json_t *out, const struct pl_analysis *a)
 		json_t *i = event("i", name, "ui", thread_of_event(a, e), ev->ts_ns);
 
 		json_object_set_new(i, "s", json_string("t"));
-		json_array_append_new(out, i);
+		emit(out, i);
 	}
 }
 
 /* A flow arrow per causal edge; "bp":"e" binds its head to the slice enclosing it. */
-static void add_flows(json_t *out, const struct pl_analysis *a)
+static void add_flows(struct sink *out, const struct pl_analysis *a)
 {
 	for (uint64_t k = 0; k < a->graph->nedges; k++) {
 		const struct pl_edge *edge = &a->graph->edges[k];
@@ -123,12 +150,12 @@ static void add_flows(json_t *out, const struct pl_analysis *a)
 		json_object_set_new(s, "id", json_integer((json_int_t)k));
 		json_object_set_new(f, "id", json_integer((json_int_t)k));
 		json_object_set_new(f, "bp", json_string("e"));
-		json_array_append_new(out, s);
-		json_array_append_new(out, f);
+		emit(out, s);
+		emit(out, f);
 	}
 }
 
-static void add_transactions(json_t *out, const struct pl_analysis *a)
+static void add_transactions(struct sink *out, const struct pl_analysis *a)
 {
 	char name[48];
 
@@ -149,32 +176,44 @@ static void add_transactions(json_t *out, const struct pl_analysis *a)
 			"latency_ns", (json_int_t)t->latency_ns, "updates", (json_int_t)t->nupdates,
 			"intervals", (json_int_t)t->nintervals, "critical_path",
 			pl_critical_path_shape(a->cp, k, shape, sizeof(shape))));
-		json_array_append_new(out, b);
-		json_array_append_new(out, e);
+		emit(out, b);
+		emit(out, e);
 	}
+}
+
+static void add_all(struct sink *out, const struct pl_analysis *a)
+{
+	add_threads(out, a);
+	add_intervals(out, a);
+	add_instants(out, a);
+	add_flows(out, a);
+	add_transactions(out, a);
 }
 
 json_t *pl_export_trace_json(const struct pl_analysis *a)
 {
-	json_t *events = json_array();
+	struct sink out = { .array = json_array() };
 
-	add_threads(events, a);
-	add_intervals(events, a);
-	add_instants(events, a);
-	add_flows(events, a);
-	add_transactions(events, a);
-	return json_pack("{s:o, s:s}", "traceEvents", events, "displayTimeUnit", "ns");
+	add_all(&out, a);
+	return json_pack("{s:s, s:o}", "displayTimeUnit", "ns", "traceEvents", out.array);
 }
 
 int pl_export_write_trace_json(const struct pl_analysis *a, const char *path,
 			       struct pl_error *err)
 {
-	json_t *o = pl_export_trace_json(a);
-	/* 15 digits keep ns resolution for runs of up to about 10^6 s. */
-	int rc = json_dump_file(o, path, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	struct sink out = { .f = fopen(path, "w") };
 
-	json_decref(o);
-	if (rc != 0) {
+	if (!out.f) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	/* The same object as pl_export_trace_json, in the same key order. */
+	if (fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out.f) == EOF)
+		out.failed = 1;
+	add_all(&out, a);
+	if (fputs("]}\n", out.f) == EOF)
+		out.failed = 1;
+	if (fclose(out.f) != 0 || out.failed) {
 		pl_error_file(err, path, "cannot write: %s", strerror(errno));
 		return -1;
 	}

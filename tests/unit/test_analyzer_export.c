@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* trace.json checked against the Trace Event Format rules Perfetto's importer relies on. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "panlab/export_json.h"
@@ -93,6 +94,17 @@ static void test_overlap_export(void)
 	/* Transaction slices span input to last update: 1600 and 400 us. */
 	CU_ASSERT(fabs(begin_us[0] - 1110.0) < 1e-6 && fabs(end_us[0] - 2710.0) < 1e-6);
 	CU_ASSERT(fabs(end_us[1] - begin_us[1] - 400.0) < 1e-6);
+	/* The file is written event by event; it must hold exactly the same JSON. */
+	char path[256];
+	struct pl_error err = { "" };
+
+	snprintf(path, sizeof(path), "%s/export.json", test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(pl_export_write_trace_json(&a, path, &err), 0);
+	json_t *file = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	CU_ASSERT(json_equal(file, root));
+	json_decref(file);
 	json_decref(root);
 	model_free(&m);
 }
