@@ -419,6 +419,35 @@ static void test_self_modifying_code(void)
     teardown();
 }
 
+/* ARM -> Thumb by BX, T16 arithmetic, PUSH/POP, BL, then BLX back:
+ *   add r0, pc, #9; bx r0; arm_back: add r7, r7, #1; b .
+ *   movs r1, #200; adds r2, r1, #7; lsls r3, r2, #4; subs r4, r3, r1
+ *   push {r1, r2, lr}; pop {r5, r6}; mvns r5, r5; bl f; blx arm_back
+ *   f: mov r8, r1; add r8, r2; bx lr */
+static void test_thumb_interworking(void)
+{
+    static const uint8_t code[] = {
+        0x09, 0x00, 0x8f, 0xe2, 0x10, 0xff, 0x2f, 0xe1, 0x01, 0x70, 0x87, 0xe2,
+        0xfe, 0xff, 0xff, 0xea, 0xc8, 0x21, 0xca, 0x1d, 0x13, 0x01, 0x5c, 0x1a,
+        0x06, 0xb5, 0x60, 0xbc, 0xed, 0x43, 0x00, 0xf0, 0x02, 0xf8, 0xff, 0xf7,
+        0xf2, 0xef, 0x88, 0x46, 0x90, 0x44, 0x70, 0x47,
+    };
+    setup(1);
+    memcpy(ram + CODE, code, sizeof(code));
+    arm_set_reg(cpu, 13, DATA + 0x100);
+    run_at(cpu, CODE, 20);
+    CU_ASSERT_EQUAL(reg(15), CODE + 0xc);
+    CU_ASSERT_EQUAL(cpsr() & 0x20, 0);
+    CU_ASSERT_EQUAL(reg(4), 3112);
+    CU_ASSERT_EQUAL(reg(5), ~200u);
+    CU_ASSERT_EQUAL(reg(6), 207);
+    CU_ASSERT_EQUAL(reg(8), 407);
+    CU_ASSERT_EQUAL(reg(7), 1);
+    CU_ASSERT_EQUAL(reg(13), DATA + 0x100 - 4);
+    CU_ASSERT_EQUAL(reg(14), (CODE + 0x26) | 1);    /* set by the BLX */
+    teardown();
+}
+
 static const char *guest_dir = "../build/emu/guest";
 
 /* Same image, same final state and instruction count. */
@@ -459,6 +488,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
     CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
     CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
+    CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
     CU_add_test(s, "determinism", test_determinism);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
