@@ -32,6 +32,7 @@ struct pl_app {
 	struct pl_executor *serial;
 	int input_sock;
 	bool ready;			/* ready has been signalled */
+	bool created;			/* on_create succeeded */
 	bool focused;
 	bool frame_posted;
 	int status;			/* pl_app_main's return value */
@@ -271,6 +272,7 @@ static int start(struct pl_app *app)
 		pl_app_fail(app, "on_create", e);
 		return -1;
 	}
+	app->created = true;
 	/* Ready needs a posted frame, so draw one even if on_create added no views. */
 	pl_window_request_frame(app->window);
 	if ((e = open_input(app)) != 0) {
@@ -294,6 +296,8 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 	} else {
 		app.status = 1;
 	}
+	if (app.created && ops->on_destroy)
+		ops->on_destroy(&app, ctx);
 	/* Tasks and threads still running may post results; the quit looper refuses them. */
 	pl_executor_shutdown(app.pool);
 	pl_executor_shutdown(app.serial);

@@ -36,6 +36,9 @@ struct pl_app_ops {
 	int (*on_create)(struct pl_app *app, void *ctx);
 	/* A key press routed to this app; optional. */
 	void (*on_key)(struct pl_app *app, void *ctx, uint32_t code);
+	/* After the main looper quit, before waiting for executors and threads: tell
+	 * the app's own threads to finish. Optional. */
+	void (*on_destroy)(struct pl_app *app, void *ctx);
 };
 
 int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx);
