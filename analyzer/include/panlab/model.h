@@ -11,10 +11,10 @@
  *
  * Nodes of the graph are the trace's events, by index into
  * struct pl_trace.events (time order). Temporal edges are implicit: the
- * successor of an event is the next event of its interval. Later stages
- * (critical path, breakdown, export) read this model and never re-parse.
+ * successor of an event is the next event of its interval. Each stage
+ * reads the ones before it, and the reports read them all; nothing re-parses.
  *
- * Ownership: each *_build function fills a caller-provided struct, allocating
+ * Ownership: each *_build / *_extract function fills a caller-provided struct, allocating
  * its arrays; the matching *_free releases them. The model refers to the
  * trace by event index only and does not keep a pointer to it, but the
  * trace must outlive any use of the indices. Out of memory aborts.
