@@ -397,12 +397,18 @@ static int handle_return(struct pl_binder *b, struct out *o, const uint8_t **cur
 			struct pl_parcel borrowed;
 			borrow(&borrowed, &tr);
 			void *d = grow(reply, borrowed.size);
-			if (borrowed.size && !d) {
+			uint64_t *offs = borrowed.noffsets ? malloc(borrowed.noffsets * sizeof(*offs)) : NULL;
+			if ((borrowed.size && !d) || (borrowed.noffsets && !offs)) {
+				free(offs);
 				status = -ENOMEM;
 			} else {
 				reply->size = borrowed.size;
 				if (borrowed.size)
 					memcpy(reply->data, borrowed.data, borrowed.size);
+				if (offs)
+					memcpy(offs, borrowed.offsets, borrowed.noffsets * sizeof(*offs));
+				reply->offsets = offs;
+				reply->noffsets = reply->offsets_cap = borrowed.noffsets;
 			}
 		}
 		release_buffer(o, &tr);
