@@ -66,6 +66,19 @@ static void text_stat(FILE *out, const char *label, const struct pl_stat *s)
 		ms(max, sizeof(max), s->max));
 }
 
+static void text_percentiles(FILE *out, const char *label, const struct pl_percentiles *p)
+{
+	char p50[32], p90[32], p99[32], max[32];
+
+	if (p->n == 0) {
+		fprintf(out, "  %-26s -\n", label);
+		return;
+	}
+	fprintf(out, "  %-26s p50 %s ms, p90 %s ms, p99 %s ms, max %s ms\n", label,
+		ms(p50, sizeof(p50), (int64_t)p->p50), ms(p90, sizeof(p90), (int64_t)p->p90),
+		ms(p99, sizeof(p99), (int64_t)p->p99), ms(max, sizeof(max), (int64_t)p->max));
+}
+
 void pl_report_text(FILE *out, const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
@@ -86,6 +99,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	if (v->has_recall)
 		fprintf(out, ", recall %.3f", v->recall);
 	fprintf(out, "\n");
+	text_percentiles(out, "detected latency", &v->detected_latency_ns);
+	text_percentiles(out, "ground-truth latency", &v->truth_latency_ns);
 	text_stat(out, "latency error |det-truth|", &v->error_ns);
 	text_stat(out, "difference det-truth", &v->difference_ns);
 	text_stat(out, "input dispatch", &v->input_dispatch_ns);
@@ -126,6 +141,14 @@ static json_t *stat_json(const struct pl_stat *s, int with_min)
 static json_t *count(uint64_t n)
 {
 	return json_integer((json_int_t)n);
+}
+
+static json_t *percentiles_json(const struct pl_percentiles *p)
+{
+	if (p->n == 0)
+		return json_pack("{s:n, s:n, s:n, s:n, s:n}", "p50", "p90", "p95", "p99", "max");
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "p50", count(p->p50), "p90", count(p->p90),
+			 "p95", count(p->p95), "p99", count(p->p99), "max", count(p->max));
 }
 
 static json_t *sources_json(const struct pl_trace *t)
@@ -178,6 +201,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "latency_difference_ns", stat_json(&v->difference_ns, 1));
 	json_object_set_new(o, "input_dispatch_ns", stat_json(&v->input_dispatch_ns, 1));
 	json_object_set_new(o, "display_pipeline_ns", stat_json(&v->display_pipeline_ns, 1));
+	json_object_set_new(o, "detected_latency_ns", percentiles_json(&v->detected_latency_ns));
+	json_object_set_new(o, "truth_latency_ns", percentiles_json(&v->truth_latency_ns));
 	json_object_set_new(o, "inputs_without_frame", count(v->inputs_without_frame));
 	json_object_set_new(o, "inputs_without_update", count(a->tx->inputs_without_update));
 	json_object_set_new(o, "updates", count(a->tx->updates));

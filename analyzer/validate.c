@@ -25,6 +25,32 @@ static void add(struct acc *a, int64_t v)
 	s->mean = a->sum / (int64_t)s->n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sorts v in place and reads the nearest-rank percentiles off it. */
+static struct pl_percentiles percentiles(uint64_t *v, uint64_t n)
+{
+	struct pl_percentiles p = { .n = n };
+
+	if (n == 0)
+		return p;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	/* Nearest rank: the smallest value with at least q% of the values at or below it. */
+#define RANK(q) v[((q) * n + 99) / 100 - 1]
+	p.p50 = RANK(50);
+	p.p90 = RANK(90);
+	p.p95 = RANK(95);
+	p.p99 = RANK(99);
+#undef RANK
+	p.max = v[n - 1];
+	return p;
+}
+
 void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth *gt,
 		 struct pl_validation *out)
 {
@@ -80,6 +106,17 @@ void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth 
 		out->precision = (double)out->matched / (double)out->transactions;
 	if (out->has_recall)
 		out->recall = (double)out->matched / (double)out->inputs;
+	uint64_t *lat = pl_xcalloc(tx->count + gt->ninputs, sizeof(*lat)), n = 0;
+
+	for (uint64_t k = 0; k < tx->count; k++)
+		lat[n++] = tx->items[k].latency_ns;
+	out->detected_latency_ns = percentiles(lat, n);
+	n = 0;
+	for (uint64_t r = 0; r < out->nrows; r++)
+		if (out->rows[r].has_truth)
+			lat[n++] = out->rows[r].truth_latency_ns;
+	out->truth_latency_ns = percentiles(lat, n);
+	free(lat);
 	free(input_tx);
 	free(tx_matched);
 }

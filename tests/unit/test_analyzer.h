@@ -57,5 +57,6 @@ void add_cli_tests(void);
 void add_idmap_tests(void);
 void add_export_tests(void);
 void add_critical_path_tests(void);
+void add_validate_tests(void);
 
 #endif /* TEST_ANALYZER_H */

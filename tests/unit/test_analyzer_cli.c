@@ -164,6 +164,9 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "queue_task"), 160000);
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 200000);
 	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
+	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p50"), 600000);
+	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p90"), 1100000);
+	CU_ASSERT_EQUAL(integer_at(s, "truth_latency_ns", "max"), 1190000);
 	json_t *src = json_array_get(json_object_get(s, "sources"), 1);
 
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(src, "kind")), "kernel_cpu");

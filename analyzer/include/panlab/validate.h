@@ -44,6 +44,12 @@ struct pl_row {
 	int64_t display_pipeline_ns;	/* T_out - last UI_UPDATE */
 };
 
+/* Nearest-rank percentiles of a set of latencies (0 everywhere when n == 0). */
+struct pl_percentiles {
+	uint64_t n;
+	uint64_t p50, p90, p95, p99, max;
+};
+
 struct pl_validation {
 	uint64_t inputs;		/* ground-truth inputs */
 	uint64_t transactions;		/* detected */
@@ -58,6 +64,8 @@ struct pl_validation {
 	struct pl_stat difference_ns;
 	struct pl_stat input_dispatch_ns;
 	struct pl_stat display_pipeline_ns;
+	struct pl_percentiles detected_latency_ns;	/* over detected transactions */
+	struct pl_percentiles truth_latency_ns;		/* over inputs whose window has a frame */
 };
 
 void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth *gt,

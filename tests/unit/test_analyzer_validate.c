@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* Matching, precision/recall, latency statistics and percentiles, on hand-made inputs. */
+#include "panlab/validate.h"
+#include "test_analyzer.h"
+
+/* Ten taps 1000 ns apart, each with a frame 100 + 10 * i ns later; no frame for tap 9. */
+static void ground_truth(struct pl_ground_truth *gt, struct pl_gt_input *in, uint64_t *frames)
+{
+	*gt = (struct pl_ground_truth){ .ninputs = 10, .inputs = in, .nframes = 9,
+					.frames_ns = frames, .has_end = true, .end_ns = 20000 };
+	for (uint64_t i = 0; i < 10; i++) {
+		in[i] = (struct pl_gt_input){ .t_ns = 1000 * (i + 1), .kind = PL_INPUT_TAP };
+		if (i < 9)
+			frames[i] = 1000 * (i + 1) + 100 + 10 * i;
+	}
+}
+
+static void test_matching(void)
+{
+	struct pl_gt_input in[10];
+	uint64_t frames[9];
+	struct pl_ground_truth gt;
+	struct pl_transaction items[11];
+	struct pl_validation v;
+
+	ground_truth(&gt, in, frames);
+	/* Detected: taps 0..8 with latency 50 + i, seen 20 ns after T_in; tap 5 twice; id 42 unknown. */
+	for (uint64_t i = 0; i < 9; i++)
+		items[i] = (struct pl_transaction){ .input_id = i, .input_ns = 1000 * (i + 1) + 20,
+						    .latency_ns = 50 + i };
+	for (uint64_t i = 0; i < 9; i++)
+		items[i].end_ns = items[i].input_ns + items[i].latency_ns;
+	items[9] = items[5];
+	items[10] = (struct pl_transaction){ .input_id = 42, .input_ns = 1, .end_ns = 2, .latency_ns = 1 };
+	struct pl_transactions tx = { .count = 11, .items = items };
+
+	pl_validate(&tx, &gt, &v);
+	CU_ASSERT_EQUAL(v.inputs, 10);
+	CU_ASSERT_EQUAL(v.transactions, 11);
+	CU_ASSERT_EQUAL(v.matched, 9);
+	CU_ASSERT(v.has_precision && v.precision == 9.0 / 11.0);
+	CU_ASSERT(v.has_recall && v.recall == 9.0 / 10.0);
+	CU_ASSERT_EQUAL(v.inputs_without_frame, 1);
+	CU_ASSERT_EQUAL(v.nrows, 10 + 2);	/* every input, then the two unmatched transactions */
+	CU_ASSERT_EQUAL(v.rows[10].tx, 9);
+	CU_ASSERT_EQUAL(v.rows[11].tx, 10);
+	CU_ASSERT_EQUAL(v.rows[9].tx, PL_NONE);
+	/* Row i: truth 100 + 10i, detected 50 + i: difference -(50 + 9i); dispatch 20, pipeline 30 + 9i. */
+	CU_ASSERT_EQUAL(v.rows[3].difference_ns, -77);
+	CU_ASSERT_EQUAL(v.rows[3].input_dispatch_ns, 20);
+	CU_ASSERT_EQUAL(v.rows[3].display_pipeline_ns, 57);
+	CU_ASSERT_EQUAL(v.error_ns.n, 9);
+	CU_ASSERT_EQUAL(v.error_ns.max, 122);
+	CU_ASSERT_EQUAL(v.error_ns.min, 50);
+	CU_ASSERT_EQUAL(v.error_ns.mean, 86);
+	CU_ASSERT_EQUAL(v.difference_ns.max, -50);
+	CU_ASSERT_EQUAL(v.difference_ns.mean, -86);
+	/* Nearest rank over 50..58, 55, 1: sorted 1 50 51 52 53 54 55 55 56 57 58. */
+	CU_ASSERT_EQUAL(v.detected_latency_ns.n, 11);
+	CU_ASSERT_EQUAL(v.detected_latency_ns.p50, 54);
+	CU_ASSERT_EQUAL(v.detected_latency_ns.p90, 57);
+	CU_ASSERT_EQUAL(v.detected_latency_ns.p99, 58);
+	CU_ASSERT_EQUAL(v.detected_latency_ns.max, 58);
+	CU_ASSERT_EQUAL(v.truth_latency_ns.n, 9);
+	CU_ASSERT_EQUAL(v.truth_latency_ns.p50, 140);
+	CU_ASSERT_EQUAL(v.truth_latency_ns.max, 180);
+	pl_validation_free(&v);
+}
+
+static void test_empty(void)
+{
+	struct pl_ground_truth gt = { 0 };
+	struct pl_transactions tx = { 0 };
+	struct pl_validation v;
+
+	pl_validate(&tx, &gt, &v);
+	CU_ASSERT_FALSE(v.has_precision);
+	CU_ASSERT_FALSE(v.has_recall);
+	CU_ASSERT_EQUAL(v.nrows, 0);
+	CU_ASSERT_EQUAL(v.error_ns.n, 0);
+	CU_ASSERT_EQUAL(v.detected_latency_ns.n, 0);
+	pl_validation_free(&v);
+}
+
+void add_validate_tests(void)
+{
+	CU_pSuite s = CU_add_suite("validate", NULL, NULL);
+
+	CU_add_test(s, "matching, statistics, percentiles", test_matching);
+	CU_add_test(s, "nothing to match", test_empty);
+}
