@@ -4,7 +4,8 @@
 
 BOARD_SRCS := machine.c time.c fdt.c loader.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
-              dev/virtio.c dev/virtio_console.c
+              dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
+              dev/virtio_input.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
 BOARD_LIBS := -lfdt -lz
 BOARD_OBJS := $(BOARD_SRCS:%.c=$(BUILD)/board/%.o)

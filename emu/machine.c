@@ -18,7 +18,7 @@
 
 /* virtio-mmio slots, as QEMU fills them from the top. Unused slots
  * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
-enum { SLOT_CONSOLE = 31 };
+enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29 };
 static const virtio_ops empty_slot;
 
 /* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
@@ -36,6 +36,8 @@ struct machine {
     psci *psci;
     pl011 *uart;
     virtio_console *vcon;
+    virtio_gpu *gpu;
+    virtio_input *input;
     virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
     irq_line phys_timer_lines[GIC_MAX_CPUS][2];
@@ -153,6 +155,13 @@ machine *machine_new(const machine_config *cfg)
             m->vcon = virtio_console_new(m->phys, irq, cfg->nports,
                                          cfg->port_name, cfg->port_out);
             d = virtio_console_dev(m->vcon);
+        } else if (i == SLOT_GPU) {
+            m->gpu = virtio_gpu_new(m->phys, irq, m->vt, cfg->display);
+            d = virtio_gpu_dev(m->gpu);
+        } else if (i == SLOT_INPUT) {
+            m->input = virtio_input_new(m->phys, irq, m->vt, cfg->keys,
+                                        cfg->nkeys, cfg->input);
+            d = virtio_input_dev(m->input);
         } else {
             d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
         }
@@ -168,6 +177,8 @@ void machine_free(machine *m)
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
         virtio_free(m->empty[i]);
     virtio_console_free(m->vcon);
+    virtio_gpu_free(m->gpu);
+    virtio_input_free(m->input);
     pl011_free(m->uart);
     psci_free(m->psci);
     arch_timer_free(m->timer);
@@ -182,6 +193,7 @@ vt_engine *machine_engine(machine *m) { return m->vt; }
 phys_map *machine_phys(machine *m) { return m->phys; }
 arm_sys *machine_cpus(machine *m) { return m->sys; }
 enum machine_state machine_state(const machine *m) { return m->state; }
+virtio_input *machine_input(machine *m) { return m->input; }
 
 /* Writes the initrd range into a given blob's /chosen. */
 static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include "time.h"
 #include "dev/pl011.h"
+#include "dev/virtio_gpu.h"
+#include "dev/virtio_input.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
 #define MACH_GIC_DIST     0x08000000u
@@ -36,6 +38,10 @@ typedef struct machine_config {
     int nports;
     const char *port_name[MACH_MAX_PORTS];
     byte_sink port_out[MACH_MAX_PORTS];
+    gpu_host display;           /* frames shown on the scanout */
+    input_host input;           /* input frames delivered to the guest */
+    const uint16_t *keys;       /* key codes the touch device declares */
+    size_t nkeys;
 } machine_config;
 
 /* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum. */
@@ -61,6 +67,9 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
                  uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
                  size_t err_len);
+
+/* The touchscreen and keys, for the host to inject into. */
+virtio_input *machine_input(machine *m);
 
 enum machine_state { MACHINE_RUNNING, MACHINE_OFF, MACHINE_RESET };
 enum machine_state machine_state(const machine *m);

@@ -3,10 +3,6 @@
 #include <stdlib.h>
 #include "time.h"
 
-/* Longest stretch a core runs without returning to the engine. The CPU
- * reports its cycle count only when arm_run returns, so this bounds how
- * stale the time seen by a device access inside a slice can be. */
-#define VT_SLICE_NS 10000u
 #define VT_MAX_CORES 8
 
 typedef struct vt_core {
@@ -22,7 +18,7 @@ struct vt_engine {
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
     int cur;                    /* core inside arm_run, or -1 */
-    uint64_t slice_start_ns;
+    uint64_t slice_start_cycles; /* its cycle count when arm_run began */
     int stop;
     vt_core core[VT_MAX_CORES];
     vt_event **heap;
@@ -165,9 +161,16 @@ static void fire_due(vt_engine *t)
 
 /* ---- clocks ---- */
 
+/* Inside a run, the core's position is exact to the instruction: the CPU
+ * counts cycles as it goes. */
 uint64_t vt_now_ns(const vt_engine *t)
 {
-    return t->cur >= 0 ? t->slice_start_ns : t->now_ns;
+    if (t->cur < 0)
+        return t->now_ns;
+    const vt_core *k = &t->core[t->cur];
+    uint64_t used = arm_cycle_count(arm_sys_cpu(t->sys, t->cur)) -
+                    t->slice_start_cycles;
+    return k->t_ns + (k->frac + used * VT_NS_PER_S) / t->cpu_hz;
 }
 
 int vt_current_core(const vt_engine *t)
@@ -183,8 +186,6 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 
 uint64_t vt_counter(vt_engine *t)
 {
-    if (t->cur >= 0)
-        arm_request_exit(arm_sys_cpu(t->sys, t->cur));
     return muldiv(vt_now_ns(t), t->counter_hz, VT_NS_PER_S);
 }
 
@@ -204,10 +205,28 @@ uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks)
                                  t->counter_hz;
 }
 
+/* Moves the cycles core i ran since the slice began into its clock. */
+static void fold(vt_engine *t, int i)
+{
+    vt_core *k = &t->core[i];
+    uint64_t cycles = arm_cycle_count(arm_sys_cpu(t->sys, i));
+    uint64_t total = k->frac + (cycles - t->slice_start_cycles) * VT_NS_PER_S;
+    uint64_t d = total / t->cpu_hz;
+    k->t_ns += d;
+    k->frac = total % t->cpu_hz;
+    k->busy_ns += d;
+    t->slice_start_cycles = cycles;
+}
+
 void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz)
 {
-    /* Sub-ns fractions are dropped at a frequency change: they were
-     * counted in units of the old cycle. */
+    /* The running core's cycles so far count at the old frequency; its
+     * budget is recomputed at the new one. */
+    if (t->cur >= 0) {
+        fold(t, t->cur);
+        arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+    }
+    /* Sub-ns fractions are dropped: they were in units of the old cycle. */
     for (int i = 0; i < t->ncores; i++)
         t->core[i].frac = 0;
     t->cpu_hz = cpu_hz;
@@ -249,7 +268,8 @@ static int core_active(arm_cpu *c)
     return arm_is_powered(c) && !arm_is_halted(c);
 }
 
-/* Runs core i from its position up to the window's end, in slices. */
+/* Runs core i from its position up to the window's end; it returns early
+ * when it halts, is stopped, or the window is cut short. */
 static void run_core(vt_engine *t, int i)
 {
     arm_cpu *c = arm_sys_cpu(t->sys, i);
@@ -260,20 +280,14 @@ static void run_core(vt_engine *t, int i)
     }
     while (!t->stop && k->t_ns < t->win_end_ns && core_active(c)) {
         uint64_t left = t->win_end_ns - k->t_ns;
-        if (left > VT_SLICE_NS)
-            left = VT_SLICE_NS;
         /* Fewest cycles that reach t_ns + left, counting the fraction. */
         uint64_t need = left * t->cpu_hz - k->frac;
         uint64_t budget = (need + VT_NS_PER_S - 1) / VT_NS_PER_S;
         t->cur = i;
-        t->slice_start_ns = k->t_ns;
+        t->slice_start_cycles = arm_cycle_count(c);
         uint64_t used = arm_run(c, budget ? budget : 1);
+        fold(t, i);
         t->cur = -1;
-        uint64_t total = k->frac + used * VT_NS_PER_S;
-        uint64_t d = total / t->cpu_hz;
-        k->t_ns += d;
-        k->frac = total % t->cpu_hz;
-        k->busy_ns += d;
         if (used == 0)
             break;
     }

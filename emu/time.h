@@ -53,27 +53,26 @@ vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
                   uint64_t quantum_ns);
 void vt_free(vt_engine *t);
 
-/* The time of the code that is running: the current core's position at
- * the start of its current slice inside a core's run, the global time
- * between windows. */
+/* The time of the code that is running: inside a core's run, that core's
+ * position to the cycle; between windows, the global time. */
 uint64_t vt_now_ns(const vt_engine *t);
 /* The core inside arm_run, or 0 between runs (the engine and devices act
  * as core 0 then). */
 int vt_current_core(const vt_engine *t);
-/* The generic-timer count at vt_now_ns(); ends the current slice so the
- * next read by the same core is exact to the instruction. */
+/* The generic-timer count at vt_now_ns(). */
 uint64_t vt_counter(vt_engine *t);
 uint64_t vt_counter_hz(const vt_engine *t);
 /* First engine ns at which the counter reaches ticks. */
 uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks);
 
-/* The shared CPU clock domain, for DVFS: takes effect at the next slice. */
+/* The shared CPU clock domain, for DVFS: takes effect at once, also when
+ * called by a device from inside a core's run. */
 void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz);
 uint64_t vt_cpu_hz(const vt_engine *t);
 
 /* Runs until virtual time until_ns or vt_stop(). Returns the time reached. */
 uint64_t vt_run(vt_engine *t, uint64_t until_ns);
-/* Makes vt_run return at the end of the current slice. */
+/* Makes vt_run return after the current instruction. */
 void vt_stop(vt_engine *t);
 int vt_stopped(const vt_engine *t);
 

@@ -98,6 +98,11 @@ static void *gmem(virtio_dev *d, uint64_t addr, uint32_t len)
     return phys_ram_ptr(d->map, (uint32_t)addr, len);
 }
 
+void *virtio_guest_ptr(virtio_dev *d, uint64_t addr, uint32_t len_bytes)
+{
+    return gmem(d, addr, len_bytes);
+}
+
 static uint16_t rd16(virtio_dev *d, uint64_t addr)
 {
     uint8_t *p = gmem(d, addr, 2);

@@ -72,6 +72,9 @@ size_t virtio_req_read(virtio_dev *d, const virtio_req *r, uint32_t off,
                        void *buf, size_t len_bytes);
 size_t virtio_req_write(virtio_dev *d, const virtio_req *r, uint32_t off,
                         const void *buf, size_t len_bytes);
+/* Host pointer for guest-physical [addr, addr + len) if it is RAM, for
+ * devices that take guest buffers by address (virtio-gpu backing). */
+void *virtio_guest_ptr(virtio_dev *d, uint64_t addr, uint32_t len_bytes);
 /* Returns the chain to the driver with written_bytes used and interrupts. */
 void virtio_push(virtio_dev *d, const virtio_req *r, uint32_t written_bytes);
 
