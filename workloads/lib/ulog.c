@@ -101,7 +101,10 @@ static void make_exit_key(void)
 /* An unused slot if any is left, else one whose thread exited. */
 static struct pl_ulog_slot *find_slot(struct pl_ulog_file_hdr *h)
 {
-	uint32_t i = atomic_fetch_add(&h->next_slot, 1);
+	/* Counts up to nslots and no further, however often slot-less threads retry. */
+	uint32_t i = atomic_load(&h->next_slot);
+	while (i < h->nslots && !atomic_compare_exchange_weak(&h->next_slot, &i, i + 1))
+		;
 	if (i < h->nslots)
 		return pl_ulog_slot_at(log_base, i);
 	for (i = 0; i < h->nslots; i++) {
@@ -132,7 +135,8 @@ void pl_ulog_write(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
 {
 	struct pl_ulog_slot *s = tls_slot;
 
-	if (__builtin_expect(tls_generation != atomic_load_explicit(&log_generation, memory_order_relaxed), 0))
+	/* A thread without a slot tries again: an exited thread may have freed one since. */
+	if (__builtin_expect(!s || tls_generation != atomic_load_explicit(&log_generation, memory_order_relaxed), 0))
 		s = claim_slot();
 	if (!s) {
 		atomic_fetch_add_explicit(&((struct pl_ulog_file_hdr *)log_base)->unslotted_lost, 1,

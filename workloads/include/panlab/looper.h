@@ -74,9 +74,12 @@ int pl_looper_add_idle_handler(struct pl_looper *l, pl_idle_fn fn, void *ctx);
 typedef void (*pl_signal_fn)(int signo, void *ctx);
 int pl_looper_watch_signals(struct pl_looper *l, pl_signal_fn on_signal, void *ctx);
 
-/* Watch fd (not owned) for events; fn runs on the looper thread. Returns 0 or -errno. */
+/*
+ * Watch fd (not owned) for events; fn runs on the looper thread. Add and
+ * remove on the looper thread (any callback, even for the fd being removed)
+ * or before the loop runs. Returns 0 or -errno.
+ */
 int pl_looper_add_fd(struct pl_looper *l, int fd, uint32_t events, pl_fd_fn fn, void *ctx);
-/* Stop watching fd; safe from a callback of the same looper. */
 int pl_looper_remove_fd(struct pl_looper *l, int fd);
 
 void pl_handler_init(struct pl_handler *h, struct pl_looper *l, pl_handle_fn handle, void *ctx);
