@@ -1,5 +1,5 @@
 /* CP15 system control and CP14 debug registers as Linux 6.1 uses them.
- * The core presents itself as a Cortex-A15 r2p1 without VFP/NEON
+ * The core presents itself as a Cortex-A15 r4p0 without VFP/NEON
  * (ARM ARM B4.1 for the registers, B8 for the generic timer, C12 for the
  * PMU). Cache and branch-predictor maintenance are no-ops: this model has
  * no caches, which ARM ARM B2.2 allows the operations to reflect. */
@@ -7,11 +7,12 @@
 
 #define KEY(opc1, crn, crm, opc2) ((opc1) << 12 | (crn) << 8 | (crm) << 4 | (opc2))
 
-/* Cortex-A15 r2p1 identification, with the floating-point and Advanced
- * SIMD fields of the ID registers cleared and no Security or
- * Virtualization Extensions (like QEMU's virt machine without EL2/EL3). */
+/* Cortex-A15 r4p0 identification (as QEMU 7.2 reports it), with the
+ * floating-point and Advanced SIMD fields of the ID registers cleared and
+ * no Security or Virtualization Extensions (like QEMU's virt machine
+ * without EL2/EL3). */
 static const struct { uint32_t key, val; } id_regs[] = {
-    { KEY(0, 0, 0, 0), 0x412fc0f1 },    /* MIDR */
+    { KEY(0, 0, 0, 0), 0x414fc0f0 },    /* MIDR */
     { KEY(0, 0, 0, 1), 0x8444c004 },    /* CTR */
     { KEY(0, 0, 0, 2), 0 },             /* TCMTR */
     { KEY(0, 0, 0, 3), 0 },             /* TLBTR */
@@ -298,6 +299,11 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     case KEY(0, 7, 10, 5): case KEY(0, 7, 11, 1): case KEY(0, 7, 14, 1):
     case KEY(0, 7, 14, 2):
         return 0;
+    default:
+        /* Like QEMU, the rest of the c7 maintenance space is a NOP. */
+        if ((key >> 8) == 7)
+            return 0;
+        return 1;
     case KEY(0, 9, 12, 0):
         if (v & 4) {    /* C: reset the cycle counter */
             cp->pmccntr_frozen = 0;

@@ -475,15 +475,16 @@ void exec_ldrd_strd(arm_cpu *c, const arm_insn *d)
         if (mem_write(c, a, 4, c->r[rt]) || mem_write(c, a + 4, 4, c->r[rt + 1]))
             return;
     } else {
-        if (mem_read(c, a, 4, &v0) || mem_read(c, a + 4, 4, &v1))
+        /* Rt is written before the second load, as QEMU does. */
+        if (mem_read(c, a, 4, &v0))
             return;
+        c->r[rt] = v0;
+        if (mem_read(c, a + 4, 4, &v1))
+            return;
+        c->r[rt + 1] = v1;
     }
     if (!p || w)
         c->r[rn] = oa;
-    if (!st) {
-        c->r[rt] = v0;
-        c->r[rt + 1] = v1;
-    }
 }
 
 static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
@@ -502,38 +503,42 @@ static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
 }
 
 /* LDM forms, ARM ARM A8.8.58-A8.8.61, B9.3.5 (user registers) and B9.3.6
- * (exception return). Values are loaded first so a Data Abort leaves every
- * register as it was, which Linux's fixups rely on. */
+ * (exception return). On a Data Abort the registers already loaded are
+ * UNKNOWN architecturally; like QEMU they keep the loaded values, while
+ * the base register and the PC are only written at the end. */
 void exec_ldm(arm_cpu *c, const arm_insn *d)
 {
-    uint32_t raw = d->raw, a, wb, v[16];
+    uint32_t raw = d->raw, a, wb, v, base_val = 0, pc_val = 0;
     block_range(c, raw, &a, &wb);
     if (check_align(c, a, 4, 0))
         return;
     uint32_t list = raw & 0xffff;
+    int rn = RN(raw), s = BIT(raw, 22), user = s && !(list & 0x8000);
     for (int i = 0; i < 16; i++)
         if (list & (1u << i)) {
-            if (mem_read(c, a, 4, &v[i]))
+            if (mem_read(c, a, 4, &v))
                 return;
             a += 4;
+            if (user)
+                set_user_reg(c, i, v);
+            else if (i == rn)
+                base_val = v;
+            else if (i == 15)
+                pc_val = v;
+            else
+                c->r[i] = v;
         }
-    int s = BIT(raw, 22);
-    if (s && !(list & 0x8000)) {
-        for (int i = 0; i < 15; i++)
-            if (list & (1u << i))
-                set_user_reg(c, i, v[i]);
+    if (user)
         return;
-    }
     if (BIT(raw, 21))
-        c->r[RN(raw)] = wb;
-    for (int i = 0; i < 15; i++)
-        if (list & (1u << i))
-            c->r[i] = v[i];
+        c->r[rn] = wb;
+    if (list & (1u << rn))
+        c->r[rn] = base_val;
     if (list & 0x8000) {
         if (s)
-            exception_return(c, v[15]);
+            exception_return(c, pc_val);
         else
-            bx_write_pc(c, v[15]);
+            bx_write_pc(c, pc_val);
     }
 }
 

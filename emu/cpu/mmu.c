@@ -116,6 +116,10 @@ uint32_t mmu_translate(arm_cpu *c, uint32_t va, int acc, int pl1,
     case 1: {
         dom = (d >> 5) & 0xf;
         pxn = (d >> 2) & 1;
+        /* QEMU checks the domain before fetching the L2 descriptor. */
+        uint32_t dacr = (cp->dacr >> (2 * dom)) & 3;
+        if (dacr == 0 || dacr == 2)
+            return FS_DOM_PAGE | dom << 4 | wnr;
         uint32_t l2 = (d & 0xfffffc00u) | (((va >> 12) & 0xff) << 2);
         if (read_pte(c, l2, &d))
             return FS_WALK_L2 | dom << 4 | wnr;
@@ -276,6 +280,20 @@ static int access_slow(arm_cpu *c, uint32_t va, int size, int user, int wr,
     if (c->cp15.sctlr & SCTLR_A) {
         data_abort(c, va, FS_ALIGN | (wr ? FSR_WNR : 0));
         return 1;
+    }
+    /* Check both pages first so a faulting store writes nothing, as on
+     * QEMU. */
+    uint32_t last = va + (uint32_t)size - 1, fsr;
+    if ((last ^ va) & ~0xfffu) {
+        tlb_entry (*t)[TLB_SIZE] = wr ? c->tlb_w : c->tlb_r;
+        uint32_t pages[2] = { va, last & ~0xfffu };
+        for (int i = 0; i < 2; i++) {
+            tlb_get(c, t, pages[i], wr ? ACC_WRITE : ACC_READ, pl1, &fsr);
+            if (fsr) {
+                data_abort(c, pages[i], fsr);
+                return 1;
+            }
+        }
     }
     uint32_t acc = 0;
     for (int i = 0; i < size; i++) {

@@ -67,12 +67,15 @@ static int run_pair(uint64_t seed, uint32_t len, dt_buf *e_out,
 
 static void print_regs(const char *who, const dt_buf *b)
 {
-    uint32_t r[16] = { 0 };
-    memcpy(r, b->p, b->len < 64 ? b->len : 64);
+    uint32_t r[24] = { 0 };
+    memcpy(r, b->p, b->len < 96 ? b->len : 96);
     printf("  %s:", who);
     for (int i = 0; i < 15; i++)
         printf("%s r%d=%08x", i % 5 ? "" : "\n   ", i, r[i]);
     printf("\n    cpsr=%08x (output %zu bytes)\n", r[15], b->len);
+    printf("    exceptions: %u, hash %08x; last: type %u spsr %08x lr %08x "
+           "fsr %08x far %08x\n", r[17], r[16], r[18], r[19], r[20], r[21],
+           r[22]);
 }
 
 /* Finds the shortest prefix that still diverges and reports it. */
@@ -113,12 +116,12 @@ static void report(uint64_t seed, uint32_t len)
     }
     print_regs("emu ", &e);
     print_regs("qemu", &q);
-    for (size_t i = 64; i < e.len && i < q.len; i += 4)
+    for (size_t i = 96; i < e.len && i < q.len; i += 4)
         if (memcmp(e.p + i, q.p + i, 4)) {
             uint32_t a, b;
             memcpy(&a, e.p + i, 4);
             memcpy(&b, q.p + i, 4);
-            printf("  data +0x%zx: emu %08x qemu %08x\n", i - 64, a, b);
+            printf("  data +0x%zx: emu %08x qemu %08x\n", i - 96, a, b);
         }
     printf("  reproduce: difftest --one %llu %u; add \"seed %llu insns %u\" "
            "to tests/regress/<name>.dt\n", (unsigned long long)seed, hi,

@@ -15,15 +15,20 @@
 #define DT_RAM_BYTES (64u << 20)
 #define DT_LOAD 0x40100000u         /* image load address and entry */
 #define DT_UART 0x09000000u
-/* Layout of a random-stream image (dt_frame.S). */
-#define DT_INIT_OFF 0x800u          /* r0-r14, then APSR */
+/* Layout of a random-stream image (dt_frame.S). The init table holds
+ * r0-r14, a hole, APSR, config (DT_CFG_*), TTBR0, DACR and the bits to set
+ * in SCTLR. */
+#define DT_INIT_OFF 0x800u
 #define DT_DATA_OFF 0x1000u
 #define DT_DATA_BYTES 0x2000u
-#define DT_BODY_OFF 0x3000u
+#define DT_L1_OFF 0x4000u           /* 16 KiB aligned L1 table */
+#define DT_L2_OFF 0x8000u
+#define DT_BODY_OFF 0x9000u
 #define DT_EPILOGUE_OFF 0x100u
-#define DT_BASE_REG_VAL (DT_LOAD + DT_DATA_OFF + DT_DATA_BYTES / 2)  /* r11 */
-/* Output of an image: r0-r14 and CPSR, then the data area. */
-#define DT_OUT_BYTES (64u + DT_DATA_BYTES)
+#define DT_CFG_USER 2u              /* body runs in User mode, else System */
+/* Output of an image: r0-r14, CPSR, the fault log (32 bytes), then the
+ * data area. */
+#define DT_OUT_BYTES (96u + DT_DATA_BYTES)
 
 typedef struct dt_buf {
     uint8_t *p;

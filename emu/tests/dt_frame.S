@@ -1,20 +1,52 @@
-@ Frame for the differential-test images (see dt.h for the layout). The
-@ generator fills in the register table, the data area and the random body;
-@ the same bytes run on emu/ and on qemu-system-arm -M virt.
+@ Frame for the differential-test images (layout in dt.h). The generator
+@ fills in the init table, the translation tables, the data area and the
+@ random body; the same bytes run on emu/ and on qemu-system-arm -M virt.
+@
+@ The body runs in System or User mode, with the MMU on or off, as the
+@ config word says. Undefined, SVC, Prefetch Abort and Data Abort handlers
+@ fold what they see (SPSR, LR, FSR, FAR) into a hash and skip the
+@ instruction, so faults are compared too.
 	.syntax unified
+	.arch	armv7-a
 	.arm
 	.text
 	.global _start
 _start:
-	ldr	r0, =init
+	ldr	r0, =vectors
+	mcr	p15, 0, r0, c12, c0, 0		@ VBAR
+	cps	#0x17				@ Abort mode stack
+	ldr	sp, =stack_abt
+	cps	#0x1b				@ Undefined mode stack
+	ldr	sp, =stack_und
+	cps	#0x13
+	ldr	sp, =stack_svc
+	ldr	r4, =init
+	ldr	r5, [r4, #68]			@ config
+	ldr	r0, [r4, #72]
+	mcr	p15, 0, r0, c2, c0, 0		@ TTBR0
+	ldr	r0, [r4, #76]
+	mcr	p15, 0, r0, c3, c0, 0		@ DACR
+	mrc	p15, 0, r0, c1, c0, 0
+	ldr	r1, [r4, #80]
+	orr	r0, r0, r1
+	mcr	p15, 0, r0, c1, c0, 0		@ SCTLR |= init[80]
+	isb
+	mrs	r0, cpsr
+	bic	r0, r0, #0x1f
+	tst	r5, #2
+	orreq	r0, r0, #0x1f			@ System mode body
+	orrne	r0, r0, #0x10			@ User mode body
+	msr	cpsr_c, r0
+	mov	r0, r4
 	ldr	r1, [r0, #64]
 	msr	APSR_nzcvqg, r1
 	ldm	r0, {r0-r14}
 	b	body
 	.ltorg
 
-@ Epilogue: save r0-r14 and the CPSR, then send them and the data area to
-@ the PL011 and power off through PSCI SYSTEM_OFF (HVC conduit).
+@ Epilogue: save r0-r14 and the CPSR, send them, the fault log and the data
+@ area to the PL011, then power off (SVC to the handler, which issues PSCI
+@ SYSTEM_OFF through HVC).
 	.org	0x100
 epilogue:
 	str	r0, save
@@ -24,7 +56,7 @@ epilogue:
 	str	r1, [r0, #56]
 	ldr	r1, =0x09000000
 	ldr	r2, =save
-	mov	r3, #64
+	mov	r3, #96
 1:	ldrb	r4, [r2], #1
 	str	r4, [r1]
 	subs	r3, r3, #1
@@ -36,14 +68,95 @@ epilogue:
 	subs	r3, r3, #1
 	bne	2b
 	ldr	r0, =0x84000008
-	.word	0xe1400070		@ hvc #0
+	svc	#0
 3:	b	3b
 	.ltorg
 
+@ log: hash, count, then the last record (type, SPSR, LR, FSR, FAR).
+	.macro	record type, fsr, far
+	push	{r0-r3, lr}
+	ldr	r3, =log
+	mov	r0, #\type
+	str	r0, [r3, #8]
+	mrs	r0, spsr
+	str	r0, [r3, #12]
+	str	lr, [r3, #16]
+	.ifnb	\fsr
+	mrc	p15, 0, r0, c5, c0, \fsr
+	.else
+	mov	r0, #0
+	.endif
+	str	r0, [r3, #20]
+	.ifnb	\far
+	mrc	p15, 0, r0, c6, c0, \far
+	.else
+	mov	r0, #0
+	.endif
+	str	r0, [r3, #24]
+	ldr	r2, [r3]
+	ldr	r1, [r3, #8]
+	eor	r2, r1, r2, ror #27
+	ldr	r1, [r3, #12]
+	eor	r2, r1, r2, ror #27
+	ldr	r1, [r3, #16]
+	eor	r2, r1, r2, ror #27
+	ldr	r1, [r3, #20]
+	eor	r2, r1, r2, ror #27
+	ldr	r1, [r3, #24]
+	eor	r2, r1, r2, ror #27
+	str	r2, [r3]
+	ldr	r2, [r3, #4]
+	add	r2, r2, #1
+	str	r2, [r3, #4]
+	pop	{r0-r3, lr}
+	.endm
+
+und_handler:
+	record	1
+	movs	pc, lr
+svc_handler:
+	push	{r1}
+	ldr	r1, =0x84000008
+	cmp	r0, r1
+	pop	{r1}
+	beq	power_off
+	record	2
+	movs	pc, lr
+pabt_handler:
+	record	3, 1, 2
+	movs	pc, lr
+dabt_handler:
+	record	4, 0, 0
+	subs	pc, lr, #4
+power_off:
+	.word	0xe1400070		@ hvc #0
+4:	b	4b
+	.ltorg
+
+	.balign	32
+vectors:
+	b	.
+	b	und_handler
+	b	svc_handler
+	b	pabt_handler
+	b	dabt_handler
+	b	.
+	b	.
+	b	.
+
+	.org	0x600
+	.space	64
+stack_svc:
+	.space	64
+stack_abt:
+	.space	64
+stack_und:
 	.org	0x700
 save:	.space	64
+log:	.space	32
 	.org	0x800
-init:	.space	68
+init:	.space	84
 	.org	0x1000
 data:	.space	0x2000
+	.org	0x9000
 body:

@@ -4,7 +4,15 @@
  * register choices), so emu/ and QEMU must agree on it. r11 holds the
  * middle of the data area and is never written; r10 is the scratch base
  * for memory forms with write-back; all other registers are random.
- * Memory accesses stay inside the data area. */
+ * Memory accesses stay within 4 KiB of r11.
+ *
+ * The seed also picks a scenario: System or User mode, MMU off or on. With
+ * the MMU on, the data area is reached through a second virtual mapping
+ * (section, supersection, small or large pages, or nothing) with random
+ * AP bits, domain type, access flag and alignment checking, so the stream
+ * meets every kind of data abort; SVC, UDF, VFP, BKPT, CP15 accesses and
+ * mode changes exercise the exception paths. The frame's handlers log and
+ * skip each exception. */
 #include <stdlib.h>
 #include <string.h>
 #include "dt.h"
@@ -373,6 +381,37 @@ static void gen_atomic(gen *g)
 
 /* A forward B/BL over 0-3 single-word instructions, so a branch never
  * lands inside an address set-up sequence. */
+/* Exceptions, CP15 accesses and mode changes. */
+static void gen_system(gen *g)
+{
+    uint32_t c = cond(g), rt = dreg(g);
+    switch (pick(g, 9)) {
+    case 0: emit(g, c | 0x0f000000u | (rnd(g) & 0xffffff)); break;   /* SVC */
+    case 1: emit(g, 0xe7f000f0u | (rnd(g) & 0xfff0f)); break;        /* UDF */
+    case 2:                                     /* a VFP data operation */
+        emit(g, c | 0x0e000a00u | (rnd(g) & 0x00fff1ef) | pick(g, 2) << 8);
+        break;
+    case 3: emit(g, 0xe1200070u | (rnd(g) & 0xfff0f)); break;        /* BKPT */
+    case 4:                                     /* CPS to SYS or IRQ */
+        emit(g, 0xf1020000u | (pick(g, 2) ? 0x1fu : 0x12u));
+        break;
+    default: {                                  /* MRC/MCR of CP15 */
+        static const uint32_t regs[][2] = {
+            { 0x0000, 1 },  /* MIDR */          { 0x0001, 1 },  /* CTR */
+            { 0x0005, 1 },  /* MPIDR */         { 0x0d02, 0 },  /* TPIDRURW */
+            { 0x0d03, 0 },  /* TPIDRURO */      { 0x0d04, 0 },  /* TPIDRPRW */
+            { 0x0e00, 1 },  /* CNTFRQ */        { 0x0c00, 0 },  /* VBAR: ro */
+            { 0x07a5, 2 },  /* CP15DMB */       { 0x0d01, 0 },  /* CONTEXTIDR */
+        };
+        uint32_t k = pick(g, 10), r = regs[k][0];
+        uint32_t crn = r >> 8, crm = (r >> 4) & 15, op2 = r & 15;
+        int write = regs[k][1] == 2 || (regs[k][1] == 0 && k != 7 && pick(g, 2));
+        emit(g, c | 0x0e000f10u | (write ? 0 : 1u << 20) | crn << 16 |
+                    (write ? sreg(g) : rt) << 12 | op2 << 5 | crm);
+    }
+    }
+}
+
 static void gen_branch(gen *g)
 {
     uint32_t skip = pick(g, 4);
@@ -385,6 +424,81 @@ static void gen_branch(gen *g)
     }
 }
 
+static void put32(uint8_t *p, uint32_t off, uint32_t v)
+{
+    memcpy(p + off, &v, 4);
+}
+
+/* Short-descriptor AP[2:0] for a section (APX bit 15, AP bits 11:10) or a
+ * page (APX bit 9, AP bits 5:4). Reserved 100 is never used. */
+static uint32_t ap_bits(uint32_t ap, int page)
+{
+    return page ? ((ap >> 2) << 9 | (ap & 3) << 4)
+                : ((ap >> 2) << 15 | (ap & 3) << 10);
+}
+
+static uint32_t rand_ap(gen *g)
+{
+    static const uint8_t ap[] = { 0, 1, 2, 3, 3, 3, 5, 6, 7 };
+    return ap[pick(g, sizeof(ap))];
+}
+
+/* Picks the scenario for seed and fills config, TTBR0, DACR and the SCTLR
+ * bits (cfg[0..3]); builds the tables. Returns r11. */
+static uint32_t build_scenario(gen *g, uint64_t seed, uint8_t *img,
+                               uint32_t *cfg)
+{
+    uint32_t pa = DT_LOAD, center = DT_DATA_OFF + DT_DATA_BYTES / 2;
+    cfg[0] = (seed & 1) ? DT_CFG_USER : 0;
+    cfg[1] = pa + DT_L1_OFF;
+    cfg[2] = 0x55555555u;
+    cfg[3] = 0;
+    if (!(seed & 2))
+        return pa + center;
+    /* MMU on: the frame's MiB and the UART identity-mapped, full access,
+     * domain 0; the data area again at 0x50000000 + offset. */
+    uint32_t l1 = DT_L1_OFF, l2 = DT_L2_OFF, dom = 1 + pick(g, 15);
+    put32(img, l1 + 4 * (pa >> 20), pa | 3u << 10 | 2);
+    put32(img, l1 + 4 * (DT_UART >> 20), DT_UART | 3u << 10 | 1u << 4 | 2);
+    static const uint8_t dtype[] = { 1, 1, 1, 1, 1, 3, 3, 0 };
+    uint32_t dt = dtype[pick(g, sizeof(dtype))];
+    cfg[2] = (cfg[2] & ~(3u << (2 * dom))) | dt << (2 * dom);
+    cfg[3] = 1u | (pick(g, 3) == 0 ? 2u : 0) | (pick(g, 3) == 0 ? 1u << 29 : 0);
+    uint32_t va = 0x50000000u, ng = pick(g, 2);
+    switch (pick(g, 6)) {
+    case 0:                                     /* section */
+        put32(img, l1 + 4 * (va >> 20), pa | ap_bits(rand_ap(g), 0) |
+                    dom << 5 | ng << 17 | pick(g, 2) << 4 | 2);
+        return va + center;
+    case 1: {                                   /* supersection */
+        uint32_t e = (pa & 0xff000000u) | ap_bits(rand_ap(g), 0) |
+                     ng << 17 | 1u << 18 | pick(g, 2) << 4 | 2;
+        for (uint32_t i = 0; i < 16; i++)
+            put32(img, l1 + 4 * ((va >> 20) + i), e);
+        return va + (pa & 0x00ffffffu) + center;
+    }
+    case 2:                                     /* nothing: translation */
+        return va + center;
+    case 3: {                                   /* large page, 64 KiB */
+        uint32_t e = pa | ap_bits(rand_ap(g), 1) | ng << 11 |
+                     pick(g, 2) << 15 | 1;
+        put32(img, l1 + 4 * (va >> 20), (pa + l2) | dom << 5 | 1);
+        for (uint32_t i = 0; i < 16; i++)
+            put32(img, l2 + 4 * i, e);
+        return va + center;
+    }
+    default: {                                  /* small pages */
+        put32(img, l1 + 4 * (va >> 20), (pa + l2) | dom << 5 | 1);
+        for (uint32_t i = 1; i <= 2; i++)
+            if (pick(g, 6))
+                put32(img, l2 + 4 * i, (pa + DT_DATA_OFF + (i - 1) * 0x1000) |
+                            ap_bits(rand_ap(g), 1) | ng << 11 |
+                            pick(g, 2) | 2);
+        return va + center;
+    }
+    }
+}
+
 void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
             dt_buf *img)
 {
@@ -393,11 +507,11 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
     img->len = DT_BODY_OFF + 4 * body_words;
     img->p = calloc(1, img->len);
     memcpy(img->p, frame->p, frame->len < DT_BODY_OFF ? frame->len : DT_BODY_OFF);
-    uint32_t init[17];
+    uint32_t init[21] = { 0 };
     for (int i = 0; i < 15; i++)
         init[i] = edge_val(&g);
-    init[11] = DT_BASE_REG_VAL;
     init[16] = rnd(&g) & 0xf80f0000u;   /* NZCVQ and GE */
+    init[11] = build_scenario(&g, seed, img->p, &init[17]);
     memcpy(img->p + DT_INIT_OFF, init, sizeof(init));
     for (uint32_t i = 0; i < DT_DATA_BYTES; i += 4) {
         uint32_t v = edge_val(&g);
@@ -416,8 +530,9 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
         else if (k < 78) gen_ldst(&g);
         else if (k < 86) gen_ldst_extra(&g);
         else if (k < 90) gen_block(&g);
-        else if (k < 95) gen_atomic(&g);
-        else gen_branch(&g);
+        else if (k < 94) gen_atomic(&g);
+        else if (k < 97) gen_branch(&g);
+        else gen_system(&g);
     }
     /* Branches skip at most 3 instructions: pad, then jump to the
      * epilogue. */

@@ -396,7 +396,7 @@ static void test_cp15_ids_and_pmu(void)
     arm_cpu *c1 = arm_sys_cpu(sys, 1);
     arm_set_powered(c1, 1);
     run_at(c1, CODE, 2);
-    CU_ASSERT_EQUAL(arm_get_reg(c1, 1), 0x412fc0f1);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 1), 0x414fc0f0);
     CU_ASSERT_EQUAL(arm_get_reg(c1, 2), 0x80000001);
     arm_set_cpi(cpu, 3);
     arm_set_reg(cpu, 0, 1);
