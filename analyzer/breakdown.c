@@ -14,17 +14,31 @@
 #include "alloc.h"
 #include "idmap.h"
 
+#define NO_CPU UINT32_MAX
+
 struct transition {
 	uint64_t ts_ns;
 	enum pl_category cat;	/* the thread's state from ts_ns on */
+	uint32_t cpu;		/* where it runs, if cat is PL_CAT_RUNNING */
 };
 
 struct timeline {
 	struct transition *t;
 	uint64_t n, cap;
-	enum pl_category before;	/* state before the first transition */
+	struct transition before;	/* state before the first transition */
 	enum pl_category reason;	/* why the next sleep happens, from *_BLOCK / *_WAIT */
 	int on_cpu;
+};
+
+/* A cpu's frequency from ts_ns on (CPU_FREQUENCY). */
+struct freq_change {
+	uint64_t ts_ns;
+	uint32_t khz;
+};
+
+struct freq_timeline {
+	struct freq_change *c;
+	uint64_t n, cap;
 };
 
 /*
@@ -33,18 +47,18 @@ struct timeline {
  * was running, one first seen woken or arriving was off cpu for a reason
  * the trace does not show.
  */
-static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat,
+static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat, uint32_t cpu,
 		 enum pl_category before)
 {
 	if (tl->n == 0)
-		tl->before = before;
-	else if (tl->t[tl->n - 1].cat == cat)
+		tl->before = (struct transition){ 0, before, before == PL_CAT_RUNNING ? cpu : NO_CPU };
+	else if (tl->t[tl->n - 1].cat == cat && tl->t[tl->n - 1].cpu == cpu)
 		return;
 	if (tl->n == tl->cap) {
 		tl->cap = tl->cap ? tl->cap * 2 : 8;
 		tl->t = pl_xrealloc(tl->t, tl->cap, sizeof(*tl->t));
 	}
-	tl->t[tl->n++] = (struct transition){ ts_ns, cat };
+	tl->t[tl->n++] = (struct transition){ ts_ns, cat, cat == PL_CAT_RUNNING ? cpu : NO_CPU };
 }
 
 /* The blocking reason an event announces or ends for its thread, if any. */
@@ -87,8 +101,12 @@ static struct timeline *timeline_of(struct timeline *tls, const struct pl_idmap 
 	return tid && pl_idmap_get(tids, tid, 0, &th) ? &tls[th] : NULL;
 }
 
-/* One pass over the kernel events: every thread's scheduling states in time order. */
-static struct timeline *build_timelines(const struct pl_trace *trace, const struct pl_intervals *iv)
+/*
+ * One pass over the kernel events: every thread's scheduling states and
+ * every cpu's frequency, in time order.
+ */
+static struct timeline *build_timelines(const struct pl_trace *trace, const struct pl_intervals *iv,
+					struct freq_timeline *freqs)
 {
 	struct timeline *tls = pl_xcalloc(iv->nthreads, sizeof(*tls));
 	struct pl_idmap tids = { 0 };
@@ -99,7 +117,8 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 	for (uint32_t t = 0; t < iv->nthreads; t++) {
 		pl_idmap_put(&tids, iv->threads[t].tid, 0, t);
 		/* Without kernel events nothing says when a thread ran. */
-		tls[t].before = kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN;
+		tls[t].before = (struct transition){ 0, kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
+						     NO_CPU };
 		tls[t].reason = PL_CAT_SLEEPING;
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++) {
@@ -117,12 +136,12 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 					: self->reason != PL_CAT_SLEEPING ? self->reason
 					: ev->a1 == PL_STATE_BLOCKED ? PL_CAT_IO : PL_CAT_SLEEPING;
 
-				push(self, ev->ts_ns, cat, PL_CAT_RUNNING);
+				push(self, ev->ts_ns, cat, ev->cpu, PL_CAT_RUNNING);
 				self->on_cpu = 0;
 			}
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other) {
-				push(other, ev->ts_ns, PL_CAT_RUNNING, PL_CAT_UNKNOWN);
+				push(other, ev->ts_ns, PL_CAT_RUNNING, ev->cpu, PL_CAT_UNKNOWN);
 				other->on_cpu = 1;
 			}
 			break;
@@ -130,7 +149,20 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			/* Woken (or just forked): from now on it waits for a cpu, not for its event. */
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other && !other->on_cpu)
-				push(other, ev->ts_ns, PL_CAT_RUNNABLE, PL_CAT_UNKNOWN);
+				push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, PL_CAT_UNKNOWN);
+			break;
+		case PL_EV_CPU_FREQUENCY:
+			/* a1 is the cpu concerned; a value from the trace, so checked. */
+			if (ev->a1 < trace->ncpus) {
+				struct freq_timeline *f = &freqs[ev->a1];
+
+				if (f->n == f->cap) {
+					f->cap = f->cap ? f->cap * 2 : 8;
+					f->c = pl_xrealloc(f->c, f->cap, sizeof(*f->c));
+				}
+				f->c[f->n++] = (struct freq_change){ ev->ts_ns,
+					ev->a0 > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->a0 };
+			}
 			break;
 		default:
 			break;
@@ -140,29 +172,75 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 	return tls;
 }
 
-/* Adds the thread's states over [from_ns, to_ns] to ns[]. */
-static void charge_thread(const struct timeline *tl, uint64_t from_ns, uint64_t to_ns, uint64_t *ns)
+/* Index of the first of n sorted times after ts_ns: the entry before it is in force at ts_ns. */
+#define UPPER_BOUND(arr, n, ts, result)                         \
+	do {                                                    \
+		uint64_t lo_ = 0, hi_ = (n);                    \
+		while (lo_ < hi_) {                             \
+			uint64_t mid_ = lo_ + (hi_ - lo_) / 2;  \
+			if ((arr)[mid_].ts_ns <= (ts))          \
+				lo_ = mid_ + 1;                 \
+			else                                    \
+				hi_ = mid_;                     \
+		}                                               \
+		(result) = lo_;                                 \
+	} while (0)
+
+/* Adds running time [from_ns, to_ns) on cpu to out's per-frequency table, cut at frequency changes. */
+static void charge_running(struct pl_breakdowns *out, const struct freq_timeline *freqs,
+			   uint32_t ncpus, uint32_t cpu, uint64_t from_ns, uint64_t to_ns)
 {
-	/* The last transition at or before from_ns gives the state there. */
-	uint64_t lo = 0, hi = tl->n;
+	const struct freq_timeline *f = cpu < ncpus ? &freqs[cpu] : NULL;
+	uint64_t i = 0, at = from_ns;
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
+	if (f)
+		UPPER_BOUND(f->c, f->n, from_ns, i);
+	uint32_t khz = f && i ? f->c[i - 1].khz : 0;
 
-		if (tl->t[mid].ts_ns <= from_ns)
-			lo = mid + 1;
-		else
-			hi = mid;
+	for (;;) {
+		uint64_t until = f && i < f->n && f->c[i].ts_ns < to_ns ? f->c[i].ts_ns : to_ns;
+		uint32_t k;
+
+		for (k = 0; k < out->nfreqs && out->freq_khz[k] != khz; k++)
+			;
+		if (k == out->nfreqs) {
+			out->freq_khz = pl_xrealloc(out->freq_khz, k + 1, sizeof(*out->freq_khz));
+			out->running_ns_by_freq = pl_xrealloc(out->running_ns_by_freq, k + 1,
+							      sizeof(*out->running_ns_by_freq));
+			out->freq_khz[k] = khz;
+			out->running_ns_by_freq[k] = 0;
+			out->nfreqs++;
+		}
+		out->running_ns_by_freq[k] += until - at;
+		if (until == to_ns)
+			return;
+		at = until;
+		khz = f->c[i++].khz;
 	}
-	enum pl_category cat = lo ? tl->t[lo - 1].cat : tl->before;
+}
+
+/* Adds the thread's states over [from_ns, to_ns] to ns[] (and running time by frequency to out). */
+static void charge_thread(struct pl_breakdowns *out, const struct freq_timeline *freqs,
+			  uint32_t ncpus, const struct timeline *tl, uint64_t from_ns, uint64_t to_ns,
+			  uint64_t *ns)
+{
+	uint64_t i;
+
+	UPPER_BOUND(tl->t, tl->n, from_ns, i);
+	struct transition cur = i ? tl->t[i - 1] : tl->before;
 	uint64_t at = from_ns;
 
-	for (uint64_t i = lo; i < tl->n && tl->t[i].ts_ns < to_ns; i++) {
-		ns[cat] += tl->t[i].ts_ns - at;
-		at = tl->t[i].ts_ns;
-		cat = tl->t[i].cat;
+	for (;; i++) {
+		uint64_t until = i < tl->n && tl->t[i].ts_ns < to_ns ? tl->t[i].ts_ns : to_ns;
+
+		ns[cur.cat] += until - at;
+		if (cur.cat == PL_CAT_RUNNING)
+			charge_running(out, freqs, ncpus, cur.cpu, at, until);
+		if (until == to_ns)
+			return;
+		at = until;
+		cur = tl->t[i];
 	}
-	ns[cat] += to_ns - at;
 }
 
 static enum pl_category hop_category(enum pl_edge_kind kind)
@@ -181,10 +259,26 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 	}
 }
 
+/* Ascending frequency, so the report does not depend on the order they were met in. */
+static void sort_freqs(struct pl_breakdowns *out)
+{
+	for (uint32_t i = 1; i < out->nfreqs; i++)
+		for (uint32_t j = i; j > 0 && out->freq_khz[j - 1] > out->freq_khz[j]; j--) {
+			uint32_t k = out->freq_khz[j];
+			uint64_t v = out->running_ns_by_freq[j];
+
+			out->freq_khz[j] = out->freq_khz[j - 1];
+			out->running_ns_by_freq[j] = out->running_ns_by_freq[j - 1];
+			out->freq_khz[j - 1] = k;
+			out->running_ns_by_freq[j - 1] = v;
+		}
+}
+
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out)
 {
-	struct timeline *tls = build_timelines(trace, iv);
+	struct freq_timeline *freqs = pl_xcalloc(trace->ncpus, sizeof(*freqs));
+	struct timeline *tls = build_timelines(trace, iv, freqs);
 
 	memset(out, 0, sizeof(*out));
 	out->count = cp->count;
@@ -198,7 +292,8 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			if (s->kind == PL_EDGE_TEMPORAL) {
 				uint32_t th = iv->intervals[iv->event_interval[s->from_event]].thread;
 
-				charge_thread(&tls[th], from_ns, to_ns, out->ns[k]);
+				charge_thread(out, freqs, trace->ncpus, &tls[th], from_ns, to_ns,
+					      out->ns[k]);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}
@@ -209,11 +304,17 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(tls[t].t);
 	free(tls);
+	for (uint32_t c = 0; c < trace->ncpus; c++)
+		free(freqs[c].c);
+	free(freqs);
+	sort_freqs(out);
 }
 
 void pl_breakdowns_free(struct pl_breakdowns *b)
 {
 	free(b->ns);
+	free(b->freq_khz);
+	free(b->running_ns_by_freq);
 	memset(b, 0, sizeof(*b));
 }
 

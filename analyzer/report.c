@@ -221,6 +221,15 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		json_object_set_new(bd, pl_category_name(c), count(a->bd->total_ns[c]));
 	json_object_set_new(o, "breakdown_ns", bd);
+	json_t *by_freq = json_object();
+
+	for (uint32_t i = 0; i < a->bd->nfreqs; i++) {
+		char khz[16];
+
+		snprintf(khz, sizeof(khz), "%" PRIu32, a->bd->freq_khz[i]);
+		json_object_set_new(by_freq, khz, count(a->bd->running_ns_by_freq[i]));
+	}
+	json_object_set_new(o, "running_ns_by_khz", by_freq);
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }

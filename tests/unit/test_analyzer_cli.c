@@ -164,6 +164,7 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "queue_task"), 160000);
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 200000);
 	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
+	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1140000);	/* no CPU_FREQUENCY */
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p50"), 600000);
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p90"), 1100000);
 	CU_ASSERT_EQUAL(integer_at(s, "truth_latency_ns", "max"), 1190000);

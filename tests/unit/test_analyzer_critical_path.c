@@ -119,8 +119,9 @@ static void test_join_takes_latest(void)
 }
 
 /*
- * A tap's task is preempted for 100 us; the result's handler waits 3 us for
- * a futex, then 1 us for a cpu. Every part of the 700 us is accounted for.
+ * A tap's task is preempted for 100 us, during which the cpu drops from 1.2
+ * GHz to 700 MHz; the result's handler waits 3 us for a futex, then 1 us for
+ * a cpu. Every part of the 700 us is accounted for.
  */
 static void test_breakdown(void)
 {
@@ -128,6 +129,7 @@ static void test_breakdown(void)
 	struct model m;
 
 	tb_init(&t, 1);
+	tb_kernel(&t, 0, US(500), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);
 	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
 	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
 	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
@@ -135,6 +137,7 @@ static void test_breakdown(void)
 	tb_user(&t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
 	tb_user(&t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
 	tb_kernel(&t, 0, US(1200), PL_EV_CONTEXT_SWITCH, WORKER1, WORKER2, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1250), PL_EV_CPU_FREQUENCY, WORKER2, 700000, 0);
 	tb_kernel(&t, 0, US(1300), PL_EV_CONTEXT_SWITCH, WORKER2, WORKER1, PL_STATE_SLEEPING);
 	tb_user(&t, WORKER1, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
 	tb_user(&t, WORKER1, US(1510), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
@@ -166,6 +169,12 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(100));
 	CU_ASSERT_EQUAL(ns[PL_CAT_SLEEPING] + ns[PL_CAT_UNKNOWN] + ns[PL_CAT_IO], 0);
 	CU_ASSERT_EQUAL(m.bd.total_ns[PL_CAT_RUNNING], US(316));
+	/* Running at 1.2 GHz until 1250 us (main 10, worker 100), then at 700 MHz (200 + 2 + 4). */
+	CU_ASSERT_EQUAL_FATAL(m.bd.nfreqs, 2);
+	CU_ASSERT_EQUAL(m.bd.freq_khz[0], 700000);
+	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[0], US(206));
+	CU_ASSERT_EQUAL(m.bd.freq_khz[1], 1200000);
+	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[1], US(110));
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
 	model_free(&m);
 }

@@ -232,6 +232,13 @@ struct pl_breakdowns {
 	uint64_t count;				/* = transactions */
 	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
 	uint64_t total_ns[PL_CATEGORIES];	/* over all transactions */
+	/*
+	 * total_ns[PL_CAT_RUNNING] by the frequency of the cpu it ran on
+	 * (CPU_FREQUENCY), ascending; 0 kHz where no frequency was logged yet.
+	 */
+	uint32_t nfreqs;
+	uint32_t *freq_khz;
+	uint64_t *running_ns_by_freq;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
