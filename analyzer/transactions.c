@@ -37,13 +37,6 @@ static void visit(struct walk *w, uint32_t stamp, uint64_t e)
 	w->stack[w->depth++] = e;	/* each event is pushed at most once per walk */
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Appends e to the members of the transaction being walked. */
 static void add_member(struct walk *w, uint64_t e)
 {
@@ -103,7 +96,6 @@ static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in)
 	}
 	if (t->last_update_event == PL_NONE)
 		return 0;
-	qsort(w->out->members + t->first_member, t->nevents, sizeof(uint64_t), cmp_u64);
 	t->end_ns = events[t->last_update_event].ts_ns;
 	t->latency_ns = t->end_ns - t->input_ns;
 	return 1;

@@ -156,7 +156,7 @@ struct pl_transaction {
 struct pl_transactions {
 	uint64_t count;
 	struct pl_transaction *items;	/* in input time order */
-	uint64_t *members;		/* event indices reached, per transaction, ascending */
+	uint64_t *members;		/* event indices reached, per transaction, in walk order */
 	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
 	uint64_t inputs_without_update;	/* inputs that reached no UI_UPDATE: no transaction */
 	uint64_t updates;		/* UI_UPDATE events */
