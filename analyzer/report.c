@@ -110,11 +110,11 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
 	fprintf(out, "  critical-path time over all transactions (ms):");
 	for (int c = 0; c < PL_CATEGORIES; c++) {
-		char v[32];
+		char total[32];
 
 		if (a->bd->total_ns[c])
 			fprintf(out, " %s %s", pl_category_name(c),
-				ms(v, sizeof(v), (int64_t)a->bd->total_ns[c]));
+				ms(total, sizeof(total), (int64_t)a->bd->total_ns[c]));
 	}
 	fprintf(out, "\n");
 	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
