@@ -196,6 +196,41 @@ static void test_trace_events(void)
 	pl_looper_destroy(r.looper);
 }
 
+static void held_runnable(void *arg)
+{
+	struct recorder *r = arg;
+	r->seen[r->n++] = 100;
+}
+
+/* The first message releases the held one, then sends another: held first, in send order. */
+static void release_then_send(struct pl_handler *h, const struct pl_message *m)
+{
+	struct recorder *r = h->ctx;
+	record(h, m);
+	if (m->what == 1) {
+		pl_handler_release_held(h);
+		send_what(r, 2);
+	}
+}
+
+static void test_held_messages(void)
+{
+	static struct recorder r;
+	setup(&r, 0);
+	pl_handler_init(&r.handler, r.looper, release_then_send, &r);
+	r.quit_after = 3;	/* 1, the held runnable (not counted by record), 2 */
+	CU_ASSERT_EQUAL(pl_handler_post_held(&r.handler, held_runnable, &r), 0);
+	struct pl_message late = { .what = 3 };
+	pl_handler_send_delayed(&r.handler, &late, 1000000000);	/* would be dropped at quit */
+	send_what(&r, 1);
+	CU_ASSERT_EQUAL(pl_looper_loop(r.looper), 0);
+	int want[] = { 1, 100, 2 };
+	CU_ASSERT_EQUAL(r.n, 3);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(r.seen[i], want[i]);
+	pl_looper_destroy(r.looper);
+}
+
 struct idle_test {
 	struct recorder r;
 	int idle_calls;
@@ -304,6 +339,7 @@ void add_looper_suite(void)
 	CU_add_test(s, "per-sender FIFO across threads", test_cross_thread_fifo);
 	CU_add_test(s, "fd watch, quit, send after quit", test_fd_watch_and_quit);
 	CU_add_test(s, "ENQUEUE/DEQUEUE/MSG_DONE records", test_trace_events);
+	CU_add_test(s, "held messages wait for release", test_held_messages);
 	CU_add_test(s, "idle handlers once per idle period", test_idle_handlers);
 	CU_add_test(s, "HandlerThread", test_handler_thread);
 	CU_add_test(s, "IntentService: in order, off the caller's thread", test_intent_service);

@@ -194,6 +194,9 @@ void pl_handler_init(struct pl_handler *h, struct pl_looper *l, pl_handle_fn han
 	*h = (struct pl_handler){ .looper = l, .handle = handle, .ctx = ctx };
 }
 
+/* when_ns of a held message: after everything, until released. */
+#define HELD_NS UINT64_MAX
+
 static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable_fn fn, void *arg,
 		   uint64_t delay_ns, bool at_front)
 {
@@ -205,7 +208,12 @@ static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable
 	if (m)
 		q->msg = *m;
 	uint64_t now = pl_now_ns();
-	q->when_ns = at_front ? 0 : now + delay_ns;
+	if (at_front)
+		q->when_ns = 0;
+	else if (delay_ns == HELD_NS)
+		q->when_ns = HELD_NS;
+	else
+		q->when_ns = delay_ns < HELD_NS - now ? now + delay_ns : HELD_NS - 1;
 
 	pthread_mutex_lock(&l->lock);
 	if (l->quit) {
@@ -220,9 +228,10 @@ static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable
 			p = &(*p)->next;
 	q->next = *p;
 	*p = q;
-	/* Logged under the lock so a queue's ENQUEUE records are in id order. */
-	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id,
-		(uint32_t)(delay_ns / 1000 > UINT32_MAX ? UINT32_MAX : delay_ns / 1000));
+	/* Logged under the lock so a queue's ENQUEUE records are in id order. A held message's
+	 * delay is unknown when it is sent: logged as 0. */
+	uint64_t delay_us = delay_ns == HELD_NS ? 0 : delay_ns / 1000;
+	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id, (uint32_t)(delay_us > UINT32_MAX ? UINT32_MAX : delay_us));
 	pthread_mutex_unlock(&l->lock);
 	wake(l);
 	return 0;
@@ -256,6 +265,44 @@ int pl_handler_post_delayed(struct pl_handler *h, pl_runnable_fn fn, void *arg, 
 int pl_handler_post_at_front(struct pl_handler *h, pl_runnable_fn fn, void *arg)
 {
 	return enqueue(h, NULL, fn, arg, 0, true);
+}
+
+int pl_handler_post_held(struct pl_handler *h, pl_runnable_fn fn, void *arg)
+{
+	return enqueue(h, NULL, fn, arg, HELD_NS, false);
+}
+
+void pl_handler_release_held(struct pl_handler *h)
+{
+	struct pl_looper *l = h->looper;
+	struct queued *held = NULL, **tail = &held;
+
+	pthread_mutex_lock(&l->lock);
+	/* Held messages sort last; take h's out in order, then put them back due now. */
+	for (struct queued **p = &l->head; *p;) {
+		if ((*p)->when_ns == HELD_NS && (*p)->handler == h) {
+			*tail = *p;
+			*p = (*p)->next;
+			tail = &(*tail)->next;
+		} else {
+			p = &(*p)->next;
+		}
+	}
+	*tail = NULL;
+	uint64_t now = pl_now_ns();
+	struct queued **p = &l->head;
+	while (*p && (*p)->when_ns <= now)
+		p = &(*p)->next;
+	if (held) {
+		for (struct queued *q = held; q; q = q->next)
+			q->when_ns = now;
+		struct queued *rest = *p;
+		*p = held;
+		*tail = rest;
+	}
+	pthread_mutex_unlock(&l->lock);
+	if (held)
+		wake(l);
 }
 
 static void dispatch(struct pl_looper *l, struct queued *q)

@@ -26,11 +26,7 @@ struct pl_window {
 	bool dirty;		/* some view is invalidated, or a full redraw is due */
 	bool full_redraw;	/* the back buffer holds nothing reusable */
 	bool vsync_requested;
-	struct frame_callback {
-		pl_frame_fn fn;
-		void *ctx;
-	} callbacks[PL_WINDOW_MAX_FRAME_CALLBACKS];
-	unsigned ncallbacks;
+	uint64_t vsync_ns;	/* time of the tick being handled */
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
 	unsigned nviews;
 	uint32_t next_view_id;
@@ -67,11 +63,35 @@ void pl_view_invalidate(struct pl_view *v)
 	request_vsync(v->window);
 }
 
+struct frame_callback {
+	struct pl_window *w;
+	pl_frame_fn fn;
+	void *ctx;
+};
+
+static void run_frame_callback(void *arg)
+{
+	struct frame_callback *cb = arg;
+	cb->fn(cb->ctx, cb->w->vsync_ns);
+	free(cb);
+}
+
+/*
+ * A held message, released by the next vsync: unlike Android's Choreographer,
+ * whose callbacks leave no trace, each animation frame is then linked to the
+ * interval that asked for it (ENQUEUE there, DEQUEUE at the tick).
+ */
 int pl_window_post_frame_callback(struct pl_window *w, pl_frame_fn fn, void *ctx)
 {
-	if (w->ncallbacks == PL_WINDOW_MAX_FRAME_CALLBACKS)
-		return -ENOSPC;
-	w->callbacks[w->ncallbacks++] = (struct frame_callback){ fn, ctx };
+	struct frame_callback *cb = malloc(sizeof(*cb));
+	if (!cb)
+		return -ENOMEM;
+	*cb = (struct frame_callback){ w, fn, ctx };
+	int err = pl_handler_post_held(&w->handler, run_frame_callback, cb);
+	if (err) {
+		free(cb);
+		return err;
+	}
 	request_vsync(w);
 	return 0;
 }
@@ -124,17 +144,9 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 	}
 }
 
-/* Choreographer's doFrame: frame callbacks, then update the back buffer and post it. */
-static void do_frame(struct pl_window *w, uint64_t vsync_ns)
+/* Choreographer's doFrame: update the back buffer and post it. */
+static void do_frame(struct pl_window *w)
 {
-	struct frame_callback run[PL_WINDOW_MAX_FRAME_CALLBACKS];
-	unsigned n = w->ncallbacks;
-
-	/* Taken off first: a callback that wants the next frame too posts itself again. */
-	memcpy(run, w->callbacks, n * sizeof(run[0]));
-	w->ncallbacks = 0;
-	for (unsigned i = 0; i < n; i++)
-		run[i].fn(run[i].ctx, vsync_ns);
 	if (!w->dirty)
 		return;
 	w->dirty = false;
@@ -160,7 +172,7 @@ static void do_frame(struct pl_window *w, uint64_t vsync_ns)
 static void on_message(struct pl_handler *h, const struct pl_message *m)
 {
 	if (m->what == MSG_FRAME)
-		do_frame(h->ctx, (uint64_t)m->arg1);
+		do_frame(h->ctx);
 }
 
 static void on_compositor(int fd, uint32_t events, void *ctx)
@@ -176,8 +188,11 @@ static void on_compositor(int fd, uint32_t events, void *ctx)
 	if (m.type != PL_WIRE_VSYNC)
 		return;
 	w->vsync_requested = false;
-	/* The frame runs as a message, as Android's FrameDisplayEventReceiver posts doFrame. */
-	struct pl_message frame = { .what = MSG_FRAME, .arg1 = (int64_t)m.t_ns };
+	w->vsync_ns = m.t_ns;
+	/* Frame callbacks first, then the frame, which runs as a message as Android's
+	 * FrameDisplayEventReceiver posts doFrame. */
+	pl_handler_release_held(&w->handler);
+	struct pl_message frame = { .what = MSG_FRAME };
 	pl_handler_send(&w->handler, &frame);
 }
 

@@ -93,6 +93,16 @@ int pl_handler_post(struct pl_handler *h, pl_runnable_fn fn, void *arg);
 int pl_handler_post_delayed(struct pl_handler *h, pl_runnable_fn fn, void *arg, uint64_t delay_ns);
 int pl_handler_post_at_front(struct pl_handler *h, pl_runnable_fn fn, void *arg);
 
+/*
+ * A held message is enqueued (and traced) now but dispatched only after
+ * pl_handler_release_held(h): for work gated on an outside event, such as a
+ * frame callback waiting for vsync, so the trace links it to the interval
+ * that asked for it. Its ENQUEUE_MSG logs a delay of 0. Release makes every
+ * message held on h due now, in the order they were sent.
+ */
+int pl_handler_post_held(struct pl_handler *h, pl_runnable_fn fn, void *arg);
+void pl_handler_release_held(struct pl_handler *h);
+
 /* Globally unique id for a queue or executor: (pid << 8) | per-process index. */
 uint32_t pl_new_object_id(void);
 

@@ -59,9 +59,9 @@ void pl_view_invalidate(struct pl_view *v);
 /*
  * Choreographer.postFrameCallback: fn(ctx, vsync_ns) runs once on the main
  * looper at the next vsync, before that frame is drawn; an animation posts
- * itself again from fn. Returns 0 or -ENOSPC.
+ * itself again from fn. It travels as a held message (looper.h), so the
+ * trace links each frame to the one that asked for it. Returns 0 or -errno.
  */
-#define PL_WINDOW_MAX_FRAME_CALLBACKS 8
 typedef void (*pl_frame_fn)(void *ctx, uint64_t vsync_ns);
 int pl_window_post_frame_callback(struct pl_window *w, pl_frame_fn fn, void *ctx);
 
