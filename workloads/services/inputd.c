@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "panlab/die.h"
+#include "panlab/evdev_input.h"
 #include "panlab/looper.h"
 #include "panlab/ready.h"
 #include "panlab/wire.h"
@@ -39,12 +40,7 @@
 struct device {
 	int fd;			/* -1: free */
 	dev_t rdev;		/* to open each device once, whether seen by scan or inotify */
-	struct input_absinfo ax, ay;
-	int32_t abs_x, abs_y;	/* raw, last reported */
-	int32_t param;		/* MSC_RAW of the frame being read */
-	bool touch_down;	/* a touch-down in the frame being read */
-	uint16_t keys[8];	/* key-downs in the frame being read */
-	unsigned nkeys;
+	struct pl_evdev_state input;
 };
 
 struct inputd {
@@ -62,37 +58,13 @@ static bool test_bit(const unsigned long *bits, unsigned bit)
 	return bits[bit / (8 * sizeof(long))] >> (bit % (8 * sizeof(long))) & 1;
 }
 
-static void send_focused(struct inputd *in, struct pl_wire *m)
+static void send_focused(void *ctx, struct pl_wire *m)
 {
+	struct inputd *in = ctx;
 	m->seq = in->next_seq++;
 	/* Without a focused app the input is dropped but still numbered, as the injector counts it. */
 	if (in->focused >= 0)
 		(void)pl_wire_send(in->focused, m, -1);
-}
-
-static int32_t scale(int32_t v, const struct input_absinfo *a, int32_t size_px)
-{
-	int64_t range = (int64_t)a->maximum - a->minimum + 1;
-	if (range <= 1)
-		return v;
-	int64_t px = ((int64_t)v - a->minimum) * size_px / range;
-	return (int32_t)(px < 0 ? 0 : px >= size_px ? size_px - 1 : px);
-}
-
-static void end_frame(struct inputd *in, struct device *d)
-{
-	if (d->touch_down) {
-		struct pl_wire m = { .type = PL_WIRE_TAP, .x_px = scale(d->abs_x, &d->ax, PL_DISPLAY_WIDTH_PX),
-				     .y_px = scale(d->abs_y, &d->ay, PL_DISPLAY_HEIGHT_PX), .param = d->param };
-		send_focused(in, &m);
-	}
-	for (unsigned i = 0; i < d->nkeys; i++) {
-		struct pl_wire m = { .type = PL_WIRE_KEY, .code = d->keys[i] };
-		send_focused(in, &m);
-	}
-	d->touch_down = false;
-	d->nkeys = 0;
-	d->param = 0;
 }
 
 static void close_device(struct inputd *in, struct device *d)
@@ -117,37 +89,8 @@ static void on_device(int fd, uint32_t events, void *ctx)
 		close_device(in, d);	/* unplugged */
 		return;
 	}
-	for (size_t i = 0; i < (size_t)n / sizeof(ev[0]); i++) {
-		const struct input_event *e = &ev[i];
-		switch (e->type) {
-		case EV_ABS:
-			if (e->code == ABS_X || e->code == ABS_MT_POSITION_X)
-				d->abs_x = e->value;
-			else if (e->code == ABS_Y || e->code == ABS_MT_POSITION_Y)
-				d->abs_y = e->value;
-			break;
-		case EV_MSC:
-			if (e->code == MSC_RAW)
-				d->param = e->value;
-			break;
-		case EV_KEY:
-			if (e->value != 1)
-				break;
-			if (e->code == BTN_TOUCH || e->code == BTN_LEFT)
-				d->touch_down = true;
-			else if (d->nkeys < sizeof(d->keys) / sizeof(d->keys[0]))
-				d->keys[d->nkeys++] = e->code;
-			break;
-		case EV_SYN:
-			if (e->code == SYN_REPORT) {
-				end_frame(in, d);
-			} else if (e->code == SYN_DROPPED) {
-				d->touch_down = false;
-				d->nkeys = 0;
-			}
-			break;
-		}
-	}
+	for (size_t i = 0; i < (size_t)n / sizeof(ev[0]); i++)
+		pl_evdev_feed(&d->input, &ev[i], send_focused, in);
 }
 
 /* Touchscreens (ABS_X + BTN_TOUCH) and anything with keys qualify. */
@@ -183,9 +126,9 @@ static void open_device(struct inputd *in, const char *name)
 		return;
 	}
 	*d = (struct device){ .fd = fd, .rdev = st.st_rdev };
-	/* Without ABS axes, taps come from BTN_LEFT at (0,0); the range check in scale() copes. */
-	(void)ioctl(fd, EVIOCGABS(ABS_X), &d->ax);
-	(void)ioctl(fd, EVIOCGABS(ABS_Y), &d->ay);
+	/* Without ABS axes the ranges stay zero and positions pass through unscaled. */
+	(void)ioctl(fd, EVIOCGABS(ABS_X), &d->input.ax);
+	(void)ioctl(fd, EVIOCGABS(ABS_Y), &d->input.ay);
 	if (pl_looper_add_fd(in->looper, fd, EPOLLIN, on_device, in) < 0) {
 		close(fd);
 		d->fd = -1;

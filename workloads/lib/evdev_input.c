@@ -1,0 +1,61 @@
+/* See include/panlab/evdev_input.h. */
+#include "panlab/evdev_input.h"
+
+static int32_t scale(int32_t v, const struct input_absinfo *a, int32_t size_px)
+{
+	int64_t range = (int64_t)a->maximum - a->minimum + 1;
+	if (range <= 1)
+		return v;
+	int64_t px = ((int64_t)v - a->minimum) * size_px / range;
+	return (int32_t)(px < 0 ? 0 : px >= size_px ? size_px - 1 : px);
+}
+
+static void end_frame(struct pl_evdev_state *s, pl_evdev_emit_fn emit, void *ctx)
+{
+	if (s->touch_down) {
+		struct pl_wire m = { .type = PL_WIRE_TAP, .x_px = scale(s->abs_x, &s->ax, PL_DISPLAY_WIDTH_PX),
+				     .y_px = scale(s->abs_y, &s->ay, PL_DISPLAY_HEIGHT_PX), .param = s->param };
+		emit(ctx, &m);
+	}
+	for (unsigned i = 0; i < s->nkeys; i++) {
+		struct pl_wire m = { .type = PL_WIRE_KEY, .code = s->keys[i] };
+		emit(ctx, &m);
+	}
+	s->touch_down = false;
+	s->nkeys = 0;
+	s->param = 0;
+}
+
+void pl_evdev_feed(struct pl_evdev_state *s, const struct input_event *e, pl_evdev_emit_fn emit,
+		   void *ctx)
+{
+	switch (e->type) {
+	case EV_ABS:
+		if (e->code == ABS_X || e->code == ABS_MT_POSITION_X)
+			s->abs_x = e->value;
+		else if (e->code == ABS_Y || e->code == ABS_MT_POSITION_Y)
+			s->abs_y = e->value;
+		break;
+	case EV_MSC:
+		if (e->code == MSC_RAW)
+			s->param = e->value;
+		break;
+	case EV_KEY:
+		if (e->value != 1)
+			break;
+		if (e->code == BTN_TOUCH || e->code == BTN_LEFT)
+			s->touch_down = true;
+		else if (s->nkeys < sizeof(s->keys) / sizeof(s->keys[0]))
+			s->keys[s->nkeys++] = e->code;
+		break;
+	case EV_SYN:
+		if (e->code == SYN_REPORT) {
+			end_frame(s, emit, ctx);
+		} else if (e->code == SYN_DROPPED) {
+			s->touch_down = false;
+			s->nkeys = 0;
+			s->param = 0;
+		}
+		break;
+	}
+}
