@@ -2,12 +2,14 @@
 # Builds $(BUILD)/panlab-phone on top of the CPU library and runs the
 # board's CUnit tests (sanitized) as part of `make test`.
 
-BOARD_SRCS := machine.c time.c fdt.c loader.c \
+REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
+BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
               dev/virtio_input.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
-BOARD_LIBS := -lfdt -lz
+BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz
+BOARD_CFLAGS := -I../replay/include
 BOARD_OBJS := $(BOARD_SRCS:%.c=$(BUILD)/board/%.o)
 BOARD_OBJS_SAN := $(BOARD_SRCS:%.c=$(BUILD)/board-san/%.o)
 PHONE := $(BUILD)/panlab-phone
@@ -20,17 +22,21 @@ phone: $(PHONE)
 
 $(BUILD)/board/%.o: %.c $(BOARD_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(BOARD_CFLAGS) -c $< -o $@
 
 $(BUILD)/board-san/%.o: %.c $(BOARD_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SANFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(BOARD_CFLAGS) $(SANFLAGS) -c $< -o $@
 
-$(PHONE): $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(BOARD_LIBS)
+$(PHONE): $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB) $(REPLAY_LIB)
+	$(CC) $(CFLAGS) -o $@ $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB) $(BOARD_LIBS)
 
-$(BUILD)/test_board%: tests/test_board%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_HDRS)
-	$(CC) $(CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
+# The replay library is replay/'s; build it if the top level has not.
+$(REPLAY_LIB):
+	$(MAKE) -C ../replay host
+
+$(BUILD)/test_board%: tests/test_board%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS)
+	$(CC) $(CFLAGS) $(BOARD_CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
 
 board-test: $(BOARD_TESTS) $(PHONE)
 	@for t in $(BOARD_TESTS); do echo "== $$t"; $$t || exit 1; done

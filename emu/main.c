@@ -9,6 +9,8 @@
 #include <time.h>
 #include "machine.h"
 #include "loader.h"
+#include "replay.h"
+#include "panlab/replay.h"
 
 #define ERR_LEN 512
 /* The run loop checks for the end of the run this often (virtual). */
@@ -23,6 +25,7 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
+        "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
         prog);
 }
@@ -70,6 +73,7 @@ static void console_put(void *opaque, const uint8_t *buf, size_t n)
 typedef struct port_file {
     FILE *f;
     console *con;
+    phone_replay *watch;        /* panlab.input: the guest says "ready" */
 } port_file;
 
 static void port_put(void *opaque, const uint8_t *buf, size_t n)
@@ -77,6 +81,8 @@ static void port_put(void *opaque, const uint8_t *buf, size_t n)
     port_file *p = opaque;
     if (p->f)
         fwrite(buf, 1, n, p->f);
+    if (p->watch)
+        phone_replay_port(p->watch, buf, n);
     p->con->last_output_ns = vt_now_ns(p->con->vt);
 }
 
@@ -108,7 +114,8 @@ static double host_s(void)
 int main(int argc, char **argv)
 {
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
-               *dtb_out = NULL, *console_path = NULL;
+               *dtb_out = NULL, *console_path = NULL, *replay_path = NULL,
+               *gt_path = NULL, *system_map = NULL;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
     int nports = 3;
@@ -135,6 +142,9 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--dtb")) dtb_in = v;
         else if (!strcmp(o, "--dtb-out")) dtb_out = v;
         else if (!strcmp(o, "--console")) console_path = v;
+        else if (!strcmp(o, "--replay")) replay_path = v;
+        else if (!strcmp(o, "--ground-truth")) gt_path = v;
+        else if (!strcmp(o, "--system-map")) system_map = v;
         else if (!strcmp(o, "--port")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1]) {
@@ -172,7 +182,15 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (replay_path && !gt_path) {
+        fprintf(stderr, "%s: --replay needs --ground-truth FILE\n", prog);
+        return 2;
+    }
+
     char err[ERR_LEN];
+    struct pl_script *script = NULL;
+    if (replay_path && pl_script_parse_file(replay_path, &script, err, sizeof(err)) < 0)
+        die("%s%s", err, "");
     uint8_t *kimg = NULL, *rd = NULL, *dtb = NULL;
     size_t kbytes = 0, rdbytes = 0, dtbbytes = 0;
     if (loader_read_zimage(kernel, &kimg, &kbytes, err, sizeof(err)) < 0 ||
@@ -184,14 +202,34 @@ int main(int argc, char **argv)
     if (console_path && !(con.f = fopen(console_path, "wb")))
         die("%s: cannot create: %s", console_path, strerror(errno));
 
+    uint16_t keys[256];
+    for (size_t i = 0; i < pl_key_count() && i < 256; i++)
+        keys[i] = pl_key_code_at(i);
+    FILE *gt = NULL;
+    phone_replay *rp = NULL;
+    guest_clock clk;
+    if (gt_path) {
+        if (!(gt = fopen(gt_path, "w")))
+            die("%s: cannot create: %s", gt_path, strerror(errno));
+        rp = phone_replay_new(script, gt, system_map ? &clk : NULL);
+    }
+
     machine_config cfg;
     machine_config_default(&cfg);
+    if (rp) {
+        cfg.display = (gpu_host){ rp, phone_replay_frame };
+        cfg.input = (input_host){ rp, phone_replay_delivered };
+    }
+    cfg.keys = keys;
+    cfg.nkeys = pl_key_count();
     cfg.cpu_hz = cpu_mhz * 1000000ull;
     cfg.console = (byte_sink){ console_put, &con };
     port_file ports[MACH_MAX_PORTS];
     cfg.nports = nports;
     for (int i = 0; i < nports; i++) {
-        ports[i] = (port_file){ NULL, &con };
+        ports[i] = (port_file){ NULL, &con, NULL };
+        if (!strcmp(port_name[i], "panlab.input"))
+            ports[i].watch = rp;
         if (port_path[i] && !(ports[i].f = fopen(port_path[i], "wb")))
             die("%s: cannot create: %s", port_path[i], strerror(errno));
         cfg.port_name[i] = port_name[i];
@@ -200,6 +238,13 @@ int main(int argc, char **argv)
     machine *m = machine_new(&cfg);
     vt_engine *vt = machine_engine(m);
     con.vt = vt;
+    if (rp)
+        phone_replay_attach(rp, vt, machine_input(m));
+    /* This kernel's linear map: PAGE_OFFSET 0xc0000000 at the start of
+     * RAM (CONFIG_VMSPLIT_3G). */
+    if (system_map && guest_clock_init(&clk, machine_phys(m), system_map,
+                                       0xc0000000u, MACH_RAM, err, sizeof(err)) < 0)
+        die("%s%s", err, "");
 
     uint8_t *dtb_used;
     size_t dtb_used_bytes;
@@ -251,6 +296,11 @@ int main(int argc, char **argv)
             break;
         }
     }
+    if (!status && script && !phone_replay_done(rp)) {
+        fprintf(stderr, "%s: the guest stopped before the replay script "
+                "ended (%s)\n", prog, replay_path);
+        status = 1;
+    }
     double host = host_s() - h0;
     uint64_t insns = 0;
     for (int i = 0; i < arm_sys_ncores(machine_cpus(m)); i++)
@@ -268,6 +318,10 @@ int main(int argc, char **argv)
     }
     if (con.f != stdout)
         fclose(con.f);
+    if (gt && fclose(gt) != 0)
+        die("%s: cannot write: %s", gt_path, strerror(errno));
+    phone_replay_free(rp);
+    pl_script_free(script);
     for (int i = 0; i < nports; i++)
         if (ports[i].f && fclose(ports[i].f) != 0)
             die("%s: cannot write: %s", port_path[i], strerror(errno));

@@ -1,0 +1,75 @@
+/* Guest CLOCK_MONOTONIC from the vDSO data page; see guest_clock.h. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "guest_clock.h"
+
+/* struct vdso_data (Linux 6.1, 32-bit ARM): seq @0, clock_mode @4,
+ * cycle_last @8, mask @16, mult @24, shift @28, then basetime[] of 16-byte
+ * {sec, nsec}, indexed by clock id; CLOCK_MONOTONIC is 1. */
+enum { VD_SEQ = 0, VD_MODE = 4, VD_CYCLE_LAST = 8, VD_MASK = 16,
+       VD_MULT = 24, VD_SHIFT = 28, VD_MONO = 32 + 16 * 1, VD_BYTES = 64 };
+
+int guest_clock_init(guest_clock *g, const phys_map *map,
+                     const char *system_map, uint32_t page_offset,
+                     uint32_t phys_offset, char *err, size_t err_len)
+{
+    FILE *f = fopen(system_map, "r");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %s", system_map, strerror(errno));
+        return -1;
+    }
+    char line[256];
+    unsigned lineno = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        lineno++;
+        uint32_t va;
+        char type, name[200];
+        if (sscanf(line, "%" SCNx32 " %c %199s", &va, &type, name) == 3 &&
+            !strcmp(name, "vdso_data_store")) {
+            if (va < page_offset) {
+                snprintf(err, err_len, "%s:%u: vdso_data_store at 0x%08x is "
+                         "below PAGE_OFFSET 0x%08x", system_map, lineno, va,
+                         page_offset);
+                fclose(f);
+                return -1;
+            }
+            g->data_pa = va - page_offset + phys_offset;
+            found = 1;
+        }
+    }
+    fclose(f);
+    if (!found) {
+        snprintf(err, err_len, "%s: no symbol vdso_data_store, expected the "
+                 "System.map of a kernel built with CONFIG_VDSO", system_map);
+        return -1;
+    }
+    g->map = map;
+    return 0;
+}
+
+int guest_clock_mono_ns(const guest_clock *g, uint64_t ticks, uint64_t *ns)
+{
+    const uint8_t *p = phys_ram_ptr(g->map, g->data_pa, VD_BYTES);
+    if (!p)
+        return -1;
+    uint32_t seq, mode, mult, shift;
+    uint64_t last, mask, sec, nsec;
+    memcpy(&seq, p + VD_SEQ, 4);
+    memcpy(&mode, p + VD_MODE, 4);
+    memcpy(&last, p + VD_CYCLE_LAST, 8);
+    memcpy(&mask, p + VD_MASK, 8);
+    memcpy(&mult, p + VD_MULT, 4);
+    memcpy(&shift, p + VD_SHIFT, 4);
+    memcpy(&sec, p + VD_MONO, 8);
+    memcpy(&nsec, p + VD_MONO + 8, 8);
+    /* Odd seq: a core was stopped in the middle of an update; mode 0 is
+     * VDSO_CLOCKMODE_NONE. */
+    if ((seq & 1) || mode == 0 || mult == 0 || shift >= 64)
+        return -1;
+    uint64_t delta = (ticks - last) & mask;
+    *ns = sec * 1000000000ull + ((nsec + delta * mult) >> shift);
+    return 0;
+}

@@ -1,0 +1,198 @@
+/* Scripted input and device ground truth; see replay.h. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/input-event-codes.h>
+#include "panlab/replay.h"
+#include "replay.h"
+
+struct phone_replay {
+    vt_engine *t;
+    const struct pl_script *script;
+    FILE *gt;
+    const guest_clock *clk;
+    virtio_input *in;
+    int64_t offset_ns;          /* engine ns - guest ns, once known */
+    int have_offset;
+    char line[128];
+    size_t len;
+    int started, done;
+    uint64_t ready_guest_ns;
+    size_t next;                /* next frame: action next / 2, up if odd */
+    uint64_t frames;
+    vt_event ev;
+};
+
+static void step(void *opaque);
+
+/* Guest CLOCK_MONOTONIC at engine time ns. The two clocks differ by a
+ * constant once the guest runs on the arch timer (its mult/shift turn
+ * counter ticks into ns exactly), so the last offset read stands in
+ * while the vDSO page is mid-update. */
+static uint64_t guest_ns(phone_replay *r, uint64_t ns)
+{
+    uint64_t mono;
+    if (r->clk) {
+        uint64_t hz = vt_counter_hz(r->t);
+        uint64_t ticks = (ns / VT_NS_PER_S) * hz +
+                         (ns % VT_NS_PER_S) * hz / VT_NS_PER_S;
+        if (guest_clock_mono_ns(r->clk, ticks, &mono) == 0) {
+            r->offset_ns = (int64_t)(ns - mono);
+            r->have_offset = 1;
+            return mono;
+        }
+    }
+    return r->have_offset ? ns - (uint64_t)r->offset_ns : ns;
+}
+
+static uint64_t engine_ns(const phone_replay *r, uint64_t guest)
+{
+    return r->have_offset ? guest + (uint64_t)r->offset_ns : guest;
+}
+
+phone_replay *phone_replay_new(const struct pl_script *script, FILE *gt,
+                               const guest_clock *clk)
+{
+    phone_replay *r = calloc(1, sizeof(*r));
+    if (!r) {
+        fprintf(stderr, "panlab-phone: out of memory\n");
+        exit(1);
+    }
+    r->script = script;
+    r->gt = gt;
+    r->clk = clk;
+    vt_event_init(&r->ev, step, r);
+    fprintf(gt, "panlab-ground-truth 1\n# t_ns: %s\n",
+            clk ? "guest CLOCK_MONOTONIC, read from its vDSO data page"
+                : "emulator virtual ns since power-on");
+    return r;
+}
+
+void phone_replay_free(phone_replay *r)
+{
+    if (!r)
+        return;
+    if (r->t)
+        vt_cancel(r->t, &r->ev);
+    free(r);
+}
+
+void phone_replay_attach(phone_replay *r, vt_engine *t, virtio_input *in)
+{
+    r->t = t;
+    r->in = in;
+}
+
+int phone_replay_done(const phone_replay *r)
+{
+    return r->done;
+}
+
+void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
+                        uint32_t width_px, uint32_t height_px)
+{
+    phone_replay *r = opaque;
+    (void)pixels;
+    (void)width_px;
+    (void)height_px;
+    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "\n", r->frames++,
+            guest_ns(r, ns));
+}
+
+/* The press or release frame of an action, as replay/src/inject.c builds
+ * it for uinput: a tap's press carries x, y and its param (MSC_RAW). */
+static size_t build(const struct pl_action *a, int down, input_ev ev[5])
+{
+    size_t n = 0;
+    if (a->kind == PL_ACTION_TAP) {
+        if (down) {
+            ev[n++] = (input_ev){ EV_ABS, ABS_X, a->x_px };
+            ev[n++] = (input_ev){ EV_ABS, ABS_Y, a->y_px };
+        }
+        ev[n++] = (input_ev){ EV_KEY, BTN_TOUCH, down };
+        if (down)
+            ev[n++] = (input_ev){ EV_MSC, MSC_RAW, a->param };
+    } else {
+        ev[n++] = (input_ev){ EV_KEY, a->key_code, down };
+    }
+    ev[n++] = (input_ev){ EV_SYN, SYN_REPORT, 0 };
+    return n;
+}
+
+static void schedule_next(phone_replay *r)
+{
+    size_t count = pl_script_action_count(r->script);
+    uint64_t rel;
+    if (r->next < 2 * count) {
+        const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+        rel = a->at_ns + (r->next & 1 ? a->hold_ns : 0);
+    } else if (r->next == 2 * count) {
+        rel = pl_script_duration_ns(r->script);
+    } else {
+        return;
+    }
+    vt_schedule(r->t, &r->ev, engine_ns(r, r->ready_guest_ns + rel));
+}
+
+static void step(void *opaque)
+{
+    phone_replay *r = opaque;
+    size_t count = pl_script_action_count(r->script);
+    if (r->next == 2 * count) {
+        fprintf(r->gt, "end %" PRIu64 "\n", guest_ns(r, vt_now_ns(r->t)));
+        r->done = 1;
+        r->next++;
+        return;
+    }
+    const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+    input_ev ev[5];
+    size_t n = build(a, !(r->next & 1), ev);
+    if (!r->in || virtio_input_send(r->in, ev, n, r->next) < 0)
+        fprintf(stderr, "panlab-phone: input frame %zu dropped: the guest "
+                "is not reading the touchscreen\n", r->next);
+    r->next++;
+    schedule_next(r);
+}
+
+void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t ns)
+{
+    phone_replay *r = opaque;
+    if (tag & 1)
+        return;                 /* releases are not inputs */
+    const struct pl_action *a = pl_script_action(r->script, tag / 2);
+    uint64_t t = guest_ns(r, ns);
+    if (a->kind == PL_ACTION_TAP)
+        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " tap %" PRId32 " %" PRId32
+                "\n", tag / 2, t, a->x_px, a->y_px);
+    else
+        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", tag / 2, t,
+                (unsigned)a->key_code);
+}
+
+static void start(phone_replay *r, uint64_t ready_guest)
+{
+    if (r->started || !r->script)
+        return;
+    r->started = 1;
+    guest_ns(r, vt_now_ns(r->t));   /* learn the offset */
+    r->ready_guest_ns = ready_guest;
+    fprintf(r->gt, "ready %" PRIu64 "\n", ready_guest);
+    schedule_next(r);
+}
+
+void phone_replay_port(phone_replay *r, const uint8_t *buf, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != '\n') {
+            if (r->len < sizeof(r->line) - 1)
+                r->line[r->len++] = (char)buf[i];
+            continue;
+        }
+        r->line[r->len] = 0;
+        r->len = 0;
+        uint64_t t;
+        char tail;
+        if (sscanf(r->line, "ready %" SCNu64 "%c", &t, &tail) == 1)
+            start(r, t);
+    }
+}
