@@ -2,7 +2,14 @@
  * app-asynctask: Panappticon Table 2's AsyncTask benchmark. A tap on the
  * button starts an AsyncTask (Android's default execute(): the serial
  * executor): pre-execute darkens the button, the background step computes for
- * the tap's param milliseconds, post-execute draws the result.
+ * the tap's param milliseconds, post-execute draws the result. Taps closer
+ * together than their tasks queue behind each other (DiagDroid's serial
+ * executor case).
+ *
+ * Built a second time with ASYNCTASK_THREAD_POOL as app-asyncpool, whose
+ * tasks go to THREAD_POOL_EXECUTOR (executeOnExecutor): bursts of taps run
+ * 5 at a time, queue 10 more, then grow the pool (DiagDroid's thread-pool
+ * exhaustion).
  *
  * No logging here: every trace event comes from the platform.
  */
@@ -49,8 +56,12 @@ static void on_tap(struct bench_ui *ui, int32_t param)
 	if (!job)
 		return;
 	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0 };
-	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app),
-				  pl_app_serial_executor(ui->app)) != 0)
+#ifdef ASYNCTASK_THREAD_POOL
+	struct pl_executor *ex = pl_app_thread_pool_executor(ui->app);
+#else
+	struct pl_executor *ex = pl_app_serial_executor(ui->app);
+#endif
+	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app), ex) != 0)
 		free(job);
 }
 
@@ -64,5 +75,9 @@ int main(void)
 	static const struct pl_app_ops ops = { .on_create = on_create };
 	static struct bench_ui ui = { .on_tap = on_tap };
 
+#ifdef ASYNCTASK_THREAD_POOL
+	return pl_app_main("asyncpool", &ops, &ui);
+#else
 	return pl_app_main("asynctask", &ops, &ui);
+#endif
 }
