@@ -1,0 +1,180 @@
+/*
+ * panlab-selftest: guest-side checks of platform parts that need the real
+ * kernel, for the integration tests (issue 4: binder calls).
+ *
+ *   panlab-selftest binder
+ *
+ * Creates its own binder device in binderfs (each device has its own context
+ * manager, so a running session is not disturbed), starts a servicemanager
+ * on it from the selftest's own directory, forks a service process (a
+ * process cannot reach its own service through a handle), then checks:
+ * lookup of a missing name, a duplicate registration, a two-way call with
+ * data both ways, an error status from the service, and one-way calls
+ * arriving in order. Prints "panlab-selftest: binder ok" and exits 0, or one
+ * line naming the failed check and exits 1.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "panlab/binder.h"
+#include "panlab/die.h"
+#include "panlab/spawn.h"
+
+#define DEVICE_NAME "selftest-binder"
+#define SERVICE_NAME "panlab.selftest"
+#define ONE_WAY_CALLS 20
+
+enum { CODE_ECHO = 1, CODE_FAIL = 2, CODE_NOTE = 3 };
+
+struct selftest_service {
+	struct pl_binder_service s;
+	int notify_fd;		/* gets one byte when all one-way calls arrived in order */
+	uint32_t next_note;
+};
+
+static int on_transact(struct pl_binder_service *s, uint32_t code, struct pl_parcel *in,
+		       struct pl_parcel *reply)
+{
+	struct selftest_service *t = (struct selftest_service *)s;
+	uint32_t v;
+	char str[32];
+
+	switch (code) {
+	case CODE_ECHO:
+		if (!reply || pl_parcel_get_u32(in, &v) || pl_parcel_get_string(in, str, sizeof(str)))
+			return -EPROTO;
+		return pl_parcel_put_u32(reply, v + 1) ? -ENOMEM : pl_parcel_put_string(reply, str);
+	case CODE_FAIL:
+		return -EINVAL;
+	case CODE_NOTE:
+		/* One-way calls to one service are delivered one at a time, in order. */
+		if (reply || pl_parcel_get_u32(in, &v) || v != t->next_note)
+			return -EPROTO;
+		if (++t->next_note == ONE_WAY_CALLS)
+			(void)!write(t->notify_fd, "n", 1);
+		return 0;
+	default:
+		return -ENOSYS;
+	}
+}
+
+static void serve(const char *device, int ready_fd, int notify_fd)
+{
+	static struct selftest_service t = { .s.on_transact = on_transact };
+	char err[256];
+	t.notify_fd = notify_fd;
+	struct pl_binder *b = pl_binder_open(device, err, sizeof(err));
+	if (!b)
+		pl_die("service: %s", err);
+	int r = pl_binder_add_service(b, SERVICE_NAME, &t.s);
+	if (r)
+		pl_die("service: register %s: %s", SERVICE_NAME, strerror(-r));
+	(void)!write(ready_fd, "r", 1);
+	pl_binder_loop(b);
+	_exit(1);
+}
+
+/* Helpers to stop on any exit, so a failed check leaves no process behind. */
+static pid_t helpers[2];
+
+static void stop_helpers(void)
+{
+	for (int i = 0; i < 2; i++) {
+		if (helpers[i] > 0) {
+			kill(helpers[i], SIGKILL);
+			waitpid(helpers[i], NULL, 0);
+		}
+	}
+}
+
+/* servicemanager on device, from the directory this program runs from. */
+static pid_t start_servicemanager(const char *device)
+{
+	char path[PATH_MAX], err[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash = n > 0 ? memrchr(path, '/', (size_t)n) : NULL;
+	if (!slash || (size_t)(slash - path) + sizeof("/servicemanager") > sizeof(path))
+		pl_die("cannot find the directory of /proc/self/exe");
+	strcpy(slash, "/servicemanager");
+	pid_t pid = pl_spawn_ready(path, (char *[]){ path, (char *)device, NULL }, NULL, err, sizeof(err));
+	if (pid < 0)
+		pl_die("%s", err);
+	return pid;
+}
+
+static void check(int ok, const char *what)
+{
+	if (!ok)
+		pl_die("binder: %s", what);
+}
+
+static int run_binder(void)
+{
+	const char *device = "/dev/binderfs/" DEVICE_NAME;
+	int ready[2], notify[2];
+	int r = pl_binderfs_add_device(PL_BINDER_CONTROL, DEVICE_NAME);
+	if (r && r != -EEXIST)
+		pl_die("create %s with %s: %s", device, PL_BINDER_CONTROL, strerror(-r));
+	atexit(stop_helpers);
+	helpers[0] = start_servicemanager(device);
+	if (pipe(ready) < 0 || pipe(notify) < 0)
+		pl_die("pipe: %s", strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0)
+		pl_die("fork: %s", strerror(errno));
+	if (pid == 0)
+		serve(device, ready[1], notify[1]);
+	helpers[1] = pid;
+	char byte;
+	check(read(ready[0], &byte, 1) == 1, "the service process did not register");
+
+	char err[256];
+	struct pl_binder *b = pl_binder_open(device, err, sizeof(err));
+	if (!b)
+		pl_die("%s", err);
+	uint32_t h, missing;
+	check(pl_binder_get_service(b, "panlab.no-such-service", &missing) == -ENOENT,
+	      "a missing name is not -ENOENT");
+	check(pl_binder_get_service(b, SERVICE_NAME, &h) == 0, "lookup failed");
+	static struct pl_binder_service dup = { .on_transact = on_transact };
+	check(pl_binder_add_service(b, SERVICE_NAME, &dup) == -EEXIST, "a duplicate name is not -EEXIST");
+
+	struct pl_parcel in, reply;
+	uint32_t v = 0;
+	char str[32] = "";
+	pl_parcel_init(&in);
+	pl_parcel_put_u32(&in, 41);
+	pl_parcel_put_string(&in, "hello");
+	check(pl_binder_call(b, h, CODE_ECHO, &in, &reply) == 0, "two-way call failed");
+	check(pl_parcel_get_u32(&reply, &v) == 0 && v == 42, "two-way reply value wrong");
+	check(pl_parcel_get_string(&reply, str, sizeof(str)) == 0 && strcmp(str, "hello") == 0,
+	      "two-way reply string wrong");
+	pl_parcel_free(&reply);
+	check(pl_binder_call(b, h, CODE_FAIL, &in, &reply) == -EINVAL, "an error status did not come back");
+	pl_parcel_free(&in);
+
+	for (uint32_t i = 0; i < ONE_WAY_CALLS; i++) {
+		pl_parcel_init(&in);
+		pl_parcel_put_u32(&in, i);
+		check(pl_binder_call(b, h, CODE_NOTE, &in, NULL) == 0, "one-way call failed");
+		pl_parcel_free(&in);
+	}
+	check(read(notify[0], &byte, 1) == 1, "one-way calls did not all arrive in order");
+
+	pl_binder_close(b);
+	printf("panlab-selftest: binder ok\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "binder") == 0)
+		return run_binder();
+	pl_die("usage: panlab-selftest binder");
+}
