@@ -35,8 +35,8 @@ $(PHONE): $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB) $(REPLAY_LIB)
 $(REPLAY_LIB):
 	$(MAKE) -C ../replay host
 
-$(BUILD)/test_board%: tests/test_board%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS)
+$(BOARD_TESTS): $(BUILD)/%: tests/%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS)
 	$(CC) $(CFLAGS) $(BOARD_CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
 
 board-test: $(BOARD_TESTS) $(PHONE)
-	@for t in $(BOARD_TESTS); do echo "== $$t"; $$t || exit 1; done
+	@for t in $(BOARD_TESTS); do echo "== $$t"; $$t $(PHONE) || exit 1; done

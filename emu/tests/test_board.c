@@ -1,0 +1,738 @@
+/* CUnit tests of the phone board: boot-image checks and command-line
+ * errors, the virtual-time engine (event order, parallel cores, idle
+ * skip), the GIC, the PL011, the virtio queue core and console ports,
+ * the device tree and the guest clock. argv[1] is the panlab-phone
+ * binary for the command-line tests. Code run on the cores is given as
+ * encodings with the assembly in comments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <zlib.h>
+#include <libfdt.h>
+#include <CUnit/Basic.h>
+#include "../machine.h"
+#include "../loader.h"
+#include "../fdtgen.h"
+#include "../dev/gic.h"
+#include "../dev/pl011.h"
+#include "../dev/virtio.h"
+#include "../dev/virtio_console.h"
+#include "../host/guest_clock.h"
+
+static const char *phone_bin = "../build/emu/panlab-phone";
+static char tmpdir[] = "/tmp/test_board.XXXXXX";
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+static const char *write_file(const char *name, const void *data, size_t n)
+{
+    const char *p = tmp_path(name);
+    FILE *f = fopen(p, "wb");
+    if (n)
+        fwrite(data, 1, n, f);
+    fclose(f);
+    return p;
+}
+
+static const char *write_gz(const char *name, const char *text)
+{
+    const char *p = tmp_path(name);
+    gzFile g = gzopen(p, "wb");
+    gzwrite(g, text, (unsigned)strlen(text));
+    gzclose(g);
+    return p;
+}
+
+/* A minimal zImage: the magic at 0x24, start 0 and end = size. */
+static const char *make_zimage(const char *name, uint32_t size, uint32_t magic)
+{
+    uint8_t *b = calloc(1, size);
+    uint32_t end = size;
+    memcpy(b + 0x24, &magic, 4);
+    memcpy(b + 0x2c, &end, 4);
+    const char *p = write_file(name, b, size);
+    free(b);
+    return p;
+}
+
+/* ---- boot images ---- */
+
+static void expect_err(int rc, const char *err, const char *want)
+{
+    CU_ASSERT_EQUAL(rc, -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+}
+
+static void test_zimage(void)
+{
+    char err[512];
+    uint8_t *d;
+    size_t n;
+    CU_ASSERT_EQUAL(loader_read_zimage(make_zimage("ok", 4096, 0x016f2818),
+                                       &d, &n, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(n, 4096);
+    free(d);
+    expect_err(loader_read_zimage(tmp_path("missing"), &d, &n, err, sizeof(err)),
+               err, "missing: cannot open");
+    expect_err(loader_read_zimage(write_file("empty", "", 0), &d, &n, err,
+                                  sizeof(err)), err, "empty@0: empty file");
+    expect_err(loader_read_zimage(make_zimage("magic", 4096, 0x12345678), &d,
+                                  &n, err, sizeof(err)), err,
+               "magic@36: bad magic 0x12345678");
+    expect_err(loader_read_zimage(write_file("short", "abc", 3), &d, &n, err,
+                                  sizeof(err)), err, "short@3: truncated");
+    /* Header says 8192 bytes, the file has 4096. */
+    const char *p = make_zimage("trunc", 4096, 0x016f2818);
+    FILE *f = fopen(p, "r+b");
+    uint32_t end = 8192;
+    fseek(f, 0x2c, SEEK_SET);
+    fwrite(&end, 4, 1, f);
+    fclose(f);
+    expect_err(loader_read_zimage(p, &d, &n, err, sizeof(err)), err,
+               "trunc@4096: truncated");
+}
+
+static void test_initrd(void)
+{
+    char err[512];
+    uint8_t *d;
+    size_t n;
+    CU_ASSERT_EQUAL(loader_read_initrd(write_gz("ok.gz", "070701000000"), &d,
+                                       &n, err, sizeof(err)), 0);
+    free(d);
+    CU_ASSERT_EQUAL(loader_read_initrd(write_file("ok.cpio", "070701xx", 8),
+                                       &d, &n, err, sizeof(err)), 0);
+    free(d);
+    expect_err(loader_read_initrd(write_gz("notcpio.gz", "hello world"), &d,
+                                  &n, err, sizeof(err)), err,
+               "notcpio.gz@0: the gzip data does not start with the cpio");
+    expect_err(loader_read_initrd(write_file("junk", "junkjunk", 8), &d, &n,
+                                  err, sizeof(err)), err,
+               "junk@0: neither gzip");
+    static const uint8_t bad_gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
+                                      0xff, 0xff, 0xff, 0xff };
+    expect_err(loader_read_initrd(write_file("bad.gz", bad_gz, sizeof(bad_gz)),
+                                  &d, &n, err, sizeof(err)), err,
+               "corrupt or truncated gzip");
+    expect_err(loader_read_dtb(write_file("bad.dtb", "notadtb!notadtb!notadtb!"
+                                          "notadtb!notadtb!", 40), &d, &n, err,
+                               sizeof(err)), err,
+               "bad.dtb@0: not a valid device tree blob");
+}
+
+/* Runs panlab-phone with args; returns its exit status and the number of
+ * lines it printed on stderr, whose first line goes to first. */
+static int run_phone(const char *args, int *lines, char *first, size_t len)
+{
+    char cmd[2048];
+    const char *errf = tmp_path("stderr");
+    snprintf(cmd, sizeof(cmd), "%s %s 2>%s >/dev/null", phone_bin, args, errf);
+    int st = system(cmd);
+    FILE *f = fopen(errf, "r");
+    char line[1024];
+    *lines = 0;
+    first[0] = 0;
+    while (f && fgets(line, sizeof(line), f)) {
+        if (!(*lines)++)
+            snprintf(first, len, "%s", line);
+    }
+    if (f)
+        fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli_errors(void)
+{
+    int lines;
+    char first[1024], args[1024], k[256];
+    snprintf(k, sizeof(k), "%s", make_zimage("k", 4096, 0x016f2818));
+    CU_ASSERT_NOT_EQUAL(run_phone("--kernel x --bogus 1", &lines, first,
+                                  sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "unknown option '--bogus'"));
+    CU_ASSERT_NOT_EQUAL(run_phone("", &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "--kernel is required"));
+    CU_ASSERT_NOT_EQUAL(run_phone("--kernel", &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    snprintf(args, sizeof(args), "--kernel %s", make_zimage("bad", 64, 7));
+    CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "bad@36: bad magic"));
+    snprintf(args, sizeof(args), "--kernel %s --initrd %s", k,
+             write_file("rd", "garbage!", 8));
+    CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "rd@0: neither gzip"));
+    snprintf(args, sizeof(args), "--kernel %s --max-virtual-s soon", k);
+    CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "--max-virtual-s takes a whole number"));
+    snprintf(args, sizeof(args), "--kernel %s --replay %s", k,
+             write_file("s.rply", "tap 1 2\n", 8));
+    CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "--replay needs --ground-truth"));
+}
+
+/* ---- the virtual-time engine ---- */
+
+static int fired[8], nfired;
+
+static void record(void *opaque)
+{
+    fired[nfired++] = (int)(intptr_t)opaque;
+}
+
+static void test_event_order(void)
+{
+    vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    vt_event e[4];
+    nfired = 0;
+    for (int i = 0; i < 4; i++)
+        vt_event_init(&e[i], record, (void *)(intptr_t)i);
+    vt_schedule(t, &e[0], 300);
+    vt_schedule(t, &e[1], 100);
+    vt_schedule(t, &e[2], 300);     /* same time as e[0]: fires after it */
+    vt_schedule(t, &e[3], 200);
+    vt_schedule(t, &e[1], 400);     /* moved */
+    vt_cancel(t, &e[3]);
+    CU_ASSERT_EQUAL(vt_run(t, 1000), 1000);
+    CU_ASSERT_EQUAL(nfired, 3);
+    CU_ASSERT_EQUAL(fired[0], 0);
+    CU_ASSERT_EQUAL(fired[1], 2);
+    CU_ASSERT_EQUAL(fired[2], 1);
+    CU_ASSERT_FALSE(vt_event_pending(&e[3]));
+    /* Counter: 62.5 MHz is 16 ns per tick. */
+    CU_ASSERT_EQUAL(vt_counter(t), 1000 / 16);
+    CU_ASSERT_EQUAL(vt_counter_to_ns(t, 63), 1008);
+    vt_free(t);
+}
+
+static void discard(void *opaque, const uint8_t *buf, size_t n)
+{
+    (void)opaque;
+    (void)buf;
+    (void)n;
+}
+
+static machine *small_machine(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    return machine_new(&cfg);
+}
+
+/* Loads a loop of `iters` iterations ending in WFI at RAM + 0x1000. */
+static void load_loop(machine *m, uint32_t iters)
+{
+    uint32_t code[] = {
+        0xe3000000 | (iters & 0xf000) << 4 | (iters & 0xfff), /* movw r0 */
+        0xe3400000 | (iters >> 28) << 16 | (iters >> 16 & 0xfff), /* movt r0 */
+        0xe2500001,     /* loop: subs r0, r0, #1 */
+        0x1afffffd,     /* bne loop */
+        0xe320f003,     /* wfi */
+        0xeafffffd,     /* b wfi */
+    };
+    memcpy(phys_ram_ptr(machine_phys(m), MACH_RAM + 0x1000, sizeof(code)),
+           code, sizeof(code));
+}
+
+/* Virtual time at which every powered core has halted. */
+static uint64_t run_until_halted(machine *m)
+{
+    vt_engine *t = machine_engine(m);
+    arm_sys *s = machine_cpus(m);
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < arm_sys_ncores(s); i++)
+            busy |= arm_is_powered(arm_sys_cpu(s, i)) &&
+                    !arm_is_halted(arm_sys_cpu(s, i));
+        if (!busy)
+            return vt_now_ns(t);
+        vt_run(t, vt_now_ns(t) + 10000);
+    }
+}
+
+static uint64_t loop_time(int ncores)
+{
+    machine *m = small_machine();
+    load_loop(m, 300000);           /* 600k instructions: 0.5 ms */
+    for (int i = 0; i < ncores; i++) {
+        arm_cpu *c = arm_sys_cpu(machine_cpus(m), i);
+        arm_set_pc(c, MACH_RAM + 0x1000);
+        arm_set_powered(c, 1);
+    }
+    uint64_t t = run_until_halted(m);
+    for (int i = 0; i < ncores; i++)
+        CU_ASSERT(vt_busy_ns(machine_engine(m), i) >= 500000 &&
+                  vt_busy_ns(machine_engine(m), i) <= 500010);
+    machine_free(m);
+    return t;
+}
+
+/* Two busy cores finish two loops in the virtual time one core takes for
+ * one: the cores advance in parallel. */
+static void test_parallel_cores(void)
+{
+    uint64_t one = loop_time(1), two = loop_time(2);
+    CU_ASSERT(one >= 500000 && one <= 510000);
+    CU_ASSERT_EQUAL(one, two);
+}
+
+/* With every core in WFI and nothing queued, time jumps to the end. */
+static void test_idle_skip(void)
+{
+    machine *m = small_machine();
+    load_loop(m, 1);
+    arm_set_pc(arm_sys_cpu(machine_cpus(m), 0), MACH_RAM + 0x1000);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 1);
+    CU_ASSERT_EQUAL(vt_run(machine_engine(m), 5 * VT_NS_PER_S), 5 * VT_NS_PER_S);
+    CU_ASSERT(arm_is_halted(arm_sys_cpu(machine_cpus(m), 0)));
+    CU_ASSERT(arm_insn_count(arm_sys_cpu(machine_cpus(m), 0)) < 10);
+    machine_free(m);
+}
+
+/* ---- GIC ---- */
+
+static int cpu_level[2], who_cpu;
+
+static void cpu_line(void *opaque, int n, int level)
+{
+    (void)opaque;
+    cpu_level[n] = level;
+}
+
+static int who(void *opaque)
+{
+    (void)opaque;
+    return who_cpu;
+}
+
+static gic *gic_up(void)
+{
+    irq_line outs[2] = { { cpu_line, NULL, 0 }, { cpu_line, NULL, 1 } };
+    gic *g = gic_new(2, outs, (cpu_id_fn){ who, NULL });
+    cpu_level[0] = cpu_level[1] = 0;
+    gic_dist_write(g, 0, 0x000, 1);
+    for (int c = 0; c < 2; c++) {
+        gic_cpu_write(g, c, 0x000, 1);
+        gic_cpu_write(g, c, 0x004, 0xf0);
+        gic_dist_write(g, c, 0x100, 0xffffffff);   /* SGIs, PPIs on */
+    }
+    return g;
+}
+
+static void test_gic_spi(void)
+{
+    gic *g = gic_up();
+    CU_ASSERT_EQUAL(gic_dist_read(g, 0, 0x004) & 0x1f, GIC_NR_IRQS / 32 - 1);
+    CU_ASSERT_EQUAL(gic_dist_read(g, 0, 0x004) >> 5 & 7, 1);
+    irq_line spi = gic_spi_line(g, 5);      /* ID 37 */
+    gic_dist_write(g, 0, 0x820 + 4, 0x02 << 8);     /* ITARGETSR: cpu1 */
+    gic_dist_write(g, 0, 0x404 + 32, 0xa0 << 8);    /* priority 0xa0 */
+    irq_set(&spi, 1);
+    CU_ASSERT_EQUAL(cpu_level[1], 0);       /* not enabled yet */
+    gic_dist_write(g, 0, 0x104, 1u << 5);
+    CU_ASSERT_EQUAL(cpu_level[1], 1);
+    CU_ASSERT_EQUAL(cpu_level[0], 0);
+    CU_ASSERT_EQUAL(gic_dist_read(g, 0, 0x204) >> 5 & 1, 1);   /* pending */
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 1, 0x00c), 37);            /* IAR */
+    CU_ASSERT_EQUAL(cpu_level[1], 0);       /* active: not signalled */
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 1, 0x014), 0xa0);          /* RPR */
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 1, 0x00c), 1023);          /* spurious */
+    gic_cpu_write(g, 1, 0x010, 37);         /* EOI, line still high */
+    CU_ASSERT_EQUAL(cpu_level[1], 1);
+    irq_set(&spi, 0);                       /* level: no longer pending */
+    CU_ASSERT_EQUAL(cpu_level[1], 0);
+    /* Masked by priority. */
+    gic_cpu_write(g, 1, 0x004, 0x80);
+    irq_set(&spi, 1);
+    CU_ASSERT_EQUAL(cpu_level[1], 0);
+    gic_cpu_write(g, 1, 0x004, 0xf0);
+    CU_ASSERT_EQUAL(cpu_level[1], 1);
+    gic_free(g);
+}
+
+static void test_gic_sgi_ppi(void)
+{
+    gic *g = gic_up();
+    gic_dist_write(g, 0, 0xf00, 0x2u << 16 | 3);    /* SGI 3 to cpu1 */
+    CU_ASSERT_EQUAL(cpu_level[1], 1);
+    CU_ASSERT_EQUAL(cpu_level[0], 0);
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 1, 0x00c), 3);  /* source cpu0 */
+    gic_cpu_write(g, 1, 0x010, 3);
+    who_cpu = 1;                            /* cpu1 sends to all others */
+    gic_dist_write(g, 1, 0xf00, 1u << 24 | 7);
+    CU_ASSERT_EQUAL(cpu_level[0], 1);
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 0, 0x00c), 1u << 10 | 7);
+    gic_cpu_write(g, 0, 0x010, 1u << 10 | 7);
+    CU_ASSERT_EQUAL(cpu_level[0], 0);
+    who_cpu = 0;
+    /* PPIs are per core: timer PPI 11 (ID 27) on cpu0 only. */
+    irq_line ppi = gic_ppi_line(g, 0, 11);
+    irq_set(&ppi, 1);
+    CU_ASSERT_EQUAL(cpu_level[0], 1);
+    CU_ASSERT_EQUAL(cpu_level[1], 0);
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 0, 0x018), 27);  /* HPPIR */
+    /* Higher priority (lower value) wins over the pending PPI. */
+    gic_dist_write(g, 0, 0x41c, 0x40u << 24);        /* ID 31 */
+    gic_dist_write(g, 0, 0x418, 0x80u << 24);        /* ID 27 */
+    irq_line ppi15 = gic_ppi_line(g, 0, 15);
+    irq_set(&ppi15, 1);
+    CU_ASSERT_EQUAL(gic_cpu_read(g, 0, 0x00c), 31);
+    gic_free(g);
+}
+
+/* ---- PL011 ---- */
+
+static char uart_out[64];
+static size_t uart_len;
+static int uart_irq;
+
+static void uart_put(void *opaque, const uint8_t *buf, size_t n)
+{
+    (void)opaque;
+    memcpy(uart_out + uart_len, buf, n);
+    uart_len += n;
+}
+
+static void uart_line(void *opaque, int n, int level)
+{
+    (void)opaque;
+    (void)n;
+    uart_irq = level;
+}
+
+static void test_pl011(void)
+{
+    pl011 *u = pl011_new((irq_line){ uart_line, NULL, 0 },
+                         (byte_sink){ uart_put, NULL });
+    uart_len = 0;
+    CU_ASSERT_EQUAL(pl011_read(u, 0xfe0, 2), 0x11);
+    CU_ASSERT_EQUAL(pl011_read(u, 0xff0, 2), 0x0d);
+    CU_ASSERT_EQUAL(pl011_read(u, 0xffc, 2), 0xb1);
+    CU_ASSERT(pl011_read(u, 0x18, 2) & 0x80);     /* FR.TXFE */
+    pl011_write(u, 0x00, 'h', 2);
+    pl011_write(u, 0x00, 'i', 2);
+    CU_ASSERT_EQUAL(uart_len, 2);
+    CU_ASSERT_EQUAL(memcmp(uart_out, "hi", 2), 0);
+    CU_ASSERT_EQUAL(pl011_read(u, 0x3c, 2), 0x20); /* RIS.TX */
+    CU_ASSERT_EQUAL(uart_irq, 0);
+    pl011_write(u, 0x38, 0x20, 2);                 /* IMSC.TX */
+    CU_ASSERT_EQUAL(uart_irq, 1);
+    CU_ASSERT_EQUAL(pl011_read(u, 0x40, 2), 0x20); /* MIS */
+    pl011_write(u, 0x44, 0x20, 2);                 /* ICR */
+    CU_ASSERT_EQUAL(uart_irq, 0);
+    pl011_write(u, 0x30, 0x381, 2);                /* CR with loopback */
+    pl011_write(u, 0x00, 'x', 2);
+    CU_ASSERT_EQUAL(uart_len, 2);
+    pl011_write(u, 0x24, 13, 2);
+    CU_ASSERT_EQUAL(pl011_read(u, 0x24, 2), 13);
+    pl011_free(u);
+}
+
+/* ---- virtio core ---- */
+
+#define VQ_DESC 0x40001000u
+#define VQ_AVAIL 0x40002000u
+#define VQ_USED 0x40003000u
+#define VQ_NUM 8
+
+static phys_map *vmap;
+static uint8_t *vram;
+static int virtio_level;
+static virtio_dev *vdev;
+static int popped;
+
+static void vline(void *opaque, int n, int level)
+{
+    (void)opaque;
+    (void)n;
+    virtio_level = level;
+}
+
+static void put16(uint32_t pa, uint16_t v) { memcpy(vram + pa - MACH_RAM, &v, 2); }
+static void put32(uint32_t pa, uint32_t v) { memcpy(vram + pa - MACH_RAM, &v, 4); }
+static void put64(uint32_t pa, uint64_t v) { memcpy(vram + pa - MACH_RAM, &v, 8); }
+static uint32_t get32(uint32_t pa)
+{
+    uint32_t v;
+    memcpy(&v, vram + pa - MACH_RAM, 4);
+    return v;
+}
+
+static void desc(int i, uint32_t addr, uint32_t len, uint16_t flags,
+                 uint16_t next)
+{
+    put64(VQ_DESC + 16 * i, addr);
+    put32(VQ_DESC + 16 * i + 8, len);
+    put16(VQ_DESC + 16 * i + 12, flags);
+    put16(VQ_DESC + 16 * i + 14, next);
+}
+
+/* A test device: answers "ping" with "pong!". */
+static void echo_notify(void *opaque, int q)
+{
+    (void)opaque;
+    virtio_req r;
+    int rc;
+    while ((rc = virtio_pop(vdev, q, &r)) == 1) {
+        char in[8] = { 0 };
+        CU_ASSERT_EQUAL(r.out_bytes, 4);
+        CU_ASSERT_EQUAL(r.in_bytes, 8);
+        CU_ASSERT_EQUAL(virtio_req_read(vdev, &r, 0, in, sizeof(in)), 4);
+        CU_ASSERT_STRING_EQUAL(in, "ping");
+        CU_ASSERT_EQUAL(virtio_req_write(vdev, &r, 0, "pong!", 5), 5);
+        virtio_push(vdev, &r, 5);
+        popped++;
+    }
+    if (rc < 0)
+        popped = -1;
+}
+
+static const virtio_ops echo_ops = { .device_id = 42, .nqueues = 1,
+                                     .notify = echo_notify };
+
+static void vq_setup(const virtio_ops *ops, void *opaque, int nqueues)
+{
+    vmap = phys_map_new();
+    vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
+    vdev = virtio_new(vmap, (irq_line){ vline, NULL, 0 }, ops, opaque);
+    virtio_level = 0;
+    popped = 0;
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x000, 2), 0x74726976);
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x004, 2), 2);
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x008, 2), ops->device_id);
+    virtio_mmio_write(vdev, 0x014, 1, 2);
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x010, 2), 1);   /* VERSION_1 */
+    for (int q = 0; q < nqueues; q++) {
+        uint32_t off = 0x10000u * (uint32_t)q;
+        virtio_mmio_write(vdev, 0x030, (uint32_t)q, 2);
+        virtio_mmio_write(vdev, 0x038, VQ_NUM, 2);
+        virtio_mmio_write(vdev, 0x080, VQ_DESC + off, 2);
+        virtio_mmio_write(vdev, 0x090, VQ_AVAIL + off, 2);
+        virtio_mmio_write(vdev, 0x0a0, VQ_USED + off, 2);
+        virtio_mmio_write(vdev, 0x044, 1, 2);
+    }
+    virtio_mmio_write(vdev, 0x070, 0xf, 2);
+}
+
+static void vq_teardown(void)
+{
+    virtio_free(vdev);
+    phys_map_free(vmap);
+}
+
+static void test_virtqueue(void)
+{
+    vq_setup(&echo_ops, NULL, 1);
+    memcpy(vram + 0x8000, "ping", 4);
+    desc(0, MACH_RAM + 0x8000, 4, 1, 1);            /* readable, NEXT */
+    desc(1, MACH_RAM + 0x9000, 8, 2, 0);            /* writable */
+    put16(VQ_AVAIL + 4, 0);                         /* ring[0] = head 0 */
+    put16(VQ_AVAIL + 2, 1);                         /* idx */
+    virtio_mmio_write(vdev, 0x050, 0, 2);
+    CU_ASSERT_EQUAL(popped, 1);
+    CU_ASSERT_EQUAL(memcmp(vram + 0x9000, "pong!", 5), 0);
+    CU_ASSERT_EQUAL(get32(VQ_USED) >> 16, 1);       /* used idx */
+    CU_ASSERT_EQUAL(get32(VQ_USED + 4), 0);         /* id */
+    CU_ASSERT_EQUAL(get32(VQ_USED + 8), 5);         /* len */
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x060, 2), 1);
+    CU_ASSERT_EQUAL(virtio_level, 1);
+    virtio_mmio_write(vdev, 0x064, 1, 2);
+    CU_ASSERT_EQUAL(virtio_level, 0);
+    /* A chain that loops is refused and stops the queue. */
+    desc(2, MACH_RAM + 0x8000, 4, 1, 2);
+    put16(VQ_AVAIL + 6, 2);
+    put16(VQ_AVAIL + 2, 2);
+    virtio_mmio_write(vdev, 0x050, 0, 2);
+    CU_ASSERT_EQUAL(popped, -1);
+    CU_ASSERT_FALSE(virtio_queue_ready(vdev, 0));
+    /* Reset clears the queues. */
+    virtio_mmio_write(vdev, 0x070, 0, 2);
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x044, 2), 0);
+    vq_teardown();
+}
+
+static char port_out[32];
+static size_t port_len;
+
+static void port_put(void *opaque, const uint8_t *buf, size_t n)
+{
+    (void)opaque;
+    memcpy(port_out + port_len, buf, n);
+    port_len += n;
+}
+
+/* Driver-side view of one console queue (q), for the multiport test. */
+static void post(int q, int slot, uint32_t buf, uint32_t len, int writable)
+{
+    uint32_t off = 0x10000u * (uint32_t)q;
+    put64(VQ_DESC + off + 16 * slot, buf);
+    put32(VQ_DESC + off + 16 * slot + 8, len);
+    put16(VQ_DESC + off + 16 * slot + 12, writable ? 2 : 0);
+    uint16_t idx;
+    memcpy(&idx, vram + VQ_AVAIL + off + 2 - MACH_RAM, 2);
+    put16(VQ_AVAIL + off + 4 + 2 * (idx % VQ_NUM), (uint16_t)slot);
+    put16(VQ_AVAIL + off + 2, (uint16_t)(idx + 1));
+}
+
+static void test_console_ports(void)
+{
+    const char *names[] = { "panlab.trace" };
+    byte_sink outs[] = { { port_put, NULL } };
+    port_len = 0;
+    vmap = phys_map_new();
+    vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
+    virtio_console *c = virtio_console_new(vmap, (irq_line){ vline, NULL, 0 },
+                                           1, names, outs);
+    virtio_dev *saved = vdev = virtio_console_dev(c);
+    /* max_nr_ports = 2 (port 0 unused), so 6 queues. */
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x104, 2), 2);
+    for (int q = 0; q < 6; q++) {
+        uint32_t off = 0x10000u * (uint32_t)q;
+        virtio_mmio_write(vdev, 0x030, (uint32_t)q, 2);
+        virtio_mmio_write(vdev, 0x038, VQ_NUM, 2);
+        virtio_mmio_write(vdev, 0x080, VQ_DESC + off, 2);
+        virtio_mmio_write(vdev, 0x090, VQ_AVAIL + off, 2);
+        virtio_mmio_write(vdev, 0x0a0, VQ_USED + off, 2);
+        virtio_mmio_write(vdev, 0x044, 1, 2);
+    }
+    /* Control receive buffers, then DEVICE_READY on control transmit. */
+    for (int i = 0; i < 4; i++)
+        post(2, i, MACH_RAM + 0x80000 + 0x100 * (uint32_t)i, 0x100, 1);
+    virtio_mmio_write(vdev, 0x050, 2, 2);
+    uint8_t msg[8] = { 0, 0, 0, 0, 0, 0, 1, 0 };    /* id 0, READY, 1 */
+    memcpy(vram + 0x90000, msg, 8);
+    post(3, 0, MACH_RAM + 0x90000, 8, 0);
+    virtio_mmio_write(vdev, 0x050, 3, 2);
+    /* DEVICE_ADD for port 1. */
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x80000), 1);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x80004), 1);
+    /* PORT_READY(1) gets PORT_NAME then PORT_OPEN. */
+    uint8_t ready[8] = { 1, 0, 0, 0, 3, 0, 1, 0 };
+    memcpy(vram + 0x90100, ready, 8);
+    post(3, 1, MACH_RAM + 0x90100, 8, 0);
+    virtio_mmio_write(vdev, 0x050, 3, 2);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x80104), 7);
+    CU_ASSERT_EQUAL(memcmp(vram + 0x80108, "panlab.trace", 12), 0);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x80204), 0x10006);
+    /* Port 1 transmit is queue 5. */
+    memcpy(vram + 0x91000, "trace!", 6);
+    post(5, 0, MACH_RAM + 0x91000, 6, 0);
+    virtio_mmio_write(vdev, 0x050, 5, 2);
+    CU_ASSERT_EQUAL(port_len, 6);
+    CU_ASSERT_EQUAL(memcmp(port_out, "trace!", 6), 0);
+    CU_ASSERT_PTR_EQUAL(vdev, saved);
+    virtio_console_free(c);
+    phys_map_free(vmap);
+}
+
+/* ---- device tree and guest clock ---- */
+
+static void test_fdt(void)
+{
+    static uint8_t buf[0x10000];
+    char err[256];
+    fdt_desc d = {
+        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
+        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
+        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
+        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
+        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
+        .initrd_start = 0x48000000, .initrd_end = 0x48100000,
+    };
+    int n = fdt_generate(buf, sizeof(buf), &d, err, sizeof(err));
+    CU_ASSERT(n > 0);
+    CU_ASSERT_EQUAL(fdt_check_full(buf, (size_t)n), 0);
+    CU_ASSERT(fdt_path_offset(buf, "/cpus/cpu@1") >= 0);
+    CU_ASSERT(fdt_path_offset(buf, "/virtio_mmio@a000600") >= 0);
+    int chosen = fdt_path_offset(buf, "/chosen");
+    CU_ASSERT_STRING_EQUAL(fdt_getprop(buf, chosen, "bootargs", NULL),
+                           "console=ttyAMA0");
+    const fdt32_t *p = fdt_getprop(buf, chosen, "linux,initrd-end", NULL);
+    CU_ASSERT_EQUAL(fdt32_to_cpu(*p), 0x48100000);
+    int psci = fdt_path_offset(buf, "/psci");
+    CU_ASSERT_STRING_EQUAL(fdt_getprop(buf, psci, "method", NULL), "hvc");
+    CU_ASSERT_EQUAL(fdt_generate(buf, 64, &d, err, sizeof(err)), -1);
+}
+
+static void test_guest_clock(void)
+{
+    char err[256];
+    phys_map *m = phys_map_new();
+    uint8_t *ram = phys_register_ram(m, MACH_RAM, 16u << 20);
+    const char *sm = write_file("System.map",
+                                "c0100000 T _text\nc0902000 d vdso_data_store\n",
+                                44);
+    guest_clock g;
+    CU_ASSERT_EQUAL(guest_clock_init(&g, m, sm, 0xc0000000u, MACH_RAM, err,
+                                     sizeof(err)), 0);
+    CU_ASSERT_EQUAL(g.data_pa, 0x40902000u);
+    uint64_t ns;
+    CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), -1);  /* mode 0 */
+    uint8_t *v = ram + 0x902000;
+    uint32_t mode = 1, mult = 16u << 24, shift = 24;
+    uint64_t last = 1000, mask = ~0ull, sec = 5, nsec = 123ull << 24;
+    memcpy(v + 4, &mode, 4);
+    memcpy(v + 8, &last, 8);
+    memcpy(v + 16, &mask, 8);
+    memcpy(v + 24, &mult, 4);
+    memcpy(v + 28, &shift, 4);
+    memcpy(v + 48, &sec, 8);
+    memcpy(v + 56, &nsec, 8);
+    CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), 0);
+    CU_ASSERT_EQUAL(ns, 5000000000ull + 123 + 1600);
+    CU_ASSERT_EQUAL(guest_clock_init(&g, m, write_file("empty.map", "", 0),
+                                     0xc0000000u, MACH_RAM, err, sizeof(err)), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no symbol vdso_data_store"));
+    phys_map_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        phone_bin = argv[1];
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("board", NULL, NULL);
+    CU_add_test(s, "zImage checks", test_zimage);
+    CU_add_test(s, "initramfs and DTB checks", test_initrd);
+    CU_add_test(s, "command-line errors", test_cli_errors);
+    CU_add_test(s, "event order", test_event_order);
+    CU_add_test(s, "parallel cores", test_parallel_cores);
+    CU_add_test(s, "idle skip", test_idle_skip);
+    CU_add_test(s, "GIC SPI", test_gic_spi);
+    CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
+    CU_add_test(s, "PL011", test_pl011);
+    CU_add_test(s, "virtqueue", test_virtqueue);
+    CU_add_test(s, "console ports", test_console_ports);
+    CU_add_test(s, "device tree", test_fdt);
+    CU_add_test(s, "guest clock", test_guest_clock);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+    return failed ? 1 : 0;
+}
