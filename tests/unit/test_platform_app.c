@@ -160,6 +160,8 @@ static void test_tap_to_frame(void)
 	int ready[2];
 	char fdnum[16];
 
+	snprintf(fdnum, sizeof(fdnum), ".%d", (int)getpid());
+	setenv("PANLAB_SOCKET_SUFFIX", fdnum, 1);
 	f.comp_listen = pl_wire_listen(PL_COMPOSITOR_SOCKET);
 	f.input_listen = pl_wire_listen(PL_INPUTD_SOCKET);
 	CU_ASSERT_FATAL(f.comp_listen >= 0 && f.input_listen >= 0);

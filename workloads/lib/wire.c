@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,13 +13,13 @@
 /* Abstract names start with a NUL byte and are not NUL terminated. */
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *name)
 {
-	size_t n = strlen(name);
+	const char *suffix = getenv("PANLAB_SOCKET_SUFFIX");
 	memset(a, 0, sizeof(*a));
 	a->sun_family = AF_UNIX;
-	if (n > sizeof(a->sun_path) - 1)
-		n = sizeof(a->sun_path) - 1;
-	memcpy(a->sun_path + 1, name, n);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	int n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "%s%s", name, suffix ? suffix : "");
+	if (n > (int)sizeof(a->sun_path) - 2)
+		n = (int)sizeof(a->sun_path) - 2;
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
 int pl_wire_listen(const char *name)

@@ -15,6 +15,8 @@
 #define PL_PIXEL_BYTES 4		/* XRGB8888, the DRM dumb-buffer format */
 #define PL_SURFACE_BUFFERS 2		/* an app draws into one while the other is shown */
 
+/* Abstract socket names. PANLAB_SOCKET_SUFFIX, if set, is appended, so concurrent
+ * host test runs do not meet each other's sockets. */
 #define PL_COMPOSITOR_SOCKET "panlab.compositor"
 #define PL_INPUTD_SOCKET "panlab.inputd"
 
