@@ -10,8 +10,8 @@
 #include <stddef.h>
 
 /* Zeroed array of n elements of size bytes (at least one byte is allocated). */
-void *pl_xcalloc(size_t n, size_t size);
+void *pl_xcalloc(size_t n, size_t size) __attribute__((returns_nonnull, malloc));
 /* Resizes p to n elements of size bytes, checking n * size for overflow. */
-void *pl_xrealloc(void *p, size_t n, size_t size);
+void *pl_xrealloc(void *p, size_t n, size_t size) __attribute__((returns_nonnull));
 
 #endif /* PANLAB_ALLOC_H */

@@ -22,16 +22,16 @@ struct pending_invalidates {
 struct builder {
 	struct pl_graph *out;
 	struct pl_edge *edges;	/* in discovery order, regrouped at the end */
-	uint64_t cap;
+	uint64_t n, cap;
 };
 
 static void add_edge(struct builder *b, enum pl_edge_kind kind, uint64_t from, uint64_t to)
 {
-	if (b->out->nedges == b->cap) {
+	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		b->edges = pl_xrealloc(b->edges, b->cap, sizeof(*b->edges));
 	}
-	b->edges[b->out->nedges++] = (struct pl_edge){ kind, from, to };
+	b->edges[b->n++] = (struct pl_edge){ kind, from, to };
 	b->out->by_kind[kind]++;
 }
 
@@ -143,6 +143,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			break;
 		}
 	}
+	out->nedges = b.n;
 	index_edges(&b, trace->nevents);
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(inval[t].events);

@@ -20,6 +20,9 @@ struct builder {
 	struct pl_idmap tids;		/* tid -> thread index */
 	uint64_t *open;			/* per thread: open interval or PL_NONE */
 	uint8_t *awaiting_reply;	/* per thread: a two-way binder call is outstanding */
+	/* Counts kept here while building, copied to out at the end. */
+	uint32_t nthreads;
+	uint64_t nintervals;
 	uint64_t threads_cap, intervals_cap;
 };
 
@@ -30,18 +33,18 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 
 	if (pl_idmap_get(&b->tids, tid, 0, &t))
 		return (uint32_t)t;
-	if (o->nthreads == b->threads_cap) {
+	if (b->nthreads == b->threads_cap) {
 		b->threads_cap = b->threads_cap ? b->threads_cap * 2 : 16;
 		o->threads = pl_xrealloc(o->threads, b->threads_cap, sizeof(*o->threads));
 		b->open = pl_xrealloc(b->open, b->threads_cap, sizeof(*b->open));
 		b->awaiting_reply = pl_xrealloc(b->awaiting_reply, b->threads_cap, 1);
 	}
-	o->threads[o->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
+	o->threads[b->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
-	b->open[o->nthreads] = PL_NONE;
-	b->awaiting_reply[o->nthreads] = 0;
-	pl_idmap_put(&b->tids, tid, 0, o->nthreads);
-	return o->nthreads++;
+	b->open[b->nthreads] = PL_NONE;
+	b->awaiting_reply[b->nthreads] = 0;
+	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
+	return b->nthreads++;
 }
 
 static void close_open(struct builder *b, uint32_t th, enum pl_interval_end why)
@@ -64,11 +67,11 @@ static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
 	struct pl_intervals *o = b->out;
 
 	close_open(b, th, PL_END_NEXT);
-	if (o->nintervals == b->intervals_cap) {
+	if (b->nintervals == b->intervals_cap) {
 		b->intervals_cap = b->intervals_cap ? b->intervals_cap * 2 : 64;
 		o->intervals = pl_xrealloc(o->intervals, b->intervals_cap, sizeof(*o->intervals));
 	}
-	o->intervals[o->nintervals] = (struct pl_interval){
+	o->intervals[b->nintervals] = (struct pl_interval){
 		.thread = th,
 		.kind = kind,
 		.end = PL_END_TRACE,
@@ -76,7 +79,7 @@ static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
 		.item_id = kind == PL_IV_IMPLICIT || kind == PL_IV_INPUT ? 0 : ev->a0,
 		.start_ns = ev->ts_ns,
 	};
-	b->open[th] = o->nintervals++;
+	b->open[th] = b->nintervals++;
 }
 
 /* Intervals with a start marker: work the thread took from a queue, executor or binder. */
@@ -205,6 +208,8 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 		out->intervals[i].end_ns = ev->ts_ns;
 		out->intervals[i].nevents++;
 	}
+	out->nthreads = b.nthreads;
+	out->nintervals = b.nintervals;
 	/* Pass 2: lay out each interval's events contiguously, in time order. */
 	uint64_t slot = 0;
 
