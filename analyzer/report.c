@@ -28,6 +28,7 @@ static void text_row(FILE *out, const struct pl_analysis *a, const struct pl_row
 	const struct pl_transaction *t = row_tx(a, r);
 	/* Input times are shown from `ready` when the ground truth has one. */
 	uint64_t base = a->gt->has_ready ? a->gt->ready_ns : 0;
+	/* A row without a ground-truth input is an unmatched transaction: t is set. */
 	uint64_t in_ns = r->input != PL_NONE ? r->truth_in_ns : t->input_ns;
 	char id[24] = "-", in[32], det[32] = "-", truth[32] = "-", diff[32] = "-";
 	char disp[32] = "-", pipe[32] = "-";
@@ -293,7 +294,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 
 		if (t)
 			fprintf(f, "%" PRIu64, r->tx);
-		csv_u64(f, 1, r->input != PL_NONE ? r->input : t->input_id);
+		csv_u64(f, 1, r->input != PL_NONE ? r->input : t->input_id);	/* as in text_row */
 		csv_u64(f, t != NULL, t ? t->input_ns : 0);
 		csv_u64(f, t != NULL, t ? t->end_ns : 0);
 		csv_u64(f, t != NULL, t ? t->latency_ns : 0);

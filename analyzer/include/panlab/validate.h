@@ -30,7 +30,8 @@ struct pl_stat {
 
 /*
  * One row per ground-truth input (in seq order), then one per detected
- * transaction that matched none (in input time order).
+ * transaction that matched none (in input time order): every row has an
+ * input, a transaction, or both.
  */
 struct pl_row {
 	uint64_t input;			/* ground-truth seq, or PL_NONE */
