@@ -220,6 +220,60 @@ static void test_good_run(void)
 	free(csv2);
 }
 
+/*
+ * A real run: the asynctask spine on the qemu backend, 24 taps (trace and
+ * ground truth as the guest and the run script left them). Every tap is
+ * one transaction through an async task back to the main looper.
+ */
+static void test_real_qemu_run(void)
+{
+	char out[256], path[300];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/out/qemu", test_tmpdir());
+	analyze(PANLAB_TEST_DATA "/qemu-asynctask.trace.bin", PANLAB_TEST_DATA "/qemu-asynctask.gt",
+		out, "qemu", &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.err, "");
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	json_t *s = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(integer_at(s, "events", NULL), 2099);
+	CU_ASSERT_EQUAL(integer_at(s, "inputs", NULL), 24);
+	CU_ASSERT_EQUAL(integer_at(s, "transactions", NULL), 24);
+	CU_ASSERT_EQUAL(integer_at(s, "matched", NULL), 24);
+	CU_ASSERT(json_real_value(json_object_get(s, "precision")) == 1.0);
+	CU_ASSERT(json_real_value(json_object_get(s, "recall")) == 1.0);
+	CU_ASSERT_EQUAL(integer_at(s, "unattributed_updates", NULL), 1);	/* the first frame */
+	CU_ASSERT_EQUAL(integer_at(s, "latency_error_ns", "max"), 16314160);
+	/* The whole difference is the two pipelines outside UI_INPUT..UI_UPDATE (means truncate). */
+	json_int_t gap = integer_at(s, "latency_difference_ns", "mean") +
+			 integer_at(s, "input_dispatch_ns", "mean") +
+			 integer_at(s, "display_pipeline_ns", "mean");
+
+	CU_ASSERT(gap >= -2 && gap <= 2);
+	json_decref(s);
+
+	snprintf(path, sizeof(path), "%s/transactions.csv", out);
+	char *csv = read_text(path);
+	int rows = 0, shaped = 0;
+
+	for (char *line = strchr(csv, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		rows++;
+		char *end = strchr(line + 1, '\n');
+		size_t len = end ? (size_t)(end - line - 1) : strlen(line + 1);
+		static const char shape[] = ",task>message>invalidate";
+
+		shaped += len >= sizeof(shape) - 1 &&
+			  !strncmp(line + 1 + len - (sizeof(shape) - 1), shape, sizeof(shape) - 1);
+	}
+	CU_ASSERT_EQUAL(rows, 24);
+	CU_ASSERT_EQUAL(shaped, 24);
+	free(csv);
+}
+
 /* Runs on a bad input and checks: exit 1, nothing on stdout, exactly `line` on stderr. */
 static void expect_failure(const char *trace, const char *gt, const char *line)
 {
@@ -330,6 +384,7 @@ void add_cli_tests(void)
 
 	CU_add_test(s, "good run: summary.json, transactions.csv, determinism", test_good_run);
 	CU_add_test(s, "default run id", test_default_run_id);
+	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);
 	CU_add_test(s, "unknown event type", test_unknown_type);
