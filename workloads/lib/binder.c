@@ -247,26 +247,33 @@ int pl_binderfs_add_device(const char *control, const char *name)
 
 /* Commands queued for the next BINDER_WRITE_READ. */
 struct out {
+	struct pl_binder *b;
 	uint32_t words[WRITE_WORDS];
 	size_t n;
 };
 
+static ssize_t write_read(struct out *o, uint32_t *in, size_t in_bytes);
+
 static void out_cmd(struct out *o, uint32_t cmd, const void *payload, size_t bytes)
 {
-	/* Callers queue a handful of small commands; WRITE_WORDS bounds them with room to spare. */
+	size_t words = 1 + (bytes + 3) / 4;
+	/* Full (a buffer with many handles): send what is queued first. A failure here shows up
+	 * again on the caller's next BINDER_WRITE_READ. */
+	if (o->n + words > WRITE_WORDS)
+		write_read(o, NULL, 0);
 	o->words[o->n++] = cmd;
 	memcpy(&o->words[o->n], payload, bytes);
 	o->n += (bytes + 3) / 4;
 }
 
 /* One BINDER_WRITE_READ: flush o, then read into in (if given). Returns bytes read or -errno. */
-static ssize_t write_read(struct pl_binder *b, struct out *o, uint32_t *in, size_t in_bytes)
+static ssize_t write_read(struct out *o, uint32_t *in, size_t in_bytes)
 {
 	struct binder_write_read bwr = {
 		.write_size = o->n * 4, .write_buffer = PTR(o->words),
 		.read_size = in ? in_bytes : 0, .read_buffer = PTR(in),
 	};
-	while (ioctl(b->fd, BINDER_WRITE_READ, &bwr) < 0) {
+	while (ioctl(o->b->fd, BINDER_WRITE_READ, &bwr) < 0) {
 		if (errno != EINTR)
 			return -errno;
 		/* Retry only what the driver has not consumed yet. */
@@ -337,7 +344,7 @@ static void serve(struct pl_binder *b, struct out *o, const struct binder_transa
 		}
 		out_cmd(o, BC_REPLY, &r, sizeof(r));
 		/* The reply is copied by the driver during this write. */
-		write_read(b, o, NULL, 0);
+		write_read(o, NULL, 0);
 	}
 	pl_parcel_free(&reply);
 }
@@ -434,7 +441,7 @@ static int run(struct pl_binder *b, struct out *o, bool waiting, struct pl_parce
 {
 	uint32_t in[READ_WORDS];
 	for (;;) {
-		ssize_t n = write_read(b, o, in, sizeof(in));
+		ssize_t n = write_read(o, in, sizeof(in));
 		if (n < 0)
 			return (int)n;
 		const uint8_t *cur = (const uint8_t *)in, *end = cur + n;
@@ -443,7 +450,7 @@ static int run(struct pl_binder *b, struct out *o, bool waiting, struct pl_parce
 			if (r < 0 || (r == 1 && waiting)) {
 				/* Acknowledgements queued on the way out still go to the driver. */
 				if (o->n)
-					write_read(b, o, NULL, 0);
+					write_read(o, NULL, 0);
 				return r < 0 ? r : 0;
 			}
 		}
@@ -453,7 +460,7 @@ static int run(struct pl_binder *b, struct out *o, bool waiting, struct pl_parce
 int pl_binder_call(struct pl_binder *b, uint32_t handle, uint32_t code, const struct pl_parcel *in,
 		   struct pl_parcel *reply)
 {
-	struct out o = { .n = 0 };
+	struct out o = { .b = b, .n = 0 };
 	struct binder_transaction_data tr = { .target.handle = handle, .code = code,
 					      .flags = reply ? 0 : TF_ONE_WAY };
 	fill_transaction(&tr, in);
@@ -468,7 +475,7 @@ int pl_binder_call(struct pl_binder *b, uint32_t handle, uint32_t code, const st
 
 int pl_binder_loop(struct pl_binder *b)
 {
-	struct out o = { .n = 0 };
+	struct out o = { .b = b, .n = 0 };
 	out_cmd(&o, BC_ENTER_LOOPER, NULL, 0);
 	return run(b, &o, false, NULL);
 }
