@@ -76,6 +76,8 @@ void arm_get_regs(const arm_cpu *c, arm_regs *out);
 uint32_t arm_get_reg(const arm_cpu *c, int n);
 void arm_set_reg(arm_cpu *c, int n, uint32_t val);
 void arm_set_pc(arm_cpu *c, uint32_t pc);
+/* Writes the whole CPSR, switching register banks as a mode change does. */
+void arm_set_cpsr(arm_cpu *c, uint32_t cpsr);
 /* Exact even when called from a hook in the middle of arm_run(). */
 uint64_t arm_insn_count(const arm_cpu *c);
 uint64_t arm_cycle_count(const arm_cpu *c);

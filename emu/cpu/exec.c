@@ -1297,6 +1297,11 @@ void arm_set_pc(arm_cpu *c, uint32_t pc)
     c->flow |= FLOW_BREAK;
 }
 
+void arm_set_cpsr(arm_cpu *c, uint32_t cpsr)
+{
+    cpsr_write(c, cpsr, 0xffffffffu, 1);
+}
+
 uint64_t arm_insn_count(const arm_cpu *c)
 {
     return c->insns;
