@@ -12,6 +12,7 @@ void add_collect_suite(void);
 void add_app_suite(void);
 void add_binder_suite(void);
 void add_evdev_suite(void);
+void add_spawn_suite(void);
 
 /* A per-process path under /dev/shm, unique per name. */
 static inline void test_shm_path(char *buf, size_t len, const char *name)

@@ -36,10 +36,10 @@ struct pl_app {
 	bool focused;
 	bool frame_posted;
 	int status;			/* pl_app_main's return value */
-	pthread_mutex_t threads_lock;
+	pthread_mutex_t lock;		/* guards threads and binder */
 	pthread_cond_t threads_done;
 	unsigned threads;		/* plain worker threads still running */
-	struct pl_binder *binder;	/* opened on first use, under threads_lock */
+	struct pl_binder *binder;	/* opened on first use */
 	pid_t services[PL_APP_MAX_SERVICES];
 	unsigned nservices;
 };
@@ -60,10 +60,10 @@ static void *run_thread(void *p)
 	struct thread_start s = *(struct thread_start *)p;
 	free(p);
 	s.fn(s.arg);
-	pthread_mutex_lock(&s.app->threads_lock);
+	pthread_mutex_lock(&s.app->lock);
 	if (--s.app->threads == 0)
 		pthread_cond_signal(&s.app->threads_done);
-	pthread_mutex_unlock(&s.app->threads_lock);
+	pthread_mutex_unlock(&s.app->lock);
 	return NULL;
 }
 
@@ -74,7 +74,7 @@ int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *a
 		return -ENOMEM;
 	*s = (struct thread_start){ app, fn, arg };
 	pthread_t t;
-	pthread_mutex_lock(&app->threads_lock);
+	pthread_mutex_lock(&app->lock);
 	int err = pl_thread_start(&t, name, run_thread, s);
 	if (err) {
 		free(s);
@@ -82,36 +82,34 @@ int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *a
 		app->threads++;
 		pthread_detach(t);
 	}
-	pthread_mutex_unlock(&app->threads_lock);
+	pthread_mutex_unlock(&app->lock);
 	return err;
 }
 
 static void wait_threads(struct pl_app *app)
 {
-	pthread_mutex_lock(&app->threads_lock);
+	pthread_mutex_lock(&app->lock);
 	while (app->threads)
-		pthread_cond_wait(&app->threads_done, &app->threads_lock);
-	pthread_mutex_unlock(&app->threads_lock);
+		pthread_cond_wait(&app->threads_done, &app->lock);
+	pthread_mutex_unlock(&app->lock);
 }
 
 struct pl_binder *pl_app_binder(struct pl_app *app)
 {
 	char err[256];
-	pthread_mutex_lock(&app->threads_lock);
+	pthread_mutex_lock(&app->lock);
 	if (!app->binder && !(app->binder = pl_binder_open(PL_BINDER_DEVICE, err, sizeof(err))))
 		fprintf(stderr, "app-%s: %s\n", app->name, err);
-	pthread_mutex_unlock(&app->threads_lock);
-	return app->binder;
+	struct pl_binder *b = app->binder;
+	pthread_mutex_unlock(&app->lock);
+	return b;
 }
 
 int pl_app_start_service(struct pl_app *app, const char *name)
 {
-	char path[PATH_MAX], err[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	char *slash = n > 0 ? memrchr(path, '/', (size_t)n) : NULL;
-	if (!slash || app->nservices == PL_APP_MAX_SERVICES ||
-	    (size_t)snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path), "svc-%s", name) >=
-		    sizeof(path) - (size_t)(slash + 1 - path)) {
+	char program[64], path[PATH_MAX], err[PATH_MAX + 64];
+	snprintf(program, sizeof(program), "svc-%s", name);
+	if (app->nservices == PL_APP_MAX_SERVICES || pl_sibling_path(program, path, sizeof(path)) != 0) {
 		fprintf(stderr, "app-%s: cannot start service %s\n", app->name, name);
 		return -1;
 	}
@@ -286,7 +284,7 @@ int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 {
 	struct pl_app app = {
 		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1,
-		.threads_lock = PTHREAD_MUTEX_INITIALIZER, .threads_done = PTHREAD_COND_INITIALIZER,
+		.lock = PTHREAD_MUTEX_INITIALIZER, .threads_done = PTHREAD_COND_INITIALIZER,
 	};
 
 	if (start(&app) == 0) {

@@ -26,6 +26,18 @@ void pl_describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "status 0x%x", status);
 }
 
+int pl_sibling_path(const char *program, char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len);
+	if (n < 0)
+		return -errno;
+	char *slash = memrchr(buf, '/', (size_t)n);
+	if (!slash || (size_t)n == len)
+		return -ENAMETOOLONG;
+	size_t room = len - (size_t)(slash + 1 - buf);
+	return (size_t)snprintf(slash + 1, room, "%s", program) < room ? 0 : -ENAMETOOLONG;
+}
+
 /* The caller's environment with PANLAB_READY_FD=3, built before fork. */
 static char **child_env(void)
 {

@@ -97,11 +97,9 @@ static void stop_helpers(void)
 static pid_t start_servicemanager(const char *device)
 {
 	char path[PATH_MAX], err[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	char *slash = n > 0 ? memrchr(path, '/', (size_t)n) : NULL;
-	if (!slash || (size_t)(slash - path) + sizeof("/servicemanager") > sizeof(path))
-		pl_die("cannot find the directory of /proc/self/exe");
-	strcpy(slash, "/servicemanager");
+	int r = pl_sibling_path("servicemanager", path, sizeof(path));
+	if (r)
+		pl_die("path of servicemanager: %s", strerror(-r));
 	pid_t pid = pl_spawn_ready(path, (char *[]){ path, (char *)device, NULL }, NULL, err, sizeof(err));
 	if (pid < 0)
 		pl_die("%s", err);
