@@ -288,7 +288,8 @@ static arm_exec_fn *decode_misc(arm_insn *d, uint32_t raw)
     case 0: return th_sp_adj;
     case 1: case 3: case 9: case 11: return th_cbz;
     case 2: return th_extend;
-    case 4: case 5: case 12: case 13: return th_push_pop;
+    case 4: case 5: case 12: case 13:   /* an empty list: UNDEFINED, as QEMU */
+        return (raw & 0x1ff) ? th_push_pop : exec_undef;
     case 6:
         if ((raw & 0xffe8) == 0xb660)
             return th_cps;
@@ -354,7 +355,7 @@ void thumb_decode(arm_insn *d, uint32_t raw)
     case 18: case 19: fn = th_ldst_sp; break;
     case 20: case 21: fn = th_adr; break;
     case 22: case 23: fn = decode_misc(d, raw); break;
-    case 24: case 25: fn = th_ldm_stm; break;
+    case 24: case 25: fn = (raw & 0xff) ? th_ldm_stm : exec_undef; break;
     case 26: case 27:
         if (F(raw, 8, 4) == 15) {
             fn = th_svc;

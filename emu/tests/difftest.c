@@ -103,8 +103,9 @@ static void report(uint64_t seed, uint32_t len)
     uint32_t w = 0;
     if (hi)
         memcpy(&w, img.p + DT_BODY_OFF + 4 * (hi - 1), 4);
-    printf("FIRST DIVERGENCE: seed %llu after %u body instructions; last "
-           "instruction %08x at %08x\n", (unsigned long long)seed, hi, w,
+    printf("FIRST DIVERGENCE: seed %llu after %u body words; last %s %08x at "
+           "%08x\n", (unsigned long long)seed, hi,
+           dt_thumb_seed(seed) ? "two Thumb halfwords" : "instruction", w,
            DT_LOAD + DT_BODY_OFF + 4 * (hi - 1));
     if (hi > 1) {
         printf("  preceding:");

@@ -25,6 +25,7 @@
 #define DT_L2_OFF 0x8000u
 #define DT_BODY_OFF 0x9000u
 #define DT_EPILOGUE_OFF 0x100u
+#define DT_ENTER_OFF 0xfcu          /* the branch into the body */
 #define DT_CFG_USER 2u              /* body runs in User mode, else System */
 /* Output of an image: r0-r14, CPSR, the fault log (32 bytes), then the
  * data area. */
@@ -47,6 +48,8 @@ int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns,
 int dt_run_qemu(const char *img_path, const char *work_dir, dt_buf *uart,
                 const char *extra_args);
 
+/* Seeds whose body is Thumb (T16), with the MMU off. */
+int dt_thumb_seed(uint64_t seed);
 /* Builds a random-stream image from frame, seed and body length (in
  * instructions). */
 void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,

@@ -41,8 +41,12 @@ _start:
 	ldr	r1, [r0, #64]
 	msr	APSR_nzcvqg, r1
 	ldm	r0, {r0-r14}
-	b	body
+	b	enter
 	.ltorg
+
+@ The generator puts "b body" (ARM body) or "blx body" (Thumb body) here.
+	.org	0xfc
+enter:	b	body
 
 @ Epilogue: save r0-r14 and the CPSR, send them, the fault log and the data
 @ area to the PL011, then power off (SVC to the handler, which issues PSCI
@@ -127,7 +131,7 @@ pabt_handler:
 	movs	pc, lr
 dabt_handler:
 	record	4, 0, 0
-	subs	pc, lr, #4
+	subs	pc, lr, #4		@ ARM bodies only: Thumb ones run MMU off
 power_off:
 	.word	0xe1400070		@ hvc #0
 4:	b	4b

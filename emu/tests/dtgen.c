@@ -424,6 +424,195 @@ static void gen_branch(gen *g)
     }
 }
 
+
+/* ---- Thumb (T16) bodies ----
+ * r7 is the data base (never written), r6 the scratch address/index
+ * register, SP points into the data area and its offset is tracked so
+ * PUSH/POP and SP-relative accesses stay inside it. Results go to r0-r5,
+ * r8-r12 and r14. Halfwords are emitted through emit16. */
+
+typedef struct tgen {
+    gen *g;
+    uint16_t *h;
+    uint32_t n, cap;
+    int32_t sp;             /* SP - initial SP, bytes */
+} tgen;
+
+static void emit16(tgen *t, uint32_t h)
+{
+    if (t->n < t->cap)
+        t->h[t->n++] = (uint16_t)h;
+}
+
+static uint32_t tlo(tgen *t)
+{
+    return pick(t->g, 6);           /* r0-r5 */
+}
+
+static uint32_t tsrc(tgen *t)
+{
+    return pick(t->g, 8);           /* r0-r7 */
+}
+
+/* r6 = r7 + delta, |delta| <= 255 */
+static void t_set_r6(tgen *t, int32_t delta)
+{
+    emit16(t, 0x4600 | 7 << 3 | 6);                 /* mov r6, r7 */
+    if (delta >= 0)
+        emit16(t, 0x3000 | 6 << 8 | (uint32_t)delta);  /* adds r6, #d */
+    else
+        emit16(t, 0x3800 | 6 << 8 | (uint32_t)-delta); /* subs r6, #d */
+}
+
+static void t_alu(tgen *t)
+{
+    gen *g = t->g;
+    switch (pick(g, 7)) {
+    case 0:                             /* LSL/LSR/ASR #imm5 */
+        emit16(t, pick(g, 3) << 11 | pick(g, 32) << 6 | tsrc(t) << 3 | tlo(t));
+        break;
+    case 1:                             /* ADDS/SUBS reg or imm3 */
+        emit16(t, 0x1800 | pick(g, 4) << 9 | pick(g, 8) << 6 | tsrc(t) << 3 |
+                      tlo(t));
+        break;
+    case 2:                             /* MOVS/CMP/ADDS/SUBS #imm8 */
+        emit16(t, 0x2000 | pick(g, 4) << 11 | tlo(t) << 8 |
+                      (pick(g, 3) ? pick(g, 256) : 0xff));
+        break;
+    case 3: case 4:                     /* data processing */
+        emit16(t, 0x4000 | pick(g, 16) << 6 | tsrc(t) << 3 | tlo(t));
+        break;
+    case 5: {                           /* ADD/CMP/MOV with high registers */
+        static const uint8_t dst[] = { 0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 14 };
+        uint32_t op = pick(g, 3), d = dst[pick(g, sizeof(dst))];
+        uint32_t m = pick(g, 15);
+        if (op == 1) {                  /* CMP: one high register at least */
+            d = pick(g, 15);
+            if (d < 8 && m < 8)
+                m = 8 + pick(g, 7);
+        }
+        emit16(t, 0x4400 | op << 8 | (d >> 3) << 7 | m << 3 | (d & 7));
+        break;
+    }
+    default:                            /* SXTH/SXTB/UXTH/UXTB, REV* */
+        if (pick(g, 2))
+            emit16(t, 0xb200 | pick(g, 4) << 6 | tsrc(t) << 3 | tlo(t));
+        else {
+            static const uint8_t op[] = { 0, 1, 3 };
+            emit16(t, 0xba00 | (uint32_t)op[pick(g, 3)] << 6 | tsrc(t) << 3 |
+                          tlo(t));
+        }
+    }
+}
+
+static void t_mem(tgen *t)
+{
+    gen *g = t->g;
+    switch (pick(g, 7)) {
+    case 0: {                           /* [r7, r6] all eight kinds */
+        uint32_t op = pick(g, 8), rt = op < 3 ? tsrc(t) : tlo(t);
+        emit16(t, 0x2000 | 6 << 8 | pick(g, 256));       /* movs r6, #k */
+        emit16(t, 0x5000 | op << 9 | 6 << 6 | 7 << 3 | rt);
+        break;
+    }
+    case 1: case 2: {                   /* imm5 forms on r7 or r6 */
+        static const uint16_t base[] = { 0x6000, 0x6800, 0x7000, 0x7800,
+                                         0x8000, 0x8800 };
+        uint32_t k = pick(g, 6), rn = 7;
+        uint32_t rt = (k & 1) ? tlo(t) : tsrc(t);
+        if (pick(g, 2)) {
+            t_set_r6(t, (int32_t)pick(g, 511) - 255);
+            rn = 6;
+            if (rt == 6)
+                rt = 0;
+        }
+        emit16(t, base[k] | pick(g, 32) << 6 | rn << 3 | rt);
+        break;
+    }
+    case 3: {                           /* SP-relative */
+        uint32_t l = pick(g, 2), rt = l ? tlo(t) : tsrc(t);
+        emit16(t, 0x9000 | l << 11 | rt << 8 | pick(g, 200));
+        break;
+    }
+    case 4: {                           /* PUSH/POP, tracking SP */
+        uint32_t list = pick(g, 64), r = pick(g, 2);
+        if (!list && !r)
+            list = 1;
+        uint32_t n = (uint32_t)__builtin_popcount(list) + r;
+        if (t->sp - 4 * (int32_t)n > -1400 && (pick(g, 2) || t->sp < 4 * (int32_t)n)) {
+            emit16(t, 0xb400 | r << 8 | list | (pick(g, 2) ? 0x40 : 0));
+            t->sp -= 4 * (int32_t)(n + ((t->h[t->n - 1] & 0x40) ? 1 : 0));
+        } else if (t->sp + 4 * (int32_t)n <= 1400) {
+            list |= list ? 0 : 1;
+            emit16(t, 0xbc00 | list);   /* POP r0-r5 */
+            t->sp += 4 * __builtin_popcount(list);
+        }
+        break;
+    }
+    case 5: {                           /* LDMIA/STMIA r6! */
+        uint32_t l = pick(g, 2), list = pick(g, 63) + 1;
+        t_set_r6(t, ((int32_t)pick(g, 400) - 200) & ~3);
+        emit16(t, 0xc000 | l << 11 | 6 << 8 | list);
+        break;
+    }
+    default: {                          /* LDR literal, ADR, ADD SP */
+        uint32_t k = pick(g, 4);
+        if (k == 0)
+            emit16(t, 0x4800 | tlo(t) << 8 | pick(g, 256));
+        else if (k == 1)
+            emit16(t, 0xa000 | pick(g, 2) << 11 | tlo(t) << 8 | pick(g, 256));
+        else {
+            int32_t imm = (int32_t)pick(g, 32) * 4;
+            int sub = t->sp - imm > -1400 && (pick(g, 2) || t->sp + imm > 1400);
+            if (sub || t->sp + imm <= 1400) {
+                emit16(t, 0xb000 | (uint32_t)sub << 7 | (uint32_t)imm / 4);
+                t->sp += sub ? -imm : imm;
+            }
+        }
+    }
+    }
+}
+
+static void t_flow(tgen *t)
+{
+    gen *g = t->g;
+    uint32_t skip = pick(g, 4);
+    switch (pick(g, 6)) {
+    case 0: case 1: case 2:             /* B<cond> over 0-3 */
+        emit16(t, 0xd000 | pick(g, 14) << 8 | ((skip - 1) & 0xff));
+        break;
+    case 3:                             /* B over 0-3 */
+        emit16(t, 0xe000 | ((skip - 1) & 0x7ff));
+        break;
+    case 4:                             /* CBZ/CBNZ over 1-3 */
+        skip = 1 + pick(g, 3);
+        emit16(t, 0xb100 | pick(g, 2) << 11 | (skip - 1) << 3 | tsrc(t));
+        break;
+    default:                            /* SVC, UDF, CPS */
+        skip = 0;
+        if (pick(g, 3) == 0)
+            emit16(t, 0xb660 | pick(g, 2) << 4 | pick(g, 8));
+        else
+            emit16(t, (pick(g, 2) ? 0xdf00 : 0xde00) | pick(g, 256));
+    }
+    while (skip--)
+        t_alu(t);
+}
+
+static void gen_thumb_body(gen *g, uint8_t *body, uint32_t n_half)
+{
+    tgen t = { .g = g, .h = (uint16_t *)body, .cap = n_half };
+    while (t.n < n_half) {
+        uint32_t k = pick(g, 10);
+        if (k < 5)
+            t_alu(&t);
+        else if (k < 8)
+            t_mem(&t);
+        else
+            t_flow(&t);
+    }
+}
+
 static void put32(uint8_t *p, uint32_t off, uint32_t v)
 {
     memcpy(p + off, &v, 4);
@@ -450,6 +639,8 @@ static uint32_t build_scenario(gen *g, uint64_t seed, uint8_t *img,
 {
     uint32_t pa = DT_LOAD, center = DT_DATA_OFF + DT_DATA_BYTES / 2;
     cfg[0] = (seed & 1) ? DT_CFG_USER : 0;
+    if (dt_thumb_seed(seed))
+        return pa + center;
     cfg[1] = pa + DT_L1_OFF;
     cfg[2] = 0x55555555u;
     cfg[3] = 0;
@@ -499,6 +690,11 @@ static uint32_t build_scenario(gen *g, uint64_t seed, uint8_t *img,
     }
 }
 
+int dt_thumb_seed(uint64_t seed)
+{
+    return (seed & 0xa) == 8;
+}
+
 void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
             dt_buf *img)
 {
@@ -517,7 +713,30 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
         uint32_t v = edge_val(&g);
         memcpy(img->p + DT_DATA_OFF + i, &v, 4);
     }
-    g.w = (uint32_t *)(img->p + DT_BODY_OFF);
+    uint8_t *body = img->p + DT_BODY_OFF;
+    if (dt_thumb_seed(seed)) {
+        /* r7 is the Thumb data base; SP starts in the data area. */
+        init[7] = init[11];
+        init[13] = init[11] - 0x400;
+        memcpy(img->p + DT_INIT_OFF, init, sizeof(init));
+        gen_thumb_body(&g, body, 2 * n_insns);
+        uint16_t *tail = (uint16_t *)body + 2 * n_insns;
+        for (int i = 0; i < 4; i++)
+            tail[i] = 0x46c0;               /* mov r8, r8 */
+        /* BLX epilogue (T2): to ARM, target = Align(PC, 4) + imm. */
+        uint32_t at = DT_BODY_OFF + 4 * n_insns + 8;
+        int32_t off = (int32_t)DT_EPILOGUE_OFF - (int32_t)((at + 4) & ~3u);
+        uint32_t imm = (uint32_t)off & 0x1ffffff, s24 = imm >> 24 & 1;
+        uint32_t j1 = !((imm >> 23 & 1) ^ s24), j2 = !((imm >> 22 & 1) ^ s24);
+        tail[4] = (uint16_t)(0xf000 | s24 << 10 | (imm >> 12 & 0x3ff));
+        tail[5] = (uint16_t)(0xc000 | j1 << 13 | j2 << 11 | (imm >> 1 & 0x7ff));
+        /* enter: blx body (A2: H is bit 1 of the offset) */
+        int32_t e = (int32_t)DT_BODY_OFF - (int32_t)(DT_ENTER_OFF + 8);
+        put32(img->p, DT_ENTER_OFF, 0xfa000000u | ((uint32_t)e >> 2 & 0xffffff) |
+                                        ((uint32_t)e >> 1 & 1) << 24);
+        return;
+    }
+    g.w = (uint32_t *)body;
     g.cap = n_insns;
     while (g.n < n_insns) {
         uint32_t k = pick(&g, 100);
@@ -536,7 +755,7 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
     }
     /* Branches skip at most 3 instructions: pad, then jump to the
      * epilogue. */
-    uint32_t *tail = (uint32_t *)(img->p + DT_BODY_OFF) + n_insns;
+    uint32_t *tail = (uint32_t *)body + n_insns;
     for (int i = 0; i < 4; i++)
         tail[i] = 0xe320f000u;          /* NOP */
     int32_t off = (int32_t)DT_EPILOGUE_OFF -

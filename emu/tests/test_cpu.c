@@ -448,6 +448,23 @@ static void test_thumb_interworking(void)
     teardown();
 }
 
+/* T16 POP and LDM with an empty list are UNDEFINED (QEMU's choice for an
+ * UNPREDICTABLE encoding; found by the differential test). */
+static void test_thumb_empty_list(void)
+{
+    static const uint8_t code[] = {
+        0x01, 0x00, 0x8f, 0xe2,     /* add r0, pc, #1 */
+        0x10, 0xff, 0x2f, 0xe1,     /* bx r0 */
+        0x00, 0xbc,                 /* pop {} */
+    };
+    setup(1);
+    memcpy(ram + CODE, code, sizeof(code));
+    run_at(cpu, CODE, 3);
+    CU_ASSERT_EQUAL(reg(15), 0x04);
+    CU_ASSERT_EQUAL(reg(14), CODE + 10);
+    teardown();
+}
+
 static const char *guest_dir = "../build/emu/guest";
 
 /* Same image, same final state and instruction count. */
@@ -489,6 +506,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
     CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
     CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
+    CU_add_test(s, "T16 POP {} is UNDEFINED", test_thumb_empty_list);
     CU_add_test(s, "determinism", test_determinism);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
