@@ -4,12 +4,13 @@
 
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
 BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
+              host/sdl_display.c host/screenshot.c host/gdbstub.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
               dev/virtio_input.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
-BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz
-BOARD_CFLAGS := -I../replay/include
+BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng $(shell sdl2-config --libs)
+BOARD_CFLAGS := -I../replay/include $(shell sdl2-config --cflags)
 BOARD_OBJS := $(BOARD_SRCS:%.c=$(BUILD)/board/%.o)
 BOARD_OBJS_SAN := $(BOARD_SRCS:%.c=$(BUILD)/board-san/%.o)
 PHONE := $(BUILD)/panlab-phone
@@ -40,3 +41,19 @@ $(BOARD_TESTS): $(BUILD)/%: tests/%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB)
 
 board-test: $(BOARD_TESTS) $(PHONE)
 	@for t in $(BOARD_TESTS); do echo "== $$t"; $$t $(PHONE) || exit 1; done
+
+# Guest-side test programs, packed as an extra initramfs to append to the
+# panlab one (Linux unpacks concatenated archives):
+#   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
+# then boot with panlab.test=panlab-parallel.
+GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
+all: $(GUEST_TESTS_CPIO)
+$(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
+
+$(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel
+	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
+	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
+	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
+	mv $@.tmp $@

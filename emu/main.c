@@ -10,6 +10,9 @@
 #include "machine.h"
 #include "loader.h"
 #include "replay.h"
+#include "host/gdbstub.h"
+#include "host/screenshot.h"
+#include "host/sdl_display.h"
 #include "panlab/replay.h"
 
 #define ERR_LEN 512
@@ -19,6 +22,9 @@
 #define PANIC_GRACE_NS 200000000ull
 
 static const char *prog = "panlab-phone";
+/* The guest kernel's linear map starts here (CONFIG_VMSPLIT_3G) and maps
+ * the start of RAM. */
+#define GUEST_PAGE_OFFSET 0xc0000000u
 
 static void usage(FILE *f)
 {
@@ -26,6 +32,7 @@ static void usage(FILE *f)
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
+        "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
         prog);
 }
@@ -91,6 +98,27 @@ static const char *const default_ports[] = {
     "panlab.trace", "panlab.input", "panlab.display",
 };
 
+/* Where scanout frames go: ground truth, the window, the last frame kept
+ * for a screenshot. */
+typedef struct frames {
+    phone_replay *truth;
+    sdl_display *sdl;
+    uint8_t *last;
+    uint32_t w, h;
+} frames;
+
+static void frame_shown(void *opaque, uint64_t ns, const uint8_t *px,
+                        uint32_t w, uint32_t h)
+{
+    frames *f = opaque;
+    if (f->truth)
+        phone_replay_frame(f->truth, ns, px, w, h);
+    if (f->sdl)
+        sdl_display_show(f->sdl, px, w, h);
+    if (f->last && w == f->w && h == f->h)
+        memcpy(f->last, px, (size_t)w * h * 4);
+}
+
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
 {
     char *end;
@@ -115,8 +143,9 @@ int main(int argc, char **argv)
 {
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
                *dtb_out = NULL, *console_path = NULL, *replay_path = NULL,
-               *gt_path = NULL, *system_map = NULL;
-    uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200;
+               *gt_path = NULL, *system_map = NULL, *shot_path = NULL;
+    int want_sdl = 0;
+    uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
     int nports = 3;
     for (int i = 0; i < nports; i++)
@@ -145,6 +174,15 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--replay")) replay_path = v;
         else if (!strcmp(o, "--ground-truth")) gt_path = v;
         else if (!strcmp(o, "--system-map")) system_map = v;
+        else if (!strcmp(o, "--screenshot")) shot_path = v;
+        else if (!strcmp(o, "--gdb")) gdb_port = parse_u64(o, v, 65535);
+        else if (!strcmp(o, "--display")) {
+            if (strcmp(v, "sdl") && strcmp(v, "none")) {
+                fprintf(stderr, "%s: --display takes none or sdl, got '%s'\n", prog, v);
+                return 2;
+            }
+            want_sdl = !strcmp(v, "sdl");
+        }
         else if (!strcmp(o, "--port")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1]) {
@@ -214,12 +252,17 @@ int main(int argc, char **argv)
         rp = phone_replay_new(script, gt, system_map ? &clk : NULL);
     }
 
+    frames fr = { .truth = rp, .w = GPU_WIDTH_PX, .h = GPU_HEIGHT_PX };
+    if (want_sdl && !(fr.sdl = sdl_display_new(fr.w, fr.h, err, sizeof(err))))
+        die("%s%s", err, "");
+    if (shot_path && !(fr.last = calloc((size_t)fr.w * fr.h, 4)))
+        die("%s%s", "out of memory", "");
+
     machine_config cfg;
     machine_config_default(&cfg);
-    if (rp) {
-        cfg.display = (gpu_host){ rp, phone_replay_frame };
+    cfg.display = (gpu_host){ &fr, frame_shown };
+    if (rp)
         cfg.input = (input_host){ rp, phone_replay_delivered };
-    }
     cfg.keys = keys;
     cfg.nkeys = pl_key_count();
     cfg.cpu_hz = cpu_mhz * 1000000ull;
@@ -240,10 +283,8 @@ int main(int argc, char **argv)
     con.vt = vt;
     if (rp)
         phone_replay_attach(rp, vt, machine_input(m));
-    /* This kernel's linear map: PAGE_OFFSET 0xc0000000 at the start of
-     * RAM (CONFIG_VMSPLIT_3G). */
     if (system_map && guest_clock_init(&clk, machine_phys(m), system_map,
-                                       0xc0000000u, MACH_RAM, err, sizeof(err)) < 0)
+                                       GUEST_PAGE_OFFSET, MACH_RAM, err, sizeof(err)) < 0)
         die("%s%s", err, "");
 
     uint8_t *dtb_used;
@@ -262,14 +303,29 @@ int main(int argc, char **argv)
     }
     free(dtb_used);
 
+    gdbstub *gdb = NULL;
+    if (gdb_port && !(gdb = gdbstub_new(m, (int)gdb_port, GUEST_PAGE_OFFSET, err,
+                                        sizeof(err))))
+        die("%s%s", err, "");
+
     double h0 = host_s();
     uint64_t until = max_s * VT_NS_PER_S, hang_ns = hang_s * VT_NS_PER_S;
     int status = 0;
     for (;;) {
+        if (gdb && gdbstub_poll(gdb) < 0) {
+            fprintf(stderr, "%s: gdb killed the run or went away\n", prog);
+            status = 1;
+            break;
+        }
         uint64_t now = vt_now_ns(vt);
         uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
         now = vt_run(vt, next);
         fflush(con.f);
+        if (fr.sdl && sdl_display_poll(fr.sdl)) {
+            fprintf(stderr, "%s: display window closed\n", prog);
+            status = 1;
+            break;
+        }
         for (int i = 0; i < nports; i++)
             if (ports[i].f)
                 fflush(ports[i].f);
@@ -301,6 +357,7 @@ int main(int argc, char **argv)
                 "ended (%s)\n", prog, replay_path);
         status = 1;
     }
+    gdbstub_free(gdb);
     double host = host_s() - h0;
     uint64_t insns = 0;
     for (int i = 0; i < arm_sys_ncores(machine_cpus(m)); i++)
@@ -322,6 +379,11 @@ int main(int argc, char **argv)
         die("%s: cannot write: %s", gt_path, strerror(errno));
     phone_replay_free(rp);
     pl_script_free(script);
+    if (shot_path && screenshot_png(shot_path, fr.last, fr.w, fr.h, err,
+                                    sizeof(err)) < 0)
+        die("%s%s", err, "");
+    free(fr.last);
+    sdl_display_free(fr.sdl);
     for (int i = 0; i < nports; i++)
         if (ports[i].f && fclose(ports[i].f) != 0)
             die("%s: cannot write: %s", port_path[i], strerror(errno));

@@ -37,6 +37,8 @@ static uint64_t guest_ns(phone_replay *r, uint64_t ns)
         uint64_t ticks = (ns / VT_NS_PER_S) * hz +
                          (ns % VT_NS_PER_S) * hz / VT_NS_PER_S;
         if (guest_clock_mono_ns(r->clk, ticks, &mono) == 0) {
+            if (!r->have_offset)
+                fprintf(r->gt, "# engine_ns - t_ns = %" PRIu64 "\n", ns - mono);
             r->offset_ns = (int64_t)(ns - mono);
             r->have_offset = 1;
             return mono;

@@ -20,6 +20,8 @@ struct vt_engine {
     int cur;                    /* core inside arm_run, or -1 */
     uint64_t slice_start_cycles; /* its cycle count when arm_run began */
     int stop;
+    vt_step_hook *hook;
+    void *hook_opaque;
     vt_core core[VT_MAX_CORES];
     vt_event **heap;
     int nheap, cap;
@@ -244,6 +246,17 @@ void vt_stop(vt_engine *t)
         arm_request_exit(arm_sys_cpu(t->sys, t->cur));
 }
 
+void vt_resume(vt_engine *t)
+{
+    t->stop = 0;
+}
+
+void vt_set_step_hook(vt_engine *t, vt_step_hook *hook, void *opaque)
+{
+    t->hook = hook;
+    t->hook_opaque = opaque;
+}
+
 int vt_stopped(const vt_engine *t)
 {
     return t->stop;
@@ -285,9 +298,11 @@ static void run_core(vt_engine *t, int i)
         uint64_t budget = (need + VT_NS_PER_S - 1) / VT_NS_PER_S;
         t->cur = i;
         t->slice_start_cycles = arm_cycle_count(c);
-        uint64_t used = arm_run(c, budget ? budget : 1);
+        uint64_t used = arm_run(c, budget && !t->hook ? budget : 1);
         fold(t, i);
         t->cur = -1;
+        if (t->hook && used && t->hook(t->hook_opaque, i))
+            t->stop = 1;
         if (used == 0)
             break;
     }

@@ -80,6 +80,14 @@ int vt_stopped(const vt_engine *t);
  * start of the window it was powered on in. */
 void vt_core_online(vt_engine *t, int core);
 
+/* Debugging: with a hook, cores run one instruction at a time and the
+ * hook is called after each with the core's index; a nonzero return
+ * stops vt_run there. NULL removes it. */
+typedef int vt_step_hook(void *opaque, int core);
+void vt_set_step_hook(vt_engine *t, vt_step_hook *hook, void *opaque);
+/* Clears a stop so vt_run can go on. */
+void vt_resume(vt_engine *t);
+
 /* Per-core virtual ns spent running (not halted, not off), for tests and
  * the parallel-core ratio. */
 uint64_t vt_busy_ns(const vt_engine *t, int core);
