@@ -76,7 +76,9 @@ struct pl_event {
  * generated from it: X(name, value, lower-case name). Kernel events are
  * 1..63, userspace events 64..127. Field use:
  *   CONTEXT_SWITCH  tid=prev, a0=next tid, a1=prev state (PL_STATE_*)
- *   WAKEUP          tid=waker, a0=wakee tid, a1=wakee's cpu
+ *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
+ *                   tid, a1=cpu the wakee last ran on. A wakee that waits on
+ *                   a futex, mutex or semaphore gets <lock>_NOTIFY instead.
  *   FORK            tid=parent, a0=child tid, a1=child tgid
  *   THREAD_NAME     tid=named thread, a0,a1,a2 = 16 bytes of comm (NUL padded)
  *   EXIT            tid=exiting thread

@@ -108,10 +108,16 @@ static u32 klog_next(const struct klog_ring *ring, u32 pos)
 	return pos + 1 == 2 * ring->capacity ? 0 : pos + 1;
 }
 
+/* No division: 32-bit ARM has none in ARMv7-A, and this is the hot path. */
+static struct pl_event *klog_slot(const struct klog_ring *ring, u32 pos)
+{
+	return &ring->rec[pos < ring->capacity ? pos : pos - ring->capacity];
+}
+
 static u32 klog_store(struct klog_ring *ring, u32 head, u64 ts, u16 type,
 		      u32 tid, u64 a0, u32 a1, u32 a2)
 {
-	struct pl_event *ev = &ring->rec[head % ring->capacity];
+	struct pl_event *ev = klog_slot(ring, head);
 
 	ev->ts_ns = ts;
 	ev->type = type;
@@ -517,8 +523,7 @@ static ssize_t klog_read(struct file *file, char __user *buf, size_t len,
 
 		while (ring->tail != head &&
 		       len - done >= sizeof(struct pl_event)) {
-			struct pl_event *ev =
-				&ring->rec[ring->tail % ring->capacity];
+			struct pl_event *ev = klog_slot(ring, ring->tail);
 
 			if (copy_to_user(buf + done, ev, sizeof(*ev))) {
 				mutex_unlock(&klog_state_lock);
