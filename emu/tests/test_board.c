@@ -185,6 +185,49 @@ static void test_cli_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--replay needs --ground-truth"));
 }
 
+/* A zImage-shaped bare-metal program: code at 0, the zImage header at
+ * 0x24..0x2f, a string at 0x40. */
+static const char *make_program(const char *name, const uint32_t *code,
+                                size_t nwords, const char *text)
+{
+    uint8_t b[0x80] = { 0 };
+    uint32_t magic = 0x016f2818, end = sizeof(b);
+    memcpy(b, code, nwords * 4);
+    memcpy(b + 0x24, &magic, 4);
+    memcpy(b + 0x2c, &end, 4);
+    if (text)
+        memcpy(b + 0x40, text, strlen(text) + 1);
+    return write_file(name, b, sizeof(b));
+}
+
+/* A guest that spins without output is stopped as hung; one that prints
+ * a kernel panic is stopped as panicked. */
+static void test_hang_and_panic(void)
+{
+    int lines;
+    char first[1024], args[1024];
+    static const uint32_t spin[] = { 0xeafffffe };      /* b . */
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --hang-s 1",
+             make_program("spin", spin, 1, NULL));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
+    static const uint32_t panic[] = {
+        0xe3001000,     /* movw r1, #0 */
+        0xe3401900,     /* movt r1, #0x0900: the PL011 */
+        0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
+        0xe4d23001,     /* 1: ldrb r3, [r2], #1 */
+        0xe3530000,     /* cmp r3, #0 */
+        0x15813000,     /* strne r3, [r1] */
+        0x1afffffb,     /* bne 1b */
+        0xeafffffe,     /* b . */
+    };
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10",
+             make_program("panic", panic, 8, "Kernel panic - not syncing: test\n"));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest kernel panic at"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "not syncing: test"));
+}
+
 /* ---- the virtual-time engine ---- */
 
 static int fired[8], nfired;
@@ -716,6 +759,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "zImage checks", test_zimage);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
+    CU_add_test(s, "hang and panic", test_hang_and_panic);
     CU_add_test(s, "event order", test_event_order);
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "idle skip", test_idle_skip);
