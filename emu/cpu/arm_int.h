@@ -66,7 +66,9 @@ typedef struct tlb_entry {
     uint32_t region_mask; /* size of the mapping it came from, for TLBIMVA */
     uint8_t global;
     uint8_t asid;
+    uint8_t domain;     /* TLB_NO_DOMAIN with the MMU off */
 } tlb_entry;
+#define TLB_NO_DOMAIN 16
 
 /* Global exclusive monitor (ARM ARM A3.4): one per cluster, with one
  * reservation per core. Like QEMU, STREX also checks that memory still holds
@@ -116,6 +118,7 @@ struct arm_cpu {
     arm_sys *sys;
     cp15_state cp15;
     uint32_t asid;
+    uint32_t tlb_domains;   /* bit d: some TLB entry was made in domain d */
     /* Soft TLBs indexed [pl1][va page]. */
     tlb_entry tlb_r[2][TLB_SIZE], tlb_w[2][TLB_SIZE], tlb_x[2][TLB_SIZE];
     arm_insn *dcache;       /* ARM decode cache, indexed by pa >> 2 */
@@ -196,6 +199,8 @@ void exception_return(arm_cpu *c, uint32_t pc);
 void tlb_flush(arm_cpu *c);
 void tlb_flush_mva(arm_cpu *c, uint32_t va, int all_asids);
 void tlb_flush_asid(arm_cpu *c, uint32_t asid);
+/* DACR changed: drop the entries of domains whose access type changed. */
+void tlb_dacr_changed(arm_cpu *c, uint32_t old_dacr, uint32_t new_dacr);
 /* Translation without side effects on the CPU; returns 0 or a short-format
  * FSR (with domain and WnR) describing the fault. */
 uint32_t mmu_translate(arm_cpu *c, uint32_t va, int acc, int pl1,

@@ -281,7 +281,10 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     case KEY(0, 2, 0, 0): cp->ttbr0 = v; tlb_flush(c); return 0;
     case KEY(0, 2, 0, 1): cp->ttbr1 = v; tlb_flush(c); return 0;
     case KEY(0, 2, 0, 2): cp->ttbcr = v & 0x37; tlb_flush(c); return 0;
-    case KEY(0, 3, 0, 0): cp->dacr = v; tlb_flush(c); return 0;
+    case KEY(0, 3, 0, 0):
+        tlb_dacr_changed(c, cp->dacr, v);
+        cp->dacr = v;
+        return 0;
     case KEY(0, 5, 0, 0): cp->dfsr = v & 0x1fff; return 0;
     case KEY(0, 5, 0, 1): cp->ifsr = v & 0x140f; return 0;
     case KEY(0, 6, 0, 0): cp->dfar = v; return 0;

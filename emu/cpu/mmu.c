@@ -27,6 +27,7 @@ static void tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t,
 void tlb_flush(arm_cpu *c)
 {
     tlb_each(c, NULL, 0, 0);
+    c->tlb_domains = 0;
 }
 
 static int match_mva(const tlb_entry *e, uint32_t va, uint32_t asid)
@@ -51,6 +52,25 @@ static int match_asid(const tlb_entry *e, uint32_t va, uint32_t asid)
 void tlb_flush_asid(arm_cpu *c, uint32_t asid)
 {
     tlb_each(c, match_asid, 0, asid & 0xff);
+}
+
+static int match_domains(const tlb_entry *e, uint32_t mask, uint32_t unused)
+{
+    (void)unused;
+    return e->tag != TLB_INVALID && e->domain < 16 && ((mask >> e->domain) & 1);
+}
+
+/* Linux (CONFIG_CPU_SW_DOMAIN_PAN) rewrites DACR on every kernel entry and
+ * user access; only entries of the domains that changed are dropped. */
+void tlb_dacr_changed(arm_cpu *c, uint32_t old_dacr, uint32_t new_dacr)
+{
+    uint32_t changed = 0, diff = old_dacr ^ new_dacr;
+    for (int d = 0; d < 16; d++)
+        if ((diff >> (2 * d)) & 3)
+            changed |= 1u << d;
+    changed &= c->tlb_domains;
+    if (changed)
+        tlb_each(c, match_domains, changed, 0);
 }
 
 static int read_pte(arm_cpu *c, uint32_t pa, uint32_t *v)
@@ -94,6 +114,7 @@ uint32_t mmu_translate(arm_cpu *c, uint32_t va, int acc, int pl1,
         if (fill) {
             fill->region_mask = 0xfffff000u;
             fill->global = 1;
+            fill->domain = TLB_NO_DOMAIN;
         }
         return 0;
     }
@@ -177,6 +198,7 @@ uint32_t mmu_translate(arm_cpu *c, uint32_t va, int acc, int pl1,
     if (fill) {
         fill->region_mask = mask;
         fill->global = !ng;
+        fill->domain = (uint8_t)dom;
     }
     return 0;
 }
@@ -197,6 +219,9 @@ static uint32_t tlb_fill(arm_cpu *c, tlb_entry t[2][TLB_SIZE], uint32_t va,
     e->region_mask = n.region_mask;
     e->global = n.global;
     e->asid = c->asid;
+    e->domain = n.domain;
+    if (n.domain < 16)
+        c->tlb_domains |= 1u << n.domain;
     if (host) {
         e->tag = vpage;
         e->addend = (uintptr_t)host - vpage;

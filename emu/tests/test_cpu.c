@@ -297,6 +297,33 @@ static void test_tlb_maintenance(void)
     teardown();
 }
 
+/* A DACR write must reach entries already in the TLB (only the changed
+ * domains are dropped). */
+static void test_dacr_change(void)
+{
+    setup(1);
+    build_tables(3);
+    put32(PT + 4 * (DATA >> 20), L2 | 1 | 1u << 5);    /* domain 1 */
+    enable_mmu(cpu, 0x00c50079);
+    static const uint32_t code[] = {
+        0xe5901000,     /* ldr r1, [r0] */
+        0xee033f10,     /* mcr p15, 0, r3, c3, c0, 0 (DACR) */
+        0xee151f10,     /* mrc p15, 0, r1, c5, c0, 0 (DFSR) */
+    };
+    load(CODE + 0x100, code, 3);
+    put32(0x300000, 42);
+    arm_set_reg(cpu, 0, DATA);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(1), 42);
+    arm_set_reg(cpu, 3, 0x55555551);        /* domain 1: no access */
+    run_at(cpu, CODE + 0x104, 1);
+    run_at(cpu, CODE + 0x100, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x10);
+    run_at(cpu, CODE + 0x108, 1);
+    CU_ASSERT_EQUAL(reg(1), 0x1b);          /* domain fault, page, domain 1 */
+    teardown();
+}
+
 static void test_exclusive_monitor(void)
 {
     setup(2);
@@ -500,6 +527,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "MMU permission fault from LDRT", test_mmu_permissions);
     CU_add_test(s, "access flag fault", test_access_flag);
     CU_add_test(s, "TLBIMVA and inner-shareable broadcast", test_tlb_maintenance);
+    CU_add_test(s, "DACR change reaches cached translations", test_dacr_change);
     CU_add_test(s, "exclusive monitor across cores", test_exclusive_monitor);
     CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
     CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
