@@ -14,6 +14,7 @@
 
 #define MAX_BP 64
 #define PKT_MAX 4096
+#define XFER_TARGET "qXfer:features:read:target.xml:"
 
 /* Target description: the ARM core registers, numbered 0..16 in order
  * (GDB manual, "ARM Features"). */
@@ -231,9 +232,9 @@ static void query(gdbstub *g, const char *pkt)
         snprintf(buf, sizeof(buf), "PacketSize=%x;qXfer:features:read+;vContSupported+",
                  PKT_MAX);
         send_pkt(g, buf);
-    } else if (!strncmp(pkt, "qXfer:features:read:target.xml:", 32)) {
+    } else if (!strncmp(pkt, XFER_TARGET, sizeof(XFER_TARGET) - 1)) {
         unsigned off, len;
-        if (sscanf(pkt + 32, "%x,%x", &off, &len) != 2) {
+        if (sscanf(pkt + sizeof(XFER_TARGET) - 1, "%x,%x", &off, &len) != 2) {
             send_pkt(g, "E01");
             return;
         }
