@@ -146,6 +146,7 @@ int main(int argc, char **argv)
 	struct pl_transactions tx;
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
+	struct pl_queueing qs;
 	struct pl_validation val;
 	char path[4096];
 	int rc = parse_options(argc, argv, &o);
@@ -168,12 +169,13 @@ int main(int argc, char **argv)
 	pl_transactions_extract(&trace, &iv, &graph, &tx);
 	pl_critical_paths_build(&trace, &iv, &graph, &tx, &cp);
 	pl_breakdowns_build(&trace, &iv, &cp, &bd);
+	pl_queueing_build(&trace, &iv, &graph, &qs);
 	pl_validate(&tx, &gt, &val);
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
 		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
-		.bd = &bd, .val = &val,
+		.bd = &bd, .qs = &qs, .val = &val,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -198,6 +200,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 	}
 	pl_validation_free(&val);
+	pl_queueing_free(&qs);
 	pl_breakdowns_free(&bd);
 	pl_critical_paths_free(&cp);
 	pl_transactions_free(&tx);

@@ -118,6 +118,17 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 				ms(total, sizeof(total), (int64_t)a->bd->total_ns[c]));
 	}
 	fprintf(out, "\n");
+	for (uint64_t i = 0; i < a->qs->count; i++) {
+		const struct pl_queue_stats *q = &a->qs->queues[i];
+		char wait[32], run[32];
+
+		fprintf(out, "  %s %#" PRIx32 ": %" PRIu64 " items on %" PRIu32
+			" threads, max wait %s ms, max run %s ms%s\n",
+			q->executor ? "executor" : "looper", q->id, q->items, q->threads,
+			ms(wait, sizeof(wait), (int64_t)q->max_wait_ns),
+			ms(run, sizeof(run), (int64_t)q->max_run_ns),
+			q->flagged ? " (flagged: 500 ms or more)" : "");
+	}
 	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
 		" met a join, decided by taking the latest predecessor\n", a->cp->decided, a->cp->count);
 	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
@@ -231,6 +242,22 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 		json_object_set_new(by_freq, khz, count(a->bd->running_ns_by_freq[i]));
 	}
 	json_object_set_new(o, "running_ns_by_khz", by_freq);
+	json_t *queues = json_array();
+
+	for (uint64_t i = 0; i < a->qs->count; i++) {
+		const struct pl_queue_stats *q = &a->qs->queues[i];
+
+		json_array_append_new(queues, json_pack("{s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+			"kind", q->executor ? "executor" : "looper", "id", (json_int_t)q->id,
+			"items", count(q->items), "threads", count(q->threads),
+			"max_wait_ns", count(q->max_wait_ns),
+			"mean_wait_ns", count(q->total_wait_ns / q->items),
+			"max_run_ns", count(q->max_run_ns),
+			"mean_run_ns", count(q->total_run_ns / q->items),
+			"flagged", q->flagged));
+	}
+	json_object_set_new(o, "queues", queues);
+	json_object_set_new(o, "queues_flagged", count(a->qs->flagged));
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }

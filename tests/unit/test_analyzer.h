@@ -36,6 +36,7 @@ struct model {
 	struct pl_transactions tx;
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
+	struct pl_queueing qs;
 };
 
 void model_build(struct tb *t, struct model *m);
@@ -58,5 +59,6 @@ void add_idmap_tests(void);
 void add_export_tests(void);
 void add_critical_path_tests(void);
 void add_validate_tests(void);
+void add_queueing_tests(void);
 
 #endif /* TEST_ANALYZER_H */

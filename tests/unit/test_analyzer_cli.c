@@ -165,6 +165,11 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 200000);
 	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
 	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1140000);	/* no CPU_FREQUENCY */
+	json_t *pool = json_array_get(json_object_get(s, "queues"), 1);
+
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(pool, "kind")), "executor");
+	CU_ASSERT_EQUAL(integer_at(pool, "items", NULL), 2);
+	CU_ASSERT_EQUAL(integer_at(pool, "max_run_ns", NULL), 810000);	/* task 2: 3200..4010 us */
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p50"), 600000);
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p90"), 1100000);
 	CU_ASSERT_EQUAL(integer_at(s, "truth_latency_ns", "max"), 1190000);

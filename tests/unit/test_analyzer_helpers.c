@@ -74,10 +74,12 @@ void model_build(struct tb *t, struct model *m)
 	pl_transactions_extract(&m->trace, &m->iv, &m->graph, &m->tx);
 	pl_critical_paths_build(&m->trace, &m->iv, &m->graph, &m->tx, &m->cp);
 	pl_breakdowns_build(&m->trace, &m->iv, &m->cp, &m->bd);
+	pl_queueing_build(&m->trace, &m->iv, &m->graph, &m->qs);
 }
 
 void model_free(struct model *m)
 {
+	pl_queueing_free(&m->qs);
 	pl_breakdowns_free(&m->bd);
 	pl_critical_paths_free(&m->cp);
 	pl_transactions_free(&m->tx);

@@ -13,6 +13,7 @@ int main(void)
 	add_transaction_tests();
 	add_critical_path_tests();
 	add_validate_tests();
+	add_queueing_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

@@ -32,6 +32,7 @@ struct pl_analysis {
 	const struct pl_transactions *tx;
 	const struct pl_critical_paths *cp;
 	const struct pl_breakdowns *bd;
+	const struct pl_queueing *qs;
 	const struct pl_validation *val;
 };
 
