@@ -104,7 +104,7 @@ static int on_create(struct pl_app *app, void *ctx)
 
 int main(void)
 {
-	static const struct pl_app_ops ops = { .on_create = on_create };
+	static const struct pl_app_ops ops = { .on_create = on_create, .on_key = bench_ui_on_key };
 	static struct animation a = { .ui.on_tap = on_tap };
 
 	return pl_app_main("animation", &ops, &a);

@@ -72,7 +72,7 @@ static int on_create(struct pl_app *app, void *ctx)
 
 int main(void)
 {
-	static const struct pl_app_ops ops = { .on_create = on_create };
+	static const struct pl_app_ops ops = { .on_create = on_create, .on_key = bench_ui_on_key };
 	static struct bench_ui ui = { .on_tap = on_tap };
 
 #ifdef ASYNCTASK_THREAD_POOL

@@ -43,6 +43,17 @@ int bench_ui_create(struct pl_app *app, struct bench_ui *ui)
 	return err ? err : pl_window_add_view(pl_app_window(app), &ui->button);
 }
 
+void bench_ui_on_key(struct pl_app *app, void *ctx, uint32_t code)
+{
+	struct bench_ui *ui = ctx;
+	(void)app;
+	(void)code;
+	ui->completed = 0;
+	ui->last_ms = 0;
+	ui->checksum = 0;
+	pl_view_invalidate(&ui->result);
+}
+
 void bench_ui_job_started(struct bench_ui *ui)
 {
 	ui->pending++;

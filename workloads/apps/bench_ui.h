@@ -30,6 +30,9 @@ struct bench_ui {
 
 /* on_create for the apps: adds the views. Returns 0 or -errno. */
 int bench_ui_create(struct pl_app *app, struct bench_ui *ui);
+/* on_key for the apps (ctx is the struct bench_ui): any key clears the results, a display
+ * update caused by a key. */
+void bench_ui_on_key(struct pl_app *app, void *ctx, uint32_t code);
 /* On the main thread. */
 void bench_ui_job_started(struct bench_ui *ui);
 void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum);

@@ -73,7 +73,9 @@ static void on_destroy(struct pl_app *app, void *ctx)
 
 int main(void)
 {
-	static const struct pl_app_ops ops = { .on_create = on_create, .on_destroy = on_destroy };
+	static const struct pl_app_ops ops = {
+		.on_create = on_create, .on_key = bench_ui_on_key, .on_destroy = on_destroy,
+	};
 	static struct handlerthread_app a = { .ui.on_tap = on_tap };
 
 	return pl_app_main("handlerthread", &ops, &a);

@@ -100,7 +100,9 @@ static void on_destroy(struct pl_app *app, void *ctx)
 
 int main(void)
 {
-	static const struct pl_app_ops ops = { .on_create = on_create, .on_destroy = on_destroy };
+	static const struct pl_app_ops ops = {
+		.on_create = on_create, .on_key = bench_ui_on_key, .on_destroy = on_destroy,
+	};
 	static struct webview wv = {
 		.ui.on_tap = on_tap,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
