@@ -54,7 +54,11 @@ typedef struct console {
     size_t len;
     char panic[256];
     uint64_t panic_ns;
+    uint64_t init_ns;           /* when the kernel started /init */
+    double init_host_s;
 } console;
+
+static double host_s(void);
 
 static void console_put(void *opaque, const uint8_t *buf, size_t n)
 {
@@ -68,6 +72,10 @@ static void console_put(void *opaque, const uint8_t *buf, size_t n)
             continue;
         }
         c->line[c->len] = 0;
+        if (!c->init_ns && strstr(c->line, "Run /init as init process")) {
+            c->init_ns = c->last_output_ns;
+            c->init_host_s = host_s();
+        }
         if (!c->panic[0] && strstr(c->line, "Kernel panic")) {
             snprintf(c->panic, sizeof(c->panic), "%s", c->line);
             c->panic_ns = c->last_output_ns;
@@ -359,6 +367,10 @@ int main(int argc, char **argv)
     }
     gdbstub_free(gdb);
     double host = host_s() - h0;
+    if (con.init_ns)
+        fprintf(stderr, "%s: /init started at %.6f s of virtual time, %.2f s "
+                "of host time\n", prog, (double)con.init_ns / 1e9,
+                con.init_host_s - h0);
     uint64_t insns = 0;
     for (int i = 0; i < arm_sys_ncores(machine_cpus(m)); i++)
         insns += arm_insn_count(arm_sys_cpu(machine_cpus(m), i));
