@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
+	struct pl_aggregates ag;
 	struct pl_validation val;
 	char path[4096];
 	int rc = parse_options(argc, argv, &o);
@@ -170,12 +171,13 @@ int main(int argc, char **argv)
 	pl_critical_paths_build(&trace, &iv, &graph, &tx, &cp);
 	pl_breakdowns_build(&trace, &iv, &cp, &bd);
 	pl_queueing_build(&trace, &iv, &graph, &qs);
+	pl_aggregates_build(&tx, &cp, &ag);
 	pl_validate(&tx, &gt, &val);
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
 		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
-		.bd = &bd, .qs = &qs, .val = &val,
+		.bd = &bd, .qs = &qs, .ag = &ag, .val = &val,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -200,6 +202,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 	}
 	pl_validation_free(&val);
+	pl_aggregates_free(&ag);
 	pl_queueing_free(&qs);
 	pl_breakdowns_free(&bd);
 	pl_critical_paths_free(&cp);

@@ -129,6 +129,15 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			ms(run, sizeof(run), (int64_t)q->max_run_ns),
 			q->flagged ? " (flagged: 500 ms or more)" : "");
 	}
+	for (uint64_t g = 0; g < a->ag->ngroups; g++) {
+		const struct pl_shape_group *grp = &a->ag->groups[g];
+		char mean[32], sd[32];
+
+		fprintf(out, "  shape %s: %" PRIu64 " transactions, mean %s ms, sd %s ms, %" PRIu64
+			" outliers above mean + 3 sd\n", grp->shape[0] ? grp->shape : "(same thread)",
+			grp->transactions, ms(mean, sizeof(mean), (int64_t)grp->mean_latency_ns),
+			ms(sd, sizeof(sd), (int64_t)grp->sd_latency_ns), grp->outliers);
+	}
 	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
 		" met a join, decided by taking the latest predecessor\n", a->cp->decided, a->cp->count);
 	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
@@ -257,6 +266,21 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 			"flagged", q->flagged));
 	}
 	json_object_set_new(o, "queues", queues);
+	json_t *shapes = json_array();
+
+	for (uint64_t g = 0; g < a->ag->ngroups; g++) {
+		const struct pl_shape_group *grp = &a->ag->groups[g];
+		json_t *outliers = json_array();
+
+		for (uint64_t k = 0; k < a->tx->count; k++)
+			if (a->ag->group_of[k] == g && a->ag->outlier[k])
+				json_array_append_new(outliers, count(k));
+		json_array_append_new(shapes, json_pack("{s:s, s:o, s:o, s:o, s:o}",
+			"critical_path", grp->shape, "transactions", count(grp->transactions),
+			"mean_latency_ns", count(grp->mean_latency_ns),
+			"sd_latency_ns", count(grp->sd_latency_ns), "outliers", outliers));
+	}
+	json_object_set_new(o, "shapes", shapes);
 	json_object_set_new(o, "queues_flagged", count(a->qs->flagged));
 	json_object_set_new(o, "model", model_json(a));
 	return o;
@@ -313,7 +337,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",critical_path\n");
+	fprintf(f, ",outlier,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -336,6 +360,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, t != NULL, t ? t->nthreads : 0);
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			csv_u64(f, t != NULL, t ? a->bd->ns[r->tx][c] : 0);
+		csv_u64(f, t != NULL, t ? a->ag->outlier[r->tx] : 0);
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

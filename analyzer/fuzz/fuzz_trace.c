@@ -23,6 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
+	struct pl_aggregates ag;
 
 	if (pl_trace_parse("fuzz.bin", data, size, &trace, &err) < 0)
 		return 0;
@@ -32,11 +33,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pl_critical_paths_build(&trace, &iv, &graph, &tx, &cp);
 	pl_breakdowns_build(&trace, &iv, &cp, &bd);
 	pl_queueing_build(&trace, &iv, &graph, &qs);
+	pl_aggregates_build(&tx, &cp, &ag);
 
 	struct pl_analysis a = { .trace = &trace, .iv = &iv, .graph = &graph, .tx = &tx,
 				 .cp = &cp, .bd = &bd };
 
 	json_decref(pl_export_trace_json(&a));
+	pl_aggregates_free(&ag);
 	pl_queueing_free(&qs);
 	pl_breakdowns_free(&bd);
 	pl_critical_paths_free(&cp);

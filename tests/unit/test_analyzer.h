@@ -37,6 +37,7 @@ struct model {
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
+	struct pl_aggregates ag;
 };
 
 void model_build(struct tb *t, struct model *m);
@@ -60,5 +61,6 @@ void add_export_tests(void);
 void add_critical_path_tests(void);
 void add_validate_tests(void);
 void add_queueing_tests(void);
+void add_aggregate_tests(void);
 
 #endif /* TEST_ANALYZER_H */

@@ -170,6 +170,14 @@ static void test_good_run(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(pool, "kind")), "executor");
 	CU_ASSERT_EQUAL(integer_at(pool, "items", NULL), 2);
 	CU_ASSERT_EQUAL(integer_at(pool, "max_run_ns", NULL), 810000);	/* task 2: 3200..4010 us */
+	json_t *shape = json_array_get(json_object_get(s, "shapes"), 0);
+
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(s, "shapes")), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(shape, "critical_path")),
+			       "task>message>invalidate");
+	CU_ASSERT_EQUAL(integer_at(shape, "transactions", NULL), 2);
+	CU_ASSERT_EQUAL(integer_at(shape, "mean_latency_ns", NULL), 850000);
+	CU_ASSERT_EQUAL(integer_at(shape, "sd_latency_ns", NULL), 250000);
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p50"), 600000);
 	CU_ASSERT_EQUAL(integer_at(s, "detected_latency_ns", "p90"), 1100000);
 	CU_ASSERT_EQUAL(integer_at(s, "truth_latency_ns", "max"), 1190000);
@@ -188,11 +196,11 @@ static void test_good_run(void)
 		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
 		"input_dispatch_ns,display_pipeline_ns,updates,intervals,threads,running_ns,"
 		"runnable_ns,io_ns,network_ns,lock_ns,sleeping_ns,unknown_ns,queue_message_ns,"
-		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,critical_path\n"
+		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,outlier,critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,60000,20000,1,4,2,"
-		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,task>message>invalidate\n"
+		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,0,task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,60000,30000,1,4,2,"
-		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,task>message>invalidate\n");
+		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,0,task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

@@ -75,10 +75,12 @@ void model_build(struct tb *t, struct model *m)
 	pl_critical_paths_build(&m->trace, &m->iv, &m->graph, &m->tx, &m->cp);
 	pl_breakdowns_build(&m->trace, &m->iv, &m->cp, &m->bd);
 	pl_queueing_build(&m->trace, &m->iv, &m->graph, &m->qs);
+	pl_aggregates_build(&m->tx, &m->cp, &m->ag);
 }
 
 void model_free(struct model *m)
 {
+	pl_aggregates_free(&m->ag);
 	pl_queueing_free(&m->qs);
 	pl_breakdowns_free(&m->bd);
 	pl_critical_paths_free(&m->cp);

@@ -14,6 +14,7 @@ int main(void)
 	add_critical_path_tests();
 	add_validate_tests();
 	add_queueing_tests();
+	add_aggregate_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

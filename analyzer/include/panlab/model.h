@@ -9,6 +9,7 @@
  *   critical_path.c transaction -> its critical path
  *   breakdown.c     critical path -> time per resource category
  *   queueing.c      graph -> per queue and executor waits and runs
+ *   aggregate.c     transactions -> groups of equal shape, outliers
  *
  * Nodes of the graph are the trace's events, by index into
  * struct pl_trace.events (time order). Temporal edges are implicit: the
@@ -276,5 +277,32 @@ struct pl_queueing {
 void pl_queueing_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		       const struct pl_graph *g, struct pl_queueing *out);
 void pl_queueing_free(struct pl_queueing *q);
+
+/* ---- aggregate.c ------------------------------------------------------ */
+
+/*
+ * AppInsight-style grouping: transactions whose critical paths have the same
+ * shape (pl_critical_path_shape) form a group; a transaction slower than its
+ * group's mean + 3 standard deviations is an outlier.
+ */
+struct pl_shape_group {
+	char shape[128];
+	uint64_t transactions;
+	uint64_t mean_latency_ns;
+	uint64_t sd_latency_ns;		/* population standard deviation */
+	uint64_t outliers;
+};
+
+struct pl_aggregates {
+	uint64_t ngroups;
+	struct pl_shape_group *groups;	/* in order of their first transaction */
+	uint64_t *group_of;		/* per transaction: its group */
+	uint8_t *outlier;		/* per transaction: 1 if an outlier of its group */
+	uint64_t outliers;
+};
+
+void pl_aggregates_build(const struct pl_transactions *tx, const struct pl_critical_paths *cp,
+			 struct pl_aggregates *out);
+void pl_aggregates_free(struct pl_aggregates *ag);
 
 #endif /* PANLAB_MODEL_H */

@@ -33,6 +33,7 @@ struct pl_analysis {
 	const struct pl_critical_paths *cp;
 	const struct pl_breakdowns *bd;
 	const struct pl_queueing *qs;
+	const struct pl_aggregates *ag;
 	const struct pl_validation *val;
 };
 

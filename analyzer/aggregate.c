@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Aggregates over transactions (issue 6): groups of equal critical-path
+ * shape and their outliers above mean + 3 SD, as AppInsight reports. The
+ * shape stands in for AppInsight's "identical graph": the chain of causal
+ * hops that decided the latency.
+ */
+#include "panlab/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+void pl_aggregates_build(const struct pl_transactions *tx, const struct pl_critical_paths *cp,
+			 struct pl_aggregates *out)
+{
+	/* Per group: mean, then sum of squared deviations (two passes, for numerical stability). */
+	double *mean = pl_xcalloc(tx->count, sizeof(*mean)), *dev2 = pl_xcalloc(tx->count, sizeof(*dev2));
+	char shape[sizeof(out->groups[0].shape)];
+
+	memset(out, 0, sizeof(*out));
+	out->groups = pl_xcalloc(tx->count, sizeof(*out->groups));
+	out->group_of = pl_xcalloc(tx->count, sizeof(*out->group_of));
+	out->outlier = pl_xcalloc(tx->count, sizeof(*out->outlier));
+	for (uint64_t k = 0; k < tx->count; k++) {
+		uint64_t g;
+
+		pl_critical_path_shape(cp, k, shape, sizeof(shape));
+		/* Groups are few; a linear search keeps first-appearance order. */
+		for (g = 0; g < out->ngroups && strcmp(out->groups[g].shape, shape) != 0; g++)
+			;
+		if (g == out->ngroups)
+			memcpy(out->groups[out->ngroups++].shape, shape, sizeof(shape));
+		out->group_of[k] = g;
+		out->groups[g].transactions++;
+		mean[g] += (double)tx->items[k].latency_ns;
+	}
+	for (uint64_t g = 0; g < out->ngroups; g++)
+		mean[g] /= (double)out->groups[g].transactions;
+	for (uint64_t k = 0; k < tx->count; k++) {
+		double d = (double)tx->items[k].latency_ns - mean[out->group_of[k]];
+
+		dev2[out->group_of[k]] += d * d;
+	}
+	for (uint64_t g = 0; g < out->ngroups; g++) {
+		double sd = sqrt(dev2[g] / (double)out->groups[g].transactions);
+
+		out->groups[g].mean_latency_ns = (uint64_t)llround(mean[g]);
+		out->groups[g].sd_latency_ns = (uint64_t)llround(sd);
+		dev2[g] = sd;	/* from here on dev2 holds each group's SD */
+	}
+	for (uint64_t k = 0; k < tx->count; k++) {
+		uint64_t g = out->group_of[k];
+
+		if ((double)tx->items[k].latency_ns > mean[g] + 3 * dev2[g]) {
+			out->outlier[k] = 1;
+			out->groups[g].outliers++;
+			out->outliers++;
+		}
+	}
+	free(mean);
+	free(dev2);
+}
+
+void pl_aggregates_free(struct pl_aggregates *ag)
+{
+	free(ag->groups);
+	free(ag->group_of);
+	free(ag->outlier);
+	memset(ag, 0, sizeof(*ag));
+}

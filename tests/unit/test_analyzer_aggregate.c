@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Groups of equal critical-path shape and their outliers above mean + 3 SD. */
+#include "test_analyzer.h"
+
+/* 21 transactions of shape "task" at 100..120 ns, the 11th at 1000 ns instead; one of shape "message". */
+static void test_groups_and_outliers(void)
+{
+	enum { N = 22 };
+	struct pl_transaction items[N] = { 0 };
+	struct pl_step steps[N];
+	uint64_t first[N + 1];
+	struct pl_aggregates ag;
+
+	for (uint64_t k = 0; k < N; k++) {
+		items[k].latency_ns = k == 10 ? 1000 : 100 + k;
+		steps[k] = (struct pl_step){ k == 21 ? PL_EDGE_MESSAGE : PL_EDGE_TASK, 0, 0 };
+		first[k] = k;
+	}
+	first[N] = N;
+	struct pl_transactions tx = { .count = N, .items = items };
+	struct pl_critical_paths cp = { .count = N, .first_step = first, .steps = steps };
+
+	pl_aggregates_build(&tx, &cp, &ag);
+	CU_ASSERT_EQUAL_FATAL(ag.ngroups, 2);
+	CU_ASSERT_STRING_EQUAL(ag.groups[0].shape, "task");
+	CU_ASSERT_EQUAL(ag.groups[0].transactions, 21);
+	CU_ASSERT_STRING_EQUAL(ag.groups[1].shape, "message");
+	CU_ASSERT_EQUAL(ag.groups[1].transactions, 1);
+	CU_ASSERT_EQUAL(ag.groups[1].sd_latency_ns, 0);
+	CU_ASSERT_EQUAL(ag.group_of[21], 1);
+	/* 100..120 with 1000 in place of 110: (2310 - 110 + 1000) / 21 = 152.38; SD 189.63. */
+	CU_ASSERT_EQUAL(ag.groups[0].mean_latency_ns, 152);
+	CU_ASSERT_EQUAL(ag.groups[0].sd_latency_ns, 190);
+	CU_ASSERT_EQUAL(ag.outliers, 1);
+	CU_ASSERT_EQUAL(ag.outlier[10], 1);
+	CU_ASSERT_EQUAL(ag.groups[0].outliers, 1);
+	CU_ASSERT_EQUAL(ag.outlier[21], 0);	/* a group of one is never its own outlier */
+	pl_aggregates_free(&ag);
+}
+
+void add_aggregate_tests(void)
+{
+	CU_pSuite s = CU_add_suite("aggregate", NULL, NULL);
+
+	CU_add_test(s, "shape groups and outliers", test_groups_and_outliers);
+}
