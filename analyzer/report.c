@@ -122,8 +122,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		const struct pl_queue_stats *q = &a->qs->queues[i];
 		char wait[32], run[32];
 
-		fprintf(out, "  %s %#" PRIx32 ": %" PRIu64 " items on %" PRIu32
-			" threads, max wait %s ms, max run %s ms%s\n",
+		fprintf(out, "  %s %#" PRIx32 ": %" PRIu64 " items, threads %" PRIu32
+			", max wait %s ms, max run %s ms%s\n",
 			q->executor ? "executor" : "looper", q->id, q->items, q->threads,
 			ms(wait, sizeof(wait), (int64_t)q->max_wait_ns),
 			ms(run, sizeof(run), (int64_t)q->max_run_ns),
