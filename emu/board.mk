@@ -57,3 +57,9 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel
 	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
 	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
 	mv $@.tmp $@
+
+# `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.
+.PHONY: board-bench
+bench: board-bench
+board-bench: $(PHONE) $(GUEST_TESTS_CPIO)
+	tests/board_bench.sh $(abspath ..)
