@@ -40,8 +40,9 @@ static void *do_in_background(struct pl_async_task *t, void *ctx)
 	uint64_t checksum = 0;
 	(void)t;
 	pl_parcel_init(&in);
+	struct pl_binder *b = pl_app_binder(job->app->ui.app);
 	if (pl_parcel_put_u64(&in, job->ms) == 0 &&
-	    pl_binder_call(pl_app_binder(job->app->ui.app), job->app->compute, COMPUTE_CALL, &in, &reply) == 0) {
+	    pl_binder_call(b, job->app->compute, COMPUTE_CALL, &in, &reply) == 0) {
 		pl_parcel_get_u64(&reply, &checksum);
 		pl_parcel_free(&reply);
 	}

@@ -143,7 +143,8 @@ static int put(struct collector *c, const void *p, size_t bytes)
 	return 0;
 }
 
-static int put_source(struct collector *c, uint32_t kind, uint32_t id, uint64_t records, uint64_t lost)
+static int put_source(struct collector *c, uint32_t kind, uint32_t id, uint64_t records,
+		      uint64_t lost)
 {
 	struct pl_source s = { .kind = kind, .id = id, .records = records, .lost = lost };
 	c->res.nsources++;
@@ -166,8 +167,8 @@ struct user_source {
  * recycled slot holds its owners' runs in turn). The ring's lost count goes
  * to its last run. Fills out (if not NULL) and returns the count.
  */
-static uint32_t slot_sources(struct pl_ulog_reader *r, unsigned slot, const struct pl_ulog_slot_info *si,
-			     struct user_source *out)
+static uint32_t slot_sources(struct pl_ulog_reader *r, unsigned slot,
+			     const struct pl_ulog_slot_info *si, struct user_source *out)
 {
 	struct user_source cur = { r, slot, si->tid, 0, 0 };
 	uint32_t n = 0;

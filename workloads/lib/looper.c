@@ -231,7 +231,8 @@ static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable
 	/* Logged under the lock so a queue's ENQUEUE records are in id order. A held message's
 	 * delay is unknown when it is sent: logged as 0. */
 	uint64_t delay_us = delay_ns == HELD_NS ? 0 : delay_ns / 1000;
-	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id, (uint32_t)(delay_us > UINT32_MAX ? UINT32_MAX : delay_us));
+	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id,
+		(uint32_t)(delay_us > UINT32_MAX ? UINT32_MAX : delay_us));
 	pthread_mutex_unlock(&l->lock);
 	wake(l);
 	return 0;

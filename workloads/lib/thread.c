@@ -71,7 +71,8 @@ static void handle_intent(struct pl_handler *h, const struct pl_message *m)
 	s->on_intent(s->ctx, m->what, m->obj);
 }
 
-struct pl_intent_service *pl_intent_service_create(const char *name, pl_intent_fn on_intent, void *ctx)
+struct pl_intent_service *pl_intent_service_create(const char *name, pl_intent_fn on_intent,
+						   void *ctx)
 {
 	struct pl_intent_service *s = malloc(sizeof(*s));
 	if (!s)

@@ -30,7 +30,8 @@ static __thread unsigned tls_generation;
 
 int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
 {
-	if (nslots == 0 || total_bytes < PL_ULOG_HDR_BYTES + nslots * (sizeof(struct pl_ulog_slot) + sizeof(struct pl_event)))
+	size_t min_slot = sizeof(struct pl_ulog_slot) + sizeof(struct pl_event);
+	if (nslots == 0 || total_bytes < PL_ULOG_HDR_BYTES + nslots * min_slot)
 		return -EINVAL;
 	size_t stride = (total_bytes - PL_ULOG_HDR_BYTES) / nslots;
 	uint32_t records = (uint32_t)((stride - sizeof(struct pl_ulog_slot)) / sizeof(struct pl_event));
@@ -136,7 +137,8 @@ void pl_ulog_write(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
 	struct pl_ulog_slot *s = tls_slot;
 
 	/* A thread without a slot tries again: an exited thread may have freed one since. */
-	if (__builtin_expect(!s || tls_generation != atomic_load_explicit(&log_generation, memory_order_relaxed), 0))
+	unsigned generation = atomic_load_explicit(&log_generation, memory_order_relaxed);
+	if (__builtin_expect(!s || tls_generation != generation, 0))
 		s = claim_slot();
 	if (!s) {
 		atomic_fetch_add_explicit(&((struct pl_ulog_file_hdr *)log_base)->unslotted_lost, 1,

@@ -28,7 +28,8 @@ int pl_ulog_reader_open(struct pl_ulog_reader *r, const char *path)
 	const struct pl_ulog_file_hdr *h = base;
 	size_t need = PL_ULOG_HDR_BYTES + (size_t)h->nslots * h->slot_stride_bytes;
 	if (memcmp(h->magic, PL_ULOG_MAGIC, sizeof(h->magic)) != 0 || need > (size_t)st.st_size ||
-	    h->slot_stride_bytes != sizeof(struct pl_ulog_slot) + (size_t)h->slot_records * sizeof(struct pl_event)) {
+	    h->slot_stride_bytes !=
+		    sizeof(struct pl_ulog_slot) + (size_t)h->slot_records * sizeof(struct pl_event)) {
 		munmap(base, (size_t)st.st_size);
 		return -EPROTO;
 	}

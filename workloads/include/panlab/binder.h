@@ -49,7 +49,7 @@ int pl_parcel_get_u64(struct pl_parcel *p, uint64_t *v);
 int pl_parcel_get_string(struct pl_parcel *p, char *buf, size_t len);
 
 struct pl_binder_service;
-/* Runs on a binder thread. reply is NULL for one-way calls. Returns 0 or -errno, which the caller gets. */
+/* On a binder thread; reply is NULL for one-way calls. Returns 0 or -errno, the caller's result. */
 typedef int (*pl_transact_fn)(struct pl_binder_service *s, uint32_t code, struct pl_parcel *in,
 			      struct pl_parcel *reply);
 

@@ -50,7 +50,10 @@ void pl_looper_destroy(struct pl_looper *l);
 /* Run on the calling thread until pl_looper_quit. Returns 0 or -errno. */
 int pl_looper_loop(struct pl_looper *l);
 
-/* From any thread: the loop returns after the message or callback now running; queued messages are dropped. */
+/*
+ * From any thread: the loop returns after the message or callback now
+ * running; queued messages are dropped.
+ */
 void pl_looper_quit(struct pl_looper *l);
 
 /* Queue id as traced in ENQUEUE_MSG/DEQUEUE_MSG a1. */

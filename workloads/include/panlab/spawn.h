@@ -20,7 +20,7 @@
 pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, char *err,
 		     size_t err_len);
 
-/* Path of program in the directory of the running executable (/proc/self/exe). Returns 0 or -errno. */
+/* Path of program in the directory of the running executable. Returns 0 or -errno. */
 int pl_sibling_path(const char *program, char *buf, size_t len);
 
 /* "exit status N", "killed by signal N". */

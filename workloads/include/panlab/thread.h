@@ -36,7 +36,8 @@ void pl_handler_thread_stop(struct pl_handler_thread *t);
 struct pl_intent_service;
 typedef void (*pl_intent_fn)(void *ctx, int what, void *obj);
 
-struct pl_intent_service *pl_intent_service_create(const char *name, pl_intent_fn on_intent, void *ctx);
+struct pl_intent_service *pl_intent_service_create(const char *name, pl_intent_fn on_intent,
+						   void *ctx);
 /* From any thread. Returns 0 or -errno. */
 int pl_intent_service_start(struct pl_intent_service *s, int what, void *obj);
 void pl_intent_service_stop(struct pl_intent_service *s);
