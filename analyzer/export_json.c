@@ -136,22 +136,66 @@ static void add_instants(struct sink *out, const struct pl_analysis *a)
 	}
 }
 
-/* A flow arrow per causal edge; "bp":"e" binds its head to the slice enclosing it. */
+/* One flow arrow from event `from` to event `to`; "bp":"e" binds its head to the slice enclosing it. */
+static void flow(struct sink *out, const struct pl_analysis *a, const char *name, const char *cat,
+		 uint64_t id, uint64_t from, uint64_t to)
+{
+	json_t *s = event("s", name, cat, thread_of_event(a, from), a->trace->events[from].ts_ns);
+	json_t *f = event("f", name, cat, thread_of_event(a, to), a->trace->events[to].ts_ns);
+
+	json_object_set_new(s, "id", json_integer((json_int_t)id));
+	json_object_set_new(f, "id", json_integer((json_int_t)id));
+	json_object_set_new(f, "bp", json_string("e"));
+	emit(out, s);
+	emit(out, f);
+}
+
+/*
+ * A flow per causal edge (ids 0 .. nedges - 1), then the causal hops of each
+ * critical path again in their own category, so the path stands out.
+ */
 static void add_flows(struct sink *out, const struct pl_analysis *a)
 {
+	uint64_t id = a->graph->nedges;
+
 	for (uint64_t k = 0; k < a->graph->nedges; k++) {
 		const struct pl_edge *edge = &a->graph->edges[k];
-		const char *name = pl_edge_kind_name(edge->kind);
-		json_t *s = event("s", name, "causal", thread_of_event(a, edge->from_event),
-				  a->trace->events[edge->from_event].ts_ns);
-		json_t *f = event("f", name, "causal", thread_of_event(a, edge->to_event),
-				  a->trace->events[edge->to_event].ts_ns);
 
-		json_object_set_new(s, "id", json_integer((json_int_t)k));
-		json_object_set_new(f, "id", json_integer((json_int_t)k));
-		json_object_set_new(f, "bp", json_string("e"));
-		emit(out, s);
-		emit(out, f);
+		flow(out, a, pl_edge_kind_name(edge->kind), "causal", k, edge->from_event,
+		     edge->to_event);
+	}
+	for (uint64_t i = 0; i < a->cp->first_step[a->cp->count]; i++) {
+		const struct pl_step *step = &a->cp->steps[i];
+
+		if (step->kind != PL_EDGE_TEMPORAL)
+			flow(out, a, pl_edge_kind_name(step->kind), "critical_path", id++,
+			     step->from_event, step->to_event);
+	}
+}
+
+/* Counter tracks of the guest kernel (pid 0): each cpu's frequency and whether it is online. */
+static void add_counters(struct sink *out, const struct pl_analysis *a)
+{
+	char name[32];
+
+	for (uint64_t e = 0; e < a->trace->nevents; e++) {
+		const struct pl_event *ev = &a->trace->events[e];
+		const char *key;
+		json_int_t value;
+
+		if (ev->type == PL_EV_CPU_FREQUENCY) {
+			snprintf(name, sizeof(name), "cpu %" PRIu32 " frequency", ev->a1);
+			key = "kHz";
+			value = (json_int_t)ev->a0;
+		} else if (ev->type == PL_EV_CPU_ONLINE || ev->type == PL_EV_CPU_OFFLINE) {
+			snprintf(name, sizeof(name), "cpu %" PRIu32 " online", ev->a1);
+			key = "online";
+			value = ev->type == PL_EV_CPU_ONLINE;
+		} else {
+			continue;
+		}
+		emit(out, json_pack("{s:s, s:s, s:i, s:i, s:o, s:{s:I}}", "ph", "C", "name", name,
+				    "pid", 0, "tid", 0, "ts", us(ev->ts_ns), "args", key, value));
 	}
 }
 
@@ -187,6 +231,7 @@ static void add_all(struct sink *out, const struct pl_analysis *a)
 	add_intervals(out, a);
 	add_instants(out, a);
 	add_flows(out, a);
+	add_counters(out, a);
 	add_transactions(out, a);
 }
 

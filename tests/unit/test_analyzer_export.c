@@ -30,7 +30,7 @@ static void test_overlap_export(void)
 				 .cp = &m.cp };
 	json_t *root = pl_export_trace_json(&a);
 	json_t *events = json_object_get(root, "traceEvents");
-	size_t n_meta = 0, n_x = 0, n_i = 0, n_s = 0, n_f = 0, n_b = 0, n_e = 0;
+	size_t n_meta = 0, n_x = 0, n_i = 0, n_s = 0, n_f = 0, n_b = 0, n_e = 0, n_critical = 0;
 	double flow_start[64] = { 0 }, begin_us[2] = { 0 }, end_us[2] = { 0 };
 
 	CU_ASSERT_STRING_EQUAL(str(root, "displayTimeUnit"), "ns");
@@ -61,6 +61,7 @@ static void test_overlap_export(void)
 			CU_ASSERT_FATAL(id >= 0 && id < 64);
 			if (ph[0] == 's') {
 				n_s++;
+				n_critical += !strcmp(str(ev, "cat"), "critical_path");
 				flow_start[id] = num(ev, "ts");
 			} else {
 				n_f++;
@@ -87,8 +88,10 @@ static void test_overlap_export(void)
 	CU_ASSERT_EQUAL(n_meta, m.iv.nthreads);
 	CU_ASSERT_EQUAL(n_x, m.iv.nintervals);
 	CU_ASSERT_EQUAL(n_i, 6);	/* 2 inputs, 2 invalidates, 2 updates */
-	CU_ASSERT_EQUAL(n_s, m.graph.nedges);
-	CU_ASSERT_EQUAL(n_f, m.graph.nedges);
+	/* Every edge, then the 3 causal hops of each of the 2 critical paths. */
+	CU_ASSERT_EQUAL(n_s, m.graph.nedges + 6);
+	CU_ASSERT_EQUAL(n_f, m.graph.nedges + 6);
+	CU_ASSERT_EQUAL(n_critical, 6);
 	CU_ASSERT_EQUAL(n_b, 2);
 	CU_ASSERT_EQUAL(n_e, 2);
 	/* Transaction slices span input to last update: 1600 and 400 us. */
@@ -109,9 +112,48 @@ static void test_overlap_export(void)
 	model_free(&m);
 }
 
+/* CPU_FREQUENCY and CPU_ONLINE become counter tracks of the kernel (pid 0). */
+static void test_counters(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, 1000, PL_EV_CPU_ONLINE, 7, 0, 1);
+	tb_kernel(&t, 1, 2000, PL_EV_CPU_FREQUENCY, 7, 700000, 1);
+	model_build(&t, &m);
+	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx,
+				 .cp = &m.cp };
+	json_t *root = pl_export_trace_json(&a);
+	json_t *events = json_object_get(root, "traceEvents");
+	int counters = 0;
+
+	for (size_t k = 0; k < json_array_size(events); k++) {
+		json_t *ev = json_array_get(events, k);
+
+		if (strcmp(str(ev, "ph"), "C") != 0)
+			continue;
+		counters++;
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(ev, "pid")), 0);
+		json_t *args = json_object_get(ev, "args");
+
+		if (!strcmp(str(ev, "name"), "cpu 1 online")) {
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "online")), 1);
+		} else if (!strcmp(str(ev, "name"), "cpu 1 frequency")) {
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "kHz")), 700000);
+		} else {
+			CU_FAIL("unexpected counter");
+		}
+	}
+	CU_ASSERT_EQUAL(counters, 2);
+	json_decref(root);
+	model_free(&m);
+}
+
 void add_export_tests(void)
 {
 	CU_pSuite s = CU_add_suite("export_json", NULL, NULL);
 
 	CU_add_test(s, "trace.json of two overlapping transactions", test_overlap_export);
+	CU_add_test(s, "cpu counters", test_counters);
 }

@@ -4,8 +4,10 @@
  * Perfetto UI and chrome://tracing open; "Trace Event Format", Google,
  * JSON Object Format). Per thread: one complete ("X") slice per execution
  * interval, instants for inputs, invalidates and updates; a flow arrow
- * ("s"/"f") per causal edge; one async slice ("b"/"e") per transaction
- * from its input to its last update. Timestamps are microseconds with ns
+ * ("s"/"f") per causal edge, and again per causal hop of each critical path
+ * (category "critical_path"); counters ("C") of each cpu's frequency and
+ * online state; one async slice ("b"/"e") per transaction from its input
+ * to its last update. Timestamps are microseconds with ns
  * resolution. Threads whose process is unknown (no FORK traced) get their
  * own tid as pid.
  *
