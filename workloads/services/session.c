@@ -5,6 +5,12 @@
  * stops tracing, stops everything and collects the trace.
  *
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
+ *                  [--injector uinput|host]
+ *
+ * With --injector host the machine plays the script (the phone backend
+ * injects through virtio-input and takes ground truth at its devices): the
+ * session only announces "ready <t_ns>" on the panlab.input port and waits
+ * out the script's duration on the same clock.
  *
  * Synchronisation is by hand-shake, never by sleeping: each child gets the
  * write end of a pipe as PANLAB_READY_FD (include/panlab/ready.h).
@@ -22,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "panlab/binder.h"
@@ -118,6 +125,23 @@ static void disable_kernel_tracing(void)
 	close(fd);
 }
 
+/* The host plays the script from ready_ns on; its end is ready_ns + duration. */
+static void wait_for_host_injector(int gt_fd, const struct pl_script *script, uint64_t ready_ns)
+{
+	char line[48];
+	int n = snprintf(line, sizeof(line), "ready %" PRIu64 "\n", ready_ns);
+	if (write(gt_fd, line, (size_t)n) != n)
+		pl_die("write ready line: %s", strerror(errno));
+	uint64_t end_ns = ready_ns + pl_script_duration_ns(script);
+	struct timespec end = { .tv_sec = (time_t)(end_ns / 1000000000u),
+				.tv_nsec = (long)(end_ns % 1000000000u) };
+	int err;
+	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL)) == EINTR)
+		;
+	if (err)
+		pl_die("clock_nanosleep: %s", strerror(err));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -125,9 +149,10 @@ int main(int argc, char **argv)
 		{ "script", required_argument, NULL, 's' },
 		{ "trace", required_argument, NULL, 't' },
 		{ "bin-dir", required_argument, NULL, 'b' },
+		{ "injector", required_argument, NULL, 'i' },
 		{ 0 },
 	};
-	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin";
+	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin", *injector = "uinput";
 	struct pl_collect_opts collect = { .out_path = NULL,
 					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 					   .klog_path = PL_COLLECT_DEFAULT_KLOG };
@@ -138,11 +163,14 @@ int main(int argc, char **argv)
 		case 's': script_path = optarg; break;
 		case 't': collect.out_path = optarg; break;
 		case 'b': bin_dir = optarg; break;
+		case 'i': injector = optarg; break;
 		default: workload = NULL; optind = argc + 1; break;
 		}
 	}
-	if (!workload || !script_path || optind != argc)
-		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]");
+	bool host_injects = !strcmp(injector, "host");
+	if (!workload || !script_path || optind != argc || (!host_injects && strcmp(injector, "uinput")))
+		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR] "
+		       "[--injector uinput|host]");
 	atexit(kill_children);
 
 	char err[512];
@@ -162,14 +190,15 @@ int main(int argc, char **argv)
 	int gt_fd = open(gt_path, O_WRONLY | O_CLOEXEC);
 	if (gt_fd < 0)
 		pl_die("open %s: %s", gt_path, strerror(errno));
-	static const char gt_header[] = "panlab-ground-truth 1\n";
-	if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
-		pl_die("write ground-truth header: %s", strerror(errno));
-
 	/* The injector's device exists before inputd scans /dev/input. */
-	struct pl_injector *inj;
-	if (pl_injector_open(&inj, gt_fd, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	struct pl_injector *inj = NULL;
+	if (!host_injects) {
+		static const char gt_header[] = "panlab-ground-truth 1\n";
+		if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
+			pl_die("write ground-truth header: %s", strerror(errno));
+		if (pl_injector_open(&inj, gt_fd, err, sizeof(err)) != 0)
+			pl_die("%s", err);
+	}
 
 	start_binder(bin_dir);
 	start_service(bin_dir, "compositor");
@@ -178,7 +207,9 @@ int main(int argc, char **argv)
 	snprintf(app, sizeof(app), "app-%s", workload);
 	uint64_t ready_ns = start_service(bin_dir, app);
 
-	if (pl_injector_run(inj, script, ready_ns, err, sizeof(err)) != 0)
+	if (host_injects)
+		wait_for_host_injector(gt_fd, script, ready_ns);
+	else if (pl_injector_run(inj, script, ready_ns, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	for (int i = (int)nchildren - 1; i >= 0; i--)
 		check_alive(&children[i]);
@@ -193,7 +224,8 @@ int main(int argc, char **argv)
 		pl_die("%s", err);
 	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
 	       " lost\n", workload, pl_script_action_count(script), res.nsources, res.records, res.lost);
-	pl_injector_close(inj);
+	if (inj)
+		pl_injector_close(inj);
 	pl_script_free(script);
 	close(gt_fd);
 	return 0;
