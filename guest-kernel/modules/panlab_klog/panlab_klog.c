@@ -114,8 +114,9 @@ static struct pl_event *klog_slot(const struct klog_ring *ring, u32 pos)
 	return &ring->rec[pos < ring->capacity ? pos : pos - ring->capacity];
 }
 
-static u32 klog_store(struct klog_ring *ring, u32 head, u64 ts, u16 type,
-		      u32 tid, u64 a0, u32 a1, u32 a2)
+static __always_inline u32 klog_store(struct klog_ring *ring, u32 head,
+				      u64 ts, u16 type, u32 tid, u64 a0,
+				      u32 a1, u32 a2)
 {
 	struct pl_event *ev = klog_slot(ring, head);
 
@@ -130,33 +131,60 @@ static u32 klog_store(struct klog_ring *ring, u32 head, u64 ts, u16 type,
 	return klog_next(ring, head);
 }
 
-static void klog_record(u16 type, u32 tid, u64 a0, u32 a1, u32 a2)
+/*
+ * The ring dropped records since it last stored one: store a LOST record
+ * with the count, then this one, or drop this one too. Out of line: the
+ * common path stays short.
+ */
+static noinline void klog_record_after_loss(struct klog_ring *ring, u32 head,
+					    u16 type, u32 tid, u64 a0, u32 a1,
+					    u32 a2)
+{
+	u64 ts;
+
+	/* Pairs with the reader's release of tail, as in klog_record(). */
+	if (klog_used(ring, head, smp_load_acquire(&ring->tail)) + 2 >
+	    ring->capacity) {
+		ring->lost++;
+		ring->lost_pending++;
+		return;
+	}
+	ts = ktime_get_mono_fast_ns();
+	head = klog_store(ring, head, ts, PL_EV_LOST, tid, ring->lost_pending,
+			  0, 0);
+	ring->lost_pending = 0;
+	head = klog_store(ring, head, ts, type, tid, a0, a1, a2);
+	/* Publish both slots only once they are filled in. */
+	smp_store_release(&ring->head, head);
+}
+
+/* Inlined into each probe, which is the hot path of every event. */
+static __always_inline void klog_record(u16 type, u32 tid, u64 a0, u32 a1,
+					u32 a2)
 {
 	struct klog_ring *ring;
 	unsigned long flags;
-	u32 head, need;
-	u64 ts;
+	u32 head;
 
 	local_irq_save(flags);
 	ring = this_cpu_ptr(&klog_rings);
 	head = ring->head;
-	need = ring->lost_pending ? 2 : 1;
+	if (unlikely(ring->lost_pending)) {
+		klog_record_after_loss(ring, head, type, tid, a0, a1, a2);
+		local_irq_restore(flags);
+		return;
+	}
 	/* Pairs with the reader's release of tail: its slot copy is done. */
-	if (klog_used(ring, head, smp_load_acquire(&ring->tail)) + need >
-	    ring->capacity) {
+	if (unlikely(klog_used(ring, head, smp_load_acquire(&ring->tail)) >=
+		     ring->capacity)) {
 		ring->lost++;
 		ring->lost_pending++;
 		local_irq_restore(flags);
 		return;
 	}
-	ts = ktime_get_mono_fast_ns();
-	if (ring->lost_pending) {
-		head = klog_store(ring, head, ts, PL_EV_LOST, tid,
-				  ring->lost_pending, 0, 0);
-		ring->lost_pending = 0;
-	}
-	head = klog_store(ring, head, ts, type, tid, a0, a1, a2);
-	/* Publish the slots only once they are filled in. */
+	head = klog_store(ring, head, ktime_get_mono_fast_ns(), type, tid, a0,
+			  a1, a2);
+	/* Publish the slot only once it is filled in. */
 	smp_store_release(&ring->head, head);
 	local_irq_restore(flags);
 }
