@@ -7,7 +7,7 @@ BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
               host/sdl_display.c host/screenshot.c host/gdbstub.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
-              dev/virtio_input.c
+              dev/virtio_input.c dev/virtio_blk.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
 BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng $(shell sdl2-config --libs)
 BOARD_CFLAGS := -I../replay/include $(shell sdl2-config --cflags)

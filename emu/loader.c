@@ -1,5 +1,8 @@
 /* Boot image checks; see loader.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,5 +163,28 @@ int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
     }
     *data = d;
     *bytes = n;
+    return 0;
+}
+
+int loader_open_disk(const char *path, int *fd, uint64_t *bytes, char *err,
+                     size_t err_len)
+{
+    int f = open(path, O_RDWR | O_CLOEXEC);
+    struct stat st;
+    if (f < 0 || fstat(f, &st) < 0) {
+        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        if (f >= 0)
+            close(f);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size == 0 || st.st_size % 512) {
+        snprintf(err, err_len, "%s@%lld: a disk image must be a regular file "
+                 "of a non-zero multiple of 512 bytes", path,
+                 (long long)st.st_size);
+        close(f);
+        return -1;
+    }
+    *fd = f;
+    *bytes = (uint64_t)st.st_size;
     return 0;
 }

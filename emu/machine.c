@@ -18,7 +18,7 @@
 
 /* virtio-mmio slots, as QEMU fills them from the top. Unused slots
  * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
-enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29 };
+enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29, SLOT_DISK = 28 };
 static const virtio_ops empty_slot;
 
 /* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
@@ -38,6 +38,7 @@ struct machine {
     virtio_console *vcon;
     virtio_gpu *gpu;
     virtio_input *input;
+    virtio_blk *disk;
     virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
     irq_line phys_timer_lines[GIC_MAX_CPUS][2];
@@ -51,6 +52,8 @@ void machine_config_default(machine_config *cfg)
     cfg->cpu_hz = 1200000000ull;
     cfg->counter_hz = 62500000ull;
     cfg->quantum_ns = 100000ull;
+    cfg->disk_fd = -1;
+    blk_timing_sd(&cfg->disk_timing);
 }
 
 /* ---- wiring between the CPU hooks, the engine and the devices ---- */
@@ -162,6 +165,10 @@ machine *machine_new(const machine_config *cfg)
             m->input = virtio_input_new(m->phys, irq, m->vt, cfg->keys,
                                         cfg->nkeys, cfg->input);
             d = virtio_input_dev(m->input);
+        } else if (i == SLOT_DISK && cfg->disk_fd >= 0) {
+            m->disk = virtio_blk_new(m->phys, irq, m->vt, cfg->disk_fd,
+                                     cfg->disk_bytes, &cfg->disk_timing);
+            d = virtio_blk_dev(m->disk);
         } else {
             d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
         }
@@ -179,6 +186,7 @@ void machine_free(machine *m)
     virtio_console_free(m->vcon);
     virtio_gpu_free(m->gpu);
     virtio_input_free(m->input);
+    virtio_blk_free(m->disk);
     pl011_free(m->uart);
     psci_free(m->psci);
     arch_timer_free(m->timer);

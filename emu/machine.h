@@ -15,6 +15,7 @@
 #include "dev/pl011.h"
 #include "dev/virtio_gpu.h"
 #include "dev/virtio_input.h"
+#include "dev/virtio_blk.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
 #define MACH_GIC_DIST     0x08000000u
@@ -42,9 +43,13 @@ typedef struct machine_config {
     input_host input;           /* input frames delivered to the guest */
     const uint16_t *keys;       /* key codes the touch device declares */
     size_t nkeys;
+    int disk_fd;                /* SD card image, or -1 for none */
+    uint64_t disk_bytes;
+    blk_timing disk_timing;
 } machine_config;
 
-/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum. */
+/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum,
+ * no SD card (an SD card's timing if one is given). */
 void machine_config_default(machine_config *cfg);
 
 typedef struct machine machine;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "machine.h"
 #include "loader.h"
 #include "replay.h"
@@ -32,7 +33,7 @@ static void usage(FILE *f)
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
-        "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
+        "       [--disk IMAGE] [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
         prog);
 }
@@ -151,7 +152,8 @@ int main(int argc, char **argv)
 {
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
                *dtb_out = NULL, *console_path = NULL, *replay_path = NULL,
-               *gt_path = NULL, *system_map = NULL, *shot_path = NULL;
+               *gt_path = NULL, *system_map = NULL, *shot_path = NULL,
+               *disk_path = NULL;
     int want_sdl = 0;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
@@ -183,6 +185,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--ground-truth")) gt_path = v;
         else if (!strcmp(o, "--system-map")) system_map = v;
         else if (!strcmp(o, "--screenshot")) shot_path = v;
+        else if (!strcmp(o, "--disk")) disk_path = v;
         else if (!strcmp(o, "--gdb")) gdb_port = parse_u64(o, v, 65535);
         else if (!strcmp(o, "--display")) {
             if (strcmp(v, "sdl") && strcmp(v, "none")) {
@@ -271,6 +274,9 @@ int main(int argc, char **argv)
     cfg.display = (gpu_host){ &fr, frame_shown };
     if (rp)
         cfg.input = (input_host){ rp, phone_replay_delivered };
+    if (disk_path && loader_open_disk(disk_path, &cfg.disk_fd,
+                                      &cfg.disk_bytes, err, sizeof(err)) < 0)
+        die("%s%s", err, "");
     cfg.keys = keys;
     cfg.nkeys = pl_key_count();
     cfg.cpu_hz = cpu_mhz * 1000000ull;
@@ -400,5 +406,7 @@ int main(int argc, char **argv)
         if (ports[i].f && fclose(ports[i].f) != 0)
             die("%s: cannot write: %s", port_path[i], strerror(errno));
     machine_free(m);
+    if (cfg.disk_fd >= 0)
+        close(cfg.disk_fd);
     return status;
 }

@@ -19,6 +19,7 @@
 #include "../dev/pl011.h"
 #include "../dev/virtio.h"
 #include "../dev/virtio_console.h"
+#include "../dev/virtio_blk.h"
 #include "../host/guest_clock.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
@@ -549,7 +550,20 @@ static void echo_notify(void *opaque, int q)
 static const virtio_ops echo_ops = { .device_id = 42, .nqueues = 1,
                                      .notify = echo_notify };
 
-static void vq_setup(const virtio_ops *ops, void *opaque, int nqueues)
+/* The driver's side of queue setup (virtio 1.2 §4.2.3.2), queue q's
+ * rings 64 KiB apart from the others'. */
+static void queue_init(virtio_dev *d, int q)
+{
+    uint32_t off = 0x10000u * (uint32_t)q;
+    virtio_mmio_write(d, 0x030, (uint32_t)q, 2);
+    virtio_mmio_write(d, 0x038, VQ_NUM, 2);
+    virtio_mmio_write(d, 0x080, VQ_DESC + off, 2);
+    virtio_mmio_write(d, 0x090, VQ_AVAIL + off, 2);
+    virtio_mmio_write(d, 0x0a0, VQ_USED + off, 2);
+    virtio_mmio_write(d, 0x044, 1, 2);
+}
+
+static void vq_setup(const virtio_ops *ops, void *opaque)
 {
     vmap = phys_map_new();
     vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
@@ -561,15 +575,7 @@ static void vq_setup(const virtio_ops *ops, void *opaque, int nqueues)
     CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x008, 2), ops->device_id);
     virtio_mmio_write(vdev, 0x014, 1, 2);
     CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x010, 2), 1);   /* VERSION_1 */
-    for (int q = 0; q < nqueues; q++) {
-        uint32_t off = 0x10000u * (uint32_t)q;
-        virtio_mmio_write(vdev, 0x030, (uint32_t)q, 2);
-        virtio_mmio_write(vdev, 0x038, VQ_NUM, 2);
-        virtio_mmio_write(vdev, 0x080, VQ_DESC + off, 2);
-        virtio_mmio_write(vdev, 0x090, VQ_AVAIL + off, 2);
-        virtio_mmio_write(vdev, 0x0a0, VQ_USED + off, 2);
-        virtio_mmio_write(vdev, 0x044, 1, 2);
-    }
+    queue_init(vdev, 0);
     virtio_mmio_write(vdev, 0x070, 0xf, 2);
 }
 
@@ -581,7 +587,7 @@ static void vq_teardown(void)
 
 static void test_virtqueue(void)
 {
-    vq_setup(&echo_ops, NULL, 1);
+    vq_setup(&echo_ops, NULL);
     memcpy(vram + 0x8000, "ping", 4);
     desc(0, MACH_RAM + 0x8000, 4, 1, 1);            /* readable, NEXT */
     desc(1, MACH_RAM + 0x9000, 8, 2, 0);            /* writable */
@@ -645,15 +651,8 @@ static void test_console_ports(void)
     virtio_dev *saved = vdev = virtio_console_dev(c);
     /* max_nr_ports = 2 (port 0 unused), so 6 queues. */
     CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x104, 2), 2);
-    for (int q = 0; q < 6; q++) {
-        uint32_t off = 0x10000u * (uint32_t)q;
-        virtio_mmio_write(vdev, 0x030, (uint32_t)q, 2);
-        virtio_mmio_write(vdev, 0x038, VQ_NUM, 2);
-        virtio_mmio_write(vdev, 0x080, VQ_DESC + off, 2);
-        virtio_mmio_write(vdev, 0x090, VQ_AVAIL + off, 2);
-        virtio_mmio_write(vdev, 0x0a0, VQ_USED + off, 2);
-        virtio_mmio_write(vdev, 0x044, 1, 2);
-    }
+    for (int q = 0; q < 6; q++)
+        queue_init(vdev, q);
     /* Control receive buffers, then DEVICE_READY on control transmit. */
     for (int i = 0; i < 4; i++)
         post(2, i, MACH_RAM + 0x80000 + 0x100 * (uint32_t)i, 0x100, 1);
@@ -682,6 +681,81 @@ static void test_console_ports(void)
     CU_ASSERT_PTR_EQUAL(vdev, saved);
     virtio_console_free(c);
     phys_map_free(vmap);
+}
+
+/* Queues a chain of (buffer, length, writable) on queue 0 from slot. */
+static void post_chain(int slot, const uint32_t (*seg)[3], int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint16_t flags = (uint16_t)((seg[i][2] ? 2 : 0) | (i + 1 < n ? 1 : 0));
+        desc(slot + i, seg[i][0], seg[i][1], flags, (uint16_t)(slot + i + 1));
+    }
+    uint16_t idx;
+    memcpy(&idx, vram + VQ_AVAIL + 2 - MACH_RAM, 2);
+    put16(VQ_AVAIL + 4 + 2 * (idx % VQ_NUM), (uint16_t)slot);
+    put16(VQ_AVAIL + 2, (uint16_t)(idx + 1));
+    virtio_mmio_write(vdev, 0x050, 0, 2);
+}
+
+/* A 1 KiB write then a read back, completing on the modelled clock. */
+static void test_blk(void)
+{
+    const char *img = tmp_path("disk.img");
+    FILE *f = fopen(img, "wb");
+    for (int i = 0; i < 8192; i++)
+        fputc(0, f);
+    fclose(f);
+    int fd;
+    uint64_t bytes;
+    char err[256];
+    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(bytes, 8192);
+    CU_ASSERT_EQUAL(loader_open_disk(write_file("odd.img", "abc", 3), &fd,
+                                     &bytes, err, sizeof(err)) == 0, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "odd.img@3: a disk image must be"));
+    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, err, sizeof(err)), 0);
+
+    vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    blk_timing tm;
+    blk_timing_sd(&tm);
+    vmap = phys_map_new();
+    vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
+    virtio_blk *b = virtio_blk_new(vmap, (irq_line){ vline, NULL, 0 }, t, fd,
+                                   bytes, &tm);
+    vdev = virtio_blk_dev(b);
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x100, 2), 16);     /* sectors */
+    queue_init(vdev, 0);
+    /* OUT: header {type 1, sector 2}, 1024 data bytes, status. */
+    uint32_t hdr[4] = { 1, 0, 2, 0 };
+    memcpy(vram + 0x8000, hdr, 16);
+    memset(vram + 0x9000, 0xab, 1024);
+    const uint32_t out[3][3] = { { MACH_RAM + 0x8000, 16, 0 },
+                                 { MACH_RAM + 0x9000, 1024, 0 },
+                                 { MACH_RAM + 0xa000, 1, 1 } };
+    vram[0xa000] = 0xff;
+    post_chain(0, out, 3);
+    vt_run(t, tm.write_latency_ns - 1);
+    CU_ASSERT_EQUAL(vram[0xa000], 0xff);            /* not yet */
+    vt_run(t, tm.write_latency_ns);
+    CU_ASSERT_EQUAL(vram[0xa000], 0);               /* VIRTIO_BLK_S_OK */
+    /* IN of the same sectors. */
+    hdr[0] = 0;
+    memcpy(vram + 0x8100, hdr, 16);
+    const uint32_t in[3][3] = { { MACH_RAM + 0x8100, 16, 0 },
+                                { MACH_RAM + 0xb000, 1024, 1 },
+                                { MACH_RAM + 0xa100, 1, 1 } };
+    post_chain(3, in, 3);
+    uint64_t due = tm.write_latency_ns + tm.read_latency_ns +
+                   1024 * VT_NS_PER_S / tm.read_bytes_per_s;
+    vt_run(t, due);
+    CU_ASSERT_EQUAL(vram[0xa100], 0);
+    CU_ASSERT_EQUAL(vram[0xb000], 0xab);
+    CU_ASSERT_EQUAL(vram[0xb3ff], 0xab);
+    CU_ASSERT_EQUAL(get32(VQ_USED + 4 + 8 + 4), 1025);   /* 1024 + status */
+    virtio_blk_free(b);
+    phys_map_free(vmap);
+    vt_free(t);
+    close(fd);
 }
 
 /* ---- device tree and guest clock ---- */
@@ -768,6 +842,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "PL011", test_pl011);
     CU_add_test(s, "virtqueue", test_virtqueue);
     CU_add_test(s, "console ports", test_console_ports);
+    CU_add_test(s, "SD card", test_blk);
     CU_add_test(s, "device tree", test_fdt);
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_basic_set_mode(CU_BRM_VERBOSE);
