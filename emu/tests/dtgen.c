@@ -21,6 +21,7 @@ typedef struct gen {
     uint64_t s;
     uint32_t *w;
     uint32_t n, cap;
+    uint32_t mode;      /* the body's mode, tracked (CPS, exception returns) */
 } gen;
 
 static uint32_t rnd(gen *g)
@@ -392,9 +393,13 @@ static void gen_system(gen *g)
         emit(g, c | 0x0e000a00u | (rnd(g) & 0x00fff1ef) | pick(g, 2) << 8);
         break;
     case 3: emit(g, 0xe1200070u | (rnd(g) & 0xfff0f)); break;        /* BKPT */
-    case 4:                                     /* CPS to SYS or IRQ */
-        emit(g, 0xf1020000u | (pick(g, 2) ? 0x1fu : 0x12u));
+    case 4: {                                   /* CPS to SYS or IRQ */
+        uint32_t m = pick(g, 2) ? 0x1fu : 0x12u;
+        emit(g, 0xf1020000u | m);
+        if (g->mode != 0x10)
+            g->mode = m;                        /* a NOP in User mode */
         break;
+    }
     default: {                                  /* MRC/MCR of CP15 */
         static const uint32_t regs[][2] = {
             { 0x0000, 1 },  /* MIDR */          { 0x0001, 1 },  /* CTR */
@@ -410,6 +415,46 @@ static void gen_system(gen *g)
                     (write ? sreg(g) : rt) << 12 | op2 << 5 | crm);
     }
     }
+}
+
+/* Exception returns and user-bank transfers from IRQ mode (ARM ARM
+ * B9.3): set SPSR_irq to a valid System/User/IRQ state, then return with
+ * MOVS/SUBS PC, LR or LDM {..., pc}^, or move user r13/r14 with STM^/LDM^.
+ * Never skipped by branches, so the mode can be tracked. */
+static void gen_exc_return(gen *g)
+{
+    static const uint32_t modes[] = { 0x10, 0x1f, 0x1f, 0x12, 0x12 };
+    if (g->mode == 0x10 || g->n + 12 > g->cap)
+        return;
+    if (g->mode != 0x12) {
+        emit(g, 0xf1020012u);                   /* cps #irq */
+        g->mode = 0x12;
+    }
+    uint32_t k = pick(g, 4), rx = dreg(g);
+    if (rx == 14)
+        rx = 0;
+    if (k == 3) {                               /* STM^/LDM^ user r13, r14 */
+        set_r10(g, rand_delta(g, -3000, 3000) & ~3);
+        emit(g, 0xe8ca6000u | pick(g, 2) << 20);    /* stmia/ldmia r10, {sp,lr}^ */
+        return;
+    }
+    uint32_t m = modes[pick(g, 5)];
+    uint32_t v = (rnd(g) & 0xf80f0000u) | 0x1c0u | m;
+    emit(g, 0xe3000000u | (v & 0xf000) << 4 | rx << 12 | (v & 0xfff));  /* movw */
+    emit(g, 0xe3400000u | (v >> 28) << 16 | rx << 12 | (v >> 16 & 0xfff));
+    emit(g, 0xe16ff000u | rx);                  /* msr spsr_fsxc, rx */
+    if (k < 2) {
+        emit(g, 0xe28fe000u);                   /* add lr, pc, #0 */
+        emit(g, k ? 0xe1b0f00eu : 0xe25ef000u); /* movs pc, lr / subs pc, lr, #0 */
+    } else {
+        /* The PC goes through an already executed word of the body (the
+         * data area may be unwritable): r10 = address of this SUB - 8. */
+        emit(g, 0xe24fa010u);                   /* sub r10, pc, #16 */
+        emit(g, 0xe28fe004u);                   /* add lr, pc, #4 */
+        emit(g, 0xe58ae000u);                   /* str lr, [r10] */
+        emit(g, 0xe8da8000u);                   /* ldmia r10, {pc}^ */
+    }
+    g->mode = m;
 }
 
 static void gen_branch(gen *g)
@@ -738,6 +783,7 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
     }
     g.w = (uint32_t *)body;
     g.cap = n_insns;
+    g.mode = (init[17] & DT_CFG_USER) ? 0x10 : 0x1f;
     while (g.n < n_insns) {
         uint32_t k = pick(&g, 100);
         if (k < 30) gen_dp(&g);
@@ -750,8 +796,9 @@ void dt_gen(const dt_buf *frame, uint64_t seed, uint32_t n_insns,
         else if (k < 86) gen_ldst_extra(&g);
         else if (k < 90) gen_block(&g);
         else if (k < 94) gen_atomic(&g);
-        else if (k < 97) gen_branch(&g);
-        else gen_system(&g);
+        else if (k < 96) gen_branch(&g);
+        else if (k < 98) gen_system(&g);
+        else gen_exc_return(&g);
     }
     /* Branches skip at most 3 instructions: pad, then jump to the
      * epilogue. */
