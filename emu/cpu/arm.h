@@ -47,9 +47,10 @@ void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn);
 /* CNTFRQ reset value in Hz, as firmware would program it. */
 void arm_set_cntfrq(arm_cpu *c, uint32_t hz);
 
-/* Runs until max_cycles are used, the core halts (WFI/WFE) or
- * arm_request_exit() is called. Returns the cycles used; interrupts are
- * sampled at entry and after instructions that unmask them. */
+/* Runs until max_cycles are used (rounded up to whole instructions), the
+ * core halts (WFI/WFE) or arm_request_exit() is called. Returns the cycles
+ * used; interrupts are sampled at entry and whenever the loop leaves a code
+ * page or an instruction changes the mode, the masks or the TLB. */
 uint64_t arm_run(arm_cpu *c, uint64_t max_cycles);
 void arm_request_exit(arm_cpu *c);
 int arm_is_halted(const arm_cpu *c);

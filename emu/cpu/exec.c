@@ -1112,7 +1112,10 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
 
 uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
 {
-    uint64_t budget = max_cycles / c->cpi, done = 0;
+    /* Rounded up, so any positive budget makes progress; the overshoot is
+     * below one instruction's cycles. */
+    uint64_t budget = max_cycles / c->cpi + (max_cycles % c->cpi != 0);
+    uint64_t done = 0;
     c->exit_req = 0;
     if (!c->powered)
         return 0;
