@@ -4,13 +4,15 @@
 
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
 BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
-              host/sdl_display.c host/screenshot.c host/gdbstub.c \
+              host/sdl_display.c host/screenshot.c host/gdbstub.c host/slirp_net.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
-              dev/virtio_input.c dev/virtio_blk.c
+              dev/virtio_input.c dev/virtio_blk.c dev/virtio_net.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
-BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng $(shell sdl2-config --libs)
-BOARD_CFLAGS := -I../replay/include $(shell sdl2-config --cflags)
+BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng -lpcap $(shell pkg-config --libs slirp) \
+              $(shell sdl2-config --libs)
+BOARD_CFLAGS := -I../replay/include $(shell sdl2-config --cflags) \
+                $(shell pkg-config --cflags slirp)
 BOARD_OBJS := $(BOARD_SRCS:%.c=$(BUILD)/board/%.o)
 BOARD_OBJS_SAN := $(BOARD_SRCS:%.c=$(BUILD)/board-san/%.o)
 PHONE := $(BUILD)/panlab-phone
@@ -45,14 +47,20 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # Guest-side test programs, packed as an extra initramfs to append to the
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
-# then boot with panlab.test=panlab-parallel.
+# then boot with panlab.test=panlab-parallel (or panlab-nettest, with
+# --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
 $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
 
-$(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel
+$(BUILD)/guest-tests/bin/panlab-nettest: tests/guest/nettest.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+$(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
+                     $(BUILD)/guest-tests/bin/panlab-nettest
 	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
 	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
 	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp

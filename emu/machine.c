@@ -18,7 +18,10 @@
 
 /* virtio-mmio slots, as QEMU fills them from the top. Unused slots
  * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
-enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29, SLOT_DISK = 28 };
+enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29, SLOT_DISK = 28,
+       SLOT_NET = 27 };
+/* QEMU's default MAC prefix and address for its first NIC. */
+static const uint8_t nic_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const virtio_ops empty_slot;
 
 /* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
@@ -39,6 +42,7 @@ struct machine {
     virtio_gpu *gpu;
     virtio_input *input;
     virtio_blk *disk;
+    virtio_net *nic;
     virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
     irq_line phys_timer_lines[GIC_MAX_CPUS][2];
@@ -169,6 +173,9 @@ machine *machine_new(const machine_config *cfg)
             m->disk = virtio_blk_new(m->phys, irq, m->vt, cfg->disk_fd,
                                      cfg->disk_bytes, &cfg->disk_timing);
             d = virtio_blk_dev(m->disk);
+        } else if (i == SLOT_NET && cfg->net.send) {
+            m->nic = virtio_net_new(m->phys, irq, nic_mac, cfg->net);
+            d = virtio_net_dev(m->nic);
         } else {
             d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
         }
@@ -187,6 +194,7 @@ void machine_free(machine *m)
     virtio_gpu_free(m->gpu);
     virtio_input_free(m->input);
     virtio_blk_free(m->disk);
+    virtio_net_free(m->nic);
     pl011_free(m->uart);
     psci_free(m->psci);
     arch_timer_free(m->timer);
@@ -202,6 +210,7 @@ phys_map *machine_phys(machine *m) { return m->phys; }
 arm_sys *machine_cpus(machine *m) { return m->sys; }
 enum machine_state machine_state(const machine *m) { return m->state; }
 virtio_input *machine_input(machine *m) { return m->input; }
+virtio_net *machine_nic(machine *m) { return m->nic; }
 
 /* Writes the initrd range into a given blob's /chosen. */
 static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,

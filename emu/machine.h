@@ -16,6 +16,7 @@
 #include "dev/virtio_gpu.h"
 #include "dev/virtio_input.h"
 #include "dev/virtio_blk.h"
+#include "dev/virtio_net.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
 #define MACH_GIC_DIST     0x08000000u
@@ -46,6 +47,7 @@ typedef struct machine_config {
     int disk_fd;                /* SD card image, or -1 for none */
     uint64_t disk_bytes;
     blk_timing disk_timing;
+    net_host net;               /* the network; no NIC if send is NULL */
 } machine_config;
 
 /* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum,
@@ -75,6 +77,8 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
 
 /* The touchscreen and keys, for the host to inject into. */
 virtio_input *machine_input(machine *m);
+/* The NIC, or NULL, for the host's network to deliver to. */
+virtio_net *machine_nic(machine *m);
 
 enum machine_state { MACHINE_RUNNING, MACHINE_OFF, MACHINE_RESET };
 enum machine_state machine_state(const machine *m);

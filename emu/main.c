@@ -12,6 +12,7 @@
 #include "loader.h"
 #include "replay.h"
 #include "host/gdbstub.h"
+#include "host/slirp_net.h"
 #include "host/screenshot.h"
 #include "host/sdl_display.h"
 #include "panlab/replay.h"
@@ -33,7 +34,8 @@ static void usage(FILE *f)
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
-        "       [--disk IMAGE] [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
+        "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
+        "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
         prog);
 }
@@ -128,6 +130,12 @@ static void frame_shown(void *opaque, uint64_t ns, const uint8_t *px,
         memcpy(f->last, px, (size_t)w * h * 4);
 }
 
+static void net_forward(void *opaque, const uint8_t *frame, size_t len)
+{
+    slirp_net **net = opaque;
+    slirp_net_from_guest(*net, frame, len);
+}
+
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
 {
     char *end;
@@ -153,7 +161,8 @@ int main(int argc, char **argv)
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
                *dtb_out = NULL, *console_path = NULL, *replay_path = NULL,
                *gt_path = NULL, *system_map = NULL, *shot_path = NULL,
-               *disk_path = NULL;
+               *disk_path = NULL, *pcap_path = NULL, *content_dir = NULL;
+    int want_net = 0;
     int want_sdl = 0;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
@@ -186,6 +195,15 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--system-map")) system_map = v;
         else if (!strcmp(o, "--screenshot")) shot_path = v;
         else if (!strcmp(o, "--disk")) disk_path = v;
+        else if (!strcmp(o, "--pcap")) pcap_path = v;
+        else if (!strcmp(o, "--content-dir")) content_dir = v;
+        else if (!strcmp(o, "--net")) {
+            if (strcmp(v, "user")) {
+                fprintf(stderr, "%s: --net takes user, got '%s'\n", prog, v);
+                return 2;
+            }
+            want_net = 1;
+        }
         else if (!strcmp(o, "--gdb")) gdb_port = parse_u64(o, v, 65535);
         else if (!strcmp(o, "--display")) {
             if (strcmp(v, "sdl") && strcmp(v, "none")) {
@@ -231,6 +249,10 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if ((pcap_path || content_dir) && !want_net) {
+        fprintf(stderr, "%s: --pcap and --content-dir need --net user\n", prog);
+        return 2;
+    }
     if (replay_path && !gt_path) {
         fprintf(stderr, "%s: --replay needs --ground-truth FILE\n", prog);
         return 2;
@@ -278,6 +300,7 @@ int main(int argc, char **argv)
                                       &cfg.disk_bytes, err, sizeof(err)) < 0)
         die("%s%s", err, "");
     cfg.keys = keys;
+    slirp_net *net = NULL;
     cfg.nkeys = pl_key_count();
     cfg.cpu_hz = cpu_mhz * 1000000ull;
     cfg.console = (byte_sink){ console_put, &con };
@@ -292,8 +315,19 @@ int main(int argc, char **argv)
         cfg.port_name[i] = port_name[i];
         cfg.port_out[i] = (byte_sink){ port_put, &ports[i] };
     }
+    /* The network needs the engine, the NIC needs the network's callback:
+     * the NIC is created with a forwarder bound once both exist. */
+    if (want_net)
+        cfg.net = (net_host){ &net, net_forward };
     machine *m = machine_new(&cfg);
     vt_engine *vt = machine_engine(m);
+    if (want_net) {
+        net_timing nt;
+        net_timing_phone(&nt);
+        if (!(net = slirp_net_new(vt, &nt, pcap_path, content_dir, err, sizeof(err))))
+            die("%s%s", err, "");
+        slirp_net_attach(net, machine_nic(m));
+    }
     con.vt = vt;
     if (rp)
         phone_replay_attach(rp, vt, machine_input(m));
@@ -405,6 +439,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < nports; i++)
         if (ports[i].f && fclose(ports[i].f) != 0)
             die("%s: cannot write: %s", port_path[i], strerror(errno));
+    slirp_net_free(net);
     machine_free(m);
     if (cfg.disk_fd >= 0)
         close(cfg.disk_fd);

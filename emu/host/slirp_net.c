@@ -1,0 +1,362 @@
+/* Network wire, libslirp glue, content server and capture; see
+ * slirp_net.h. */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pcap/pcap.h>
+#include <slirp/libslirp.h>
+#include "slirp_net.h"
+
+#define WIRE_FRAMES 256
+#define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
+#define SERVER_ADDR "10.0.2.100"
+#define SERVER_PORT 80
+#define REQ_MAX 4096
+
+typedef struct slirp_net slirp_net;
+
+/* One direction of the wire: frames in flight, in order. */
+typedef struct wire {
+    slirp_net *s;
+    int to_guest;
+    uint8_t data[WIRE_FRAMES][NET_FRAME_MAX];
+    uint16_t len[WIRE_FRAMES];
+    uint64_t due[WIRE_FRAMES];
+    int head, count;
+    uint64_t free_ns;           /* the wire is idle from here */
+    vt_event ev;
+} wire;
+
+typedef struct stimer {
+    slirp_net *s;
+    SlirpTimerCb cb;
+    void *cb_opaque;
+    vt_event ev;
+} stimer;
+
+struct slirp_net {
+    vt_engine *t;
+    net_timing tm;
+    Slirp *slirp;
+    virtio_net *nic;
+    pcap_t *pcap;
+    pcap_dumper_t *dump;
+    wire up, down;              /* guest -> slirp, slirp -> guest */
+    vt_event poll;
+    const char *content_dir;
+    struct in_addr server;
+    char req[REQ_MAX];
+    size_t req_len;
+    uint8_t *resp;              /* response bytes not yet taken by slirp */
+    size_t resp_len, resp_off;
+};
+
+void net_timing_phone(net_timing *t)
+{
+    t->one_way_ns = 25000000;
+    t->bytes_per_s = 1000000;
+}
+
+static void capture(slirp_net *s, const uint8_t *f, size_t len)
+{
+    if (!s->dump)
+        return;
+    uint64_t ns = vt_now_ns(s->t);
+    struct pcap_pkthdr h;
+    h.ts.tv_sec = (time_t)(ns / VT_NS_PER_S);
+    h.ts.tv_usec = (suseconds_t)(ns % VT_NS_PER_S);     /* ns precision */
+    h.caplen = h.len = (bpf_u_int32)len;
+    pcap_dump((u_char *)s->dump, &h, f);
+}
+
+/* ---- the wire ---- */
+
+static void wire_fire(void *opaque)
+{
+    wire *w = opaque;
+    slirp_net *s = w->s;
+    while (w->count > 0 && w->due[w->head] <= vt_now_ns(s->t)) {
+        const uint8_t *f = w->data[w->head];
+        size_t len = w->len[w->head];
+        if (w->to_guest) {
+            capture(s, f, len);
+            if (s->nic)
+                virtio_net_receive(s->nic, f, len);
+        } else {
+            slirp_input(s->slirp, f, (int)len);
+        }
+        w->head = (w->head + 1) % WIRE_FRAMES;
+        w->count--;
+    }
+    if (w->count > 0)
+        vt_schedule(s->t, &w->ev, w->due[w->head]);
+}
+
+/* Serialises a frame at the wire's bandwidth, then the latency. */
+static void wire_send(wire *w, const uint8_t *f, size_t len)
+{
+    slirp_net *s = w->s;
+    if (w->count == WIRE_FRAMES || len > NET_FRAME_MAX)
+        return;                 /* the queue overflowed: the frame is lost */
+    uint64_t now = vt_now_ns(s->t);
+    if (w->free_ns < now)
+        w->free_ns = now;
+    w->free_ns += len * VT_NS_PER_S / s->tm.bytes_per_s;
+    int i = (w->head + w->count++) % WIRE_FRAMES;
+    memcpy(w->data[i], f, len);
+    w->len[i] = (uint16_t)len;
+    w->due[i] = w->free_ns + s->tm.one_way_ns;
+    if (!vt_event_pending(&w->ev))
+        vt_schedule(s->t, &w->ev, w->due[w->head]);
+}
+
+void slirp_net_from_guest(void *opaque, const uint8_t *f, size_t len)
+{
+    slirp_net *s = opaque;
+    capture(s, f, len);
+    wire_send(&s->up, f, len);
+}
+
+/* ---- libslirp callbacks: its clock and timers are the engine's ---- */
+
+static ssize_t send_packet(const void *buf, size_t len, void *opaque)
+{
+    slirp_net *s = opaque;
+    wire_send(&s->down, buf, len);
+    return (ssize_t)len;
+}
+
+static void guest_error(const char *msg, void *opaque)
+{
+    (void)opaque;
+    fprintf(stderr, "panlab-phone: network: %s\n", msg);
+}
+
+static int64_t clock_get_ns(void *opaque)
+{
+    slirp_net *s = opaque;
+    return (int64_t)vt_now_ns(s->t);
+}
+
+static void timer_fire(void *opaque)
+{
+    stimer *st = opaque;
+    st->cb(st->cb_opaque);
+}
+
+static void *timer_new(SlirpTimerCb cb, void *cb_opaque, void *opaque)
+{
+    stimer *st = calloc(1, sizeof(*st));
+    if (!st)
+        return NULL;
+    st->s = opaque;
+    st->cb = cb;
+    st->cb_opaque = cb_opaque;
+    vt_event_init(&st->ev, timer_fire, st);
+    return st;
+}
+
+static void timer_free(void *timer, void *opaque)
+{
+    stimer *st = timer;
+    (void)opaque;
+    vt_cancel(st->s->t, &st->ev);
+    free(st);
+}
+
+static void timer_mod(void *timer, int64_t expire_ms, void *opaque)
+{
+    stimer *st = timer;
+    (void)opaque;
+    vt_schedule(st->s->t, &st->ev, (uint64_t)expire_ms * 1000000ull);
+}
+
+/* Slirp in restricted mode with only the in-emulator server opens no host
+ * sockets; any it would are never polled, so host I/O cannot leak in. */
+static void no_fd(int fd, void *opaque)
+{
+    (void)fd;
+    (void)opaque;
+}
+
+static void no_notify(void *opaque)
+{
+    (void)opaque;
+}
+
+static int add_poll(int fd, int events, void *opaque)
+{
+    (void)fd;
+    (void)events;
+    (void)opaque;
+    return -1;
+}
+
+static int get_revents(int idx, void *opaque)
+{
+    (void)idx;
+    (void)opaque;
+    return 0;
+}
+
+static const SlirpCb callbacks = {
+    .send_packet = send_packet, .guest_error = guest_error,
+    .clock_get_ns = clock_get_ns, .timer_new = timer_new,
+    .timer_free = timer_free, .timer_mod = timer_mod,
+    .register_poll_fd = no_fd, .unregister_poll_fd = no_fd,
+    .notify = no_notify,
+};
+
+/* ---- the content server ---- */
+
+static void flush_response(slirp_net *s)
+{
+    while (s->resp && s->resp_off < s->resp_len) {
+        size_t room = slirp_socket_can_recv(s->slirp, s->server, SERVER_PORT);
+        if (!room)
+            return;
+        size_t k = s->resp_len - s->resp_off < room ? s->resp_len - s->resp_off : room;
+        slirp_socket_recv(s->slirp, s->server, SERVER_PORT, s->resp + s->resp_off, (int)k);
+        s->resp_off += k;
+    }
+    free(s->resp);
+    s->resp = NULL;
+}
+
+static void respond(slirp_net *s, const char *status, const uint8_t *body,
+                    size_t body_len)
+{
+    char head[256];
+    int n = snprintf(head, sizeof(head), "HTTP/1.0 %s\r\nContent-Length: %zu\r\n"
+                     "Content-Type: application/octet-stream\r\n"
+                     "Connection: close\r\n\r\n", status, body_len);
+    free(s->resp);
+    s->resp = malloc((size_t)n + body_len);
+    if (!s->resp)
+        return;
+    memcpy(s->resp, head, (size_t)n);
+    if (body_len)
+        memcpy(s->resp + n, body, body_len);
+    s->resp_len = (size_t)n + body_len;
+    s->resp_off = 0;
+    flush_response(s);
+}
+
+/* GET /path: the file content_dir/path; no "..", no other methods. */
+static void serve(slirp_net *s)
+{
+    char path[256], file[1024];
+    if (sscanf(s->req, "GET %255s HTTP/", path) != 1 || path[0] != '/' ||
+        strstr(path, "..") || !s->content_dir) {
+        respond(s, "404 Not Found", NULL, 0);
+        return;
+    }
+    snprintf(file, sizeof(file), "%s%s", s->content_dir, path);
+    FILE *f = fopen(file, "rb");
+    uint8_t *body = NULL;
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
+        fseek(f, 0, SEEK_SET) == 0 && (body = malloc((size_t)len + 1)) &&
+        fread(body, 1, (size_t)len, f) == (size_t)len)
+        respond(s, "200 OK", body, (size_t)len);
+    else
+        respond(s, "404 Not Found", NULL, 0);
+    free(body);
+    if (f)
+        fclose(f);
+}
+
+static ssize_t server_write(const void *buf, size_t len, void *opaque)
+{
+    slirp_net *s = opaque;
+    size_t k = len < REQ_MAX - 1 - s->req_len ? len : REQ_MAX - 1 - s->req_len;
+    memcpy(s->req + s->req_len, buf, k);
+    s->req_len += k;
+    s->req[s->req_len] = 0;
+    if (strstr(s->req, "\r\n\r\n") || s->req_len == REQ_MAX - 1) {
+        serve(s);
+        s->req_len = 0;
+    }
+    return (ssize_t)len;
+}
+
+/* Slirp's TCP timers run from its poll; so does the server's output. */
+static void poll_tick(void *opaque)
+{
+    slirp_net *s = opaque;
+    uint32_t timeout = UINT32_MAX;
+    slirp_pollfds_fill(s->slirp, &timeout, add_poll, s);
+    slirp_pollfds_poll(s->slirp, 0, get_revents, s);
+    flush_response(s);
+    vt_schedule(s->t, &s->poll, vt_now_ns(s->t) + POLL_NS);
+}
+
+slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
+                         const char *pcap_path, const char *content_dir,
+                         char *err, size_t err_len)
+{
+    slirp_net *s = calloc(1, sizeof(*s));
+    if (!s) {
+        snprintf(err, err_len, "--net: out of memory");
+        return NULL;
+    }
+    s->t = t;
+    s->tm = *timing;
+    s->content_dir = content_dir;
+    s->up.s = s;
+    s->down.s = s;
+    s->down.to_guest = 1;
+    vt_event_init(&s->up.ev, wire_fire, &s->up);
+    vt_event_init(&s->down.ev, wire_fire, &s->down);
+    vt_event_init(&s->poll, poll_tick, s);
+    if (pcap_path) {
+        s->pcap = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+                                                      PCAP_TSTAMP_PRECISION_NANO);
+        s->dump = s->pcap ? pcap_dump_open(s->pcap, pcap_path) : NULL;
+        if (!s->dump) {
+            snprintf(err, err_len, "%s: cannot create: %s", pcap_path,
+                     s->pcap ? pcap_geterr(s->pcap) : "libpcap failed");
+            slirp_net_free(s);
+            return NULL;
+        }
+    }
+    SlirpConfig cfg = { .version = 1, .restricted = 1, .in_enabled = true };
+    inet_aton("10.0.2.0", &cfg.vnetwork);
+    inet_aton("255.255.255.0", &cfg.vnetmask);
+    inet_aton("10.0.2.2", &cfg.vhost);
+    inet_aton("10.0.2.15", &cfg.vdhcp_start);
+    inet_aton("10.0.2.3", &cfg.vnameserver);
+    s->slirp = slirp_new(&cfg, &callbacks, s);
+    inet_aton(SERVER_ADDR, &s->server);
+    if (!s->slirp || slirp_add_guestfwd(s->slirp, server_write, s, &s->server,
+                                        SERVER_PORT) < 0) {
+        snprintf(err, err_len, "--net: libslirp could not start");
+        slirp_net_free(s);
+        return NULL;
+    }
+    vt_schedule(t, &s->poll, POLL_NS);
+    return s;
+}
+
+void slirp_net_attach(slirp_net *s, virtio_net *nic)
+{
+    s->nic = nic;
+}
+
+void slirp_net_free(slirp_net *s)
+{
+    if (!s)
+        return;
+    vt_cancel(s->t, &s->poll);
+    vt_cancel(s->t, &s->up.ev);
+    vt_cancel(s->t, &s->down.ev);
+    if (s->slirp)
+        slirp_cleanup(s->slirp);
+    if (s->dump)
+        pcap_dump_close(s->dump);
+    if (s->pcap)
+        pcap_close(s->pcap);
+    free(s->resp);
+    free(s);
+}

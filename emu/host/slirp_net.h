@@ -1,0 +1,40 @@
+/* The phone's network, all on the virtual clock: a wire with modelled
+ * one-way latency and bandwidth in each direction between the guest's
+ * virtio-net and libslirp's user-mode TCP/IP stack (guest 10.0.2.15,
+ * gateway 10.0.2.2), with a content server inside the emulator at
+ * 10.0.2.100:80 (HTTP/1.0 GET of files under a host directory). Slirp
+ * runs restricted: the guest reaches nothing outside, and slirp's clock
+ * and timers are the engine's, so network runs are deterministic. Every
+ * frame is written to a pcap file (nanosecond timestamps of virtual
+ * time) at the moment it crosses the guest's NIC.
+ *
+ * Ownership: slirp_net_new() allocates, slirp_net_free() frees and closes
+ * the capture. The engine must outlive it. */
+#ifndef PANLAB_HOST_SLIRP_NET_H
+#define PANLAB_HOST_SLIRP_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../time.h"
+#include "../dev/virtio_net.h"
+
+typedef struct net_timing {
+    uint64_t one_way_ns;        /* half the round-trip time */
+    uint64_t bytes_per_s;
+} net_timing;
+
+/* A phone on a 3G-class link: 50 ms RTT, 1 MB/s. */
+void net_timing_phone(net_timing *t);
+
+typedef struct slirp_net slirp_net;
+
+/* pcap_path and content_dir may be NULL. Returns NULL with err set. */
+slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
+                         const char *pcap_path, const char *content_dir,
+                         char *err, size_t err_len);
+void slirp_net_free(slirp_net *s);
+void slirp_net_attach(slirp_net *s, virtio_net *nic);
+/* net_host.send for the NIC: a frame from the guest. */
+void slirp_net_from_guest(void *opaque, const uint8_t *frame, size_t len_bytes);
+
+#endif
