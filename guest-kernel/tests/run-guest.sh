@@ -46,7 +46,7 @@ cp "$build/modules/panlab_klog.ko" "$root/lib/modules/"
 # request sees its clock jump to the next timer, even far ones.
 rm -f "$out/disk.img" && truncate -s 128M "$out/disk.img"
 
-cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet printk.devkmsg=on panlab.klog_prog=$prog panlab.klog_bytes=$bytes panlab.cpu1=$cpu1"
+cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.klog_prog=$prog panlab.klog_bytes=$bytes panlab.cpu1=$cpu1"
 [ -n "$arg" ] && cmdline="$cmdline panlab.klog_arg=$arg"
 set +e
 timeout --foreground "$timeout_s" qemu-system-arm \
