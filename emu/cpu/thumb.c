@@ -282,7 +282,7 @@ static void th_hint(arm_cpu *c, const arm_insn *d)
     exec_hint(c, &a);
 }
 
-static arm_exec_fn *decode_misc(arm_insn *d, uint32_t raw)
+static arm_exec_fn *decode_misc(uint32_t raw)
 {
     switch (F(raw, 8, 4)) {
     case 0: return th_sp_adj;
@@ -298,7 +298,6 @@ static arm_exec_fn *decode_misc(arm_insn *d, uint32_t raw)
     case 14: return th_bkpt;
     case 15: return (raw & 0xf) ? exec_undef : th_hint;    /* IT: no */
     default:
-        (void)d;
         return exec_undef;
     }
 }
@@ -354,7 +353,7 @@ void thumb_decode(arm_insn *d, uint32_t raw)
         break;
     case 18: case 19: fn = th_ldst_sp; break;
     case 20: case 21: fn = th_adr; break;
-    case 22: case 23: fn = decode_misc(d, raw); break;
+    case 22: case 23: fn = decode_misc(raw); break;
     case 24: case 25: fn = (raw & 0xff) ? th_ldm_stm : exec_undef; break;
     case 26: case 27:
         if (F(raw, 8, 4) == 15) {
