@@ -40,6 +40,7 @@ struct shared {
 	atomic_int ntids;
 	pid_t tids[64];
 	atomic_int flag;
+	pid_t binder_server;	/* pid of the context manager process */
 };
 static struct shared *sh;
 
@@ -341,6 +342,7 @@ static void provoke_binder(void)
 		klog_die("fork: %s", strerror(errno));
 	if (pid == 0) {
 		register_tid();
+		sh->binder_server = getpid();
 		kb_open(&server, "/dev/binderfs/klogtest");
 		kb_become_manager(&server);
 		atomic_store(&sh->flag, 1);
@@ -547,6 +549,18 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 			memcpy(name + 12, &e->a2, 4);
 			renamed += !strcmp(name, RENAMED);
 		}
+		/* Binder calls go to the server process, replies back to us. */
+		if ((e->type == PL_EV_BINDER_PRODUCE_ONEWAY ||
+		     e->type == PL_EV_BINDER_PRODUCE_TWOWAY) && is_ours(e->tid) &&
+		    e->a1 != (uint32_t)sh->binder_server)
+			fail("%s: target pid %u, expected the server %d", klog_type_name(e->type),
+			     e->a1, sh->binder_server);
+		if (e->type == PL_EV_BINDER_REPLY && is_ours(e->tid) && e->a1 != (uint32_t)getpid())
+			fail("binder_reply: target pid %u, expected the client %d", e->a1, getpid());
+		/* A new process is its own thread group; a new thread joins ours. */
+		if (e->type == PL_EV_FORK && is_ours(e->tid) && e->a1 != e->a0 &&
+		    e->a1 != (uint32_t)getpid())
+			fail("fork: child %llu in thread group %u", (unsigned long long)e->a0, e->a1);
 		if ((e->type == PL_EV_CPU_ONLINE || e->type == PL_EV_CPU_OFFLINE) && e->a1 != 1)
 			fail("%s: cpu %u, expected 1", klog_type_name(e->type), e->a1);
 	}
