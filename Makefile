@@ -19,8 +19,13 @@ build: deps
 	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
 	@scripts/mkinitramfs.sh
 
+# WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
 run: build
+ifeq ($(WORKLOAD),all)
+	@scripts/run-suite.sh --backend $(BACKEND)
+else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
+endif
 
 test: build
 	@tests/run-all.sh
