@@ -71,3 +71,9 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
 bench: board-bench
 board-bench: $(PHONE) $(GUEST_TESTS_CPIO)
 	tests/board_bench.sh $(abspath ..)
+
+# Two boots of the default experiment give byte-identical outputs. Not in
+# `test`: each run boots Linux (minutes of host time).
+.PHONY: board-determinism
+board-determinism: $(PHONE)
+	tests/board_determinism.sh $(abspath ..)

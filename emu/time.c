@@ -257,11 +257,6 @@ void vt_set_step_hook(vt_engine *t, vt_step_hook *hook, void *opaque)
     t->hook_opaque = opaque;
 }
 
-int vt_stopped(const vt_engine *t)
-{
-    return t->stop;
-}
-
 uint64_t vt_busy_ns(const vt_engine *t, int core)
 {
     return t->core[core].busy_ns;

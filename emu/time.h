@@ -74,7 +74,6 @@ uint64_t vt_cpu_hz(const vt_engine *t);
 uint64_t vt_run(vt_engine *t, uint64_t until_ns);
 /* Makes vt_run return after the current instruction. */
 void vt_stop(vt_engine *t);
-int vt_stopped(const vt_engine *t);
 
 /* A core powered on now (PSCI CPU_ON) starts at vt_now_ns(), not at the
  * start of the window it was powered on in. */

@@ -9,7 +9,7 @@
 #define VRING_DESC_F_NEXT 1u
 #define VRING_DESC_F_WRITE 2u
 #define VRING_AVAIL_F_NO_INTERRUPT 1u
-enum { INT_VRING = 1, INT_CONFIG = 2 };
+enum { INT_VRING = 1 };
 enum { STATUS_DRIVER_OK = 4 };
 
 typedef struct vqueue {
@@ -31,7 +31,6 @@ struct virtio_dev {
     uint32_t queue_sel;
     uint32_t int_status;
     uint32_t status;
-    uint32_t config_gen;
     vqueue q[VIRTIO_MAX_QUEUES];
     uint8_t config[VIRTIO_CONFIG_BYTES];
 };
@@ -67,13 +66,6 @@ int virtio_queue_ready(const virtio_dev *d, int q)
 static void update_irq(virtio_dev *d)
 {
     irq_set(&d->irq, d->int_status != 0);
-}
-
-void virtio_config_changed(virtio_dev *d)
-{
-    d->config_gen++;
-    d->int_status |= INT_CONFIG;
-    update_irq(d);
 }
 
 static void reset(virtio_dev *d)
@@ -294,7 +286,7 @@ uint32_t virtio_mmio_read(void *opaque, uint32_t off, int size_log2)
     case 0x0a0: return lo(vq->used);
     case 0x0a4: return hi(vq->used);
     case 0x0b0: case 0x0b4: return 0xffffffffu;  /* no shared memory */
-    case 0x0fc: return d->config_gen;
+    case 0x0fc: return 0;       /* ConfigGeneration: config never changes */
     default: return 0;
     }
 }

@@ -57,8 +57,6 @@ void virtio_mmio_write(void *opaque, uint32_t off, uint32_t val, int size_log2);
 
 /* The config space the device fills and reads back (little-endian). */
 uint8_t *virtio_config(virtio_dev *d);
-/* Bumps ConfigGeneration and raises the configuration-change interrupt. */
-void virtio_config_changed(virtio_dev *d);
 uint64_t virtio_driver_features(const virtio_dev *d);
 int virtio_queue_ready(const virtio_dev *d, int q);
 

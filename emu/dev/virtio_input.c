@@ -6,8 +6,7 @@
 #include "virtio_input.h"
 
 enum {
-    CFG_UNSET = 0x00, CFG_ID_NAME = 0x01, CFG_ID_SERIAL = 0x02,
-    CFG_ID_DEVIDS = 0x03, CFG_PROP_BITS = 0x10, CFG_EV_BITS = 0x11,
+    CFG_ID_NAME = 0x01, CFG_ID_DEVIDS = 0x03, CFG_PROP_BITS = 0x10, CFG_EV_BITS = 0x11,
     CFG_ABS_INFO = 0x12,
 };
 enum { EVENTQ = 0, STATUSQ = 1 };

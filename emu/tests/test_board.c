@@ -310,9 +310,10 @@ static uint64_t run_until_halted(machine *m)
     }
 }
 
-static uint64_t loop_time(int ncores)
+static uint64_t loop_time(int ncores, uint64_t cpu_hz)
 {
     machine *m = small_machine();
+    vt_set_cpu_hz(machine_engine(m), cpu_hz);
     load_loop(m, 300000);           /* 600k instructions: 0.5 ms */
     for (int i = 0; i < ncores; i++) {
         arm_cpu *c = arm_sys_cpu(machine_cpus(m), i);
@@ -320,9 +321,11 @@ static uint64_t loop_time(int ncores)
         arm_set_powered(c, 1);
     }
     uint64_t t = run_until_halted(m);
+    /* 600003 instructions of one cycle each. */
+    uint64_t want = 600003 * VT_NS_PER_S / cpu_hz;
     for (int i = 0; i < ncores; i++)
-        CU_ASSERT(vt_busy_ns(machine_engine(m), i) >= 500000 &&
-                  vt_busy_ns(machine_engine(m), i) <= 500010);
+        CU_ASSERT(vt_busy_ns(machine_engine(m), i) >= want &&
+                  vt_busy_ns(machine_engine(m), i) <= want + 10);
     machine_free(m);
     return t;
 }
@@ -331,9 +334,23 @@ static uint64_t loop_time(int ncores)
  * one: the cores advance in parallel. */
 static void test_parallel_cores(void)
 {
-    uint64_t one = loop_time(1), two = loop_time(2);
+    uint64_t one = loop_time(1, 1200000000), two = loop_time(2, 1200000000);
     CU_ASSERT(one >= 500000 && one <= 510000);
     CU_ASSERT_EQUAL(one, two);
+}
+
+/* DVFS: at half the frequency the same work takes twice the time, and
+ * the generic-timer counter does not care. */
+static void test_cpu_frequency(void)
+{
+    uint64_t slow = loop_time(1, 600000000);
+    CU_ASSERT(slow >= 1000000 && slow <= 1010000);
+    vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    vt_set_cpu_hz(t, 350000000);
+    CU_ASSERT_EQUAL(vt_cpu_hz(t), 350000000);
+    vt_run(t, 1600);
+    CU_ASSERT_EQUAL(vt_counter(t), 100);
+    vt_free(t);
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -836,6 +853,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "hang and panic", test_hang_and_panic);
     CU_add_test(s, "event order", test_event_order);
     CU_add_test(s, "parallel cores", test_parallel_cores);
+    CU_add_test(s, "CPU frequency", test_cpu_frequency);
     CU_add_test(s, "idle skip", test_idle_skip);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
