@@ -254,6 +254,8 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 		return PL_CAT_BINDER;
 	case PL_EDGE_FORK:
 		return PL_CAT_THREAD_START;
+	case PL_EDGE_NOTIFY:
+		return PL_CAT_RUNNABLE;	/* notified, not yet back on a cpu */
 	default:
 		return PL_CAT_FRAME_WAIT;
 	}

@@ -72,6 +72,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 {
 	struct builder b = { .out = out };
 	struct pl_idmap messages = { 0 }, tasks = { 0 }, binders = { 0 }, forks = { 0 };
+	struct pl_idmap notifies = { 0 };	/* woken tid -> the *_NOTIFY that woke it */
 	struct pending_invalidates *inval = pl_xcalloc(iv->nthreads, sizeof(*inval));
 	uint64_t from;
 
@@ -85,6 +86,21 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		/* The child's first event after its FORK is its initial execution. */
 		if (forks.count && pl_idmap_take(&forks, ev->tid, 0, &from))
 			add_edge(&b, PL_EDGE_FORK, from, e);
+		/*
+		 * The wakee's first event after its NOTIFY (a switch-out is not
+		 * one: it may still be on its way into the wait) is where it
+		 * resumed; intervals.c opened a native interval there if the
+		 * wait ended a stretch of no other work.
+		 */
+		if (notifies.count && ev->type != PL_EV_CONTEXT_SWITCH &&
+		    pl_idmap_take(&notifies, ev->tid, 0, &from)) {
+			const struct pl_interval *to = &iv->intervals[iv->event_interval[e]];
+
+			if (to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot)
+				add_edge(&b, PL_EDGE_NOTIFY, from, e);
+			else
+				out->notifies_without_interval++;
+		}
 
 		switch (ev->type) {
 		case PL_EV_ENQUEUE_MSG:
@@ -120,6 +136,14 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		case PL_EV_FORK:
 			pl_idmap_put(&forks, ev->a0, 0, e);
 			break;
+		case PL_EV_FUTEX_NOTIFY:
+		case PL_EV_MUTEX_NOTIFY:
+		case PL_EV_SEM_NOTIFY:
+		case PL_EV_WAITQUEUE_NOTIFY:
+			/* The first notify is the one that woke it; later ones found it awake. */
+			if (ev->a1 != ev->tid && !pl_idmap_get(&notifies, ev->a1, 0, &from))
+				pl_idmap_put(&notifies, ev->a1, 0, e);
+			break;
 		case PL_EV_UI_INVALIDATE:
 		case PL_EV_UI_UPDATE: {
 			struct pending_invalidates *p =
@@ -153,6 +177,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 	pl_idmap_free(&tasks);
 	pl_idmap_free(&binders);
 	pl_idmap_free(&forks);
+	pl_idmap_free(&notifies);
 }
 
 void pl_graph_free(struct pl_graph *g)
@@ -179,6 +204,8 @@ const char *pl_edge_kind_name(enum pl_edge_kind kind)
 		return "fork";
 	case PL_EDGE_INVALIDATE:
 		return "invalidate";
+	case PL_EDGE_NOTIFY:
+		return "notify";
 	default:
 		return "?";
 	}

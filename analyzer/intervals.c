@@ -6,6 +6,14 @@
  * life of a thread that has none (a forked one-shot worker), is one implicit
  * interval. A UI_INPUT outside a message starts its own interval so that two
  * inputs are never temporally chained.
+ *
+ * Uninstrumented native threads (Panappticon 4.5: WebKit's renderer, here
+ * the webview app's pool on a mutex and condition variable) have no
+ * boundaries of their own. A lock or waitqueue *_WAIT in an implicit
+ * stretch is where such a thread runs out of work, so it ends the stretch;
+ * the thread's next event (its *_WAKE) starts a native interval, which
+ * graph.c joins to the *_NOTIFY that woke it. Waits inside messages, tasks
+ * and binder calls are contention and split nothing.
  */
 #include "panlab/model.h"
 
@@ -20,6 +28,8 @@ struct builder {
 	struct pl_idmap tids;		/* tid -> thread index */
 	uint64_t *open;			/* per thread: open interval or PL_NONE */
 	uint8_t *awaiting_reply;	/* per thread: a two-way binder call is outstanding */
+	uint8_t *waiting;		/* per thread: an implicit stretch ended in a *_WAIT */
+	uint8_t *woken;			/* per thread: its next implicit interval is native */
 	/* Counts kept here while building, copied to out at the end. */
 	uint32_t nthreads;
 	uint64_t nintervals;
@@ -38,11 +48,15 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 		o->threads = pl_xrealloc(o->threads, b->threads_cap, sizeof(*o->threads));
 		b->open = pl_xrealloc(b->open, b->threads_cap, sizeof(*b->open));
 		b->awaiting_reply = pl_xrealloc(b->awaiting_reply, b->threads_cap, 1);
+		b->waiting = pl_xrealloc(b->waiting, b->threads_cap, 1);
+		b->woken = pl_xrealloc(b->woken, b->threads_cap, 1);
 	}
 	o->threads[b->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
 	b->open[b->nthreads] = PL_NONE;
 	b->awaiting_reply[b->nthreads] = 0;
+	b->waiting[b->nthreads] = 0;
+	b->woken[b->nthreads] = 0;
 	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
 	return b->nthreads++;
 }
@@ -80,6 +94,19 @@ static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
 		.start_ns = ev->ts_ns,
 	};
 	b->open[th] = b->nintervals++;
+	b->woken[th] = 0;
+}
+
+/* The interval of an event outside any boundary: native if the thread was woken from a wait. */
+static void open_implicit(struct builder *b, uint32_t th, const struct pl_event *ev)
+{
+	open_new(b, th, b->woken[th] ? PL_IV_NATIVE : PL_IV_IMPLICIT, ev);
+}
+
+static int is_lock_wait(uint16_t type)
+{
+	return type == PL_EV_FUTEX_WAIT || type == PL_EV_MUTEX_WAIT || type == PL_EV_SEM_WAIT ||
+	       type == PL_EV_WAITQUEUE_WAIT;
 }
 
 /* Intervals with a start marker: work the thread took from a queue, executor or binder. */
@@ -102,6 +129,16 @@ static int ends(const struct pl_interval *iv, const struct pl_event *ev)
 static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 {
 	struct pl_intervals *o = b->out;
+
+	/*
+	 * A thread that blocked in a wait is switched out and may exit in it;
+	 * anything else it logs is after its wake.
+	 */
+	if (b->waiting[th] && ev->type != PL_EV_CONTEXT_SWITCH && ev->type != PL_EV_EXIT) {
+		close_open(b, th, PL_END_WAIT);
+		b->waiting[th] = 0;
+		b->woken[th] = 1;
+	}
 	uint64_t cur = b->open[th];
 
 	switch (ev->type) {
@@ -119,14 +156,14 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 	case PL_EV_BINDER_PRODUCE_TWOWAY:
 		b->awaiting_reply[th] = 1;
 		if (cur == PL_NONE)
-			open_new(b, th, PL_IV_IMPLICIT, ev);
+			open_implicit(b, th, ev);
 		break;
 	case PL_EV_BINDER_CONSUME:
 		/* The caller takes its reply and goes on; any other CONSUME is a new request. */
 		if (!b->awaiting_reply[th])
 			open_new(b, th, PL_IV_BINDER, ev);
 		else if (cur == PL_NONE)
-			open_new(b, th, PL_IV_IMPLICIT, ev);
+			open_implicit(b, th, ev);
 		b->awaiting_reply[th] = 0;
 		break;
 	case PL_EV_BINDER_REPLY:
@@ -136,7 +173,7 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 			return cur;
 		}
 		if (cur == PL_NONE)
-			open_new(b, th, PL_IV_IMPLICIT, ev);
+			open_implicit(b, th, ev);
 		break;
 	case PL_EV_MSG_DONE:
 	case PL_EV_ASYNC_TASK_END:
@@ -149,13 +186,19 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 		/* fall through */
 	default:
 		if (cur == PL_NONE)
-			open_new(b, th, PL_IV_IMPLICIT, ev);
+			open_implicit(b, th, ev);
 		break;
 	}
 	uint64_t i = b->open[th];
+	enum pl_interval_kind kind = o->intervals[i].kind;
 
-	if (ev->type == PL_EV_EXIT)
+	if (ev->type == PL_EV_EXIT) {
 		close_open(b, th, PL_END_EXIT);
+		b->waiting[th] = 0;
+	} else if (is_lock_wait(ev->type) && (kind == PL_IV_IMPLICIT || kind == PL_IV_NATIVE)) {
+		b->waiting[th] = 1;
+		o->intervals[i].end = PL_END_WAIT;	/* even if the trace ends before the wake */
+	}
 	return i;
 }
 
@@ -233,6 +276,8 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	pl_idmap_free(&b.tids);
 	free(b.open);
 	free(b.awaiting_reply);
+	free(b.waiting);
+	free(b.woken);
 }
 
 uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e)

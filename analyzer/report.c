@@ -193,7 +193,7 @@ static json_t *model_json(const struct pl_analysis *a)
 
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
@@ -201,7 +201,8 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "unterminated_intervals", count(a->iv->unterminated),
 			 "unmatched_dequeues", count(a->graph->unmatched_dequeues),
 			 "unmatched_consumes", count(a->graph->unmatched_consumes),
-			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes));
+			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes),
+			 "notifies_without_interval", count(a->graph->notifies_without_interval));
 }
 
 json_t *pl_report_summary(const struct pl_analysis *a)

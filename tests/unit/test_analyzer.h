@@ -62,5 +62,6 @@ void add_critical_path_tests(void);
 void add_validate_tests(void);
 void add_queueing_tests(void);
 void add_aggregate_tests(void);
+void add_native_tests(void);
 
 #endif /* TEST_ANALYZER_H */

@@ -15,6 +15,7 @@ int main(void)
 	add_validate_tests();
 	add_queueing_tests();
 	add_aggregate_tests();
+	add_native_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

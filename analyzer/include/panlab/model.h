@@ -59,6 +59,13 @@ enum pl_interval_kind {
 	 * its first event to EXIT.
 	 */
 	PL_IV_IMPLICIT,
+	/*
+	 * Inferred (Panappticon 4.5, WebKit's renderer): an uninstrumented
+	 * thread's piece of work, from its first event after a lock or
+	 * waitqueue *_WAIT that ended an implicit stretch (the wake) to its
+	 * next such wait or boundary. The *_NOTIFY that woke it is its cause.
+	 */
+	PL_IV_NATIVE,
 };
 
 /* Why an interval ended. */
@@ -67,6 +74,7 @@ enum pl_interval_end {
 	PL_END_NEXT,		/* the next interval on the thread began */
 	PL_END_EXIT,		/* the thread exited */
 	PL_END_TRACE,		/* the trace ended */
+	PL_END_WAIT,		/* an implicit or native stretch blocked in a *_WAIT */
 };
 
 struct pl_interval {
@@ -111,6 +119,13 @@ enum pl_edge_kind {
 	PL_EDGE_BINDER,		/* BINDER_PRODUCE_* or BINDER_REPLY -> BINDER_CONSUME, same id */
 	PL_EDGE_FORK,		/* FORK -> the child's first event */
 	PL_EDGE_INVALIDATE,	/* UI_INVALIDATE -> the next UI_UPDATE on the same thread */
+	/*
+	 * <lock>_NOTIFY -> the first event of the native interval of the
+	 * thread it woke (a1). Only into PL_IV_NATIVE: a notify that ends a
+	 * lock wait inside a message, task or binder call is contention, not
+	 * a hand-over of work, and would chain unrelated transactions.
+	 */
+	PL_EDGE_NOTIFY,
 	PL_EDGE_KINDS,
 };
 
@@ -132,6 +147,8 @@ struct pl_graph {
 	uint64_t unmatched_dequeues;
 	uint64_t unmatched_consumes;
 	uint64_t unmatched_binder_consumes;
+	/* *_NOTIFY whose wakee went on inside other work (lock contention): no edge. */
+	uint64_t notifies_without_interval;
 };
 
 void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,

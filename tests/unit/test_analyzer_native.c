@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Native-thread interval inference (Panappticon 4.5): an uninstrumented
+ * renderer on a condition variable is split at its waits and joined to the
+ * notify that woke it; a lock wait inside a message splits nothing.
+ */
+#include "test_analyzer.h"
+
+#include <string.h>
+
+#define US(x) ((uint64_t)(x) * 1000)
+enum { MAIN = 100, VSYNC = 104, RENDER = 105, OTHER = 106 };
+#define QUEUE (MAIN << 8 | 0)
+#define WORK_LOCK 0x9e48	/* the job queue's condition variable (a user address) */
+#define VIEW_LOCK 0x9e40
+
+static void webview_scenario(struct tb *t)
+{
+	tb_init(t, 2);
+	tb_kernel(t, 0, US(10), PL_EV_FORK, MAIN, RENDER, MAIN);
+	/* The renderer starts, finds no job and waits. */
+	tb_kernel(t, 1, US(500), PL_EV_FUTEX_WAIT, RENDER, WORK_LOCK, 0);
+	tb_kernel(t, 1, US(501), PL_EV_CONTEXT_SWITCH, RENDER, 0, PL_STATE_SLEEPING);
+	tb_user(t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_kernel(t, 0, US(1115), PL_EV_FUTEX_NOTIFY, MAIN, WORK_LOCK, RENDER);
+	tb_user(t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_kernel(t, 1, US(1125), PL_EV_CONTEXT_SWITCH, 0, RENDER, PL_STATE_RUNNABLE);
+	tb_kernel(t, 1, US(1130), PL_EV_FUTEX_WAKE, RENDER, WORK_LOCK, 0);
+	tb_user(t, RENDER, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_kernel(t, 1, US(1510), PL_EV_FUTEX_WAIT, RENDER, WORK_LOCK, 0);
+	tb_kernel(t, 1, US(1511), PL_EV_CONTEXT_SWITCH, RENDER, 0, PL_STATE_SLEEPING);
+	/* The main thread contends for a lock inside message 2: no split, no edge. */
+	tb_user(t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_kernel(t, 0, US(1602), PL_EV_FUTEX_WAIT, MAIN, VIEW_LOCK, 0);
+	tb_kernel(t, 0, US(1603), PL_EV_FUTEX_NOTIFY, OTHER, VIEW_LOCK, MAIN);
+	tb_kernel(t, 0, US(1604), PL_EV_FUTEX_WAKE, MAIN, VIEW_LOCK, 0);
+	tb_user(t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
+}
+
+static uint64_t find_event(const struct model *m, uint16_t type, uint32_t tid, uint64_t ts_ns)
+{
+	for (uint64_t e = 0; e < m->trace.nevents; e++)
+		if (m->trace.events[e].type == type && m->trace.events[e].tid == tid &&
+		    m->trace.events[e].ts_ns == ts_ns)
+			return e;
+	CU_FAIL("event not found");
+	return 0;
+}
+
+static void test_native_renderer(void)
+{
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	webview_scenario(&t);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.graph.notifies_without_interval, 1);
+	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, RENDER, US(1130));
+	const struct pl_interval *job = &m.iv.intervals[m.iv.event_interval[wake]];
+
+	CU_ASSERT_EQUAL(job->kind, PL_IV_NATIVE);
+	CU_ASSERT_EQUAL(job->start_ns, US(1130));
+	CU_ASSERT_EQUAL(job->end, PL_END_WAIT);
+	/* The wait that ended the first stretch and its switch-out stay in it. */
+	uint64_t first_wait = find_event(&m, PL_EV_FUTEX_WAIT, RENDER, US(500));
+	const struct pl_interval *idle = &m.iv.intervals[m.iv.event_interval[first_wait]];
+
+	CU_ASSERT_EQUAL(idle->kind, PL_IV_IMPLICIT);
+	CU_ASSERT_EQUAL(idle->end_ns, US(501));
+	/* The main thread's lock wait stays in its message. */
+	uint64_t main_wake = find_event(&m, PL_EV_FUTEX_WAKE, MAIN, US(1604));
+
+	CU_ASSERT_EQUAL(m.iv.intervals[m.iv.event_interval[main_wake]].kind, PL_IV_MESSAGE);
+
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
+	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(600));
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, sizeof(shape)),
+			       "notify>message>invalidate");
+	/* Notified at 1115, on a cpu at 1125: the hop is time waiting to run. */
+	uint64_t sum_ns = 0;
+
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		sum_ns += m.bd.ns[0][c];
+	CU_ASSERT_EQUAL(sum_ns, m.tx.items[0].latency_ns);
+	CU_ASSERT(m.bd.ns[0][PL_CAT_RUNNABLE] >= US(15));
+	CU_ASSERT_STRING_EQUAL(pl_edge_kind_name(PL_EDGE_NOTIFY), "notify");
+	model_free(&m);
+}
+
+void add_native_tests(void)
+{
+	CU_pSuite s = CU_add_suite("native", NULL, NULL);
+
+	CU_add_test(s, "a native renderer's intervals from wait and notify", test_native_renderer);
+}
