@@ -1,0 +1,87 @@
+#!/bin/bash
+# Runs the workload suite (issue 5 item 8): every workload with a replay script, one
+# run-experiment.sh run each, then one line per workload (transactions against the count its
+# workloads/apps/NAME.expect declares, precision, recall, latency error) and out/suite.json,
+# an array with one object per workload. A workload's run log is out/<run-id>/run.log.
+#
+# Exit status: 0 when every run finished with precision = recall = 1 and the declared number of
+# transactions, 1 otherwise (the table and suite.json are written either way), 2 usage.
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 [--backend qemu|phone] [--out FILE] [WORKLOAD...]" >&2
+	exit 2
+}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+backend=qemu suite_json=$top/out/suite.json
+workloads=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--backend) backend=${2:-}; shift 2 ;;
+	--out) suite_json=${2:-}; shift 2 ;;
+	-*) echo "$0: unknown option '$1'" >&2; usage ;;
+	*) workloads+=("$1"); shift ;;
+	esac
+done
+[ -n "$backend" ] && [ -n "$suite_json" ] || usage
+if [ ${#workloads[@]} = 0 ]; then
+	for s in "$top"/replay/scripts/*.rply; do
+		workloads+=("$(basename "$s" .rply)")
+	done
+fi
+
+# The count a workload declares (workloads/README.md, "Expected structure"), or null.
+expected_transactions() {
+	local f=$top/workloads/apps/$1.expect
+	[ -f "$f" ] || { echo null; return; }
+	awk '$1 == "transactions" { print $2; found = 1 } END { if (!found) print "null" }' "$f"
+}
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$(dirname "$suite_json")"
+results=()
+failed=0
+printf '%-16s %12s %9s %9s %24s  %s\n' workload transactions precision recall "latency error max/mean" status
+for w in "${workloads[@]}"; do
+	run_id=suite-$stamp-$w
+	out=$top/out/$run_id
+	mkdir -p "$out"
+	expect=$(expected_transactions "$w")
+	status=ok
+	if ! "$top/scripts/run-experiment.sh" --backend "$backend" --workload "$w" --run-id "$run_id" \
+		>"$out/run.log" 2>&1 || [ ! -f "$out/summary.json" ]; then
+		status="run failed (out/$run_id/run.log)"
+	fi
+	if [ "$status" = ok ]; then
+		obj=$(jq -c --arg w "$w" --arg id "$run_id" --argjson expect "$expect" '{
+			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
+			precision, recall, latency_error_ns_max: .latency_error_ns.max,
+			latency_error_ns_mean: .latency_error_ns.mean, shape_ok: (.shape_ok // null),
+			status: "ok" }' "$out/summary.json")
+		if ! jq -e '.precision == 1 and .recall == 1 and
+			(.expected_transactions == null or .expected_transactions == .transactions) and
+			.shape_ok != false' <<<"$obj" >/dev/null; then
+			status="mismatch"
+			obj=$(jq -c '.status = "mismatch"' <<<"$obj")
+		fi
+	else
+		obj=$(jq -nc --arg w "$w" --arg id "$run_id" --argjson expect "$expect" --arg s "$status" '{
+			workload: $w, run_id: $id, transactions: null, expected_transactions: $expect,
+			precision: null, recall: null, latency_error_ns_max: null,
+			latency_error_ns_mean: null, shape_ok: null, status: $s }')
+	fi
+	[ "$status" = ok ] || failed=1
+	results+=("$obj")
+	jq -r '[.workload,
+		"\(.transactions // "-")/\(.expected_transactions // "?")",
+		(if .precision == null then "-" else "\(.precision * 1000 | round / 1000)" end),
+		(if .recall == null then "-" else "\(.recall * 1000 | round / 1000)" end),
+		(if .latency_error_ns_max == null then "-" else
+			"\(.latency_error_ns_max / 1e5 | round / 10)/\(.latency_error_ns_mean / 1e5 | round / 10) ms" end),
+		.status] | @tsv' <<<"$obj" |
+		awk -F'\t' '{ printf "%-16s %12s %9s %9s %24s  %s\n", $1, $2, $3, $4, $5, $6 }'
+done
+printf '%s\n' "${results[@]}" | jq -s . >"$suite_json"
+echo "suite: ${#workloads[@]} workloads, results in ${suite_json#"$top"/}"
+exit $failed
