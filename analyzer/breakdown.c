@@ -20,6 +20,7 @@ struct transition {
 	uint64_t ts_ns;
 	enum pl_category cat;	/* the thread's state from ts_ns on */
 	uint32_t cpu;		/* where it runs, if cat is PL_CAT_RUNNING */
+	uint32_t by_tid;	/* who preempted it, if it was switched out runnable */
 };
 
 struct timeline {
@@ -48,17 +49,18 @@ struct freq_timeline {
  * the trace does not show.
  */
 static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat, uint32_t cpu,
-		 enum pl_category before)
+		 uint32_t by_tid, enum pl_category before)
 {
 	if (tl->n == 0)
-		tl->before = (struct transition){ 0, before, before == PL_CAT_RUNNING ? cpu : NO_CPU };
-	else if (tl->t[tl->n - 1].cat == cat && tl->t[tl->n - 1].cpu == cpu)
+		tl->before = (struct transition){ 0, before, before == PL_CAT_RUNNING ? cpu : NO_CPU, 0 };
+	else if (tl->t[tl->n - 1].cat == cat && tl->t[tl->n - 1].cpu == cpu &&
+		 tl->t[tl->n - 1].by_tid == by_tid)
 		return;
 	if (tl->n == tl->cap) {
 		tl->cap = tl->cap ? tl->cap * 2 : 8;
 		tl->t = pl_xrealloc(tl->t, tl->cap, sizeof(*tl->t));
 	}
-	tl->t[tl->n++] = (struct transition){ ts_ns, cat, cat == PL_CAT_RUNNING ? cpu : NO_CPU };
+	tl->t[tl->n++] = (struct transition){ ts_ns, cat, cat == PL_CAT_RUNNING ? cpu : NO_CPU, by_tid };
 }
 
 /* The blocking reason an event announces or ends for its thread, if any. */
@@ -118,7 +120,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 		pl_idmap_put(&tids, iv->threads[t].tid, 0, t);
 		/* Without kernel events nothing says when a thread ran. */
 		tls[t].before = (struct transition){ 0, kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
-						     NO_CPU };
+						     NO_CPU, 0 };
 		tls[t].reason = PL_CAT_SLEEPING;
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++) {
@@ -136,12 +138,13 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 					: self->reason != PL_CAT_SLEEPING ? self->reason
 					: ev->a1 == PL_STATE_BLOCKED ? PL_CAT_IO : PL_CAT_SLEEPING;
 
-				push(self, ev->ts_ns, cat, ev->cpu, PL_CAT_RUNNING);
+				push(self, ev->ts_ns, cat, ev->cpu,
+				     cat == PL_CAT_RUNNABLE ? (uint32_t)ev->a0 : 0, PL_CAT_RUNNING);
 				self->on_cpu = 0;
 			}
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other) {
-				push(other, ev->ts_ns, PL_CAT_RUNNING, ev->cpu, PL_CAT_UNKNOWN);
+				push(other, ev->ts_ns, PL_CAT_RUNNING, ev->cpu, 0, PL_CAT_UNKNOWN);
 				other->on_cpu = 1;
 			}
 			break;
@@ -149,7 +152,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			/* Woken (or just forked): from now on it waits for a cpu, not for its event. */
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other && !other->on_cpu)
-				push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, PL_CAT_UNKNOWN);
+				push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
 			break;
 		case PL_EV_CPU_FREQUENCY:
 			/* a1 is the cpu concerned; a value from the trace, so checked. */
@@ -219,10 +222,36 @@ static void charge_running(struct pl_breakdowns *out, const struct freq_timeline
 	}
 }
 
-/* Adds the thread's states over [from_ns, to_ns] to ns[] (and running time by frequency to out). */
+/* Time preempted, per preempting tid. */
+struct preempters {
+	uint32_t n;
+	uint32_t *tid;
+	uint64_t *ns;
+};
+
+static void charge_preempter(struct preempters *p, uint32_t tid, uint64_t ns)
+{
+	uint32_t k;
+
+	for (k = 0; k < p->n && p->tid[k] != tid; k++)
+		;
+	if (k == p->n) {
+		p->tid = pl_xrealloc(p->tid, k + 1, sizeof(*p->tid));
+		p->ns = pl_xrealloc(p->ns, k + 1, sizeof(*p->ns));
+		p->tid[k] = tid;
+		p->ns[k] = 0;
+		p->n++;
+	}
+	p->ns[k] += ns;
+}
+
+/*
+ * Adds the thread's states over [from_ns, to_ns] to ns[], running time by
+ * frequency to out, and preempted time by preempting thread to tx_pre.
+ */
 static void charge_thread(struct pl_breakdowns *out, const struct freq_timeline *freqs,
 			  uint32_t ncpus, const struct timeline *tl, uint64_t from_ns, uint64_t to_ns,
-			  uint64_t *ns)
+			  uint64_t *ns, struct preempters *tx_pre)
 {
 	uint64_t i;
 
@@ -236,6 +265,8 @@ static void charge_thread(struct pl_breakdowns *out, const struct freq_timeline 
 		ns[cur.cat] += until - at;
 		if (cur.cat == PL_CAT_RUNNING)
 			charge_running(out, freqs, ncpus, cur.cpu, at, until);
+		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
+			charge_preempter(tx_pre, cur.by_tid, until - at);
 		if (until == to_ns)
 			return;
 		at = until;
@@ -276,16 +307,36 @@ static void sort_freqs(struct pl_breakdowns *out)
 		}
 }
 
+/* Most time first, then by tid, so the report does not depend on the order they were met in. */
+static void sort_preempters(struct preempters *p)
+{
+	for (uint32_t i = 1; i < p->n; i++)
+		for (uint32_t j = i; j > 0 && (p->ns[j - 1] < p->ns[j] ||
+			(p->ns[j - 1] == p->ns[j] && p->tid[j - 1] > p->tid[j])); j--) {
+			uint32_t t = p->tid[j];
+			uint64_t v = p->ns[j];
+
+			p->tid[j] = p->tid[j - 1];
+			p->ns[j] = p->ns[j - 1];
+			p->tid[j - 1] = t;
+			p->ns[j - 1] = v;
+		}
+}
+
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out)
 {
 	struct freq_timeline *freqs = pl_xcalloc(trace->ncpus, sizeof(*freqs));
 	struct timeline *tls = build_timelines(trace, iv, freqs);
 
+	struct preempters all = { 0 }, tx_pre = { 0 };
+
 	memset(out, 0, sizeof(*out));
 	out->count = cp->count;
 	out->ns = pl_xcalloc(cp->count, sizeof(*out->ns));
+	out->top_preempter_tid = pl_xcalloc(cp->count, sizeof(*out->top_preempter_tid));
 	for (uint64_t k = 0; k < cp->count; k++) {
+		tx_pre.n = 0;
 		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
 			const struct pl_step *s = &cp->steps[i];
 			uint64_t from_ns = trace->events[s->from_event].ts_ns;
@@ -295,14 +346,29 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 				uint32_t th = iv->intervals[iv->event_interval[s->from_event]].thread;
 
 				charge_thread(out, freqs, trace->ncpus, &tls[th], from_ns, to_ns,
-					      out->ns[k]);
+					      out->ns[k], &tx_pre);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}
 		}
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			out->total_ns[c] += out->ns[k][c];
+		uint64_t top_ns = 0;
+
+		for (uint32_t i = 0; i < tx_pre.n; i++) {
+			charge_preempter(&all, tx_pre.tid[i], tx_pre.ns[i]);
+			if (tx_pre.ns[i] > top_ns) {
+				top_ns = tx_pre.ns[i];
+				out->top_preempter_tid[k] = tx_pre.tid[i];
+			}
+		}
 	}
+	free(tx_pre.tid);
+	free(tx_pre.ns);
+	sort_preempters(&all);
+	out->npreempters = all.n;
+	out->preempter_tid = all.tid;
+	out->preempted_ns = all.ns;
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(tls[t].t);
 	free(tls);
@@ -317,6 +383,9 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->ns);
 	free(b->freq_khz);
 	free(b->running_ns_by_freq);
+	free(b->preempter_tid);
+	free(b->preempted_ns);
+	free(b->top_preempter_tid);
 	memset(b, 0, sizeof(*b));
 }
 

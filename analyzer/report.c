@@ -18,6 +18,15 @@ static const char *ms(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
+/* The last THREAD_NAME of tid, "" if none was traced. */
+static const char *thread_name(const struct pl_intervals *iv, uint32_t tid)
+{
+	for (uint32_t t = 0; t < iv->nthreads; t++)
+		if (iv->threads[t].tid == tid)
+			return iv->threads[t].name;
+	return "";
+}
+
 static const struct pl_transaction *row_tx(const struct pl_analysis *a, const struct pl_row *r)
 {
 	return r->tx == PL_NONE ? NULL : &a->tx->items[r->tx];
@@ -118,6 +127,15 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 				ms(total, sizeof(total), (int64_t)a->bd->total_ns[c]));
 	}
 	fprintf(out, "\n");
+	for (uint32_t i = 0; i < a->bd->npreempters && i < 3; i++) {
+		char pre[32];
+
+		fprintf(out, "%s %s (%" PRIu32 ") %s ms", i ? "," : "  preempted by",
+			thread_name(a->iv, a->bd->preempter_tid[i]), a->bd->preempter_tid[i],
+			ms(pre, sizeof(pre), (int64_t)a->bd->preempted_ns[i]));
+		if (i + 1 == a->bd->npreempters || i == 2)
+			fprintf(out, "\n");
+	}
 	for (uint64_t i = 0; i < a->qs->count; i++) {
 		const struct pl_queue_stats *q = &a->qs->queues[i];
 		char wait[32], run[32];
@@ -138,6 +156,9 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			grp->transactions, ms(mean, sizeof(mean), (int64_t)grp->mean_latency_ns),
 			ms(sd, sizeof(sd), (int64_t)grp->sd_latency_ns), grp->outliers);
 	}
+	if (a->tx->animations)
+		fprintf(out, "  animations: %" PRIu64 " transactions draw chained frames (csv column"
+			" animation); their latency is the animation's length\n", a->tx->animations);
 	fprintf(out, "  critical paths: %" PRIu64 " of %" PRIu64
 		" met a join, decided by taking the latest predecessor\n", a->cp->decided, a->cp->count);
 	fprintf(out, "  events %" PRIu64 ", lost %" PRIu64 ", updates %" PRIu64
@@ -205,6 +226,32 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "notifies_without_interval", count(a->graph->notifies_without_interval));
 }
 
+/*
+ * Animations apart: their latency is the animation's length, so they are
+ * listed with the time to their first frame, the response the user sees.
+ */
+static json_t *animations_json(const struct pl_transactions *tx)
+{
+	json_t *ids = json_array();
+	uint64_t latency_ns = 0, first_ns = 0;
+
+	for (uint64_t k = 0; k < tx->count; k++) {
+		const struct pl_transaction *t = &tx->items[k];
+
+		if (!t->animation)
+			continue;
+		json_array_append_new(ids, count(k));
+		latency_ns += t->latency_ns;
+		first_ns += t->first_update_ns - t->input_ns;
+	}
+	return json_pack("{s:o, s:o, s:o, s:o}", "count", count(tx->animations),
+			 "transactions", ids,
+			 "mean_latency_ns", tx->animations ? count(latency_ns / tx->animations)
+							    : json_null(),
+			 "mean_first_frame_ns", tx->animations ? count(first_ns / tx->animations)
+								: json_null());
+}
+
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
@@ -242,7 +289,28 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		json_object_set_new(bd, pl_category_name(c), count(a->bd->total_ns[c]));
+	/*
+	 * The ground-truth segments around the detected latency, over matched
+	 * rows: with them, a row's parts sum to its ground-truth latency.
+	 */
+	int64_t dispatch_ns = 0, display_ns = 0;
+
+	for (uint64_t i = 0; i < v->nrows; i++)
+		if (v->rows[i].tx != PL_NONE && v->rows[i].has_truth) {
+			dispatch_ns += v->rows[i].input_dispatch_ns;
+			display_ns += v->rows[i].display_pipeline_ns;
+		}
+	json_object_set_new(bd, "input_dispatch", json_integer(dispatch_ns));
+	json_object_set_new(bd, "display_pipeline", json_integer(display_ns));
 	json_object_set_new(o, "breakdown_ns", bd);
+	json_t *pre = json_array();
+
+	for (uint32_t i = 0; i < a->bd->npreempters; i++)
+		json_array_append_new(pre, json_pack("{s:I, s:s, s:o}",
+			"tid", (json_int_t)a->bd->preempter_tid[i],
+			"name", thread_name(a->iv, a->bd->preempter_tid[i]),
+			"ns", count(a->bd->preempted_ns[i])));
+	json_object_set_new(o, "preempted_by", pre);
 	json_t *by_freq = json_object();
 
 	for (uint32_t i = 0; i < a->bd->nfreqs; i++) {
@@ -283,6 +351,7 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	}
 	json_object_set_new(o, "shapes", shapes);
 	json_object_set_new(o, "queues_flagged", count(a->qs->flagged));
+	json_object_set_new(o, "animation_transactions", animations_json(a->tx));
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }
@@ -335,10 +404,11 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 	}
 	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		   "input_dispatch_ns,display_pipeline_ns,updates,intervals,threads");
+		   "input_dispatch_ns,display_pipeline_ns,updates,first_update_ns,chained_frames,"
+		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",outlier,critical_path\n");
+	fprintf(f, ",top_preempter_tid,outlier,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -357,10 +427,14 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_i64(f, both, r->input_dispatch_ns);
 		csv_i64(f, both, r->display_pipeline_ns);
 		csv_u64(f, t != NULL, t ? t->nupdates : 0);
+		csv_u64(f, t != NULL, t ? t->first_update_ns : 0);
+		csv_u64(f, t != NULL, t ? t->chained_frames : 0);
+		csv_u64(f, t != NULL, t ? (uint64_t)t->animation : 0);
 		csv_u64(f, t != NULL, t ? t->nintervals : 0);
 		csv_u64(f, t != NULL, t ? t->nthreads : 0);
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			csv_u64(f, t != NULL, t ? a->bd->ns[r->tx][c] : 0);
+		csv_u64(f, t && a->bd->top_preempter_tid[r->tx], t ? a->bd->top_preempter_tid[r->tx] : 0);
 		csv_u64(f, t != NULL, t ? a->ag->outlier[r->tx] : 0);
 		char shape[256] = "";
 

@@ -6,6 +6,11 @@
  * (Panappticon 3.1). Attribution is by edges only, so two inputs whose work
  * interleaves in time on the main thread still get separate transactions, and
  * a frame both inputs invalidated counts for both.
+ *
+ * An animation (a frame callback that draws and re-posts itself on every
+ * vsync while a task runs) would make one input's transaction last as long
+ * as the animation; it is recognised by frames chained causally one after
+ * another and labelled, so reports can keep it apart.
  */
 #include "panlab/model.h"
 
@@ -25,6 +30,8 @@ struct walk {
 	 * reached it (0 = never). Stamps avoid clearing per input.
 	 */
 	uint32_t *event_stamp, *interval_stamp, *thread_stamp;
+	uint32_t *frames;	/* per member event: chained_frames up to it */
+	uint32_t *frame_stamp;	/* per interval: stamp of the walk that counted its invalidate */
 	uint64_t *stack;
 	uint64_t depth;
 };
@@ -49,6 +56,55 @@ static void add_member(struct walk *w, uint64_t e)
 	}
 	o->members[n] = e;
 	o->items[o->count].nevents++;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Every edge points forward in event order, so in index order each member
+ * comes after its predecessors: one pass finds the longest chain of
+ * invalidating intervals. A task, binder, fork or notify hop starts the
+ * count again: work handed to another thread is the transaction's own
+ * work, not the next frame of an animation. Sorting also leaves the
+ * members in time order for the later stages.
+ */
+static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_transaction *t)
+{
+	uint64_t *m = w->out->members + t->first_member;
+
+	qsort(m, t->nevents, sizeof(*m), by_index);
+	t->first_update_ns = UINT64_MAX;
+	for (uint64_t k = 0; k < t->nevents; k++) {
+		uint64_t e = m[k], prev = pl_intervals_prev_event(w->iv, e);
+		uint64_t i = w->iv->event_interval[e];
+		uint32_t best = 0;
+		uint16_t type = w->trace->events[e].type;
+
+		if (prev != PL_NONE && w->event_stamp[prev] == stamp)
+			best = w->frames[prev];
+		for (uint64_t j = w->g->in_first[e]; j < w->g->in_first[e + 1]; j++) {
+			const struct pl_edge *edge = &w->g->edges[w->g->in_edge[j]];
+
+			if ((edge->kind == PL_EDGE_MESSAGE || edge->kind == PL_EDGE_INVALIDATE) &&
+			    w->event_stamp[edge->from_event] == stamp && w->frames[edge->from_event] > best)
+				best = w->frames[edge->from_event];
+		}
+		if (type == PL_EV_UI_INVALIDATE && w->frame_stamp[i] != stamp) {
+			w->frame_stamp[i] = stamp;	/* one count per interval however many views */
+			best++;
+		}
+		if (type == PL_EV_UI_UPDATE && w->trace->events[e].ts_ns < t->first_update_ns)
+			t->first_update_ns = w->trace->events[e].ts_ns;
+		w->frames[e] = best;
+		if (best > t->chained_frames)
+			t->chained_frames = best;
+	}
+	t->animation = t->chained_frames >= 2;
 }
 
 /*
@@ -98,6 +154,7 @@ static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in)
 		return 0;
 	t->end_ns = events[t->last_update_event].ts_ns;
 	t->latency_ns = t->end_ns - t->input_ns;
+	count_chained_frames(w, stamp, t);
 	return 1;
 }
 
@@ -113,6 +170,8 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 		.interval_stamp = pl_xcalloc(iv->nintervals, sizeof(uint32_t)),
 		.thread_stamp = pl_xcalloc(iv->nthreads, sizeof(uint32_t)),
 		.stack = pl_xcalloc(trace->nevents, sizeof(uint64_t)),
+		.frames = pl_xcalloc(trace->nevents, sizeof(uint32_t)),
+		.frame_stamp = pl_xcalloc(iv->nintervals, sizeof(uint32_t)),
 	};
 	uint64_t cap = 0;
 
@@ -134,7 +193,7 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 		 * members are overwritten by the next walk.
 		 */
 		if (walk_from(&w, (uint32_t)++out->inputs, e))
-			out->count++;
+			out->animations += out->items[out->count++].animation;
 		else
 			out->inputs_without_update++;
 	}
@@ -145,6 +204,8 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 	free(w.interval_stamp);
 	free(w.thread_stamp);
 	free(w.stack);
+	free(w.frames);
+	free(w.frame_stamp);
 }
 
 void pl_transactions_free(struct pl_transactions *tx)

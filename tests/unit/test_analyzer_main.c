@@ -16,6 +16,8 @@ int main(void)
 	add_queueing_tests();
 	add_aggregate_tests();
 	add_native_tests();
+	add_animation_tests();
+	add_fixture_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

@@ -166,6 +166,18 @@ struct pl_transaction {
 	uint64_t end_ns;		/* its time */
 	uint64_t latency_ns;		/* end_ns - input_ns */
 	uint32_t nupdates;		/* UI_UPDATE events reached */
+	uint64_t first_update_ns;	/* the earliest UI_UPDATE reached: the first response */
+	/*
+	 * Most intervals that invalidate the view on one causal chain of
+	 * messages and frames (message and invalidate edges, temporal order)
+	 * from the input: 1 for an ordinary transaction, whose work goes
+	 * through a task, binder call or thread before its result invalidates.
+	 * 2 or more when an invalidating message posts the next one, as a
+	 * frame callback re-posted on every vsync while a task runs, or when
+	 * a drawn frame invalidates again: an animation, reported apart.
+	 */
+	uint32_t chained_frames;
+	int animation;			/* chained_frames >= 2 */
 	uint32_t nthreads;		/* threads with a reached event */
 	uint64_t nintervals;		/* intervals with a reached event */
 	uint64_t nevents;		/* events reached */
@@ -175,11 +187,12 @@ struct pl_transaction {
 struct pl_transactions {
 	uint64_t count;
 	struct pl_transaction *items;	/* in input time order */
-	uint64_t *members;		/* event indices reached, per transaction, in walk order */
+	uint64_t *members;		/* event indices reached, per transaction, in event (time) order */
 	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
 	uint64_t inputs_without_update;	/* inputs that reached no UI_UPDATE: no transaction */
 	uint64_t updates;		/* UI_UPDATE events */
 	uint64_t unattributed_updates;	/* UI_UPDATE events no input reached */
+	uint64_t animations;		/* transactions with animation set */
 };
 
 void pl_transactions_extract(const struct pl_trace *trace, const struct pl_intervals *iv,
@@ -258,6 +271,15 @@ struct pl_breakdowns {
 	uint32_t nfreqs;
 	uint32_t *freq_khz;
 	uint64_t *running_ns_by_freq;
+	/*
+	 * total_ns[PL_CAT_RUNNABLE] spent preempted (switched out while still
+	 * runnable), by the thread that took the cpu (CONTEXT_SWITCH's next
+	 * tid), most first; and per transaction the tid that took most, 0 if none.
+	 */
+	uint32_t npreempters;
+	uint32_t *preempter_tid;
+	uint64_t *preempted_ns;
+	uint32_t *top_preempter_tid;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The real qemu runs in the fixtures, one per app pattern: the breakdown
+ * invariant for every transaction (its parts sum to the detected latency,
+ * and with the ground-truth input-dispatch and display-pipeline segments to
+ * the ground-truth latency), and what each pattern must give.
+ */
+#include "test_analyzer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "panlab/error.h"
+#include "panlab/ground_truth.h"
+#include "panlab/validate.h"
+
+struct fixture {
+	const char *name;
+	const char *shape;	/* every transaction's critical-path shape, or NULL */
+	uint64_t animations;
+};
+
+static const struct fixture fixtures[] = {
+	{ "qemu-asynctask", "task>message>invalidate", 0 },
+	{ "qemu-webview", "notify>message>invalidate", 0 },
+	{ "qemu-service", "task>binder>binder>message>invalidate", 0 },
+	{ "qemu-animation", NULL, 8 },
+};
+
+static void check_fixture(const struct fixture *f)
+{
+	char path[512];
+	struct pl_error err;
+	struct model m;
+	struct pl_ground_truth gt;
+	struct pl_validation v;
+
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", f->name);
+	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.gt", f->name);
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_read_file(path, &gt, &err), 0);
+	pl_intervals_build(&m.trace, &m.iv);
+	pl_graph_build(&m.trace, &m.iv, &m.graph);
+	pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
+	pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
+	pl_breakdowns_build(&m.trace, &m.iv, &m.cp, &m.bd);
+	pl_queueing_build(&m.trace, &m.iv, &m.graph, &m.qs);
+	pl_aggregates_build(&m.tx, &m.cp, &m.ag);
+	pl_validate(&m.tx, &gt, &v);
+
+	CU_ASSERT(m.tx.count > 0);
+	CU_ASSERT_EQUAL(v.matched, v.inputs);
+	CU_ASSERT_EQUAL(v.matched, m.tx.count);
+	CU_ASSERT_EQUAL(m.tx.animations, f->animations);
+	for (uint64_t k = 0; k < m.tx.count; k++) {
+		uint64_t sum_ns = 0;
+		char shape[128];
+
+		for (int c = 0; c < PL_CATEGORIES; c++)
+			sum_ns += m.bd.ns[k][c];
+		CU_ASSERT_EQUAL(sum_ns, m.tx.items[k].latency_ns);
+		if (f->shape)
+			CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, k, shape, sizeof(shape)),
+					       f->shape);
+	}
+	for (uint64_t i = 0; i < v.nrows; i++) {
+		const struct pl_row *r = &v.rows[i];
+
+		if (r->tx == PL_NONE || !r->has_truth)
+			continue;
+		int64_t sum_ns = r->input_dispatch_ns + r->display_pipeline_ns;
+
+		for (int c = 0; c < PL_CATEGORIES; c++)
+			sum_ns += (int64_t)m.bd.ns[r->tx][c];
+		CU_ASSERT_EQUAL(sum_ns, (int64_t)r->truth_latency_ns);
+	}
+	pl_validation_free(&v);
+	pl_ground_truth_free(&gt);
+	model_free(&m);
+}
+
+static void test_fixtures(void)
+{
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		check_fixture(&fixtures[i]);
+}
+
+void add_fixture_tests(void)
+{
+	CU_pSuite s = CU_add_suite("fixtures", NULL, NULL);
+
+	CU_add_test(s, "every transaction of every real run: breakdown sums, shapes, animations",
+		    test_fixtures);
+}
