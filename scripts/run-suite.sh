@@ -33,7 +33,7 @@ fi
 
 # The count a workload declares (workloads/README.md, "Expected structure"), or null.
 expected_transactions() {
-	local f=$top/workloads/apps/$1.expect
+	local f=$top/workloads/apps/${1%%+*}.expect	# APP+LOAD: the app's
 	[ -f "$f" ] || { echo null; return; }
 	awk '$1 == "transactions" { print $2; found = 1 } END { if (!found) print "null" }' "$f"
 }

@@ -65,9 +65,14 @@ static int cmd_list(const char *path)
 	for (size_t i = 0; i < pl_script_action_count(s); i++) {
 		const struct pl_action *a = pl_script_action(s, i);
 		pl_format_duration(t, sizeof t, a->at_ns);
-		if (a->kind == PL_ACTION_TAP)
+		char hold[32];
+		pl_format_duration(hold, sizeof hold, a->hold_ns);
+		if (a->kind == PL_ACTION_TAP && a->hold_ns == PL_PRESS_HOLD_NS)
 			printf("at %s\ntap %d %d param=%d\n", t, (int)a->x_px, (int)a->y_px,
 			       (int)a->param);
+		else if (a->kind == PL_ACTION_TAP)
+			printf("at %s\nlongpress %d %d %s param=%d\n", t, (int)a->x_px, (int)a->y_px,
+			       hold, (int)a->param);
 		else
 			printf("at %s\nkey %s\n", t, pl_key_name(a->key_code));
 	}

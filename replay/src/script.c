@@ -121,9 +121,18 @@ static int next_line(struct parser *p)
 				continue;
 			}
 			size_t j = i + 1;
-			if (c != '{' && c != '}')
+			if (c == '"') {
+				/* A quoted word runs to the next quote on the line, spaces and '#'
+				 * included; an unclosed one runs to the end of the line. */
+				while (j < p->len && t[j] != '"' && t[j] != '\n' && t[j] != '\r' &&
+				       !is_control((unsigned char)t[j]))
+					j++;
+				if (j < p->len && t[j] == '"')
+					j++;
+			} else if (c != '{' && c != '}') {
 				while (j < p->len && !ends_word((unsigned char)t[j]))
 					j++;
+			}
 			if (p->ntok < MAX_TOKENS)
 				p->tok[p->ntok++] = (struct token){t + i, j - i, col};
 			p->eol_col = (unsigned)(j - start + 1);
@@ -265,45 +274,226 @@ static int push(struct parser *p, struct pos where, struct action_list *l,
 	return 0;
 }
 
-/* tap X Y [param=N] */
-static int stmt_tap(struct parser *p, struct action_list *out, uint64_t *now_ns)
+/* A statement's name=value options. Each kind parses its value into *out; given marks it seen. */
+enum opt_kind { OPT_INT, OPT_TIME, OPT_AREA };
+
+struct opt {
+	const char *name;
+	enum opt_kind kind;
+	uint64_t min, max; /* OPT_INT */
+	uint64_t *out;     /* OPT_INT, OPT_TIME: one value; OPT_AREA: x1, y1, x2, y2 */
+	bool given;
+};
+
+/* X1,Y1,X2,Y2: a rectangle of screen pixels, corners included, X1 <= X2 and Y1 <= Y2. */
+static int parse_area(struct parser *p, const struct token *t, uint64_t out[4])
 {
-	struct pos where = at_tok(p, &p->tok[0]);
-	uint64_t x, y, param = 0;
-	bool have_param = false;
-	if (int_arg(p, 1, "x coordinate", 0, PL_SCREEN_WIDTH_PX - 1, &x) < 0 ||
-	    int_arg(p, 2, "y coordinate", 0, PL_SCREEN_HEIGHT_PX - 1, &y) < 0)
-		return -1;
-	for (size_t i = 3; i < p->ntok; i++) {
+	static const char *what[4] = {"area x1", "area y1", "area x2", "area y2"};
+	struct token part = {t->s, 0, t->col};
+	for (int k = 0; k < 4; k++) {
+		const char *end = t->s + t->len, *comma = memchr(part.s, ',', (size_t)(end - part.s));
+		if (k < 3 && !comma)
+			return fail(p, at_tok(p, t), "bad area '%.*s', expected X1,Y1,X2,Y2",
+				    qlen(t), t->s);
+		part.len = (size_t)((k < 3 ? comma : end) - part.s);
+		uint64_t max = (k % 2 ? PL_SCREEN_HEIGHT_PX : PL_SCREEN_WIDTH_PX) - 1;
+		if (parse_int(p, &part, what[k], k < 2 ? 0 : out[k - 2], max, &out[k]) < 0)
+			return -1;
+		part.col += (unsigned)part.len + 1;
+		part.s += part.len + 1;
+	}
+	return 0;
+}
+
+/* Options from word 'from' to the end of the line; 'expected' lists them for messages. */
+static int parse_options(struct parser *p, size_t from, struct opt *opts, size_t nopts,
+			 const char *expected)
+{
+	for (size_t i = from; i < p->ntok; i++) {
 		const struct token *t = &p->tok[i];
 		const char *eq = memchr(t->s, '=', t->len);
 		if (!eq)
-			return fail(p, at_tok(p, t),
-				    "unexpected '%.*s', expected param=N or the end of the line",
-				    qlen(t), t->s);
+			return fail(p, at_tok(p, t), "unexpected '%.*s', expected %s or the end of "
+				    "the line", qlen(t), t->s, expected);
 		struct token name = {t->s, (size_t)(eq - t->s), t->col};
 		struct token value = {eq + 1, t->len - name.len - 1, t->col + (unsigned)name.len + 1};
-		if (!tok_is(&name, "param"))
-			return fail(p, at_tok(p, t), "unknown option '%.*s', expected param=N",
-				    qlen(&name), name.s);
-		if (have_param)
-			return fail(p, at_tok(p, t), "param given twice, expected it once");
-		if (parse_int(p, &value, "param", 0, INT32_MAX, &param) < 0)
+		struct opt *o = NULL;
+		for (size_t k = 0; k < nopts && !o; k++)
+			if (tok_is(&name, opts[k].name))
+				o = &opts[k];
+		if (!o)
+			return fail(p, at_tok(p, t), "unknown option '%.*s', expected %s",
+				    qlen(&name), name.s, expected);
+		if (o->given)
+			return fail(p, at_tok(p, t), "%s given twice, expected it once", o->name);
+		int rc;
+		if (o->kind == OPT_INT) {
+			rc = parse_int(p, &value, o->name, o->min, o->max, o->out);
+		} else if (o->kind == OPT_AREA) {
+			rc = parse_area(p, &value, o->out);
+		} else {
+			/* time_arg reads a whole word: hand it the value as one. */
+			struct token saved = p->tok[i];
+			p->tok[i] = value;
+			rc = time_arg(p, i, o->name, o->out);
+			p->tok[i] = saved;
+		}
+		if (rc < 0)
 			return -1;
-		have_param = true;
+		o->given = true;
 	}
+	return 0;
+}
+
+/* Appends an input at the clock and moves the clock on by 'occupies_ns' (>= its hold). */
+static int emit(struct parser *p, struct pos where, struct action_list *out, uint64_t *now_ns,
+		struct pl_action a, uint64_t occupies_ns)
+{
+	a.at_ns = *now_ns;
+	a.line = p->line;
+	if (push(p, where, out, &a) < 0)
+		return -1;
+	return advance(p, where, now_ns, occupies_ns);
+}
+
+/* tap X Y [param=N], or longpress X Y DURATION [param=N] (hold_arg: the duration's word, 0 if
+ * none). */
+static int stmt_touch(struct parser *p, struct action_list *out, uint64_t *now_ns, size_t hold_arg)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t x, y, param = 0, hold_ns = PL_PRESS_HOLD_NS;
+	struct opt opts[] = {{"param", OPT_INT, 0, INT32_MAX, &param, false}};
+	if (int_arg(p, 1, "x coordinate", 0, PL_SCREEN_WIDTH_PX - 1, &x) < 0 ||
+	    int_arg(p, 2, "y coordinate", 0, PL_SCREEN_HEIGHT_PX - 1, &y) < 0 ||
+	    (hold_arg && time_arg(p, hold_arg, "press duration", &hold_ns) < 0) ||
+	    parse_options(p, hold_arg ? hold_arg + 1 : 3, opts, 1, "param=N") < 0)
+		return -1;
+	if (hold_ns == 0)
+		return fail(p, at_tok(p, &p->tok[hold_arg]),
+			    "press duration 0 is too short, expected at least 1ns");
 	struct pl_action a = {
 		.kind = PL_ACTION_TAP,
-		.at_ns = *now_ns,
-		.hold_ns = PL_PRESS_HOLD_NS,
+		.hold_ns = hold_ns,
 		.x_px = (int32_t)x,
 		.y_px = (int32_t)y,
 		.param = (int32_t)param,
-		.line = p->line,
 	};
-	if (push(p, where, out, &a) < 0)
+	return emit(p, where, out, now_ns, a, hold_ns);
+}
+
+#define TEXT_CHARS "lower-case letters, digits, space and . , - = / ; '"
+#define DEFAULT_TEXT_INTERVAL_NS 150000000ull
+#define DEFAULT_MONKEY_INTERVAL_NS 500000000ull
+
+/* The key that types c, or -1. */
+static int key_for_char(char c)
+{
+	static const struct {
+		char c;
+		const char *key;
+	} punct[] = {{' ', "SPACE"}, {'.', "DOT"},   {',', "COMMA"},     {'-', "MINUS"},
+		     {'=', "EQUAL"}, {'/', "SLASH"}, {';', "SEMICOLON"}, {'\'', "APOSTROPHE"}};
+	char name[6];
+	if (c >= 'a' && c <= 'z')
+		return pl_key_code((char[]){(char)(c - 'a' + 'A')}, 1);
+	if (c >= '0' && c <= '9') {
+		snprintf(name, sizeof name, "KEY_%c", c);
+		return pl_key_code(name, 5);
+	}
+	for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++)
+		if (punct[i].c == c)
+			return pl_key_code(punct[i].key, strlen(punct[i].key));
+	return -1;
+}
+
+/* An interval option's value: the time from one input to the next, at least one hold. */
+static int check_interval(struct parser *p, uint64_t interval_ns)
+{
+	if (interval_ns >= PL_PRESS_HOLD_NS)
+		return 0;
+	char d[32];
+	pl_format_duration(d, sizeof d, interval_ns);
+	return fail(p, at_eol(p), "interval %s is shorter than a press, expected at least 50ms", d);
+}
+
+/* text "STRING" [interval=D]: one key press per character, D apart (default 150ms). */
+static int stmt_text(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t interval_ns = DEFAULT_TEXT_INTERVAL_NS;
+	struct opt opts[] = {{"interval", OPT_TIME, 0, 0, &interval_ns, false}};
+	if (p->ntok < 2)
+		return fail(p, at_eol(p), "missing text, expected a quoted string such as \"hello\"");
+	const struct token *t = &p->tok[1];
+	if (t->len < 2 || t->s[0] != '"' || t->s[t->len - 1] != '"')
+		return fail(p, at_tok(p, t), "bad text '%.*s', expected a quoted string such as "
+			    "\"hello\"", qlen(t), t->s);
+	if (parse_options(p, 2, opts, 1, "interval=D") < 0 ||
+	    check_interval(p, interval_ns) < 0)
 		return -1;
-	return advance(p, where, now_ns, a.hold_ns);
+	for (size_t i = 1; i + 1 < t->len; i++) {
+		int code = key_for_char(t->s[i]);
+		if (code < 0)
+			return fail(p, (struct pos){p->line, t->col + (unsigned)i},
+				    "cannot type '%c', expected " TEXT_CHARS, t->s[i]);
+		struct pl_action a = {.kind = PL_ACTION_KEY, .hold_ns = PL_PRESS_HOLD_NS,
+				      .key_code = (uint16_t)code};
+		if (emit(p, where, out, now_ns, a, interval_ns) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a seed gives the same sequence on every host. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* monkey SEED COUNT [interval=D] [area=X1,Y1,X2,Y2] [param=N] [keys=P]: COUNT pseudo-random
+ * inputs D apart (default 500ms): with probability P% (default 0) a key press among monkey_keys,
+ * otherwise a tap at a uniform pixel of the area (default the whole screen) with param N. */
+static int stmt_monkey(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	static const char *monkey_keys[] = {"BACK", "MENU", "ENTER", "SPACE"};
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t seed, count, interval_ns = DEFAULT_MONKEY_INTERVAL_NS, param = 0, keys_pct = 0;
+	uint64_t area[4] = {0, 0, PL_SCREEN_WIDTH_PX - 1, PL_SCREEN_HEIGHT_PX - 1};
+	struct opt opts[] = {
+		{"interval", OPT_TIME, 0, 0, &interval_ns, false},
+		{"area", OPT_AREA, 0, 0, area, false},
+		{"param", OPT_INT, 0, INT32_MAX, &param, false},
+		{"keys", OPT_INT, 0, 100, &keys_pct, false},
+	};
+	if (int_arg(p, 1, "seed", 0, UINT32_MAX, &seed) < 0 ||
+	    int_arg(p, 2, "count", 1, PL_SCRIPT_MAX_ACTIONS, &count) < 0 ||
+	    parse_options(p, 3, opts, sizeof opts / sizeof opts[0],
+			  "interval=D, area=X1,Y1,X2,Y2, param=N or keys=P") < 0 ||
+	    check_interval(p, interval_ns) < 0)
+		return -1;
+	uint64_t state = seed;
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t r = next_random(&state);
+		struct pl_action a = {.hold_ns = PL_PRESS_HOLD_NS};
+		if (r % 100 < keys_pct) {
+			size_t nkeys = sizeof monkey_keys / sizeof monkey_keys[0];
+			const char *k = monkey_keys[(r / 100) % nkeys];
+			a.kind = PL_ACTION_KEY;
+			a.key_code = (uint16_t)pl_key_code(k, strlen(k));
+		} else {
+			uint64_t xy = next_random(&state);
+			a.kind = PL_ACTION_TAP;
+			a.x_px = (int32_t)(area[0] + (xy & 0xffffffffu) % (area[2] - area[0] + 1));
+			a.y_px = (int32_t)(area[1] + (xy >> 32) % (area[3] - area[1] + 1));
+			a.param = (int32_t)param;
+		}
+		if (emit(p, where, out, now_ns, a, interval_ns) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* key NAME | key CODE */
@@ -335,14 +525,10 @@ static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 		return -1;
 	struct pl_action a = {
 		.kind = PL_ACTION_KEY,
-		.at_ns = *now_ns,
 		.hold_ns = PL_PRESS_HOLD_NS,
 		.key_code = (uint16_t)code,
-		.line = p->line,
 	};
-	if (push(p, where, out, &a) < 0)
-		return -1;
-	return advance(p, where, now_ns, a.hold_ns);
+	return emit(p, where, out, now_ns, a, a.hold_ns);
 }
 
 /* wait DURATION */
@@ -446,7 +632,13 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 			break;
 		}
 		if (tok_is(cmd, "tap"))
-			rc = stmt_tap(p, out, &now_ns);
+			rc = stmt_touch(p, out, &now_ns, 0);
+		else if (tok_is(cmd, "longpress"))
+			rc = stmt_touch(p, out, &now_ns, 3);
+		else if (tok_is(cmd, "text"))
+			rc = stmt_text(p, out, &now_ns);
+		else if (tok_is(cmd, "monkey"))
+			rc = stmt_monkey(p, out, &now_ns);
 		else if (tok_is(cmd, "key"))
 			rc = stmt_key(p, out, &now_ns);
 		else if (tok_is(cmd, "wait"))
@@ -457,7 +649,8 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 			rc = stmt_repeat(p, depth, out, &now_ns);
 		else
 			rc = fail(p, at_tok(p, cmd),
-				  "unknown command '%.*s', expected tap, key, wait, at or repeat",
+				  "unknown command '%.*s', expected tap, longpress, key, text, monkey, "
+				  "wait, at or repeat",
 				  qlen(cmd), cmd->s);
 		if (rc < 0)
 			return -1;

@@ -290,10 +290,10 @@ static void test_errors(void)
 		const char *text;
 		const char *err;
 	} cases[] = {
-		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, key, wait, at or repeat"},
+		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, key, text, monkey, wait, at or repeat"},
 		{"# ok\nTAP 1 2",
-		 "t.rply:2:1: unknown command 'TAP', expected tap, key, wait, at or repeat"},
-		{"{", "t.rply:1:1: unknown command '{', expected tap, key, wait, at or repeat"},
+		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, key, text, monkey, wait, at or repeat"},
+		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, key, text, monkey, wait, at or repeat"},
 		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
 		{"tap 10   # no y",
 		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},
@@ -373,6 +373,38 @@ static void test_errors(void)
 		 "t.rply:1:1: repeat makes more than 1000000 actions, expected a smaller count"},
 		{"repeat 2000 {\nwait 1000s\n}",
 		 "t.rply:1:1: script time passes 1000000s, expected a smaller count"},
+		{"longpress 1 2", "t.rply:1:14: missing press duration, expected a number with a "
+				  "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
+		{"longpress 1 2 0ms", "t.rply:1:15: press duration 0 is too short, expected at "
+				      "least 1ns"},
+		{"longpress 1 2 1s foo=2", "t.rply:1:18: unknown option 'foo', expected param=N"},
+		{"text", "t.rply:1:5: missing text, expected a quoted string such as \"hello\""},
+		{"text hello", "t.rply:1:6: bad text 'hello', expected a quoted string such as "
+			       "\"hello\""},
+		{"text \"a b", "t.rply:1:6: bad text '\"a b', expected a quoted string such as "
+			       "\"hello\""},
+		{"text \"aB\"", "t.rply:1:8: cannot type 'B', expected lower-case letters, digits, "
+			       "space and . , - = / ; '"},
+		{"text \"a\" interval=10ms", "t.rply:1:23: interval 10ms is shorter than a press, "
+					   "expected at least 50ms"},
+		{"text \"a\" interval=10", "t.rply:1:19: bad interval '10', expected a number with a "
+					 "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
+		{"text \"a\" 3", "t.rply:1:10: unexpected '3', expected interval=D or the end of "
+			       "the line"},
+		{"monkey", "t.rply:1:7: missing seed, expected an integer from 0 to 4294967295"},
+		{"monkey 1", "t.rply:1:9: missing count, expected an integer from 1 to 1000000"},
+		{"monkey 1 0", "t.rply:1:10: count 0 is out of range, expected an integer from 1 to "
+			       "1000000"},
+		{"monkey 1 2 keys=101", "t.rply:1:17: keys 101 is out of range, expected an integer "
+					"from 0 to 100"},
+		{"monkey 1 2 area=1,2,3", "t.rply:1:17: bad area '1,2,3', expected X1,Y1,X2,Y2"},
+		{"monkey 1 2 area=5,5,4,9", "t.rply:1:21: area x2 4 is out of range, expected an "
+					    "integer from 5 to 479"},
+		{"monkey 1 2 area=0,0,9,800", "t.rply:1:23: area y2 800 is out of range, expected "
+					      "an integer from 0 to 799"},
+		{"monkey 1 2 param=1 param=1", "t.rply:1:20: param given twice, expected it once"},
+		{"monkey 1 2 foo=1", "t.rply:1:12: unknown option 'foo', expected interval=D, "
+				     "area=X1,Y1,X2,Y2, param=N or keys=P"},
 		{"tap 1 2\x01", "t.rply:1:8: unexpected control byte 0x01, expected text"},
 		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
 	};
@@ -387,6 +419,99 @@ static void test_errors(void)
 			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err, cases[i].err);
 		CU_ASSERT_STRING_EQUAL(err, cases[i].err);
 	}
+}
+
+static void test_longpress(void)
+{
+	struct pl_script *s = test_replay_parse("longpress 10 20 1.5s param=7\ntap 1 2\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 2);
+	const struct pl_action *a = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_TAP);
+	CU_ASSERT_EQUAL(a->at_ns, 0);
+	CU_ASSERT_EQUAL(a->hold_ns, 1500 * MS);
+	CU_ASSERT_EQUAL(a->x_px, 10);
+	CU_ASSERT_EQUAL(a->y_px, 20);
+	CU_ASSERT_EQUAL(a->param, 7);
+	CU_ASSERT_EQUAL(a->line, 1);
+	/* The press occupies the timeline for its whole duration. */
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->at_ns, 1500 * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 1550 * MS);
+	pl_script_free(s);
+}
+
+static void test_text(void)
+{
+	static const uint16_t want[] = {KEY_H, KEY_I, KEY_SPACE, KEY_2, KEY_DOT, KEY_COMMA,
+					KEY_MINUS, KEY_EQUAL, KEY_SLASH, KEY_SEMICOLON,
+					KEY_APOSTROPHE, KEY_Z, KEY_0};
+	/* A comment may follow the closing quote. */
+	struct pl_script *s = test_replay_parse("wait 1s\ntext \"hi 2.,-=/;'z0\" # typed\n"
+						"text \"ab\" interval=1s\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	size_t n = sizeof want / sizeof want[0];
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), n + 2);
+	for (size_t i = 0; i < n; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		CU_ASSERT_EQUAL(a->kind, PL_ACTION_KEY);
+		CU_ASSERT_EQUAL(a->key_code, want[i]);
+		CU_ASSERT_EQUAL(a->at_ns, 1 * S + i * 150 * MS);
+		CU_ASSERT_EQUAL(a->hold_ns, 50 * MS);
+		CU_ASSERT_EQUAL(a->line, 2);
+	}
+	CU_ASSERT_EQUAL(pl_script_action(s, n)->at_ns, 1 * S + n * 150 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, n + 1)->at_ns, 2 * S + n * 150 * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 3 * S + n * 150 * MS);
+	pl_script_free(s);
+	/* An empty string types nothing. */
+	s = test_replay_parse("text \"\"\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(pl_script_action_count(s), 0);
+	pl_script_free(s);
+}
+
+static void test_monkey(void)
+{
+	const char *text = "wait 1s\nmonkey 7 200 interval=100ms area=60,300,419,499 param=5 keys=25\n";
+	struct pl_script *s = test_replay_parse(text), *again = test_replay_parse(text);
+	struct pl_script *other = test_replay_parse("monkey 8 200 keys=25\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(again);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 200);
+	size_t keys = 0, same_as_other = 0;
+	for (size_t i = 0; i < 200; i++) {
+		const struct pl_action *a = pl_script_action(s, i), *b = pl_script_action(again, i);
+		const struct pl_action *o = pl_script_action(other, i);
+		/* The same seed gives the same inputs. */
+		CU_ASSERT_EQUAL(memcmp(a, b, sizeof *a), 0);
+		same_as_other += a->kind == o->kind && a->x_px == o->x_px && a->y_px == o->y_px &&
+				 a->key_code == o->key_code;
+		CU_ASSERT_EQUAL(a->at_ns, 1 * S + i * 100 * MS);
+		CU_ASSERT_EQUAL(a->hold_ns, 50 * MS);
+		if (a->kind == PL_ACTION_KEY) {
+			keys++;
+			CU_ASSERT(a->key_code == KEY_BACK || a->key_code == KEY_MENU ||
+				  a->key_code == KEY_ENTER || a->key_code == KEY_SPACE);
+		} else {
+			CU_ASSERT_EQUAL(a->kind, PL_ACTION_TAP);
+			CU_ASSERT(a->x_px >= 60 && a->x_px <= 419);
+			CU_ASSERT(a->y_px >= 300 && a->y_px <= 499);
+			CU_ASSERT_EQUAL(a->param, 5);
+		}
+	}
+	/* About a quarter are keys; another seed gives other inputs. */
+	CU_ASSERT(keys > 25 && keys < 75);
+	CU_ASSERT(same_as_other < 50);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 1 * S + 200 * 100 * MS);
+	/* The sequence is fixed by the language, not by the host: the first inputs of seed 7. */
+	const struct pl_action *first = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(first->kind, PL_ACTION_TAP);
+	CU_ASSERT_EQUAL(first->x_px, 224);
+	CU_ASSERT_EQUAL(first->y_px, 475);
+	pl_script_free(s);
+	pl_script_free(again);
+	pl_script_free(other);
 }
 
 /* A NUL inside the text is an error at its column, not the end of the script. */
@@ -479,6 +604,9 @@ int test_replay_add_parse_suite(void)
 		{"repeat nested", test_repeat_nested},
 		{"line endings", test_line_endings},
 		{"format duration", test_format_duration},
+		{"longpress", test_longpress},
+		{"text", test_text},
+		{"monkey", test_monkey},
 		{"errors", test_errors},
 		{"error NUL", test_error_nul},
 		{"error truncated", test_error_truncated},

@@ -11,6 +11,11 @@
  * 5 at a time, queue 10 more, then grow the pool (DiagDroid's thread-pool
  * exhaustion).
  *
+ * Built a third time with ASYNCTASK_TIMER as app-timer: a clock view ticks TIMER_TICKS times,
+ * TIMER_TICK_MS apart, from a delayed message the app posts to itself at start, so those display
+ * updates are caused by no input (issue 5's transaction-shape case); taps work as in
+ * app-asynctask.
+ *
  * No logging here: every trace event comes from the platform.
  */
 #include <stdlib.h>
@@ -65,8 +70,43 @@ static void on_tap(struct bench_ui *ui, int32_t param)
 		free(job);
 }
 
+#ifdef ASYNCTASK_TIMER
+#define TIMER_TICKS 8
+#define TIMER_TICK_MS 250
+#define CLOCK_XRGB 0x00ffb300u
+
+static struct pl_view clock_view;
+static unsigned ticks;
+
+static void draw_clock(struct pl_view *v, struct pl_canvas *c)
+{
+	pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, CLOCK_XRGB);
+	pl_canvas_draw_number(c, v->x_px + 10, v->y_px + 10, v->h_px - 20, ticks, 0);
+}
+
+static void tick(void *arg)
+{
+	struct pl_app *app = arg;
+	ticks++;
+	pl_view_invalidate(&clock_view);
+	if (ticks < TIMER_TICKS)
+		pl_handler_post_delayed(pl_app_main_handler(app), tick, app,
+					TIMER_TICK_MS * UINT64_C(1000000));
+}
+#endif
+
 static int on_create(struct pl_app *app, void *ctx)
 {
+#ifdef ASYNCTASK_TIMER
+	clock_view = (struct pl_view){ .x_px = 160, .y_px = 600, .w_px = 160, .h_px = 100,
+				       .draw = draw_clock };
+	int err = pl_window_add_view(pl_app_window(app), &clock_view);
+	if (!err)
+		err = pl_handler_post_delayed(pl_app_main_handler(app), tick, app,
+					      TIMER_TICK_MS * UINT64_C(1000000));
+	if (err)
+		return err;
+#endif
 	return bench_ui_create(app, ctx);
 }
 
@@ -75,8 +115,10 @@ int main(void)
 	static const struct pl_app_ops ops = { .on_create = on_create, .on_key = bench_ui_on_key };
 	static struct bench_ui ui = { .on_tap = on_tap };
 
-#ifdef ASYNCTASK_THREAD_POOL
+#if defined(ASYNCTASK_THREAD_POOL)
 	return pl_app_main("asyncpool", &ops, &ui);
+#elif defined(ASYNCTASK_TIMER)
+	return pl_app_main("timer", &ops, &ui);
 #else
 	return pl_app_main("asynctask", &ops, &ui);
 #endif

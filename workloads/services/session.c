@@ -7,6 +7,9 @@
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
  *                  [--injector uinput|host]
  *
+ * NAME is APP or APP+LOAD[+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
+ * process per LOAD (cpu, mem), started before the app and stopped after it.
+ *
  * With --injector host the machine plays the script (the phone backend
  * injects through virtio-input and takes ground truth at its devices): the
  * session only announces "ready <t_ns>" on the panlab.input port and waits
@@ -47,7 +50,8 @@ struct child {
 };
 
 /* Started children in start order, killed on any error exit so the guest can power off. */
-static struct child children[4];
+#define MAX_LOADS 4
+static struct child children[4 + MAX_LOADS];
 static size_t nchildren;
 
 static void kill_children(void)
@@ -57,20 +61,25 @@ static void kill_children(void)
 			kill(children[i].pid, SIGKILL);
 }
 
-/* Start bin_dir/name and block until it signals ready; returns the time it did. */
-static uint64_t start_service(const char *bin_dir, const char *name)
+/* Start bin_dir/name [arg] and block until it signals ready; returns the time it did. */
+static uint64_t start_child(const char *bin_dir, const char *name, char *arg)
 {
 	struct child *c = &children[nchildren];
 	char err[300];
 	uint64_t ready_ns;
 	snprintf(c->name, sizeof(c->name), "%s/%s", bin_dir, name);
-	c->pid = pl_spawn_ready(c->name, (char *[]){ c->name, NULL }, &ready_ns, err, sizeof(err));
+	c->pid = pl_spawn_ready(c->name, (char *[]){ c->name, arg, NULL }, &ready_ns, err, sizeof(err));
 	if (c->pid < 0) {
 		c->pid = 0;
 		pl_die("%s", err);
 	}
 	nchildren++;
 	return ready_ns;
+}
+
+static uint64_t start_service(const char *bin_dir, const char *name)
+{
+	return start_child(bin_dir, name, NULL);
 }
 
 /*
@@ -205,6 +214,16 @@ int main(int argc, char **argv)
 	start_service(bin_dir, "inputd");
 	char app[256];
 	snprintf(app, sizeof(app), "app-%s", workload);
+	/* app-APP+LOAD+LOAD: the app's name ends at the first '+'. */
+	char *loads = strchr(app, '+'), *save = NULL;
+	if (loads)
+		*loads++ = '\0';
+	int nloads = 0;
+	for (char *l = loads ? strtok_r(loads, "+", &save) : NULL; l; l = strtok_r(NULL, "+", &save)) {
+		if (nloads++ == MAX_LOADS)
+			pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
+		start_child(bin_dir, "panlab-stress", l);
+	}
 	uint64_t ready_ns = start_service(bin_dir, app);
 
 	if (host_injects)
