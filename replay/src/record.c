@@ -1,6 +1,8 @@
 /* The recorder: evdev events from a live device → a script in the replay language (issue 5).
- * Presses become taps and keys at their times rounded to the millisecond; rounding each absolute
- * time, not each gap, keeps the error from adding up. Linux only. */
+ * Presses become taps, long presses and keys at their times rounded to the millisecond; rounding
+ * each absolute time, not each gap, keeps the error from adding up. A touch is written when it
+ * ends (its release, the next key press, or the end of the recording), since only then is its
+ * length known. Linux only. */
 #include "panlab/replay.h"
 
 #include <errno.h>
@@ -15,6 +17,9 @@
 #include <linux/input.h>
 
 #define NS_PER_MS 1000000ull
+/* A touch held this long is a long press (Android's ViewConfiguration long-press timeout);
+ * shorter touches replay as taps with the fixed hold. */
+#define LONGPRESS_MIN_NS 500000000ull
 
 struct axis {
 	int32_t min, max, screen_px;
@@ -29,7 +34,11 @@ struct recorder {
 	struct axis ax, ay;
 	int32_t x, y, param;
 	bool pressed;  /* a touch went down in the current frame */
+	bool released; /* a touch went up in the current frame */
 	int key;       /* a key went down in the current frame, or -1 */
+	bool touching; /* a touch is down and not yet written */
+	uint64_t down_ns;
+	int32_t down_x, down_y, down_param;
 };
 
 static uint64_t event_ns(const struct input_event *ev)
@@ -55,11 +64,16 @@ static int32_t to_px(const struct axis *a, int32_t v)
 	return (int32_t)(px < 0 ? 0 : px > a->screen_px - 1 ? a->screen_px - 1 : px);
 }
 
+static uint64_t to_script_ms(const struct recorder *r, uint64_t t_ns)
+{
+	uint64_t rel_ns = t_ns > r->start_ns ? t_ns - r->start_ns : 0;
+	return (rel_ns + NS_PER_MS / 2) / NS_PER_MS * NS_PER_MS;
+}
+
 /* Moves the script's clock to t_ns (rounded to the ms) with a wait, if that is ahead. */
 static void wait_until(struct recorder *r, uint64_t t_ns)
 {
-	uint64_t rel_ns = t_ns > r->start_ns ? t_ns - r->start_ns : 0;
-	uint64_t at_ns = (rel_ns + NS_PER_MS / 2) / NS_PER_MS * NS_PER_MS;
+	uint64_t at_ns = to_script_ms(r, t_ns);
 	if (at_ns > r->clock_ns) {
 		char d[32];
 		pl_format_duration(d, sizeof d, at_ns - r->clock_ns);
@@ -68,21 +82,51 @@ static void wait_until(struct recorder *r, uint64_t t_ns)
 	}
 }
 
-/* A frame is complete: write the press it began, if any. */
+/* Writes the touch that is down, as lasting until up_ns. */
+static void end_touch(struct recorder *r, uint64_t up_ns)
+{
+	if (!r->touching)
+		return;
+	r->touching = false;
+	wait_until(r, r->down_ns);
+	uint64_t down_ms = to_script_ms(r, r->down_ns), up_ms = to_script_ms(r, up_ns);
+	uint64_t hold_ns = up_ms > down_ms ? up_ms - down_ms : 0;
+	char param[24] = "";
+	if (r->down_param != 0)
+		snprintf(param, sizeof param, " param=%d", (int)r->down_param);
+	if (hold_ns >= LONGPRESS_MIN_NS) {
+		char d[32];
+		pl_format_duration(d, sizeof d, hold_ns);
+		fprintf(r->out, "longpress %d %d %s%s\n", (int)r->down_x, (int)r->down_y, d, param);
+		r->clock_ns += hold_ns;
+	} else {
+		fprintf(r->out, "tap %d %d%s\n", (int)r->down_x, (int)r->down_y, param);
+		r->clock_ns += PL_PRESS_HOLD_NS;
+	}
+	fflush(r->out);
+}
+
+/* A frame is complete: a touch that ends here is written, one that begins is kept until it
+ * ends, and a key press ends any touch (the language has no overlapping inputs). */
 static void end_frame(struct recorder *r, uint64_t t_ns)
 {
-	if (!r->pressed && r->key < 0)
-		return;
-	wait_until(r, t_ns);
-	if (r->pressed && r->param != 0)
-		fprintf(r->out, "tap %d %d param=%d\n", (int)r->x, (int)r->y, (int)r->param);
-	else if (r->pressed)
-		fprintf(r->out, "tap %d %d\n", (int)r->x, (int)r->y);
-	if (r->key >= 0)
+	if (r->released || r->pressed || r->key >= 0)
+		end_touch(r, t_ns);
+	if (r->pressed) {
+		r->touching = true;
+		r->down_ns = t_ns;
+		r->down_x = r->x;
+		r->down_y = r->y;
+		r->down_param = r->param;
+	}
+	if (r->key >= 0) {
+		wait_until(r, t_ns);
 		fprintf(r->out, "key %s\n", pl_key_name((uint16_t)r->key));
-	fflush(r->out);
-	r->clock_ns += PL_PRESS_HOLD_NS * ((r->pressed ? 1 : 0) + (r->key >= 0 ? 1 : 0));
+		fflush(r->out);
+		r->clock_ns += PL_PRESS_HOLD_NS;
+	}
 	r->pressed = false;
+	r->released = false;
 	r->param = 0;
 	r->key = -1;
 }
@@ -101,13 +145,16 @@ static void on_event(struct recorder *r, const struct input_event *ev)
 			r->param = ev->value;
 		break;
 	case EV_KEY:
-		/* value 1 is a press; releases and autorepeat (2) add nothing to a script. */
-		if (ev->value != 1)
-			break;
-		if (ev->code == BTN_TOUCH || ev->code == BTN_LEFT)
-			r->pressed = true;
-		else if (pl_key_name(ev->code))
+		/* 1 is a press, 0 a release, 2 autorepeat (which adds nothing). A key's release
+		 * adds nothing either: keys replay with the fixed hold. */
+		if (ev->code == BTN_TOUCH || ev->code == BTN_LEFT) {
+			if (ev->value == 1)
+				r->pressed = true;
+			else if (ev->value == 0)
+				r->released = true;
+		} else if (ev->value == 1 && pl_key_name(ev->code)) {
 			r->key = ev->code;
+		}
 		break;
 	case EV_SYN:
 		if (ev->code == SYN_REPORT)
@@ -159,6 +206,7 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len
 			r.last_ns = event_ns(&ev[i]);
 		}
 	}
+	end_touch(&r, r.last_ns);
 	wait_until(&r, r.last_ns);
 	if (fflush(out) != 0 || ferror(out)) {
 		snprintf(err, err_len, "writing the script: %s, expected a writable output",

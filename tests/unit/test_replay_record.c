@@ -100,11 +100,64 @@ static void test_record_fast_presses(void)
 	free(text);
 }
 
+/* A touch held 500 ms or more is a long press of the held length; one still down when the
+ * recording ends lasts until then. A key press ends a touch that is down. */
+static void test_record_long_press(void)
+{
+	const struct input_event ev[] = {
+		event_at(START_NS + 100 * MS, EV_ABS, ABS_X, 10),
+		event_at(START_NS + 100 * MS, EV_ABS, ABS_Y, 20),
+		event_at(START_NS + 100 * MS, EV_KEY, BTN_TOUCH, 1),
+		event_at(START_NS + 100 * MS, EV_MSC, MSC_RAW, 3),
+		event_at(START_NS + 100 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 900 * MS, EV_KEY, BTN_TOUCH, 0),
+		event_at(START_NS + 900 * MS, EV_SYN, SYN_REPORT, 0),
+		/* Held 499 ms: a tap. */
+		event_at(START_NS + 1000 * MS, EV_KEY, BTN_TOUCH, 1),
+		event_at(START_NS + 1000 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 1499 * MS, EV_KEY, BTN_TOUCH, 0),
+		event_at(START_NS + 1499 * MS, EV_SYN, SYN_REPORT, 0),
+		/* Down, then a key 700 ms later ends it. */
+		event_at(START_NS + 2000 * MS, EV_KEY, BTN_LEFT, 1),
+		event_at(START_NS + 2000 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 2700 * MS, EV_KEY, KEY_HOME, 1),
+		event_at(START_NS + 2700 * MS, EV_SYN, SYN_REPORT, 0),
+		/* Down until the end. */
+		event_at(START_NS + 3000 * MS, EV_KEY, BTN_TOUCH, 1),
+		event_at(START_NS + 3000 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 4000 * MS, EV_MSC, MSC_RAW, 0),
+		event_at(START_NS + 4000 * MS, EV_SYN, SYN_REPORT, 0),
+	};
+	char *text = record(ev, sizeof ev / sizeof ev[0]);
+	CU_ASSERT_STRING_EQUAL(text, "# recorded by panlab-replay record\n"
+				     "wait 100ms\n"
+				     "longpress 10 20 800ms param=3\n"
+				     "wait 100ms\n"
+				     "tap 10 20\n"
+				     "wait 950ms\n"
+				     "longpress 10 20 700ms\n"
+				     "key HOME\n"
+				     "wait 250ms\n"
+				     "longpress 10 20 1s\n");
+	struct pl_script *s = test_replay_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 5);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->hold_ns, 800 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->at_ns, 1000 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 2)->at_ns, 2000 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 3)->at_ns, 2700 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 4)->hold_ns, 1000 * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 4000 * MS);
+	pl_script_free(s);
+	free(text);
+}
+
 int test_replay_add_record_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_record", NULL, NULL);
 	if (!suite || !CU_add_test(suite, "record", test_record) ||
-	    !CU_add_test(suite, "fast presses", test_record_fast_presses))
+	    !CU_add_test(suite, "fast presses", test_record_fast_presses) ||
+	    !CU_add_test(suite, "long press", test_record_long_press))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

@@ -38,8 +38,9 @@ extern "C" {
 #define PL_SCRIPT_MAX_DEPTH 16
 
 enum pl_action_kind {
-	PL_ACTION_TAP = 1, /* touch down at x_px,y_px carrying param, up after hold_ns */
-	PL_ACTION_KEY = 2, /* key_code down, up after hold_ns */
+	PL_ACTION_TAP = 1, /* touch down at x_px,y_px carrying param, up after hold_ns (tap,
+			    * longpress, monkey) */
+	PL_ACTION_KEY = 2, /* key_code down, up after hold_ns (key, text, monkey) */
 };
 
 struct pl_action {
@@ -117,8 +118,9 @@ int pl_injector_run(struct pl_injector *injector, const struct pl_script *script
 void pl_injector_close(struct pl_injector *injector);
 
 /* Record: read evdev events from ev_fd and write a script to out that replays them: each touch
- * (BTN_TOUCH or BTN_LEFT) press becomes a tap at the last ABS_X/ABS_Y, scaled from the device's
- * range to pixels, with the frame's MSC_RAW as param; each press of a known key becomes a key.
+ * (BTN_TOUCH or BTN_LEFT) becomes a tap at its press's ABS_X/ABS_Y, scaled from the device's
+ * range to pixels, with the press frame's MSC_RAW as param, or a longpress if held 500 ms or
+ * more; each press of a known key becomes a key. A touch is written when it ends.
  * Times count from start_ns (CLOCK_MONOTONIC; the device is switched to that clock) and are
  * rounded to the millisecond. Stops at end of file, when the device goes away, or when a signal
  * interrupts read() (install the handler without SA_RESTART); the script then lasts until the
