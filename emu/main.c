@@ -112,6 +112,7 @@ static const char *const default_ports[] = {
 /* Where scanout frames go: ground truth, the window, the last frame kept
  * for a screenshot. */
 typedef struct frames {
+    console *con;               /* a new frame counts as progress */
     phone_replay *truth;
     sdl_display *sdl;
     uint8_t *last;
@@ -122,6 +123,7 @@ static void frame_shown(void *opaque, uint64_t ns, const uint8_t *px,
                         uint32_t w, uint32_t h)
 {
     frames *f = opaque;
+    f->con->last_output_ns = ns;
     if (f->truth)
         phone_replay_frame(f->truth, ns, px, w, h);
     if (f->sdl)
@@ -285,7 +287,7 @@ int main(int argc, char **argv)
         rp = phone_replay_new(script, gt, system_map ? &clk : NULL);
     }
 
-    frames fr = { .truth = rp, .w = GPU_WIDTH_PX, .h = GPU_HEIGHT_PX };
+    frames fr = { .con = &con, .truth = rp, .w = GPU_WIDTH_PX, .h = GPU_HEIGHT_PX };
     if (want_sdl && !(fr.sdl = sdl_display_new(fr.w, fr.h, err, sizeof(err))))
         die("%s%s", err, "");
     if (shot_path && !(fr.last = calloc((size_t)fr.w * fr.h, 4)))
@@ -377,8 +379,14 @@ int main(int argc, char **argv)
         for (int i = 0; i < nports; i++)
             if (ports[i].f)
                 fflush(ports[i].f);
-        if (machine_state(m) != MACHINE_RUNNING && !con.panic[0])
+        if (machine_state(m) == MACHINE_OFF && !con.panic[0])
             break;
+        if (machine_state(m) == MACHINE_RESET && !con.panic[0]) {
+            fprintf(stderr, "%s: the guest reset the machine (a reboot ends "
+                    "the run)\n", prog);
+            status = 1;
+            break;
+        }
         if (con.panic[0] && (machine_state(m) != MACHINE_RUNNING ||
                              now >= con.panic_ns + PANIC_GRACE_NS)) {
             fprintf(stderr, "%s: guest kernel panic at %.6f s: %s\n", prog,

@@ -11,14 +11,17 @@ work=$build/emu/determinism
 for f in "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz"; do
 	[ -s "$f" ] || { echo "board_determinism: $f is missing; run 'make build'" >&2; exit 1; }
 done
+# Both runs use the same copies, even if a build replaces the originals.
+mkdir -p "$work"
+cp "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz" "$build/kernel/System.map" "$work/"
 for run in a b; do
 	d=$work/$run
 	mkdir -p "$d"
-	"$phone" --kernel "$build/kernel/arch/arm/boot/zImage" --initrd "$build/initramfs.cpio.gz" \
+	"$phone" --kernel "$work/zImage" --initrd "$work/initramfs.cpio.gz" \
 		--append "console=ttyAMA0 maxcpus=1 panic=-1 panlab.trace=1 panlab.workload=$workload" \
 		--console "$d/console.log" --port panlab.trace="$d/trace.bin" \
 		--port panlab.input="$d/gt-input.txt" --port panlab.display="$d/gt-display.txt" \
-		--ground-truth "$d/ground_truth.txt" --system-map "$build/kernel/System.map" \
+		--ground-truth "$d/ground_truth.txt" --system-map "$work/System.map" \
 		--max-virtual-s 120 2> "$d/stderr" ||
 		{ echo "board_determinism: run $run failed:" >&2; head -n 3 "$d/stderr" >&2; exit 1; }
 done
