@@ -15,15 +15,21 @@
 #include "panlab/export_json.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
+#include "panlab/overhead.h"
+#include "panlab/plot.h"
 #include "panlab/report.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID]"
+	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
+	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
+	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
+	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
+	int no_plots;
 };
 
 static int usage_error(const char *what, const char *arg)
@@ -32,8 +38,34 @@ static int usage_error(const char *what, const char *arg)
 	return 2;
 }
 
+/* Names go into JSON files, which must stay valid (UTF-8): printable ASCII only. */
+static int check_name(const char *option, const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+
+	if (!*p)
+		return usage_error(option, " is empty, expected a name");
+	for (; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			return usage_error(option, " has a character outside printable ASCII");
+	return 0;
+}
+
+/* The last component of a path, into buf: out/<run-id>/ names the run. */
+static const char *base_name(const char *path, char *buf, size_t size)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	for (start = end; start > 0 && path[start - 1] != '/'; start--)
+		;
+	snprintf(buf, size, "%.*s", (int)(end - start), path + start);
+	return buf;
+}
+
 /* Returns 0, or the exit status to leave with. */
-static int parse_options(int argc, char **argv, struct options *o)
+static int parse_options(int argc, char **argv, struct options *o, int overhead)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
@@ -42,6 +74,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "run-id", required_argument, NULL, 'r' },
+		{ "no-trace-json", no_argument, NULL, 'n' },
+		{ "no-plots", no_argument, NULL, 'p' },
+		{ "on", required_argument, NULL, '1' },
+		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -56,6 +92,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'b': o->backend = optarg; break;
 		case 'w': o->workload = optarg; break;
 		case 'r': o->run_id = optarg; break;
+		case 'n': o->no_trace_json = 1; break;
+		case 'p': o->no_plots = 1; break;
+		case '1': o->on = optarg; break;
+		case '0': o->off = optarg; break;
 		case 'h':
 			printf(USAGE "\n");
 			return -1;
@@ -65,6 +105,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument: ", argv[optind]);
+	if (overhead) {
+		if (!o->on || !o->off || !o->out)
+			return usage_error("overhead needs --on, --off and --out", NULL);
+		if (o->trace || o->ground_truth || o->backend || o->workload || o->run_id)
+			return usage_error("overhead takes only --on, --off and --out", NULL);
+		return 0;
+	}
+	if (o->on || o->off)
+		return usage_error("--on and --off belong to the overhead command", NULL);
 	if (!o->trace)
 		return usage_error("missing --trace", NULL);
 	if (!o->ground_truth)
@@ -76,31 +125,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (!o->workload)
 		return usage_error("missing --workload", NULL);
 	if (!o->run_id) {
-		/* The output folder is out/<run-id>/, so its name is the natural default. */
 		static char base[256];
-		size_t end = strlen(o->out), start;
 
-		while (end > 1 && o->out[end - 1] == '/')
-			end--;
-		for (start = end; start > 0 && o->out[start - 1] != '/'; start--)
-			;
-		snprintf(base, sizeof(base), "%.*s", (int)(end - start), o->out + start);
-		o->run_id = base;
+		o->run_id = base_name(o->out, base, sizeof(base));
 	}
-	/* These go into summary.json, which must stay valid JSON (UTF-8). */
-	const char *names[][2] = { { "--backend", o->backend }, { "--workload", o->workload },
-				   { "--run-id", o->run_id } };
+	int rc = check_name("--backend", o->backend);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const unsigned char *p = (const unsigned char *)names[i][1];
-
-		if (!*p)
-			return usage_error(names[i][0], " is empty, expected a name");
-		for (; *p; p++)
-			if (*p < 0x20 || *p > 0x7e)
-				return usage_error(names[i][0], " has a character outside printable ASCII");
-	}
-	return 0;
+	if (rc == 0)
+		rc = check_name("--workload", o->workload);
+	if (rc == 0)
+		rc = check_name("--run-id", o->run_id);
+	return rc;
 }
 
 /* mkdir -p: the output folder may be new. */
@@ -127,6 +162,17 @@ static int make_dirs(const char *path, struct pl_error *err)
 	return 0;
 }
 
+/* Plots are extras: without gnuplot the run still succeeds, and says so in one line. */
+static int plots_done(int rc)
+{
+	if (rc == 1) {
+		printf("panlab-analyze: gnuplot is not on PATH, so no plots were written"
+		       " (install Debian's gnuplot-nox)\n");
+		return 0;
+	}
+	return rc;
+}
+
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -135,9 +181,55 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/*
+ * panlab-analyze overhead: ground truth of a traced and an untraced run
+ * of one replay -> overhead.json in --out.
+ */
+static int overhead_main(const struct options *o)
+{
+	struct pl_ground_truth on, off;
+	struct pl_overhead ov;
+	struct pl_error err;
+	char path[4096], on_name[256], off_name[256];
+	int rc = check_name("--on", base_name(o->on, on_name, sizeof(on_name)));
+
+	if (rc == 0)
+		rc = check_name("--off", base_name(o->off, off_name, sizeof(off_name)));
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->on);
+	if (pl_ground_truth_read_file(path, &on, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->off);
+	if (pl_ground_truth_read_file(path, &off, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		pl_ground_truth_free(&on);
+		return 1;
+	}
+	pl_overhead_compare(&on, &off, &ov);
+	rc = make_dirs(o->out, &err);
+	if (rc == 0) {
+		snprintf(path, sizeof(path), "%s/overhead.json", o->out);
+		rc = pl_overhead_write_json(&ov, on_name, off_name, path, &err);
+	}
+	if (rc == 0 && !o->no_plots)
+		rc = plots_done(pl_plot_overhead(&ov, o->out, &err));
+	if (rc == 0)
+		pl_report_overhead_text(stdout, &ov, on_name, off_name);
+	else
+		fprintf(stderr, "%s\n", err.msg);
+	pl_overhead_free(&ov);
+	pl_ground_truth_free(&on);
+	pl_ground_truth_free(&off);
+	return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
+	int overhead = argc > 1 && strcmp(argv[1], "overhead") == 0;
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
@@ -150,10 +242,12 @@ int main(int argc, char **argv)
 	struct pl_aggregates ag;
 	struct pl_validation val;
 	char path[4096];
-	int rc = parse_options(argc, argv, &o);
+	int rc = parse_options(argc - overhead, argv + overhead, &o, overhead);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (overhead)
+		return overhead_main(&o);
 	double start_ms = now_ms();
 
 	if (pl_trace_read_file(o.trace, &trace, &err) < 0) {
@@ -189,15 +283,18 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/transactions.csv", o.out);
 		rc = pl_report_write_csv(&a, path, &err);
 	}
-	if (rc == 0) {
+	if (rc == 0 && !o.no_trace_json) {
 		snprintf(path, sizeof(path), "%s/trace.json", o.out);
 		rc = pl_export_write_trace_json(&a, path, &err);
 	}
+	if (rc == 0 && !o.no_plots)
+		rc = plots_done(pl_plot_run(&a, o.out, &err));
 	if (rc == 0) {
 		pl_report_text(stdout, &a);
 		/* Host time goes to the console only, never into summary.json. */
-		printf("  analysed in %.1f ms of host time; wrote summary.json, transactions.csv and trace.json in %s\n",
-		       now_ms() - start_ms, o.out);
+		printf("  analysed in %.1f ms of host time; wrote summary.json, transactions.csv%s%s in %s\n",
+		       now_ms() - start_ms, o.no_trace_json ? "" : ", trace.json",
+		       o.no_plots ? "" : " and plots (svg)", o.out);
 	} else {
 		fprintf(stderr, "%s\n", err.msg);
 	}

@@ -169,6 +169,35 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		v->inputs_without_frame);
 }
 
+void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
+			     const char *off_name)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(out, "panlab-analyze overhead: traced run %s (%" PRIu64 " inputs), untraced run %s"
+		" (%" PRIu64 " inputs), ground-truth latency T_in..T_out\n", on_name, o->inputs_on,
+		off_name, o->inputs_off);
+	fprintf(out, "%6s %12s %12s %12s\n", "input", "traced_ms", "untraced_ms", "overhead_ms");
+	for (uint64_t i = 0; i < o->nrows; i++)
+		fprintf(out, "%6" PRIu64 " %12s %12s %12s\n", o->rows[i].input,
+			ms(a, sizeof(a), (int64_t)o->rows[i].on_ns),
+			ms(b, sizeof(b), (int64_t)o->rows[i].off_ns),
+			ms(c, sizeof(c), o->rows[i].overhead_ns));
+	if (o->nrows == 0) {
+		fprintf(out, "  no input has a frame in both runs: nothing to compare\n");
+		return;
+	}
+	const struct { const char *name; const struct pl_overhead_stat *s; } stats[] = {
+		{ "mean", &o->mean }, { "p50", &o->p50 }, { "p95", &o->p95 },
+	};
+
+	for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+		fprintf(out, "  %-4s traced %s ms, untraced %s ms, overhead %s ms (%+.2f%%)\n",
+			stats[i].name, ms(a, sizeof(a), (int64_t)stats[i].s->on_ns),
+			ms(b, sizeof(b), (int64_t)stats[i].s->off_ns),
+			ms(c, sizeof(c), stats[i].s->overhead_ns), stats[i].s->overhead_pct);
+}
+
 static json_t *stat_json(const struct pl_stat *s, int with_min)
 {
 	json_t *o = json_object();

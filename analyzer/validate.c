@@ -32,8 +32,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts v in place and reads the nearest-rank percentiles off it. */
-static struct pl_percentiles percentiles(uint64_t *v, uint64_t n)
+struct pl_percentiles pl_percentiles_of(uint64_t *v, uint64_t n)
 {
 	struct pl_percentiles p = { .n = n };
 
@@ -110,12 +109,12 @@ void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth 
 
 	for (uint64_t k = 0; k < tx->count; k++)
 		lat[n++] = tx->items[k].latency_ns;
-	out->detected_latency_ns = percentiles(lat, n);
+	out->detected_latency_ns = pl_percentiles_of(lat, n);
 	n = 0;
 	for (uint64_t r = 0; r < out->nrows; r++)
 		if (out->rows[r].has_truth)
 			lat[n++] = out->rows[r].truth_latency_ns;
-	out->truth_latency_ns = percentiles(lat, n);
+	out->truth_latency_ns = pl_percentiles_of(lat, n);
 	free(lat);
 	free(input_tx);
 	free(tx_matched);

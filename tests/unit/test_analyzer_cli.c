@@ -135,6 +135,17 @@ static void test_good_run(void)
 	CU_ASSERT_STRING_EQUAL(r.err, "");
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "inputs 2, transactions 2, matched 2, precision 1.000, recall 1.000"));
 	result_free(&r);
+	/* gnuplot is a build dependency here (scripts/install-deps.sh), so the plots are there. */
+	static const char *const plots[] = { "latency_cdf.svg", "breakdown.svg", "timeline.svg" };
+
+	for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++) {
+		char *svg;
+
+		snprintf(path, sizeof(path), "%s/%s", out1, plots[i]);
+		svg = read_text(path);
+		CU_ASSERT_PTR_NOT_NULL(svg ? strstr(svg, "<svg") : NULL);
+		free(svg);
+	}
 
 	snprintf(path, sizeof(path), "%s/summary.json", out1);
 	json_error_t jerr;
@@ -352,7 +363,8 @@ static void test_ground_truth_syntax(void)
 }
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID]\n"
+	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
+	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]\n"
 
 static void test_usage(void)
 {
@@ -393,12 +405,90 @@ static void test_usage(void)
 	result_free(&r);
 }
 
+static void write_run_gt(const char *dir, const char *frames)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+	CU_ASSERT_EQUAL_FATAL(system(path), 0);
+	snprintf(path, sizeof(path), "%s/ground_truth.txt", dir);
+	char text[512];
+
+	snprintf(text, sizeof(text), "panlab-ground-truth 1\nready 0\n"
+		 "input 0 1000 tap 1 1\ninput 1 5000 tap 1 1\ninput 2 9000 tap 1 1\n%send 20000\n",
+		 frames);
+	write_text(path, text);
+}
+
+/*
+ * Overhead of a traced run over an untraced one, on ground truth only:
+ * latencies 1000/2000/3000 ns traced against 1000/1500/2000 untraced.
+ */
+static void test_overhead(void)
+{
+	char on[256], off[256], out[256], path[300];
+	const char *args[] = { "overhead", "--on", on, "--off", off, "--out", out, NULL };
+	struct result r;
+
+	snprintf(on, sizeof(on), "%s/ov/traced", test_tmpdir());
+	snprintf(off, sizeof(off), "%s/ov/untraced", test_tmpdir());
+	snprintf(out, sizeof(out), "%s/ov/out", test_tmpdir());
+	write_run_gt(on, "frame 0 2000\nframe 1 7000\nframe 2 12000\n");
+	write_run_gt(off, "frame 0 2000\nframe 1 6500\nframe 2 11000\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "mean traced 0.002 ms, untraced 0.001 ms"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/overhead.json", out);
+	json_t *o = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(integer_at(o, "compared", NULL), 3);
+	CU_ASSERT_EQUAL(integer_at(o, "mean", "on_ns"), 2000);
+	CU_ASSERT_EQUAL(integer_at(o, "mean", "off_ns"), 1500);
+	CU_ASSERT_EQUAL(integer_at(o, "mean", "overhead_ns"), 500);
+	CU_ASSERT_EQUAL(integer_at(o, "p50", "overhead_ns"), 500);
+	CU_ASSERT_EQUAL(integer_at(o, "p95", "on_ns"), 3000);
+	CU_ASSERT_EQUAL(integer_at(o, "p95", "overhead_ns"), 1000);
+	json_t *row = json_array_get(json_object_get(o, "transactions"), 2);
+
+	CU_ASSERT_EQUAL(integer_at(row, "overhead_ns", NULL), 1000);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "qq_off_on_ns")), 3);
+	json_decref(o);
+	snprintf(path, sizeof(path), "%s/qq.svg", out);
+	CU_ASSERT_EQUAL(access(path, R_OK), 0);
+
+	/* Without gnuplot: the numbers, and one line saying why there is no plot. */
+	const char *saved = getenv("PATH");
+	char *keep = saved ? strdup(saved) : NULL;
+
+	snprintf(out, sizeof(out), "%s/ov/out-noplot", test_tmpdir());
+	setenv("PATH", "/nonexistent", 1);
+	run(args, &r);
+	if (keep)
+		setenv("PATH", keep, 1);
+	free(keep);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "gnuplot is not on PATH, so no plots were written"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/qq.svg", out);
+	CU_ASSERT_NOT_EQUAL(access(path, R_OK), 0);
+
+	static const char *const missing[] = { "overhead", "--on", "a", "--out", "o", NULL };
+
+	run(missing, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: overhead needs --on, --off and --out; " USAGE);
+	result_free(&r);
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
 
 	CU_add_test(s, "good run: summary.json, transactions.csv, determinism", test_good_run);
 	CU_add_test(s, "default run id", test_default_run_id);
+	CU_add_test(s, "overhead: traced against untraced ground truth", test_overhead);
 	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);

@@ -18,6 +18,7 @@
 #include "panlab/error.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
+#include "panlab/overhead.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
@@ -41,6 +42,9 @@ void pl_report_text(FILE *out, const struct pl_analysis *a);
 json_t *pl_report_summary(const struct pl_analysis *a);
 int pl_report_write_summary(const struct pl_analysis *a, const char *path,
 			    struct pl_error *err);
+/* The overhead comparison as text: one row per input, then mean, p50 and p95. */
+void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
+			     const char *off_name);
 int pl_report_write_csv(const struct pl_analysis *a, const char *path,
 			struct pl_error *err);
 

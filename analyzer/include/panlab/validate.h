@@ -69,6 +69,9 @@ struct pl_validation {
 	struct pl_percentiles truth_latency_ns;		/* over inputs whose window has a frame */
 };
 
+/* Sorts v[0..n) in place and reads the nearest-rank percentiles off it. */
+struct pl_percentiles pl_percentiles_of(uint64_t *v, uint64_t n);
+
 void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth *gt,
 		 struct pl_validation *out);
 void pl_validation_free(struct pl_validation *v);

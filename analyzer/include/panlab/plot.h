@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plots via gnuplot (run as a program, its script on a pipe, SVG out):
+ *   latency_cdf.svg  detected and ground-truth latency CDFs
+ *   breakdown.svg    each transaction's critical-path breakdown, stacked, with
+ *                    the ground-truth input-dispatch and display-pipeline segments
+ *   timeline.svg     the slowest transaction in the style of Panappticon's
+ *                    Figure 7: a lane per thread, its intervals, causal hops and
+ *                    the critical path drawn thick
+ *   qq.svg           (overhead) Q-Q plot of untraced vs traced latency
+ * Each returns 0, 1 if gnuplot is not installed (nothing written; the caller
+ * says so in one line), or -1 with err set.
+ */
+#ifndef PANLAB_PLOT_H
+#define PANLAB_PLOT_H
+
+#include "panlab/error.h"
+#include "panlab/overhead.h"
+#include "panlab/report.h"
+
+int pl_plot_run(const struct pl_analysis *a, const char *dir, struct pl_error *err);
+int pl_plot_overhead(const struct pl_overhead *o, const char *dir, struct pl_error *err);
+
+#endif /* PANLAB_PLOT_H */
