@@ -321,13 +321,14 @@ static int serve(gdbstub *g)
             send_pkt(g, buf);
             break;
         }
-        case 'G':               /* r0..r15; cpsr cannot be set */
-            if (strlen(pkt + 1) < 128) {
+        case 'G':               /* r0..r15, cpsr */
+            if (strlen(pkt + 1) < 136) {
                 send_pkt(g, "E01");
                 break;
             }
             for (int i = 0; i < 16; i++)
                 arm_set_reg(c, i, get_hex32(pkt + 1 + 8 * i));
+            arm_set_cpsr(c, get_hex32(pkt + 1 + 128));
             send_pkt(g, "OK");
             break;
         case 'p': {
@@ -346,11 +347,14 @@ static int serve(gdbstub *g)
         case 'P': {
             unsigned k = (unsigned)strtoul(pkt + 1, NULL, 16);
             const char *eq = strchr(pkt, '=');
-            if (k > 15 || !eq || strlen(eq + 1) < 8) {
+            if (k > 16 || !eq || strlen(eq + 1) < 8) {
                 send_pkt(g, "E01");
                 break;
             }
-            arm_set_reg(c, (int)k, get_hex32(eq + 1));
+            if (k == 16)
+                arm_set_cpsr(c, get_hex32(eq + 1));
+            else
+                arm_set_reg(c, (int)k, get_hex32(eq + 1));
             send_pkt(g, "OK");
             break;
         }
