@@ -353,6 +353,44 @@ static void test_cpu_frequency(void)
     vt_free(t);
 }
 
+/* PSCI through the CPU's HVC hook: core 0 powers core 1 on with a
+ * context id, core 1 powers itself off. */
+static void test_psci_hotplug(void)
+{
+    machine *m = small_machine();
+    static const uint32_t boot[] = {
+        0xe3000003,     /* movw r0, #3 */
+        0xe3480400,     /* movt r0, #0x8400: CPU_ON */
+        0xe3a01001,     /* mov r1, #1: target MPIDR */
+        0xe3022000,     /* movw r2, #0x2000 */
+        0xe3442000,     /* movt r2, #0x4000: entry */
+        0xe3a03055,     /* mov r3, #0x55: context id */
+        0xe1400070,     /* hvc #0 */
+        0xe1a04000,     /* mov r4, r0 */
+        0xe320f003,     /* wfi */
+        0xeafffffd,     /* b wfi */
+    };
+    static const uint32_t second[] = {
+        0xe1a05000,     /* mov r5, r0 */
+        0xe3000002,     /* movw r0, #2 */
+        0xe3480400,     /* movt r0, #0x8400: CPU_OFF */
+        0xe1400070,     /* hvc #0 */
+        0xeafffffe,     /* b . */
+    };
+    phys_map *p = machine_phys(m);
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sizeof(boot)), boot, sizeof(boot));
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, sizeof(second)), second, sizeof(second));
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0), *c1 = arm_sys_cpu(machine_cpus(m), 1);
+    arm_set_pc(c0, MACH_RAM + 0x1000);
+    arm_set_powered(c0, 1);
+    vt_run(machine_engine(m), 1000000);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 4), 0);        /* PSCI SUCCESS */
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 5), 0x55);     /* context id in r0 */
+    CU_ASSERT_FALSE(arm_is_powered(c1));
+    CU_ASSERT(arm_insn_count(c1) >= 4);
+    machine_free(m);
+}
+
 /* With every core in WFI and nothing queued, time jumps to the end. */
 static void test_idle_skip(void)
 {
@@ -855,6 +893,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "CPU frequency", test_cpu_frequency);
     CU_add_test(s, "idle skip", test_idle_skip);
+    CU_add_test(s, "PSCI hotplug", test_psci_hotplug);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
     CU_add_test(s, "PL011", test_pl011);
