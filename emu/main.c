@@ -138,6 +138,26 @@ static void net_forward(void *opaque, const uint8_t *frame, size_t len)
     slirp_net_from_guest(*net, frame, len);
 }
 
+/* A kernel built in tree leaves System.map three levels above
+ * arch/arm/boot/zImage; returns that path if the file exists, or NULL. */
+static char *system_map_beside(const char *kernel)
+{
+    static const char tail[] = "arch/arm/boot/zImage";
+    size_t n = strlen(kernel), t = sizeof(tail) - 1;
+    if (n < t || strcmp(kernel + n - t, tail) != 0)
+        return NULL;
+    char *p = malloc(n - t + sizeof("System.map"));
+    if (!p)
+        return NULL;
+    memcpy(p, kernel, n - t);
+    strcpy(p + n - t, "System.map");
+    if (access(p, R_OK) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
 {
     char *end;
@@ -278,6 +298,11 @@ int main(int argc, char **argv)
     uint16_t keys[256];
     for (size_t i = 0; i < pl_key_count() && i < 256; i++)
         keys[i] = pl_key_code_at(i);
+    /* Ground truth is in the guest's clock whenever its System.map can be
+     * found: given, or beside the zImage in its kernel build tree. */
+    char *found_map = NULL;
+    if (gt_path && !system_map)
+        system_map = found_map = system_map_beside(kernel);
     FILE *gt = NULL;
     phone_replay *rp = NULL;
     guest_clock clk;
@@ -439,6 +464,7 @@ int main(int argc, char **argv)
         die("%s: cannot write: %s", gt_path, strerror(errno));
     phone_replay_free(rp);
     pl_script_free(script);
+    free(found_map);
     if (shot_path && screenshot_png(shot_path, fr.last, fr.w, fr.h, err,
                                     sizeof(err)) < 0)
         die("%s%s", err, "");
