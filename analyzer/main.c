@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
 	struct pl_aggregates ag;
+	struct pl_top_edges te;
 	struct pl_validation val;
 	char path[4096];
 	int rc = parse_options(argc - overhead, argv + overhead, &o, overhead);
@@ -266,12 +267,13 @@ int main(int argc, char **argv)
 	pl_breakdowns_build(&trace, &iv, &cp, &bd);
 	pl_queueing_build(&trace, &iv, &graph, &qs);
 	pl_aggregates_build(&tx, &cp, &ag);
+	pl_top_edges_build(&trace, &iv, &cp, &te);
 	pl_validate(&tx, &gt, &val);
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
 		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
-		.bd = &bd, .qs = &qs, .ag = &ag, .val = &val,
+		.bd = &bd, .qs = &qs, .ag = &ag, .te = &te, .val = &val,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -299,6 +301,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err.msg);
 	}
 	pl_validation_free(&val);
+	pl_top_edges_free(&te);
 	pl_aggregates_free(&ag);
 	pl_queueing_free(&qs);
 	pl_breakdowns_free(&bd);

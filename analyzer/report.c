@@ -156,6 +156,18 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			grp->transactions, ms(mean, sizeof(mean), (int64_t)grp->mean_latency_ns),
 			ms(sd, sizeof(sd), (int64_t)grp->sd_latency_ns), grp->outliers);
 	}
+	for (uint64_t i = 0; a->te && i < a->te->count && i < 3; i++) {
+		const struct pl_edge_total *e = &a->te->edges[i];
+		char total[32];
+
+		fprintf(out, "  top critical-path edge %" PRIu64 ": %s %s (%" PRIu32 ")", i + 1,
+			e->kind == PL_EDGE_TEMPORAL ? "work on" : pl_edge_kind_name(e->kind),
+			thread_name(a->iv, e->from_tid), e->from_tid);
+		if (e->kind != PL_EDGE_TEMPORAL)
+			fprintf(out, " -> %s (%" PRIu32 ")", thread_name(a->iv, e->to_tid), e->to_tid);
+		fprintf(out, ", %" PRIu64 " steps, %s ms\n", e->steps,
+			ms(total, sizeof(total), (int64_t)e->total_ns));
+	}
 	if (a->tx->animations)
 		fprintf(out, "  animations: %" PRIu64 " transactions draw chained frames (csv column"
 			" animation); their latency is the animation's length\n", a->tx->animations);
@@ -281,6 +293,25 @@ static json_t *animations_json(const struct pl_transactions *tx)
 								: json_null());
 }
 
+#define TOP_EDGES 10
+
+static json_t *top_edges_json(const struct pl_analysis *a)
+{
+	json_t *arr = json_array();
+
+	for (uint64_t i = 0; i < a->te->count && i < TOP_EDGES; i++) {
+		const struct pl_edge_total *e = &a->te->edges[i];
+
+		json_array_append_new(arr, json_pack("{s:s, s:I, s:s, s:I, s:s, s:o, s:o, s:o}",
+			"kind", pl_edge_kind_name(e->kind),
+			"from_tid", (json_int_t)e->from_tid, "from", thread_name(a->iv, e->from_tid),
+			"to_tid", (json_int_t)e->to_tid, "to", thread_name(a->iv, e->to_tid),
+			"steps", count(e->steps), "total_ns", count(e->total_ns),
+			"max_ns", count(e->max_ns)));
+	}
+	return arr;
+}
+
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
@@ -381,6 +412,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "shapes", shapes);
 	json_object_set_new(o, "queues_flagged", count(a->qs->flagged));
 	json_object_set_new(o, "animation_transactions", animations_json(a->tx));
+	if (a->te)
+		json_object_set_new(o, "top_critical_path_edges", top_edges_json(a));
 	json_object_set_new(o, "model", model_json(a));
 	return o;
 }

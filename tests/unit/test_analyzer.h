@@ -38,6 +38,7 @@ struct model {
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
 	struct pl_aggregates ag;
+	struct pl_top_edges te;
 };
 
 void model_build(struct tb *t, struct model *m);

@@ -38,9 +38,35 @@ static void test_groups_and_outliers(void)
 	pl_aggregates_free(&ag);
 }
 
+/*
+ * The sequential scenario's two paths: input, task hop 100 us to the worker,
+ * its work, message hop back, invalidate hop to the vsync's update. The
+ * worker's work (300 + 800 us) tops the list; the edges sum to the latencies.
+ */
+static void test_top_edges(void)
+{
+	struct tb t;
+	struct model m;
+	uint64_t sum_ns = 0;
+
+	scenario_sequential(&t);
+	model_build(&t, &m);
+	CU_ASSERT_FATAL(m.te.count > 0);
+	CU_ASSERT_EQUAL(m.te.edges[0].kind, PL_EDGE_TEMPORAL);
+	CU_ASSERT_EQUAL(m.te.edges[0].from_tid, 101);
+	CU_ASSERT_EQUAL(m.te.edges[0].steps, 2);
+	CU_ASSERT_EQUAL(m.te.edges[0].total_ns, 1100000);
+	CU_ASSERT_EQUAL(m.te.edges[0].max_ns, 800000);
+	for (uint64_t i = 0; i < m.te.count; i++)
+		sum_ns += m.te.edges[i].total_ns;
+	CU_ASSERT_EQUAL(sum_ns, m.tx.items[0].latency_ns + m.tx.items[1].latency_ns);
+	model_free(&m);
+}
+
 void add_aggregate_tests(void)
 {
 	CU_pSuite s = CU_add_suite("aggregate", NULL, NULL);
 
 	CU_add_test(s, "shape groups and outliers", test_groups_and_outliers);
+	CU_add_test(s, "top critical-path edges", test_top_edges);
 }

@@ -46,12 +46,24 @@ static void check_fixture(const struct fixture *f)
 	pl_breakdowns_build(&m.trace, &m.iv, &m.cp, &m.bd);
 	pl_queueing_build(&m.trace, &m.iv, &m.graph, &m.qs);
 	pl_aggregates_build(&m.tx, &m.cp, &m.ag);
+	pl_top_edges_build(&m.trace, &m.iv, &m.cp, &m.te);
 	pl_validate(&m.tx, &gt, &v);
 
 	CU_ASSERT(m.tx.count > 0);
 	CU_ASSERT_EQUAL(v.matched, v.inputs);
 	CU_ASSERT_EQUAL(v.matched, m.tx.count);
 	CU_ASSERT_EQUAL(m.tx.animations, f->animations);
+	/* The top edges share out all critical-path time, most first. */
+	uint64_t edges_ns = 0, latency_ns = 0;
+
+	for (uint64_t i = 0; i < m.te.count; i++) {
+		edges_ns += m.te.edges[i].total_ns;
+		if (i)
+			CU_ASSERT(m.te.edges[i - 1].total_ns >= m.te.edges[i].total_ns);
+	}
+	for (uint64_t k = 0; k < m.tx.count; k++)
+		latency_ns += m.tx.items[k].latency_ns;
+	CU_ASSERT_EQUAL(edges_ns, latency_ns);
 	for (uint64_t k = 0; k < m.tx.count; k++) {
 		uint64_t sum_ns = 0;
 		char shape[128];

@@ -76,10 +76,12 @@ void model_build(struct tb *t, struct model *m)
 	pl_breakdowns_build(&m->trace, &m->iv, &m->cp, &m->bd);
 	pl_queueing_build(&m->trace, &m->iv, &m->graph, &m->qs);
 	pl_aggregates_build(&m->tx, &m->cp, &m->ag);
+	pl_top_edges_build(&m->trace, &m->iv, &m->cp, &m->te);
 }
 
 void model_free(struct model *m)
 {
+	pl_top_edges_free(&m->te);
 	pl_aggregates_free(&m->ag);
 	pl_queueing_free(&m->qs);
 	pl_breakdowns_free(&m->bd);

@@ -344,4 +344,26 @@ void pl_aggregates_build(const struct pl_transactions *tx, const struct pl_criti
 			 struct pl_aggregates *out);
 void pl_aggregates_free(struct pl_aggregates *ag);
 
+/*
+ * Top critical-path edges: every step of every critical path, summed by
+ * what it is (edge kind and the threads at its two ends; a temporal step
+ * has the same thread at both), so a report can say which hand-over or
+ * which thread's work the latency went to most.
+ */
+struct pl_edge_total {
+	enum pl_edge_kind kind;
+	uint32_t from_tid, to_tid;
+	uint64_t steps;
+	uint64_t total_ns, max_ns;
+};
+
+struct pl_top_edges {
+	uint64_t count;
+	struct pl_edge_total *edges;	/* most total time first, then by kind and tids */
+};
+
+void pl_top_edges_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+			const struct pl_critical_paths *cp, struct pl_top_edges *out);
+void pl_top_edges_free(struct pl_top_edges *te);
+
 #endif /* PANLAB_MODEL_H */

@@ -35,6 +35,7 @@ struct pl_analysis {
 	const struct pl_breakdowns *bd;
 	const struct pl_queueing *qs;
 	const struct pl_aggregates *ag;
+	const struct pl_top_edges *te;	/* may be NULL: no top edges in the summary */
 	const struct pl_validation *val;
 };
 
