@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "panlab/collect.h"
@@ -145,10 +147,131 @@ static void test_collect_bad_output(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/trace.bin"));
 }
 
+#define SPILL_EVENTS 20000u
+
+static void *many_events(void *p)
+{
+	(void)p;
+	for (uint32_t i = 0; i < SPILL_EVENTS; i++)
+		pl_ulog(PL_EV_ENQUEUE_MSG, i, 0, 0);
+	return NULL;
+}
+
+/* One thread's SPILL_EVENTS records in dir; returns the trace's size in bytes. */
+static size_t log_many(const char *dir)
+{
+	char log[256];
+	snprintf(log, sizeof(log), "%s/panlab-log.%d", dir, (int)getpid());
+	CU_ASSERT_FATAL(pl_ulog_open(log, 4096 + 128 + 32 * (size_t)SPILL_EVENTS, 1) == 0);
+	pthread_t t;
+	pthread_create(&t, NULL, many_events, NULL);
+	pthread_join(t, NULL);
+	pl_ulog_close();
+	return sizeof(struct pl_file_header) + sizeof(struct pl_source) +
+	       SPILL_EVENTS * sizeof(struct pl_event);
+}
+
+/* The trace at path holds every record once, in order, and nothing else. */
+static void check_many(const char *path, size_t bytes)
+{
+	FILE *f = fopen(path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct pl_file_header h;
+	struct pl_source src;
+	CU_ASSERT_EQUAL(fread(&h, sizeof(h), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(&src, sizeof(src), 1, f), 1);
+	CU_ASSERT_EQUAL(memcmp(h.magic, PL_TRACE_MAGIC, 8), 0);
+	CU_ASSERT_EQUAL(h.nsources, 1);
+	CU_ASSERT_EQUAL(src.records, SPILL_EVENTS);
+	CU_ASSERT_EQUAL(src.lost, 0);
+	uint32_t in_order = 0;
+	struct pl_event ev;
+	while (fread(&ev, sizeof(ev), 1, f) == 1)
+		in_order += ev.type == PL_EV_ENQUEUE_MSG && ev.a0 == in_order;
+	CU_ASSERT_EQUAL(in_order, SPILL_EVENTS);
+	CU_ASSERT_EQUAL(ftell(f), (long)bytes);
+	fclose(f);
+}
+
+/* The link fails part way (a file size limit stands in for a lost port): the rest spills, and
+ * sending the spill later completes the trace byte for byte. */
+static void test_collect_spill_link_lost(void)
+{
+	char dir[] = "/tmp/panlab-spill-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char out[256], spill[256];
+	snprintf(out, sizeof(out), "%s/trace.bin", dir);
+	snprintf(spill, sizeof(spill), "%s/sdcard.spill", dir);
+	size_t bytes = log_many(dir);
+	const size_t link_takes = 400000;	/* more than half: the spill fits under the limit */
+
+	struct rlimit old_limit, limit;
+	getrlimit(RLIMIT_FSIZE, &old_limit);
+	limit = old_limit;
+	limit.rlim_cur = link_takes;
+	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
+	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spill_path = spill };
+	struct pl_collect_result res;
+	char err[256] = "";
+	int rc = pl_collect(&o, &res, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &old_limit);
+	signal(SIGXFSZ, old_handler);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(res.records, SPILL_EVENTS);
+	CU_ASSERT_EQUAL(res.spilled_bytes, bytes - link_takes);
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(out, &st), 0);
+	CU_ASSERT_EQUAL((size_t)st.st_size, link_takes);
+	CU_ASSERT_EQUAL(stat(spill, &st), 0);
+	CU_ASSERT_EQUAL((size_t)st.st_size, sizeof(struct pl_spill_header) + bytes - link_takes);
+
+	uint64_t sent = 0;
+	CU_ASSERT_EQUAL_FATAL(pl_collect_send_spill(spill, out, &sent, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(sent, bytes - link_takes);
+	CU_ASSERT_EQUAL(stat(spill, &st), -1);	/* sent, so removed */
+	check_many(out, bytes);
+	unlink(out);
+	rmdir(dir);
+}
+
+/* No link at all: the whole trace spills; a bad spill file is refused and kept. */
+static void test_collect_spill_no_link(void)
+{
+	char dir[] = "/tmp/panlab-spill-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	char out[256], spill[256];
+	snprintf(out, sizeof(out), "%s/trace.bin", dir);
+	snprintf(spill, sizeof(spill), "%s/sdcard.spill", dir);
+	size_t bytes = log_many(dir);
+	struct pl_collect_opts o = { .out_path = "/nonexistent-dir/port", .shm_dir = dir,
+				     .spill_path = spill };
+	struct pl_collect_result res;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(res.spilled_bytes, bytes);
+	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, err, sizeof(err)), 0);
+	check_many(out, bytes);
+
+	FILE *f = fopen(spill, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("not a spill file", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, err, sizeof(err)), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a spill file, expected the magic PLSPILL1"));
+	struct stat st;
+	CU_ASSERT_EQUAL(stat(spill, &st), 0);
+	unlink(spill);
+	unlink(out);
+	rmdir(dir);
+}
+
 void add_collect_suite(void)
 {
 	CU_pSuite s = CU_add_suite("collect", NULL, NULL);
 	CU_add_test(s, "user rings to a trace v1 file", test_collect_user_only);
 	CU_add_test(s, "recycled slots: one source per thread", test_collect_recycled_slots);
 	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
+	CU_add_test(s, "link lost part way: the rest spills, then is sent", test_collect_spill_link_lost);
+	CU_add_test(s, "no link: everything spills; a bad spill is kept", test_collect_spill_no_link);
 }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "panlab_klog_uapi.h"
 
 #define CHUNK_RECORDS 2048u
+#define OUT_BUF_BYTES (64u * 1024u)
 #define ULOG_FILE_PREFIX "panlab-log."
 
 struct kernel_side {
@@ -38,7 +40,14 @@ struct collector {
 	size_t err_len;
 	struct kernel_side k;
 	struct user_file *files;
-	FILE *out;
+	/* The output: bytes are buffered here and written to out_fd, the host link; from the
+	 * first failed write on (or if the link cannot be opened), to the spill file instead. */
+	int out_fd;
+	const char *out_name;	/* the path out_fd writes to, for messages */
+	bool spilling;
+	uint64_t sent_bytes;	/* bytes the host link took */
+	size_t buffered;
+	unsigned char buf[OUT_BUF_BYTES];
 	struct pl_event chunk[CHUNK_RECORDS];
 	struct pl_collect_result res;
 };
@@ -136,11 +145,75 @@ static int open_user_files(struct collector *c)
 	return 0;
 }
 
+/* From now on the output goes to the spill file, after a header saying where in the trace it
+ * starts (collect.h). */
+static int start_spill(struct collector *c)
+{
+	if (c->out_fd >= 0)
+		close(c->out_fd);
+	c->spilling = true;
+	c->out_name = c->o->spill_path;
+	c->out_fd = open(c->o->spill_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->out_fd < 0)
+		return fail(c, "open", c->o->spill_path, errno);
+	struct pl_spill_header h = { .offset_bytes = c->sent_bytes };
+	memcpy(h.magic, PL_SPILL_MAGIC, sizeof(h.magic));
+	if (write(c->out_fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		return fail(c, "write", c->o->spill_path, errno ? errno : EIO);
+	return 0;
+}
+
+/* Writes the buffer out. A failure of the host link moves what it did not take to the spill
+ * file, if there is one; bytes are never dropped. */
+static int flush_out(struct collector *c)
+{
+	size_t done = 0;
+	while (done < c->buffered) {
+		ssize_t n = write(c->out_fd, c->buf + done, c->buffered - done);
+		if (n > 0) {
+			done += (size_t)n;
+			if (c->spilling)
+				c->res.spilled_bytes += (uint64_t)n;
+			else
+				c->sent_bytes += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		int e = n < 0 ? errno : EIO;
+		if (c->spilling || !c->o->spill_path)
+			return fail(c, "write", c->out_name, e);
+		if (start_spill(c))
+			return -1;
+	}
+	c->buffered = 0;
+	return 0;
+}
+
 static int put(struct collector *c, const void *p, size_t bytes)
 {
-	if (fwrite(p, 1, bytes, c->out) != bytes)
-		return fail(c, "write", c->o->out_path, errno ? errno : EIO);
+	const unsigned char *b = p;
+	while (bytes > 0) {
+		size_t n = bytes < OUT_BUF_BYTES - c->buffered ? bytes : OUT_BUF_BYTES - c->buffered;
+		memcpy(c->buf + c->buffered, b, n);
+		c->buffered += n;
+		b += n;
+		bytes -= n;
+		if (c->buffered == OUT_BUF_BYTES && flush_out(c))
+			return -1;
+	}
 	return 0;
+}
+
+static int open_out(struct collector *c)
+{
+	c->out_name = c->o->out_path;
+	c->out_fd = open(c->o->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->out_fd >= 0)
+		return 0;
+	if (!c->o->spill_path)
+		return fail(c, "open", c->o->out_path, errno);
+	return start_spill(c);
 }
 
 static int put_source(struct collector *c, uint32_t kind, uint32_t id, uint64_t records,
@@ -289,16 +362,20 @@ static int collect(struct collector *c)
 	struct user_source *u = snapshot_user(c, &nuser);
 	if (!u)
 		return fail(c, "collect", "sources", ENOMEM);
-	c->out = fopen(c->o->out_path, "w");
-	int r = c->out ? 0 : fail(c, "open", c->o->out_path, errno);
+	int r = open_out(c);
 	if (!r)
 		r = write_table(c, u, nuser);
 	if (!r)
 		r = write_kernel_records(c);
 	if (!r)
 		r = write_user_records(c, u, nuser);
-	if (c->out && fclose(c->out) != 0 && !r)
-		r = fail(c, "close", c->o->out_path, errno);
+	if (!r)
+		r = flush_out(c);
+	/* The spill file is on a disk: it must be there after a power cut. */
+	if (!r && c->spilling && fsync(c->out_fd) != 0)
+		r = fail(c, "sync", c->out_name, errno);
+	if (c->out_fd >= 0 && close(c->out_fd) != 0 && !r)
+		r = fail(c, "close", c->out_name, errno);
 	free(u);
 	return r;
 }
@@ -311,6 +388,7 @@ int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, c
 		return -1;
 	}
 	c->o = o;
+	c->out_fd = -1;
 	c->err = err;
 	c->err_len = err_len;
 	int r = collect(c);
@@ -326,6 +404,56 @@ int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, c
 		close(c->k.spool);
 	if (res)
 		*res = c->res;
+	free(c);
+	return r;
+}
+
+int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t *sent_bytes,
+			  char *err, size_t err_len)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, err_len, "collector: out of memory");
+		return -1;
+	}
+	c->err = err;
+	c->err_len = err_len;
+	c->out_name = out_path;
+	int in = open(spill_path, O_RDONLY | O_CLOEXEC);
+	struct pl_spill_header h;
+	int r = in < 0 ? fail(c, "open", spill_path, errno) : 0;
+	if (!r && (read(in, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+		   memcmp(h.magic, PL_SPILL_MAGIC, sizeof(h.magic)) != 0)) {
+		snprintf(err, err_len, "%s@0: not a spill file, expected the magic %s", spill_path,
+			 PL_SPILL_MAGIC);
+		r = -1;
+	}
+	if (!r && (c->out_fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		r = fail(c, "open", out_path, errno);
+	/* A file (a test, or a trace kept on the guest) continues where the link stopped; a port
+	 * cannot seek, and its host side already holds the bytes before offset_bytes. */
+	if (!r && lseek(c->out_fd, (off_t)h.offset_bytes, SEEK_SET) < 0 && errno != ESPIPE)
+		r = fail(c, "seek", out_path, errno);
+	while (!r) {
+		ssize_t n = read(in, c->buf, sizeof(c->buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? fail(c, "read", spill_path, errno) : 0;
+			break;
+		}
+		c->buffered = (size_t)n;
+		r = flush_out(c);
+	}
+	if (c->out_fd >= 0 && close(c->out_fd) != 0 && !r)
+		r = fail(c, "close", out_path, errno);
+	if (in >= 0)
+		close(in);
+	/* Only once the link took everything is the spill removed. */
+	if (!r && unlink(spill_path) != 0)
+		r = fail(c, "remove", spill_path, errno);
+	if (!r && sent_bytes)
+		*sent_bytes = c->sent_bytes;
 	free(c);
 	return r;
 }

@@ -3,9 +3,11 @@
  * file (see include/panlab/collect.h). panlab-session runs the same code
  * in-process; this binary is for collecting by hand.
  *
- *   panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH]
+ *   panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH] [--spill PATH]
+ *   panlab-collector --send-spill PATH [--out PATH]
  *
- * The default output is the virtio port panlab.trace.
+ * The default output is the virtio port panlab.trace. With --spill, a trace the link does not
+ * take goes to PATH (on the SD card); --send-spill sends such a file later and removes it.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,18 +23,24 @@ int main(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "shm-dir", required_argument, NULL, 's' },
 		{ "klog", required_argument, NULL, 'k' },
+		{ "spill", required_argument, NULL, 'p' },
+		{ "send-spill", required_argument, NULL, 'S' },
 		{ 0 },
 	};
 	struct pl_collect_opts o = { .out_path = NULL,
 				     .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 				     .klog_path = PL_COLLECT_DEFAULT_KLOG };
+	const char *send_spill = NULL;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.out_path = optarg; break;
 		case 's': o.shm_dir = optarg; break;
 		case 'k': o.klog_path = optarg; break;
-		default: pl_die("usage: panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH]");
+		case 'p': o.spill_path = optarg; break;
+		case 'S': send_spill = optarg; break;
+		default: pl_die("usage: panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH] "
+				"[--spill PATH] | --send-spill PATH [--out PATH]");
 		}
 	}
 	if (optind != argc)
@@ -43,11 +51,20 @@ int main(int argc, char **argv)
 			pl_die("no virtio port %s; give --out PATH", PL_COLLECT_TRACE_PORT);
 		o.out_path = port;
 	}
-	struct pl_collect_result res;
 	char err[512];
+	if (send_spill) {
+		uint64_t sent;
+		if (pl_collect_send_spill(send_spill, o.out_path, &sent, err, sizeof(err)) != 0)
+			pl_die("%s", err);
+		printf("panlab-collector: sent %" PRIu64 " spilled bytes from %s -> %s\n", sent,
+		       send_spill, o.out_path);
+		return 0;
+	}
+	struct pl_collect_result res;
 	if (pl_collect(&o, &res, err, sizeof(err)) != 0)
 		pl_die("%s", err);
-	printf("panlab-collector: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64 " lost -> %s\n",
-	       res.nsources, res.records, res.lost, o.out_path);
+	printf("panlab-collector: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64 " lost -> %s"
+	       " (%" PRIu64 " bytes spilled to %s)\n", res.nsources, res.records, res.lost, o.out_path,
+	       res.spilled_bytes, o.spill_path ? o.spill_path : "-");
 	return 0;
 }

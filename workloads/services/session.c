@@ -5,7 +5,7 @@
  * stops tracing, stops everything and collects the trace.
  *
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
- *                  [--injector uinput|host]
+ *                  [--injector uinput|host] [--spill PATH]
  *
  * NAME is APP or APP+LOAD[+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
  * process per LOAD (cpu, mem), started before the app and stopped after it.
@@ -159,6 +159,7 @@ int main(int argc, char **argv)
 		{ "trace", required_argument, NULL, 't' },
 		{ "bin-dir", required_argument, NULL, 'b' },
 		{ "injector", required_argument, NULL, 'i' },
+		{ "spill", required_argument, NULL, 'p' },
 		{ 0 },
 	};
 	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin", *injector = "uinput";
@@ -173,13 +174,14 @@ int main(int argc, char **argv)
 		case 't': collect.out_path = optarg; break;
 		case 'b': bin_dir = optarg; break;
 		case 'i': injector = optarg; break;
+		case 'p': collect.spill_path = optarg; break;
 		default: workload = NULL; optind = argc + 1; break;
 		}
 	}
 	bool host_injects = !strcmp(injector, "host");
 	if (!workload || !script_path || optind != argc || (!host_injects && strcmp(injector, "uinput")))
 		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR] "
-		       "[--injector uinput|host]");
+		       "[--injector uinput|host] [--spill PATH]");
 	atexit(kill_children);
 
 	char err[512];
@@ -242,7 +244,8 @@ int main(int argc, char **argv)
 	if (pl_collect(&collect, &res, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
-	       " lost\n", workload, pl_script_action_count(script), res.nsources, res.records, res.lost);
+	       " lost, %" PRIu64 " bytes spilled\n", workload, pl_script_action_count(script),
+	       res.nsources, res.records, res.lost, res.spilled_bytes);
 	if (inj)
 		pl_injector_close(inj);
 	pl_script_free(script);
