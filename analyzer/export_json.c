@@ -76,6 +76,11 @@ static void add_threads(struct sink *out, const struct pl_analysis *a)
 		emit(out, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
 			"name", "thread_name", "pid", pid_of(t), "tid", (json_int_t)t->tid,
 			"args", "name", quoted));
+		/* A process is named after its main thread (tid = pid), as the kernel does. */
+		if (pid_of(t) == t->tid)
+			emit(out, json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "ph", "M",
+				"name", "process_name", "pid", pid_of(t), "tid", (json_int_t)t->tid,
+				"args", "name", quoted));
 	}
 }
 
@@ -98,6 +103,9 @@ static void add_intervals(struct sink *out, const struct pl_analysis *a)
 			break;
 		case PL_IV_INPUT:
 			snprintf(name, sizeof(name), "input");
+			break;
+		case PL_IV_NATIVE:
+			snprintf(name, sizeof(name), "native (woken)");
 			break;
 		default:
 			snprintf(name, sizeof(name), "thread");

@@ -43,8 +43,9 @@ static void test_overlap_export(void)
 		CU_ASSERT(json_is_integer(json_object_get(ev, "pid")));
 		CU_ASSERT(json_is_integer(json_object_get(ev, "tid")));
 		if (!strcmp(ph, "M")) {
-			n_meta++;
-			CU_ASSERT_STRING_EQUAL(str(ev, "name"), "thread_name");
+			n_meta += !strcmp(str(ev, "name"), "thread_name");
+			CU_ASSERT(!strcmp(str(ev, "name"), "thread_name") ||
+				  !strcmp(str(ev, "name"), "process_name"));
 			CU_ASSERT(json_is_string(json_object_get(json_object_get(ev, "args"), "name")));
 			continue;
 		}
@@ -150,10 +151,122 @@ static void test_counters(void)
 	model_free(&m);
 }
 
+/*
+ * The Trace Event Format (JSON Object Format) rules each phase must follow
+ * for Perfetto's JSON importer, checked on every event of a trace.json.
+ * Counts the events of each kind the issue asks for into n[].
+ */
+enum { N_THREAD_NAME, N_PROCESS_NAME, N_SLICE, N_FLOW, N_CRITICAL, N_FREQ, N_ONLINE, N_TX, N_KINDS };
+
+static void check_format(json_t *root, size_t n[N_KINDS])
+{
+	json_t *events = json_object_get(root, "traceEvents");
+	json_t *open_flows = json_object();
+
+	CU_ASSERT_FATAL(json_is_array(events));
+	memset(n, 0, N_KINDS * sizeof(n[0]));
+	for (size_t k = 0; k < json_array_size(events); k++) {
+		json_t *ev = json_array_get(events, k);
+		const char *ph = str(ev, "ph");
+		char id[32];
+
+		CU_ASSERT(json_is_string(json_object_get(ev, "name")));
+		CU_ASSERT(json_is_integer(json_object_get(ev, "pid")));
+		if (!strcmp(ph, "M")) {
+			n[N_THREAD_NAME] += !strcmp(str(ev, "name"), "thread_name");
+			n[N_PROCESS_NAME] += !strcmp(str(ev, "name"), "process_name");
+			CU_ASSERT(json_is_string(json_object_get(json_object_get(ev, "args"), "name")));
+			continue;
+		}
+		CU_ASSERT(json_is_number(json_object_get(ev, "ts")) && num(ev, "ts") >= 0);
+		if (!strcmp(ph, "C")) {
+			json_t *args = json_object_get(ev, "args");
+
+			CU_ASSERT(json_object_size(args) == 1);
+			CU_ASSERT(json_is_number(json_object_iter_value(json_object_iter(args))));
+			n[N_FREQ] += json_object_get(args, "kHz") != NULL;
+			n[N_ONLINE] += json_object_get(args, "online") != NULL;
+			continue;
+		}
+		CU_ASSERT(json_is_integer(json_object_get(ev, "tid")));
+		if (!strcmp(ph, "X")) {
+			CU_ASSERT(json_is_number(json_object_get(ev, "dur")) && num(ev, "dur") >= 0);
+			n[N_SLICE]++;
+		} else if (!strcmp(ph, "i")) {
+			CU_ASSERT_STRING_EQUAL(str(ev, "s"), "t");
+		} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+			/* A flow ends ("f", binding to the enclosing slice) after it starts, same id. */
+			CU_ASSERT_FATAL(json_is_integer(json_object_get(ev, "id")));
+			snprintf(id, sizeof(id), "%s/%lld", str(ev, "cat"),
+				 (long long)json_integer_value(json_object_get(ev, "id")));
+			if (ph[0] == 's') {
+				CU_ASSERT_PTR_NULL(json_object_get(open_flows, id));
+				json_object_set_new(open_flows, id, json_real(num(ev, "ts")));
+			} else {
+				json_t *start = json_object_get(open_flows, id);
+
+				CU_ASSERT_STRING_EQUAL(str(ev, "bp"), "e");
+				CU_ASSERT(start && num(ev, "ts") >= json_real_value(start));
+				json_object_del(open_flows, id);
+				n[!strcmp(str(ev, "cat"), "critical_path") ? N_CRITICAL : N_FLOW]++;
+			}
+		} else if (!strcmp(ph, "b") || !strcmp(ph, "e")) {
+			CU_ASSERT(json_is_integer(json_object_get(ev, "id")) ||
+				  json_is_string(json_object_get(ev, "id")));
+			CU_ASSERT_STRING_EQUAL(str(ev, "cat"), "transaction");
+			n[N_TX] += ph[0] == 'b';
+		} else {
+			CU_FAIL("unknown phase");
+		}
+	}
+	CU_ASSERT_EQUAL(json_object_size(open_flows), 0);
+	json_decref(open_flows);
+}
+
+/* Every real run's trace.json follows the format and holds what the issue asks for. */
+static void test_fixture_format(void)
+{
+	static const char *const runs[] = { "qemu-asynctask", "qemu-webview", "qemu-service",
+					    "qemu-animation" };
+
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		char path[512];
+		struct pl_error err;
+		struct model m;
+		size_t n[N_KINDS];
+
+		snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", runs[r]);
+		CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
+		pl_intervals_build(&m.trace, &m.iv);
+		pl_graph_build(&m.trace, &m.iv, &m.graph);
+		pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
+		pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
+		struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph,
+					 .tx = &m.tx, .cp = &m.cp };
+		json_t *root = pl_export_trace_json(&a);
+
+		check_format(root, n);
+		CU_ASSERT_EQUAL(n[N_THREAD_NAME], m.iv.nthreads);
+		CU_ASSERT(n[N_PROCESS_NAME] > 0);
+		CU_ASSERT_EQUAL(n[N_SLICE], m.iv.nintervals);
+		CU_ASSERT(n[N_FLOW] == m.graph.nedges);
+		CU_ASSERT(n[N_CRITICAL] > 0);
+		/* qemu onlines cpu1 before tracing starts and has no DVFS: no counters here (test_counters). */
+		CU_ASSERT_EQUAL(n[N_TX], m.tx.count);
+		json_decref(root);
+		pl_critical_paths_free(&m.cp);
+		pl_transactions_free(&m.tx);
+		pl_graph_free(&m.graph);
+		pl_intervals_free(&m.iv);
+		pl_trace_free(&m.trace);
+	}
+}
+
 void add_export_tests(void)
 {
 	CU_pSuite s = CU_add_suite("export_json", NULL, NULL);
 
 	CU_add_test(s, "trace.json of two overlapping transactions", test_overlap_export);
 	CU_add_test(s, "cpu counters", test_counters);
+	CU_add_test(s, "every real run's trace.json against the format", test_fixture_format);
 }
