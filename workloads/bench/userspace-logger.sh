@@ -50,15 +50,16 @@ truth_latencies "$top/out/bench-ulog-trace-off/ground_truth.txt" >"$out/ulog-lat
 
 paste "$out/ulog-latency-on.txt" "$out/ulog-latency-off.txt" |
 	jq -R -s --argjson ns "$ns_per_event" --argjson per_insn "$ns_per_instruction" '
+		def cents: . * 100 | round / 100 | if . == 0 then 0 else . end;
 		[split("\n")[] | select(length > 0) | split("\t") | map(tonumber)
 		 | select(.[0] > 0 and .[1] > 0) | (.[0] - .[1]) * 100 / .[1]] as $pct
 		| ($pct | sort) as $s
 		| {
 			instructions_per_event: ($ns / $per_insn | round),
 			ns_per_event: $ns,
-			overhead_mean_pct: (($pct | add) / ($pct | length) * 100 | round / 100),
+			overhead_mean_pct: (($pct | add) / ($pct | length) | cents),
 			# nearest rank, as analyzer/validate.c computes percentiles
-			overhead_p95_pct: ($s[(($s | length) * 95 + 99) / 100 - 1 | floor] * 100 | round / 100),
+			overhead_p95_pct: ($s[(($s | length) * 95 + 99) / 100 - 1 | floor] | cents),
 			transactions: ($pct | length)
 		}' >"$out/userspace-logger.json"
 cat "$out/userspace-logger.json"

@@ -1,0 +1,124 @@
+/*
+ * app-netfetch: a network fetch (issue 5's resource patterns). A tap starts an AsyncTask on
+ * THREAD_POOL_EXECUTOR whose background step fetches NETFETCH_BYTES from the content server
+ * svc-content (another process, over loopback TCP) with the tap's param as the server's latency
+ * in ms and NETFETCH_BYTES_PER_S of bandwidth, blocking in recv() on the socket; post-execute
+ * draws the result (the byte count's checksum).
+ *
+ * Built again with NETFETCH_UDP as app-netdgram: the same fetch as a request datagram and
+ * paced response datagrams (UDP datagram blocking).
+ *
+ * No logging here: every trace event comes from the platform and the kernel.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "bench_ui.h"
+#include "content_service.h"
+
+#define NETFETCH_BYTES (32u * 1024u)
+#define NETFETCH_BYTES_PER_S (512u * 1024u)
+
+#ifdef NETFETCH_UDP
+#define SOCKET_TYPE SOCK_DGRAM
+#define APP_NAME "netdgram"
+#else
+#define SOCKET_TYPE SOCK_STREAM
+#define APP_NAME "netfetch"
+#endif
+
+struct job {
+	struct bench_ui *ui;
+	uint32_t latency_ms;
+};
+
+/* Fetches and returns a checksum of what arrived, or 0 on failure (shown as such). */
+static uint64_t fetch(uint32_t latency_ms)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(CONTENT_PORT),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct content_request req = { NETFETCH_BYTES, latency_ms, NETFETCH_BYTES_PER_S };
+	/* A datagram lost on the way must not hang the app: give up after 5 s. */
+	struct timeval timeout = { .tv_sec = 5 };
+	uint8_t buf[CONTENT_CHUNK_BYTES];
+	uint64_t sum = 0, got = 0;
+	int fd = socket(AF_INET, SOCKET_TYPE | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    send(fd, &req, sizeof(req), MSG_NOSIGNAL) == (ssize_t)sizeof(req)) {
+		for (;;) {
+			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+			if (n <= 0)
+				break;
+			got += (uint64_t)n;
+			for (ssize_t i = 0; i < n; i++)
+				sum = sum * 31 + buf[i];
+			/* A datagram response ends with a short datagram. */
+			if (SOCKET_TYPE == SOCK_DGRAM && (size_t)n < sizeof(buf))
+				break;
+		}
+	}
+	close(fd);
+	return got == NETFETCH_BYTES ? sum + got : 0;
+}
+
+static void on_pre_execute(struct pl_async_task *t, void *ctx)
+{
+	const struct job *job = ctx;
+	(void)t;
+	bench_ui_job_started(job->ui);
+}
+
+static void *do_in_background(struct pl_async_task *t, void *ctx)
+{
+	const struct job *job = ctx;
+	(void)t;
+	return (void *)(uintptr_t)fetch(job->latency_ms);
+}
+
+static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
+{
+	struct job *job = ctx;
+	(void)t;
+	bench_ui_job_finished(job->ui, job->latency_ms, (uintptr_t)result);
+	free(job);
+}
+
+static const struct pl_async_task_ops task_ops = {
+	.on_pre_execute = on_pre_execute,
+	.do_in_background = do_in_background,
+	.on_post_execute = on_post_execute,
+};
+
+static void on_tap(struct bench_ui *ui, int32_t param)
+{
+	struct job *job = malloc(sizeof(*job));
+	if (!job)
+		return;
+	*job = (struct job){ .ui = ui, .latency_ms = param > 0 ? (uint32_t)param : 0 };
+	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app),
+				  pl_app_thread_pool_executor(ui->app)) != 0)
+		free(job);
+}
+
+static int on_create(struct pl_app *app, void *ctx)
+{
+	if (pl_app_start_service(app, "content") != 0)
+		return -ECHILD;
+	return bench_ui_create(app, ctx);
+}
+
+int main(void)
+{
+	static const struct pl_app_ops ops = { .on_create = on_create, .on_key = bench_ui_on_key };
+	static struct bench_ui ui = { .on_tap = on_tap };
+
+	return pl_app_main(APP_NAME, &ops, &ui);
+}
