@@ -5,9 +5,13 @@
  */
 #include "panlab/trace.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "alloc.h"
 #include "bytes.h"
 
 /* Kernel events are 1..63, userspace events 64..127 (trace_format.h). */
@@ -337,6 +341,191 @@ int pl_trace_read_file(const char *path, struct pl_trace *out, struct pl_error *
 
 	free(buf);
 	return rc;
+}
+
+/*
+ * Streaming: the same checks, record by record, with a small buffer per
+ * source and the same merge order (time, then file order), so memory does
+ * not grow with the file.
+ */
+#define STREAM_BUFFER_RECORDS 2048
+
+struct cursor {
+	uint64_t off, left;		/* next record's file offset, records still unread */
+	uint64_t j;			/* index of the next record within its source */
+	uint64_t last_ts_ns;
+	uint32_t n, pos;		/* records in buf, next one to use */
+	struct pl_event *buf;
+};
+
+struct pl_trace_stream {
+	const char *name;
+	FILE *f;
+	const struct pl_trace *head;
+	struct cursor *cur;
+	uint32_t *heap, nheap;		/* source indices, ordered by their next event */
+	uint8_t *raw;
+};
+
+/* Decodes the next batch of source si into its buffer; 0 if it has none left. */
+static int refill(struct pl_trace_stream *st, uint32_t si, struct pl_error *err)
+{
+	struct cursor *c = &st->cur[si];
+	uint64_t n = c->left < STREAM_BUFFER_RECORDS ? c->left : STREAM_BUFFER_RECORDS;
+
+	c->n = c->pos = 0;
+	if (n == 0)
+		return 0;
+	if (fseeko(st->f, (off_t)c->off, SEEK_SET) != 0 ||
+	    fread(st->raw, PL_RECORD_BYTES, n, st->f) != n) {
+		pl_error_at_offset(err, st->name, c->off, "cannot read: %s",
+				   ferror(st->f) ? strerror(errno) : "file shrank while reading");
+		return -1;
+	}
+	for (uint64_t k = 0; k < n; k++, c->off += PL_RECORD_BYTES, c->j++) {
+		struct pl_event *ev = &c->buf[k];
+
+		if (decode_record(st->name, st->raw + k * PL_RECORD_BYTES, c->off,
+				  &st->head->sources[si], si, ev, err) < 0)
+			return -1;
+		if (c->j > 0 && ev->ts_ns < c->last_ts_ns) {
+			pl_error_at_offset(err, st->name, c->off,
+					   "timestamp %llu ns is before the previous record's %llu ns, expected time order within source %u",
+					   (unsigned long long)ev->ts_ns,
+					   (unsigned long long)c->last_ts_ns, si);
+			return -1;
+		}
+		c->last_ts_ns = ev->ts_ns;
+	}
+	c->n = (uint32_t)n;
+	c->left -= n;
+	return 1;
+}
+
+static int cursor_before(const struct pl_trace_stream *st, uint32_t a, uint32_t b)
+{
+	uint64_t x = st->cur[a].buf[st->cur[a].pos].ts_ns, y = st->cur[b].buf[st->cur[b].pos].ts_ns;
+
+	return x != y ? x < y : a < b;
+}
+
+static void stream_sift_down(struct pl_trace_stream *st, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < st->nheap && cursor_before(st, st->heap[l], st->heap[m]))
+			m = l;
+		if (r < st->nheap && cursor_before(st, st->heap[r], st->heap[m]))
+			m = r;
+		if (m == i)
+			return;
+		uint32_t t = st->heap[i];
+
+		st->heap[i] = st->heap[m];
+		st->heap[m] = t;
+		i = m;
+	}
+}
+
+int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trace_stream **out,
+			 struct pl_error *err)
+{
+	uint8_t fixed[PL_HEADER_BYTES];
+	struct stat sb;
+	FILE *f = fopen(path, "rb");
+
+	memset(head, 0, sizeof(*head));
+	*out = NULL;
+	if (!f || fstat(fileno(f), &sb) != 0) {
+		pl_error_file(err, path, "cannot open: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	size_t len = (size_t)sb.st_size, got = fread(fixed, 1, sizeof(fixed), f);
+	uint8_t *table = NULL;
+	uint64_t records_end;
+
+	if (check_header(path, fixed, got < sizeof(fixed) ? got : len, head, err) < 0)
+		goto fail;
+	uint64_t table_end = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * head->nsources;
+
+	table = pl_xcalloc(table_end, 1);
+	if (fseeko(f, 0, SEEK_SET) != 0 || fread(table, 1, table_end, f) != table_end) {
+		pl_error_file(err, path, "cannot read the source table: %s", strerror(errno));
+		goto fail;
+	}
+	if (read_sources(path, table, head, &records_end, err) < 0 ||
+	    check_size(path, len, table_end, records_end, head->nevents, err) < 0)
+		goto fail;
+	free(table);
+	table = NULL;
+
+	struct pl_trace_stream *st = pl_xcalloc(1, sizeof(*st));
+
+	*st = (struct pl_trace_stream){ .name = path, .f = f, .head = head };
+	st->cur = pl_xcalloc(head->nsources ? head->nsources : 1, sizeof(*st->cur));
+	st->heap = pl_xcalloc(head->nsources ? head->nsources : 1, sizeof(*st->heap));
+	st->raw = pl_xcalloc(STREAM_BUFFER_RECORDS, PL_RECORD_BYTES);
+	*out = st;
+	uint64_t off = table_end;
+
+	for (uint32_t si = 0; si < head->nsources; off += head->sources[si++].records * PL_RECORD_BYTES) {
+		st->cur[si] = (struct cursor){ .off = off, .left = head->sources[si].records };
+		st->cur[si].buf = pl_xcalloc(STREAM_BUFFER_RECORDS, sizeof(struct pl_event));
+		int rc = refill(st, si, err);
+
+		if (rc < 0) {
+			pl_trace_stream_close(st);
+			*out = NULL;
+			pl_trace_free(head);
+			return -1;
+		}
+		if (rc)
+			st->heap[st->nheap++] = si;
+	}
+	for (uint32_t i = st->nheap / 2; i-- > 0;)
+		stream_sift_down(st, i);
+	return 0;
+fail:
+	free(table);
+	fclose(f);
+	pl_trace_free(head);
+	return -1;
+}
+
+int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct pl_error *err)
+{
+	if (st->nheap == 0)
+		return 0;
+	uint32_t si = st->heap[0];
+	struct cursor *c = &st->cur[si];
+
+	*ev = c->buf[c->pos++];
+	if (c->pos == c->n) {
+		int rc = refill(st, si, err);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			st->heap[0] = st->heap[--st->nheap];
+	}
+	stream_sift_down(st, 0);
+	return 1;
+}
+
+void pl_trace_stream_close(struct pl_trace_stream *st)
+{
+	if (!st)
+		return;
+	for (uint32_t si = 0; si < st->head->nsources; si++)
+		free(st->cur[si].buf);
+	free(st->cur);
+	free(st->heap);
+	free(st->raw);
+	fclose(st->f);
+	free(st);
 }
 
 void pl_trace_free(struct pl_trace *trace)

@@ -38,45 +38,55 @@ void pl_trace_builder_add_event(struct pl_trace_builder *b, uint32_t source,
 	s->events[s->src.records++] = *ev;
 }
 
+void pl_trace_encode_header(uint8_t *out, uint32_t ncpus, const struct pl_source *sources,
+			    uint32_t nsources)
+{
+	memcpy(out, PL_TRACE_MAGIC, 8);
+	pl_put16(out + 8, PL_TRACE_VERSION);
+	pl_put16(out + 10, PL_RECORD_BYTES);
+	pl_put32(out + 12, PL_CLOCK_MONOTONIC);
+	pl_put32(out + 16, ncpus);
+	pl_put32(out + 20, nsources);
+	pl_put64(out + 24, 0);
+	for (uint32_t i = 0; i < nsources; i++) {
+		uint8_t *s = out + PL_HEADER_BYTES + (size_t)PL_SOURCE_BYTES * i;
+
+		pl_put32(s, sources[i].kind);
+		pl_put32(s + 4, sources[i].id);
+		pl_put64(s + 8, sources[i].records);
+		pl_put64(s + 16, sources[i].lost);
+	}
+}
+
+void pl_trace_encode_event(uint8_t *out, const struct pl_event *ev)
+{
+	pl_put64(out, ev->ts_ns);
+	pl_put16(out + 8, ev->type);
+	pl_put16(out + 10, ev->cpu);
+	pl_put32(out + 12, ev->tid);
+	pl_put64(out + 16, ev->a0);
+	pl_put32(out + 24, ev->a1);
+	pl_put32(out + 28, ev->a2);
+}
+
 void pl_trace_builder_serialize(const struct pl_trace_builder *b, uint8_t **buf,
 				size_t *len)
 {
 	size_t n = PL_HEADER_BYTES + (size_t)PL_SOURCE_BYTES * b->nsources;
+	struct pl_source *sources = pl_xcalloc(b->nsources ? b->nsources : 1, sizeof(*sources));
 
-	for (uint32_t i = 0; i < b->nsources; i++)
+	for (uint32_t i = 0; i < b->nsources; i++) {
 		n += (size_t)b->sources[i].src.records * PL_RECORD_BYTES;
-	uint8_t *p = pl_xrealloc(NULL, n, 1);
-
-	memcpy(p, PL_TRACE_MAGIC, 8);
-	pl_put16(p + 8, PL_TRACE_VERSION);
-	pl_put16(p + 10, PL_RECORD_BYTES);
-	pl_put32(p + 12, PL_CLOCK_MONOTONIC);
-	pl_put32(p + 16, b->ncpus);
-	pl_put32(p + 20, b->nsources);
-	pl_put64(p + 24, 0);
-
-	uint8_t *s = p + PL_HEADER_BYTES;
-	uint8_t *r = s + (size_t)PL_SOURCE_BYTES * b->nsources;
-
-	for (uint32_t i = 0; i < b->nsources; i++, s += PL_SOURCE_BYTES) {
-		const struct pl_trace_builder_source *src = &b->sources[i];
-
-		pl_put32(s, src->src.kind);
-		pl_put32(s + 4, src->src.id);
-		pl_put64(s + 8, src->src.records);
-		pl_put64(s + 16, src->src.lost);
-		for (uint64_t j = 0; j < src->src.records; j++, r += PL_RECORD_BYTES) {
-			const struct pl_event *ev = &src->events[j];
-
-			pl_put64(r, ev->ts_ns);
-			pl_put16(r + 8, ev->type);
-			pl_put16(r + 10, ev->cpu);
-			pl_put32(r + 12, ev->tid);
-			pl_put64(r + 16, ev->a0);
-			pl_put32(r + 24, ev->a1);
-			pl_put32(r + 28, ev->a2);
-		}
+		sources[i] = b->sources[i].src;
 	}
+	uint8_t *p = pl_xrealloc(NULL, n, 1);
+	uint8_t *r = p + PL_HEADER_BYTES + (size_t)PL_SOURCE_BYTES * b->nsources;
+
+	pl_trace_encode_header(p, b->ncpus, sources, b->nsources);
+	free(sources);
+	for (uint32_t i = 0; i < b->nsources; i++)
+		for (uint64_t j = 0; j < b->sources[i].src.records; j++, r += PL_RECORD_BYTES)
+			pl_trace_encode_event(r, &b->sources[i].events[j]);
 	*buf = p;
 	*len = n;
 }

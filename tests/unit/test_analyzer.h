@@ -66,5 +66,6 @@ void add_aggregate_tests(void);
 void add_native_tests(void);
 void add_animation_tests(void);
 void add_fixture_tests(void);
+void add_stream_tests(void);
 
 #endif /* TEST_ANALYZER_H */

@@ -18,6 +18,7 @@ int main(void)
 	add_native_tests();
 	add_animation_tests();
 	add_fixture_tests();
+	add_stream_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_cli_tests();

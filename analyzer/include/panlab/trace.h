@@ -39,6 +39,21 @@ int pl_trace_read_file(const char *path, struct pl_trace *out,
 		       struct pl_error *err);
 void pl_trace_free(struct pl_trace *trace);
 
+/*
+ * Reading a trace as a stream, for traces too large to hold: open checks
+ * the header and source table (the same checks as pl_trace_parse) and fills
+ * head (sources, counts; no events); next yields the events one at a time
+ * in the merged order of struct pl_trace.events, checking each record: 1
+ * with *ev set, 0 at the end, -1 with err set. Memory is a small buffer per
+ * source. The stream borrows head: close the stream, then pl_trace_free(head).
+ */
+struct pl_trace_stream;
+
+int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trace_stream **out,
+			 struct pl_error *err);
+int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct pl_error *err);
+void pl_trace_stream_close(struct pl_trace_stream *st);
+
 /* Short lower-case name of an event type ("ui_input"), or NULL if unknown. */
 const char *pl_event_type_name(uint32_t type);
 
@@ -55,6 +70,15 @@ struct pl_trace_builder {
 		uint64_t cap;
 	} *sources;
 };
+
+/*
+ * Encoders for writers that stream (the bench synthesizer): the header and
+ * source table into out (PL_HEADER_BYTES + PL_SOURCE_BYTES * nsources
+ * bytes), and one record into out (PL_RECORD_BYTES bytes).
+ */
+void pl_trace_encode_header(uint8_t *out, uint32_t ncpus, const struct pl_source *sources,
+			    uint32_t nsources);
+void pl_trace_encode_event(uint8_t *out, const struct pl_event *ev);
 
 void pl_trace_builder_init(struct pl_trace_builder *b, uint32_t ncpus);
 /* Returns the new source's index. Out of memory aborts, as in the model. */

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streaming analysis of traces too large to hold (issue 6 item 9): the
+ * trace is read as a stream (pl_trace_stream_*) and cut into windows of
+ * window_events events; each window, with context_ns of events on either
+ * side, goes through the same stages as a whole trace (intervals, graph,
+ * transactions, critical paths, breakdowns), and only the transactions
+ * whose input falls inside the window proper are counted. Memory is bounded
+ * by the window and its context, not by the trace; a transaction longer
+ * than context_ns is cut at the window's end (none is in real runs, whose
+ * scripts leave each input's work under a second).
+ *
+ * Ownership: pl_stream_analyze fills a caller-provided result and allocates
+ * its latency array; pl_stream_result_free releases it. Times in ns.
+ */
+#ifndef PANLAB_STREAM_H
+#define PANLAB_STREAM_H
+
+#include <stdint.h>
+
+#include "panlab/error.h"
+#include "panlab/model.h"
+#include "panlab/validate.h"
+
+struct pl_stream_options {
+	uint64_t window_events;		/* events per window proper */
+	uint64_t context_ns;		/* events kept before and read after each window */
+};
+
+#define PL_STREAM_WINDOW_EVENTS 2000000ull
+#define PL_STREAM_CONTEXT_NS 2000000000ull
+
+struct pl_stream_result {
+	uint64_t events, events_lost;
+	uint64_t windows;
+	uint64_t max_window_events;	/* largest window with its context: what memory is sized by */
+	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
+	uint64_t transactions, animations;
+	uint64_t breakdown_ns[PL_CATEGORIES];
+	uint64_t *latency_ns;		/* per transaction, sorted (percentiles) */
+	struct pl_percentiles latency;
+};
+
+int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
+		      struct pl_stream_result *out, struct pl_error *err);
+void pl_stream_result_free(struct pl_stream_result *r);
+
+#endif /* PANLAB_STREAM_H */

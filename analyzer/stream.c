@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* Windowed streaming analysis (see panlab/stream.h). */
+#include "panlab/stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+struct window {
+	struct pl_event *ev;
+	uint64_t n, cap;
+};
+
+static void append(struct window *w, const struct pl_event *ev)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 4096;
+		w->ev = pl_xrealloc(w->ev, w->cap, sizeof(*w->ev));
+	}
+	w->ev[w->n++] = *ev;
+}
+
+/* The stages over one window; counts the transactions whose input is in [lo_ns, hi_ns). */
+static void analyze_window(const struct pl_trace *head, const struct window *w, uint64_t lo_ns,
+			   uint64_t hi_ns, struct pl_stream_result *out, uint64_t *lat_cap)
+{
+	struct pl_trace t = *head;
+	struct pl_intervals iv;
+	struct pl_graph g;
+	struct pl_transactions tx;
+	struct pl_critical_paths cp;
+	struct pl_breakdowns bd;
+
+	t.events = w->ev;
+	t.nevents = w->n;
+	pl_intervals_build(&t, &iv);
+	pl_graph_build(&t, &iv, &g);
+	pl_transactions_extract(&t, &iv, &g, &tx);
+	pl_critical_paths_build(&t, &iv, &g, &tx, &cp);
+	pl_breakdowns_build(&t, &iv, &cp, &bd);
+	for (uint64_t k = 0; k < tx.count; k++) {
+		const struct pl_transaction *x = &tx.items[k];
+
+		if (x->input_ns < lo_ns || x->input_ns >= hi_ns)
+			continue;
+		if (out->transactions == *lat_cap) {
+			*lat_cap = *lat_cap ? *lat_cap * 2 : 1024;
+			out->latency_ns = pl_xrealloc(out->latency_ns, *lat_cap, sizeof(uint64_t));
+		}
+		out->latency_ns[out->transactions++] = x->latency_ns;
+		out->animations += (uint64_t)x->animation;
+		for (int c = 0; c < PL_CATEGORIES; c++)
+			out->breakdown_ns[c] += bd.ns[k][c];
+	}
+	if (w->n > out->max_window_events)
+		out->max_window_events = w->n;
+	out->windows++;
+	pl_breakdowns_free(&bd);
+	pl_critical_paths_free(&cp);
+	pl_transactions_free(&tx);
+	pl_graph_free(&g);
+	pl_intervals_free(&iv);
+}
+
+int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
+		      struct pl_stream_result *out, struct pl_error *err)
+{
+	struct pl_trace head;
+	struct pl_trace_stream *st;
+	struct window w = { 0 };
+	struct pl_event ev;
+	uint64_t lo_ns = 0, lat_cap = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (pl_trace_stream_open(path, &head, &st, err) < 0)
+		return -1;
+	out->events_lost = head.events_lost;
+	for (;;) {
+		/* The window proper: window_events new events; then context after its end. */
+		uint64_t fresh = 0, cut_ns = UINT64_MAX;
+
+		while (fresh < opt->window_events && (rc = pl_trace_stream_next(st, &ev, err)) == 1) {
+			append(&w, &ev);
+			out->events++;
+			out->inputs += ev.type == PL_EV_UI_INPUT || ev.type == PL_EV_UI_KEY;
+			if (ev.ts_ns >= lo_ns)
+				fresh++;
+		}
+		if (rc == 1) {
+			cut_ns = ev.ts_ns + 1;
+			while ((rc = pl_trace_stream_next(st, &ev, err)) == 1) {
+				append(&w, &ev);
+				out->events++;
+				out->inputs += ev.type == PL_EV_UI_INPUT || ev.type == PL_EV_UI_KEY;
+				if (ev.ts_ns >= cut_ns + opt->context_ns)
+					break;
+			}
+		}
+		if (rc < 0)
+			break;
+		analyze_window(&head, &w, lo_ns, cut_ns, out, &lat_cap);
+		if (cut_ns == UINT64_MAX)
+			break;
+		/* Keep context_ns before the next window proper, and what was read past the cut. */
+		uint64_t keep_from = cut_ns > opt->context_ns ? cut_ns - opt->context_ns : 0, k = 0;
+
+		while (k < w.n && w.ev[k].ts_ns < keep_from)
+			k++;
+		memmove(w.ev, w.ev + k, (w.n - k) * sizeof(*w.ev));
+		w.n -= k;
+		lo_ns = cut_ns;
+		/* Events after the cut that are already in the buffer count toward the next window. */
+		if (rc == 0 && w.n == 0)
+			break;
+		if (rc == 0) {
+			analyze_window(&head, &w, lo_ns, UINT64_MAX, out, &lat_cap);
+			break;
+		}
+	}
+	free(w.ev);
+	pl_trace_stream_close(st);
+	pl_trace_free(&head);
+	if (rc < 0) {
+		pl_stream_result_free(out);
+		return -1;
+	}
+	out->latency = pl_percentiles_of(out->latency_ns, out->transactions);
+	return 0;
+}
+
+void pl_stream_result_free(struct pl_stream_result *r)
+{
+	free(r->latency_ns);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Streaming: reading record by record and analysing in windows gives the whole-trace results. */
+#include "test_analyzer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "panlab/stream.h"
+
+static void check_same(const char *name, uint64_t window_events)
+{
+	char path[512];
+	struct pl_error err;
+	struct model m;
+	struct pl_stream_result r;
+	struct pl_stream_options opt = { window_events, PL_STREAM_CONTEXT_NS };
+
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", name);
+	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
+	/* The stages on the whole trace, as panlab-analyze runs them. */
+	pl_intervals_build(&m.trace, &m.iv);
+	pl_graph_build(&m.trace, &m.iv, &m.graph);
+	pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
+	pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
+	pl_breakdowns_build(&m.trace, &m.iv, &m.cp, &m.bd);
+
+	CU_ASSERT_EQUAL_FATAL(pl_stream_analyze(path, &opt, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.events, m.trace.nevents);
+	CU_ASSERT_EQUAL(r.inputs, m.tx.inputs);
+	CU_ASSERT_EQUAL(r.transactions, m.tx.count);
+	CU_ASSERT_EQUAL(r.animations, m.tx.animations);
+	CU_ASSERT(r.windows > (window_events < m.trace.nevents ? 1u : 0u));
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		CU_ASSERT_EQUAL(r.breakdown_ns[c], m.bd.total_ns[c]);
+	uint64_t sum_stream = 0, sum_whole = 0;
+
+	for (uint64_t k = 0; k < r.transactions; k++)
+		sum_stream += r.latency_ns[k];
+	for (uint64_t k = 0; k < m.tx.count; k++)
+		sum_whole += m.tx.items[k].latency_ns;
+	CU_ASSERT_EQUAL(sum_stream, sum_whole);
+	pl_stream_result_free(&r);
+	pl_breakdowns_free(&m.bd);
+	pl_critical_paths_free(&m.cp);
+	pl_transactions_free(&m.tx);
+	pl_graph_free(&m.graph);
+	pl_intervals_free(&m.iv);
+	pl_trace_free(&m.trace);
+}
+
+static void test_stream_matches_whole(void)
+{
+	/* Windows far smaller than a run, one window, and the default. */
+	check_same("qemu-asynctask", 300);
+	check_same("qemu-asynctask", 1000000);
+	check_same("qemu-webview", 200);
+	check_same("qemu-animation", 250);
+	check_same("qemu-service", PL_STREAM_WINDOW_EVENTS);
+}
+
+static void test_stream_errors(void)
+{
+	struct pl_error err;
+	struct pl_stream_result r;
+	struct pl_stream_options opt = { 100, PL_STREAM_CONTEXT_NS };
+	char path[512];
+
+	CU_ASSERT_EQUAL(pl_stream_analyze("/nonexistent/trace.bin", &opt, &r, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/trace.bin: cannot open"));
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/qemu-asynctask.gt");
+	CU_ASSERT_EQUAL(pl_stream_analyze(path, &opt, &r, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad magic"));
+}
+
+void add_stream_tests(void)
+{
+	CU_pSuite s = CU_add_suite("stream", NULL, NULL);
+
+	CU_add_test(s, "windows give the whole trace's results", test_stream_matches_whole);
+	CU_add_test(s, "errors", test_stream_errors);
+}
