@@ -1,8 +1,8 @@
 /*
  * The DiagDroid contention apps (issue 5): a tap's job waits behind silent background work that
  * an earlier tap left running. Each tap starts its visible job (the bench_ui job: darken the
- * button, compute for param ms, draw the result) and then leaves TRAIL_MS of blocking background work
- * that never touches the display. A tap that arrives while that work runs waits for it:
+ * button, compute for param ms, draw the result) and then leaves TRAIL_MS of blocking
+ * background work that never touches the display. A tap that arrives while that work runs waits for it:
  *
  *   CONTEND_SERIAL   app-serialqueue:    the trailing task is queued on the serial executor
  *                                        after the visible one; the next tap's task queues
@@ -12,6 +12,10 @@
  *                                        the pool's queue (thread-pool exhaustion).
  *   CONTEND_HANDLER  app-backlog:        the trailing job is posted to the one HandlerThread
  *                                        after the visible one (a HandlerThread backlog).
+ *   CONTEND_LEAK     app-leak:           as serialqueue, but the trailing task is the screen's
+ *                                        1500 ms refresh, which a key press (leaving
+ *                                        the screen) never cancels; the next tap, on the
+ *                                        screen the user came back to, queues behind it.
  *   CONTEND_LOCK     app-lockcontention: the visible job runs on a new worker thread holding
  *                                        the app's data lock; when it is done, a housekeeping
  *                                        HandlerThread takes the lock for TRAIL_MS; the next
@@ -32,7 +36,11 @@
 #include "bench_ui.h"
 #include "panlab/thread.h"
 
+#ifdef CONTEND_LEAK
+#define TRAIL_MS 1500
+#else
 #define TRAIL_MS 600
+#endif
 #define POOL_TRAILERS 5
 
 struct contend_app {
@@ -73,7 +81,7 @@ static void trail(void *arg)
 		;
 }
 
-#if defined(CONTEND_SERIAL) || defined(CONTEND_POOL)
+#if defined(CONTEND_SERIAL) || defined(CONTEND_LEAK) || defined(CONTEND_POOL)
 static void on_pre_execute(struct pl_async_task *t, void *ctx)
 {
 	struct job *job = ctx;
@@ -101,7 +109,7 @@ static const struct pl_async_task_ops task_ops = {
 	.on_post_execute = on_post_execute,
 };
 
-#ifdef CONTEND_SERIAL
+#if defined(CONTEND_SERIAL) || defined(CONTEND_LEAK)
 #define EXECUTOR pl_app_serial_executor
 #define TRAILERS 1
 #else
@@ -177,7 +185,7 @@ static int start_job(struct job *job)
 }
 #define NEEDS_WORKER 1
 #else
-#error "build with one of CONTEND_SERIAL, CONTEND_POOL, CONTEND_HANDLER, CONTEND_LOCK"
+#error "build with one of CONTEND_SERIAL, CONTEND_LEAK, CONTEND_POOL, CONTEND_HANDLER, CONTEND_LOCK"
 #endif
 
 static void on_tap(struct bench_ui *ui, int32_t param)
