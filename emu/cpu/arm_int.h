@@ -86,6 +86,7 @@ typedef struct cp15_state {
     uint32_t dfsr, ifsr, dfar, ifar, par;
     uint32_t prrr, nmrr, vbar, contextidr;
     uint32_t tpidrurw, tpidruro, tpidrprw, csselr;
+    uint32_t teecr, teehbr;     /* ThumbEE, CP14 */
     /* PMU, ARM ARM C12: only the cycle counter counts. */
     uint32_t pmcr, pmcnten, pmovsr, pmselr, pmuserenr, pminten;
     uint64_t pmccntr_base;  /* cycle count when PMCCNTR read 0 */

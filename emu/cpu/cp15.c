@@ -365,15 +365,30 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     return 1;
 }
 
-/* CP14, ARM ARM C6: DBGDIDR reads as zero so Linux finds no debug
- * architecture and leaves the debug registers alone; the rest of the
- * opc1=0 debug space is RAZ/WI at PL1. */
-static int cp14_access(arm_cpu *c, int opc1, uint32_t *v)
+/* CP14, ARM ARM C6 and A2.10. Debug (opc1 0): DBGDIDR reads as zero so
+ * Linux finds no debug architecture and leaves the debug registers alone;
+ * the rest of that space is RAZ/WI at PL1. ThumbEE (opc1 6): TEECR and
+ * TEEHBR, which Linux saves and restores on every context switch because
+ * ID_PFR0 (as on QEMU's cortex-a15) says ThumbEE is present; TEEHBR is
+ * usable from PL0 unless TEECR.XED. Jazelle (opc1 7, trivial
+ * implementation): RAZ/WI at PL1. */
+static int cp14_access(arm_cpu *c, int opc1, int crn, int crm, int opc2,
+                       uint32_t *rd, uint32_t wv)
 {
-    if (opc1 != 0 || !c->priv)
+    if (opc1 == 6 && crm == 0 && opc2 == 0 && crn <= 1) {
+        uint32_t *r = crn ? &c->cp15.teehbr : &c->cp15.teecr;
+        if (!c->priv && (crn == 0 || (c->cp15.teecr & 1)))
+            return 1;
+        if (rd)
+            *rd = *r;
+        else
+            *r = crn ? wv : (wv & 1);
+        return 0;
+    }
+    if ((opc1 != 0 && opc1 != 7) || !c->priv)
         return 1;
-    if (v)
-        *v = 0;
+    if (rd)
+        *rd = 0;
     return 0;
 }
 
@@ -381,7 +396,7 @@ int cp_read(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
             uint32_t *v)
 {
     if (cp == 14)
-        return cp14_access(c, opc1, v);
+        return cp14_access(c, opc1, crn, crm, opc2, v, 0);
     if (cp != 15)
         return 1;
     uint32_t key = KEY(opc1, crn, crm, opc2);
@@ -394,7 +409,7 @@ int cp_write(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
              uint32_t v)
 {
     if (cp == 14)
-        return cp14_access(c, opc1, NULL);
+        return cp14_access(c, opc1, crn, crm, opc2, NULL, v);
     if (cp != 15)
         return 1;
     uint32_t key = KEY(opc1, crn, crm, opc2);

@@ -511,6 +511,24 @@ static void test_cp15_ids_and_pmu(void)
     teardown();
 }
 
+/* ThumbEE: Linux saves/restores TEEHBR on context switch (ID_PFR0 says
+ * ThumbEE, as on QEMU); user access depends on TEECR.XED. */
+static void test_thumbee_regs(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xeec10e10,     /* mcr p14, 6, r0, c1, c0, 0 (TEEHBR) */
+        0xeed11e10,     /* mrc p14, 6, r1, c1, c0, 0 */
+        0xeec00e10,     /* mcr p14, 6, r0, c0, c0, 0 (TEECR) */
+    };
+    load(CODE, code, 3);
+    arm_set_reg(cpu, 0, 0x12345679);
+    run_at(cpu, CODE, 3);
+    CU_ASSERT_EQUAL(reg(1), 0x12345679);
+    CU_ASSERT_EQUAL(reg(15), CODE + 12);
+    teardown();
+}
+
 /* The decode cache must notice code that changed under it. */
 static void test_self_modifying_code(void)
 {
@@ -614,6 +632,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
     CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
     CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
+    CU_add_test(s, "ThumbEE TEECR/TEEHBR", test_thumbee_regs);
     CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
     CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
     CU_add_test(s, "T16 POP {} is UNDEFINED", test_thumb_empty_list);
