@@ -57,7 +57,7 @@ static size_t put(struct input_event *ev, size_t n, uint16_t type, uint16_t code
 static size_t build_frame(const struct pl_action *a, bool down, struct input_event ev[5])
 {
 	size_t n = 0;
-	if (a->kind == PL_ACTION_TAP) {
+	if (a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_SWIPE) {
 		if (down) {
 			n = put(ev, n, EV_ABS, ABS_X, a->x_px);
 			n = put(ev, n, EV_ABS, ABS_Y, a->y_px);
@@ -86,6 +86,26 @@ static int send_frame(int ev_fd, const struct pl_action *a, bool down, char *err
 			    "line %" PRIu32 ": writing the %s frame to the input device: %s, "
 			    "expected a complete write",
 			    a->line, down ? "press" : "release", n < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+/* A swipe's move frame k of steps: the position k/steps of the way from start to end. */
+static int send_move(int ev_fd, const struct pl_action *a, uint32_t k, char *err, size_t err_len)
+{
+	struct input_event ev[3];
+	size_t n = put(ev, 0, EV_ABS, ABS_X,
+		       a->x_px + (int32_t)((int64_t)(a->x2_px - a->x_px) * k / a->steps));
+	n = put(ev, n, EV_ABS, ABS_Y, a->y_px + (int32_t)((int64_t)(a->y2_px - a->y_px) * k / a->steps));
+	n = put(ev, n, EV_SYN, SYN_REPORT, 0);
+	ssize_t w;
+	do
+		w = write(ev_fd, ev, n * sizeof ev[0]);
+	while (w < 0 && errno == EINTR);
+	if (w != (ssize_t)(n * sizeof ev[0]))
+		return fail(err, err_len,
+			    "line %" PRIu32 ": writing a move frame to the input device: %s, "
+			    "expected a complete write",
+			    a->line, w < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
@@ -140,11 +160,16 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 		    send_frame(ev_fd, a, true, err, err_len) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
-		int rc = a->kind == PL_ACTION_TAP
+		int rc = a->kind != PL_ACTION_KEY
 				 ? gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " tap %d %d\n",
 					   seq, t_in_ns, (int)a->x_px, (int)a->y_px)
 				 : gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " key %u\n", seq,
 					   t_in_ns, (unsigned)a->key_code);
+		for (uint32_t k = 1; rc == 0 && a->kind == PL_ACTION_SWIPE && k <= a->steps; k++)
+			if (sleep_until(ready_ns + a->at_ns + a->hold_ns * k / a->steps, err,
+					err_len) < 0 ||
+			    send_move(ev_fd, a, k, err, err_len) < 0)
+				rc = -1;
 		if (rc < 0)
 			return -1;
 		if (sleep_until(ready_ns + a->at_ns + a->hold_ns, err, err_len) < 0 ||

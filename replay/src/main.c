@@ -44,13 +44,17 @@ static int cmd_check(const char *path)
 	struct pl_script *s = load(path);
 	if (!s)
 		return 1;
-	size_t n = pl_script_action_count(s), taps = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t n = pl_script_action_count(s), taps = 0, swipes = 0;
+	for (size_t i = 0; i < n; i++) {
 		taps += pl_script_action(s, i)->kind == PL_ACTION_TAP;
-	char d[32];
+		swipes += pl_script_action(s, i)->kind == PL_ACTION_SWIPE;
+	}
+	char d[32], swiped[32] = "";
 	pl_format_duration(d, sizeof d, pl_script_duration_ns(s));
-	printf("%s: %zu actions (%zu taps, %zu keys), duration %s (%" PRIu64 " ns)\n", path, n,
-	       taps, n - taps, d, pl_script_duration_ns(s));
+	if (swipes)
+		snprintf(swiped, sizeof swiped, ", %zu swipes", swipes);
+	printf("%s: %zu actions (%zu taps%s, %zu keys), duration %s (%" PRIu64 " ns)\n", path, n,
+	       taps, swiped, n - taps - swipes, d, pl_script_duration_ns(s));
 	pl_script_free(s);
 	return 0;
 }
@@ -73,6 +77,10 @@ static int cmd_list(const char *path)
 		else if (a->kind == PL_ACTION_TAP)
 			printf("at %s\nlongpress %d %d %s param=%d\n", t, (int)a->x_px, (int)a->y_px,
 			       hold, (int)a->param);
+		else if (a->kind == PL_ACTION_SWIPE)
+			printf("at %s\nswipe %d %d %d %d %s steps=%u param=%d\n", t, (int)a->x_px,
+			       (int)a->y_px, (int)a->x2_px, (int)a->y2_px, hold, (unsigned)a->steps,
+			       (int)a->param);
 		else
 			printf("at %s\nkey %s\n", t, pl_key_name(a->key_code));
 	}

@@ -1,5 +1,5 @@
 /* The recorder: evdev events from a live device → a script in the replay language (issue 5).
- * Presses become taps, long presses and keys at their times rounded to the millisecond; rounding
+ * Presses become taps, long presses, swipes and keys at their times rounded to the millisecond; rounding
  * each absolute time, not each gap, keeps the error from adding up. A touch is written when it
  * ends (its release, the next key press, or the end of the recording), since only then is its
  * length known. Linux only. */
@@ -17,6 +17,8 @@
 #include <linux/input.h>
 
 #define NS_PER_MS 1000000ull
+/* A touch that ends farther than this (in x plus y) from where it began is a swipe. */
+#define SWIPE_MIN_PX 8
 /* A touch held this long is a long press (Android's ViewConfiguration long-press timeout);
  * shorter touches replay as taps with the fixed hold. */
 #define LONGPRESS_MIN_NS 500000000ull
@@ -37,8 +39,10 @@ struct recorder {
 	bool released; /* a touch went up in the current frame */
 	int key;       /* a key went down in the current frame, or -1 */
 	bool touching; /* a touch is down and not yet written */
+	bool moved;    /* the position changed in the current frame */
 	uint64_t down_ns;
 	int32_t down_x, down_y, down_param;
+	uint32_t moves; /* frames that moved the touch since it went down */
 };
 
 static uint64_t event_ns(const struct input_event *ev)
@@ -94,7 +98,17 @@ static void end_touch(struct recorder *r, uint64_t up_ns)
 	char param[24] = "";
 	if (r->down_param != 0)
 		snprintf(param, sizeof param, " param=%d", (int)r->down_param);
-	if (hold_ns >= LONGPRESS_MIN_NS) {
+	int32_t dx = r->x - r->down_x, dy = r->y - r->down_y;
+	if ((dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy) > SWIPE_MIN_PX && hold_ns > 0) {
+		char d[32];
+		uint32_t steps = r->moves ? r->moves : 1;
+		if (steps > PL_SWIPE_MAX_STEPS)
+			steps = PL_SWIPE_MAX_STEPS;
+		pl_format_duration(d, sizeof d, hold_ns);
+		fprintf(r->out, "swipe %d %d %d %d %s steps=%u%s\n", (int)r->down_x, (int)r->down_y,
+			(int)r->x, (int)r->y, d, (unsigned)steps, param);
+		r->clock_ns += hold_ns;
+	} else if (hold_ns >= LONGPRESS_MIN_NS) {
 		char d[32];
 		pl_format_duration(d, sizeof d, hold_ns);
 		fprintf(r->out, "longpress %d %d %s%s\n", (int)r->down_x, (int)r->down_y, d, param);
@@ -112,8 +126,11 @@ static void end_frame(struct recorder *r, uint64_t t_ns)
 {
 	if (r->released || r->pressed || r->key >= 0)
 		end_touch(r, t_ns);
+	else if (r->touching && r->moved)
+		r->moves++;
 	if (r->pressed) {
 		r->touching = true;
+		r->moves = 0;
 		r->down_ns = t_ns;
 		r->down_x = r->x;
 		r->down_y = r->y;
@@ -127,6 +144,7 @@ static void end_frame(struct recorder *r, uint64_t t_ns)
 	}
 	r->pressed = false;
 	r->released = false;
+	r->moved = false;
 	r->param = 0;
 	r->key = -1;
 }
@@ -139,6 +157,7 @@ static void on_event(struct recorder *r, const struct input_event *ev)
 			r->x = to_px(&r->ax, ev->value);
 		else if (ev->code == ABS_Y)
 			r->y = to_px(&r->ay, ev->value);
+		r->moved |= ev->code == ABS_X || ev->code == ABS_Y;
 		break;
 	case EV_MSC:
 		if (ev->code == MSC_RAW)

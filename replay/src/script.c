@@ -381,6 +381,42 @@ static int stmt_touch(struct parser *p, struct action_list *out, uint64_t *now_n
 	return emit(p, where, out, now_ns, a, hold_ns);
 }
 
+/* swipe X1 Y1 X2 Y2 DURATION [steps=N] [param=N] */
+static int stmt_swipe(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	struct pos where = at_tok(p, &p->tok[0]);
+	uint64_t x, y, x2, y2, hold_ns, steps = 0, param = 0;
+	struct opt opts[] = {
+		{"steps", OPT_INT, 1, PL_SWIPE_MAX_STEPS, &steps, false},
+		{"param", OPT_INT, 0, INT32_MAX, &param, false},
+	};
+	if (int_arg(p, 1, "x coordinate", 0, PL_SCREEN_WIDTH_PX - 1, &x) < 0 ||
+	    int_arg(p, 2, "y coordinate", 0, PL_SCREEN_HEIGHT_PX - 1, &y) < 0 ||
+	    int_arg(p, 3, "end x coordinate", 0, PL_SCREEN_WIDTH_PX - 1, &x2) < 0 ||
+	    int_arg(p, 4, "end y coordinate", 0, PL_SCREEN_HEIGHT_PX - 1, &y2) < 0 ||
+	    time_arg(p, 5, "swipe duration", &hold_ns) < 0 ||
+	    parse_options(p, 6, opts, 2, "steps=N or param=N") < 0)
+		return -1;
+	if (hold_ns == 0)
+		return fail(p, at_tok(p, &p->tok[5]),
+			    "swipe duration 0 is too short, expected at least 1ns");
+	if (!opts[0].given) {
+		steps = hold_ns / PL_SWIPE_STEP_NS;
+		steps = steps < 1 ? 1 : steps > PL_SWIPE_MAX_STEPS ? PL_SWIPE_MAX_STEPS : steps;
+	}
+	struct pl_action a = {
+		.kind = PL_ACTION_SWIPE,
+		.hold_ns = hold_ns,
+		.x_px = (int32_t)x,
+		.y_px = (int32_t)y,
+		.x2_px = (int32_t)x2,
+		.y2_px = (int32_t)y2,
+		.steps = (uint32_t)steps,
+		.param = (int32_t)param,
+	};
+	return emit(p, where, out, now_ns, a, hold_ns);
+}
+
 #define TEXT_CHARS "lower-case letters, digits, space and . , - = / ; '"
 #define DEFAULT_TEXT_INTERVAL_NS 150000000ull
 #define DEFAULT_MONKEY_INTERVAL_NS 500000000ull
@@ -635,6 +671,8 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 			rc = stmt_touch(p, out, &now_ns, 0);
 		else if (tok_is(cmd, "longpress"))
 			rc = stmt_touch(p, out, &now_ns, 3);
+		else if (tok_is(cmd, "swipe"))
+			rc = stmt_swipe(p, out, &now_ns);
 		else if (tok_is(cmd, "text"))
 			rc = stmt_text(p, out, &now_ns);
 		else if (tok_is(cmd, "monkey"))
@@ -649,8 +687,8 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 			rc = stmt_repeat(p, depth, out, &now_ns);
 		else
 			rc = fail(p, at_tok(p, cmd),
-				  "unknown command '%.*s', expected tap, longpress, key, text, monkey, "
-				  "wait, at or repeat",
+				  "unknown command '%.*s', expected tap, longpress, swipe, key, text, "
+				  "monkey, wait, at or repeat",
 				  qlen(cmd), cmd->s);
 		if (rc < 0)
 			return -1;

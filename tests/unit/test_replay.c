@@ -290,10 +290,10 @@ static void test_errors(void)
 		const char *text;
 		const char *err;
 	} cases[] = {
-		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, key, text, monkey, wait, at or repeat"},
+		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
 		{"# ok\nTAP 1 2",
-		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, key, text, monkey, wait, at or repeat"},
-		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, key, text, monkey, wait, at or repeat"},
+		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
+		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
 		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
 		{"tap 10   # no y",
 		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},
@@ -378,6 +378,16 @@ static void test_errors(void)
 		{"longpress 1 2 0ms", "t.rply:1:15: press duration 0 is too short, expected at "
 				      "least 1ns"},
 		{"longpress 1 2 1s foo=2", "t.rply:1:18: unknown option 'foo', expected param=N"},
+		{"swipe 1 2 3", "t.rply:1:12: missing end y coordinate, expected an integer from 0 to "
+				"799"},
+		{"swipe 1 2 3 4", "t.rply:1:14: missing swipe duration, expected a number with a unit "
+				  "ns, us, ms or s (e.g. 500ms or 1.5s)"},
+		{"swipe 1 2 3 4 0s", "t.rply:1:15: swipe duration 0 is too short, expected at least "
+				     "1ns"},
+		{"swipe 1 2 3 4 1s steps=0", "t.rply:1:24: steps 0 is out of range, expected an "
+					     "integer from 1 to 1000"},
+		{"swipe 1 2 3 4 1s up=1", "t.rply:1:18: unknown option 'up', expected steps=N or "
+					  "param=N"},
 		{"text", "t.rply:1:5: missing text, expected a quoted string such as \"hello\""},
 		{"text hello", "t.rply:1:6: bad text 'hello', expected a quoted string such as "
 			       "\"hello\""},
@@ -437,6 +447,32 @@ static void test_longpress(void)
 	/* The press occupies the timeline for its whole duration. */
 	CU_ASSERT_EQUAL(pl_script_action(s, 1)->at_ns, 1500 * MS);
 	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 1550 * MS);
+	pl_script_free(s);
+}
+
+static void test_swipe(void)
+{
+	struct pl_script *s = test_replay_parse("swipe 10 700 400 100 300ms param=9\n"
+						"swipe 0 0 479 799 1s steps=4\n"
+						"swipe 5 5 5 6 10ms\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 3);
+	const struct pl_action *a = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_SWIPE);
+	CU_ASSERT_EQUAL(a->at_ns, 0);
+	CU_ASSERT_EQUAL(a->hold_ns, 300 * MS);
+	CU_ASSERT_EQUAL(a->x_px, 10);
+	CU_ASSERT_EQUAL(a->y_px, 700);
+	CU_ASSERT_EQUAL(a->x2_px, 400);
+	CU_ASSERT_EQUAL(a->y2_px, 100);
+	CU_ASSERT_EQUAL(a->param, 9);
+	CU_ASSERT_EQUAL(a->steps, 17);	/* one per 16.67 ms display frame by default */
+	a = pl_script_action(s, 1);
+	CU_ASSERT_EQUAL(a->at_ns, 300 * MS);
+	CU_ASSERT_EQUAL(a->steps, 4);
+	CU_ASSERT_EQUAL(a->param, 0);
+	CU_ASSERT_EQUAL(pl_script_action(s, 2)->steps, 1);	/* at least one move */
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 1310 * MS);
 	pl_script_free(s);
 }
 
@@ -605,6 +641,7 @@ int test_replay_add_parse_suite(void)
 		{"line endings", test_line_endings},
 		{"format duration", test_format_duration},
 		{"longpress", test_longpress},
+		{"swipe", test_swipe},
 		{"text", test_text},
 		{"monkey", test_monkey},
 		{"errors", test_errors},

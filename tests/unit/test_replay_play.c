@@ -70,6 +70,31 @@ static void expect_event(const struct input_event *ev, uint16_t type, uint16_t c
 	CU_ASSERT_EQUAL(ev->value, value);
 }
 
+/* A swipe: the press at the start, steps move frames at equal times along the line, the
+ * release at the end; its ground truth is a tap's at the starting point. */
+static void test_swipe_frames(void)
+{
+	struct played p;
+	play("swipe 100 700 300 100 40ms steps=4 param=3\n", true, 0, &p);
+	CU_ASSERT_EQUAL_FATAL(p.rc, 0);
+	CU_ASSERT_EQUAL_FATAL(p.nev, 5 + 4 * 3 + 2);
+	expect_event(&p.ev[0], EV_ABS, ABS_X, 100);
+	expect_event(&p.ev[1], EV_ABS, ABS_Y, 700);
+	expect_event(&p.ev[2], EV_KEY, BTN_TOUCH, 1);
+	expect_event(&p.ev[3], EV_MSC, MSC_RAW, 3);
+	expect_event(&p.ev[4], EV_SYN, SYN_REPORT, 0);
+	static const int32_t xs[4] = {150, 200, 250, 300}, ys[4] = {550, 400, 250, 100};
+	for (int k = 0; k < 4; k++) {
+		expect_event(&p.ev[5 + 3 * k], EV_ABS, ABS_X, xs[k]);
+		expect_event(&p.ev[6 + 3 * k], EV_ABS, ABS_Y, ys[k]);
+		expect_event(&p.ev[7 + 3 * k], EV_SYN, SYN_REPORT, 0);
+	}
+	expect_event(&p.ev[17], EV_KEY, BTN_TOUCH, 0);
+	expect_event(&p.ev[18], EV_SYN, SYN_REPORT, 0);
+	CU_ASSERT(p.end_ns - p.start_ns >= 40 * MS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p.gt, " tap 100 700\n"));
+}
+
 static void test_frames(void)
 {
 	struct played p;
@@ -155,6 +180,7 @@ int test_replay_add_play_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_play", NULL, NULL);
 	if (!suite || !CU_add_test(suite, "frames", test_frames) ||
+	    !CU_add_test(suite, "swipe frames", test_swipe_frames) ||
 	    !CU_add_test(suite, "ground truth", test_ground_truth) ||
 	    !CU_add_test(suite, "late start", test_late_start) ||
 	    !CU_add_test(suite, "write error", test_write_error))

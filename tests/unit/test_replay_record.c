@@ -152,12 +152,53 @@ static void test_record_long_press(void)
 	free(text);
 }
 
+/* A touch that moves becomes a swipe from its press to its release position, with one step
+ * per frame that moved it; a wiggle of a few pixels stays a tap. Its script replays the same
+ * ends and timing. */
+static void test_record_swipe(void)
+{
+	const struct input_event ev[] = {
+		event_at(START_NS + 100 * MS, EV_ABS, ABS_X, 100),
+		event_at(START_NS + 100 * MS, EV_ABS, ABS_Y, 700),
+		event_at(START_NS + 100 * MS, EV_KEY, BTN_TOUCH, 1),
+		event_at(START_NS + 100 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 117 * MS, EV_ABS, ABS_Y, 500),
+		event_at(START_NS + 117 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 133 * MS, EV_ABS, ABS_X, 120),
+		event_at(START_NS + 133 * MS, EV_ABS, ABS_Y, 300),
+		event_at(START_NS + 133 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 150 * MS, EV_KEY, BTN_TOUCH, 0),
+		event_at(START_NS + 150 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 400 * MS, EV_KEY, BTN_TOUCH, 1),
+		event_at(START_NS + 400 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 420 * MS, EV_ABS, ABS_X, 124),
+		event_at(START_NS + 420 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 440 * MS, EV_KEY, BTN_TOUCH, 0),
+		event_at(START_NS + 440 * MS, EV_SYN, SYN_REPORT, 0),
+	};
+	char *text = record(ev, sizeof ev / sizeof ev[0]);
+	CU_ASSERT_STRING_EQUAL(text, "# recorded by panlab-replay record\n"
+				     "wait 100ms\n"
+				     "swipe 100 700 120 300 50ms steps=2\n"
+				     "wait 250ms\n"
+				     "tap 120 300\n");
+	struct pl_script *s = test_replay_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 2);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->kind, PL_ACTION_SWIPE);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->hold_ns, 50 * MS);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->at_ns, 400 * MS);
+	pl_script_free(s);
+	free(text);
+}
+
 int test_replay_add_record_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_record", NULL, NULL);
 	if (!suite || !CU_add_test(suite, "record", test_record) ||
 	    !CU_add_test(suite, "fast presses", test_record_fast_presses) ||
-	    !CU_add_test(suite, "long press", test_record_long_press))
+	    !CU_add_test(suite, "long press", test_record_long_press) ||
+	    !CU_add_test(suite, "swipe", test_record_swipe))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

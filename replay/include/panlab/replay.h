@@ -36,11 +36,16 @@ extern "C" {
 #define PL_SCRIPT_MAX_ACTIONS 1000000u
 #define PL_SCRIPT_MAX_NS 1000000000000000ull /* 1e6 s: far beyond any run, and sums never wrap */
 #define PL_SCRIPT_MAX_DEPTH 16
+#define PL_SWIPE_MAX_STEPS 1000u
+/* A swipe's default: one move frame per 60 Hz display frame. */
+#define PL_SWIPE_STEP_NS 16666667ull
 
 enum pl_action_kind {
 	PL_ACTION_TAP = 1, /* touch down at x_px,y_px carrying param, up after hold_ns (tap,
 			    * longpress, monkey) */
 	PL_ACTION_KEY = 2, /* key_code down, up after hold_ns (key, text, monkey) */
+	PL_ACTION_SWIPE = 3, /* touch down at x_px,y_px carrying param, then steps moves at equal
+			      * times to x2_px,y2_px (the last at hold_ns), up after the last */
 };
 
 struct pl_action {
@@ -51,6 +56,9 @@ struct pl_action {
 	int32_t y_px;     /* tap only */
 	int32_t param;    /* tap only: the app-defined integer sent as MSC_RAW; 0 if not given */
 	uint16_t key_code; /* key only: Linux input event code (KEY_*) */
+	int32_t x2_px;    /* swipe only: where the touch ends */
+	int32_t y2_px;
+	uint32_t steps;   /* swipe only: move frames, 1..PL_SWIPE_MAX_STEPS */
 	uint32_t line;    /* script line the action came from */
 };
 
@@ -95,6 +103,7 @@ int pl_format_duration(char *buf, size_t len, uint64_t ns);
  * pipe in tests), writing ground truth lines to gt_fd (skipped if gt_fd < 0):
  *   ready <ready_ns>
  *   input <seq> <t_ns> tap <x> <y>   or   input <seq> <t_ns> key <code>
+ * (a swipe's line is a tap's at its starting point: the touch began there)
  *   end <t_ns>
  * Each action's down frame is written with one write() at ready_ns + at_ns (clock_nanosleep,
  * CLOCK_MONOTONIC, TIMER_ABSTIME); t_ns is CLOCK_MONOTONIC read right after that write()
@@ -119,8 +128,8 @@ void pl_injector_close(struct pl_injector *injector);
 
 /* Record: read evdev events from ev_fd and write a script to out that replays them: each touch
  * (BTN_TOUCH or BTN_LEFT) becomes a tap at its press's ABS_X/ABS_Y, scaled from the device's
- * range to pixels, with the press frame's MSC_RAW as param, or a longpress if held 500 ms or
- * more; each press of a known key becomes a key. A touch is written when it ends.
+ * range to pixels, with the press frame's MSC_RAW as param, a swipe if it moved more than
+ * 8 pixels, or a longpress if held 500 ms or more; each press of a known key becomes a key. A touch is written when it ends.
  * Times count from start_ns (CLOCK_MONOTONIC; the device is switched to that clock) and are
  * rounded to the millisecond. Stops at end of file, when the device goes away, or when a signal
  * interrupts read() (install the handler without SA_RESTART); the script then lasts until the
