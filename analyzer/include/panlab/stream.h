@@ -27,7 +27,7 @@ struct pl_stream_options {
 	uint64_t context_ns;		/* events kept before and read after each window */
 };
 
-#define PL_STREAM_WINDOW_EVENTS 2000000ull
+#define PL_STREAM_WINDOW_EVENTS 262144ull
 #define PL_STREAM_CONTEXT_NS 2000000000ull
 
 struct pl_stream_result {
