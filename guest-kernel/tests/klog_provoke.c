@@ -245,7 +245,7 @@ static void provoke_io(void)
 	 * qemu may complete a small request before the reader gets to sleep
 	 * on it; a 1 MiB one keeps the host busy long enough.
 	 */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 16; i++)
 		if (pread(fd, buf, 1 << 20, (off_t)i << 20) != 1 << 20)
 			klog_die("read %s: %s", DISK, strerror(errno));
 	free(buf);
