@@ -20,6 +20,8 @@
 #include "../dev/virtio.h"
 #include "../dev/virtio_console.h"
 #include "../dev/virtio_blk.h"
+#include "../dev/virtio_gpu.h"
+#include "../dev/virtio_input.h"
 #include "../host/guest_clock.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
@@ -813,6 +815,131 @@ static void test_blk(void)
     close(fd);
 }
 
+static uint64_t frame_ns;
+static int frames_seen;
+static uint8_t frame_px0;
+
+static void on_frame(void *opaque, uint64_t ns, const uint8_t *px, uint32_t w,
+                     uint32_t h)
+{
+    (void)opaque;
+    CU_ASSERT_EQUAL(w, GPU_WIDTH_PX);
+    CU_ASSERT_EQUAL(h, GPU_HEIGHT_PX);
+    frame_ns = ns;
+    frame_px0 = px[0];
+    frames_seen++;
+}
+
+/* Sends one control command (cmd_bytes at 0x8000) with a response buffer
+ * at 0xa000 and runs the engine until it completes. */
+static uint32_t gpu_cmd(vt_engine *t, const void *cmd, uint32_t cmd_bytes,
+                        uint32_t resp_bytes)
+{
+    static int slot;
+    memcpy(vram + 0x8000, cmd, cmd_bytes);
+    memset(vram + 0xa000, 0xee, resp_bytes);
+    const uint32_t chain[2][3] = { { MACH_RAM + 0x8000, cmd_bytes, 0 },
+                                   { MACH_RAM + 0xa000, resp_bytes, 1 } };
+    post_chain(slot, chain, 2);
+    slot = (slot + 2) % VQ_NUM;
+    vt_run(t, vt_now_ns(t) + 1000000);
+    return get32(MACH_RAM + 0xa000);
+}
+
+/* The 2D path the Linux driver takes, ending in a flush that is a frame. */
+static void test_gpu(void)
+{
+    vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    vmap = phys_map_new();
+    vram = phys_register_ram(vmap, MACH_RAM, 16u << 20);
+    frames_seen = 0;
+    virtio_gpu *g = virtio_gpu_new(vmap, (irq_line){ vline, NULL, 0 }, t,
+                                   (gpu_host){ NULL, on_frame });
+    vdev = virtio_gpu_dev(g);
+    queue_init(vdev, 0);
+    uint32_t c[16] = { 0x0100 };                         /* GET_DISPLAY_INFO */
+    CU_ASSERT_EQUAL(gpu_cmd(t, c, 24, 24 + 16 * 24), 0x1101);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0xa000 + 24 + 8), 480);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0xa000 + 24 + 12), 800);
+    uint32_t create[10] = { 0x0101, 0, 0, 0, 0, 0, 7, 2, 480, 800 };
+    CU_ASSERT_EQUAL(gpu_cmd(t, create, 40, 24), 0x1100);
+    CU_ASSERT_EQUAL(gpu_cmd(t, create, 40, 24), 0x1203);   /* id in use */
+    /* ATTACH_BACKING: one entry, 480 * 800 * 4 bytes at 0x100000. */
+    uint32_t attach[12] = { 0x0106, 0, 0, 0, 0, 0, 7, 1, 0x40100000, 0,
+                            480 * 800 * 4, 0 };
+    CU_ASSERT_EQUAL(gpu_cmd(t, attach, 48, 24), 0x1100);
+    memset(vram + 0x100000, 0x5a, 480 * 800 * 4);
+    uint32_t xfer[14] = { 0x0105, 0, 0, 0, 0, 0, 0, 0, 480, 800, 0, 0, 7, 0 };
+    CU_ASSERT_EQUAL(gpu_cmd(t, xfer, 56, 24), 0x1100);
+    uint32_t scan[12] = { 0x0103, 0, 0, 0, 0, 0, 0, 0, 480, 800, 0, 7 };
+    CU_ASSERT_EQUAL(gpu_cmd(t, scan, 48, 24), 0x1100);
+    CU_ASSERT_EQUAL(frames_seen, 0);
+    /* RESOURCE_FLUSH with a fence: the response echoes it. */
+    uint32_t flush[12] = { 0x0104, 1, 42, 0, 0, 0, 0, 0, 480, 800, 7, 0 };
+    uint64_t before = vt_now_ns(t);
+    CU_ASSERT_EQUAL(gpu_cmd(t, flush, 48, 24), 0x1100);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0xa004), 1);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0xa008), 42);
+    CU_ASSERT_EQUAL(frames_seen, 1);
+    CU_ASSERT_EQUAL(frame_px0, 0x5a);
+    CU_ASSERT_EQUAL(frame_ns, before + 5000);    /* the command's latency */
+    uint32_t flush_other[12] = { 0x0104, 0, 0, 0, 0, 0, 0, 0, 1, 1, 9, 0 };
+    CU_ASSERT_EQUAL(gpu_cmd(t, flush_other, 48, 24), 0x1203);
+    CU_ASSERT_EQUAL(frames_seen, 1);
+    virtio_gpu_free(g);
+    phys_map_free(vmap);
+    vt_free(t);
+}
+
+static uint64_t delivered_tag, delivered_ns;
+
+static void on_delivered(void *opaque, uint64_t tag, uint64_t ns)
+{
+    (void)opaque;
+    delivered_tag = tag;
+    delivered_ns = ns;
+}
+
+/* Config space answers and a frame held until the guest posts buffers. */
+static void test_input(void)
+{
+    vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    vmap = phys_map_new();
+    vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
+    static const uint16_t keys[] = { 158 };         /* KEY_BACK */
+    virtio_input *v = virtio_input_new(vmap, (irq_line){ vline, NULL, 0 }, t,
+                                       keys, 1, (input_host){ NULL, on_delivered });
+    vdev = virtio_input_dev(v);
+    virtio_mmio_write(vdev, 0x100, 0x01, 0);        /* select ID_NAME */
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x102, 0), 12);
+    CU_ASSERT_EQUAL(memcmp(virtio_config(vdev) + 8, "panlab-touch", 12), 0);
+    virtio_mmio_write(vdev, 0x100, 0x12, 0);        /* ABS_INFO */
+    virtio_mmio_write(vdev, 0x101, 1, 0);           /* ABS_Y */
+    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x10c, 2), 799);
+    virtio_mmio_write(vdev, 0x100, 0x11, 0);        /* EV_BITS */
+    virtio_mmio_write(vdev, 0x101, 1, 0);           /* EV_KEY */
+    CU_ASSERT(virtio_config(vdev)[8 + 158 / 8] & (1u << (158 % 8)));
+    CU_ASSERT(virtio_config(vdev)[8 + 0x14a / 8] & (1u << (0x14a % 8)));
+    queue_init(vdev, 0);
+    delivered_tag = 99;
+    input_ev ev[2] = { { 1, 158, 1 }, { 0, 0, 0 } };
+    CU_ASSERT_EQUAL(virtio_input_send(v, ev, 2, 4), 0);
+    CU_ASSERT_EQUAL(delivered_tag, 99);             /* no buffers yet */
+    vt_run(t, 3000);
+    const uint32_t b0[1][3] = { { MACH_RAM + 0x8000, 8, 1 } };
+    const uint32_t b1[1][3] = { { MACH_RAM + 0x8008, 8, 1 } };
+    post_chain(0, b0, 1);
+    CU_ASSERT_EQUAL(delivered_tag, 99);             /* half a frame */
+    post_chain(1, b1, 1);
+    CU_ASSERT_EQUAL(delivered_tag, 4);
+    CU_ASSERT_EQUAL(delivered_ns, 3000);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x8000), 1u | 158u << 16);
+    CU_ASSERT_EQUAL(get32(MACH_RAM + 0x8004), 1);
+    virtio_input_free(v);
+    phys_map_free(vmap);
+    vt_free(t);
+}
+
 /* ---- device tree and guest clock ---- */
 
 static void test_fdt(void)
@@ -900,6 +1027,8 @@ int main(int argc, char **argv)
     CU_add_test(s, "virtqueue", test_virtqueue);
     CU_add_test(s, "console ports", test_console_ports);
     CU_add_test(s, "SD card", test_blk);
+    CU_add_test(s, "GPU", test_gpu);
+    CU_add_test(s, "touchscreen", test_input);
     CU_add_test(s, "device tree", test_fdt);
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_basic_set_mode(CU_BRM_VERBOSE);
