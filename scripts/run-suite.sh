@@ -42,7 +42,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$(dirname "$suite_json")"
 results=()
 failed=0
-printf '%-16s %12s %9s %9s %24s  %s\n' workload transactions precision recall "latency error max/mean" status
+printf '%-20s %12s %9s %9s %24s  %s\n' workload transactions precision recall "latency error max/mean" status
 for w in "${workloads[@]}"; do
 	run_id=suite-$stamp-$w
 	out=$top/out/$run_id
@@ -80,7 +80,7 @@ for w in "${workloads[@]}"; do
 		(if .latency_error_ns_max == null then "-" else
 			"\(.latency_error_ns_max / 1e5 | round / 10)/\(.latency_error_ns_mean / 1e5 | round / 10) ms" end),
 		.status] | @tsv' <<<"$obj" |
-		awk -F'\t' '{ printf "%-16s %12s %9s %9s %24s  %s\n", $1, $2, $3, $4, $5, $6 }'
+		awk -F'\t' '{ printf "%-20s %12s %9s %9s %24s  %s\n", $1, $2, $3, $4, $5, $6 }'
 done
 printf '%s\n' "${results[@]}" | jq -s . >"$suite_json"
 echo "suite: ${#workloads[@]} workloads, results in ${suite_json#"$top"/}"

@@ -7,8 +7,9 @@
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
  *                  [--injector uinput|host] [--spill PATH]
  *
- * NAME is APP or APP+LOAD[+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
- * process per LOAD (cpu, mem), started before the app and stopped after it.
+ * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
+ * process per LOAD (cpu, mem), started before the app and stopped after it. A VARIANT only
+ * names another script for the same app (the caller passes it as --script).
  *
  * With --injector host the machine plays the script (the phone backend
  * injects through virtio-input and takes ground truth at its devices): the
@@ -216,10 +217,11 @@ int main(int argc, char **argv)
 	start_service(bin_dir, "inputd");
 	char app[256];
 	snprintf(app, sizeof(app), "app-%s", workload);
-	/* app-APP+LOAD+LOAD: the app's name ends at the first '+'. */
+	/* app-APP@VARIANT+LOAD+LOAD: the app's name ends at the first '@' or '+'. */
 	char *loads = strchr(app, '+'), *save = NULL;
 	if (loads)
 		*loads++ = '\0';
+	app[strcspn(app, "@")] = '\0';
 	int nloads = 0;
 	for (char *l = loads ? strtok_r(loads, "+", &save) : NULL; l; l = strtok_r(NULL, "+", &save)) {
 		if (nloads++ == MAX_LOADS)
