@@ -55,7 +55,7 @@ void machine_config_default(machine_config *cfg)
     cfg->ram_bytes = 1u << 30;
     cfg->cpu_hz = 1200000000ull;
     cfg->counter_hz = 62500000ull;
-    cfg->quantum_ns = 100000ull;
+    cfg->quantum_ns = 20000ull;
     cfg->disk_fd = -1;
     blk_timing_sd(&cfg->disk_timing);
 }

@@ -50,7 +50,7 @@ typedef struct machine_config {
     net_host net;               /* the network; no NIC if send is NULL */
 } machine_config;
 
-/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 100 us quantum,
+/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 20 us quantum,
  * no SD card (an SD card's timing if one is given). */
 void machine_config_default(machine_config *cfg);
 

@@ -36,7 +36,7 @@ static void usage(FILE *f)
         "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
-        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N]\n",
+        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n",
         prog);
 }
 
@@ -186,7 +186,8 @@ int main(int argc, char **argv)
                *disk_path = NULL, *pcap_path = NULL, *content_dir = NULL;
     int want_net = 0;
     int want_sdl = 0;
-    uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0;
+    uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0,
+             quantum_us = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
     int nports = 3;
     for (int i = 0; i < nports; i++)
@@ -256,6 +257,7 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--max-virtual-s")) max_s = parse_u64(o, v, 1000000);
         else if (!strcmp(o, "--hang-s")) hang_s = parse_u64(o, v, 1000000);
         else if (!strcmp(o, "--cpu-mhz")) cpu_mhz = parse_u64(o, v, 4000);
+        else if (!strcmp(o, "--quantum-us")) quantum_us = parse_u64(o, v, 100000);
         else {
             fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, o);
             return 2;
@@ -330,6 +332,8 @@ int main(int argc, char **argv)
     slirp_net *net = NULL;
     cfg.nkeys = pl_key_count();
     cfg.cpu_hz = cpu_mhz * 1000000ull;
+    if (quantum_us)
+        cfg.quantum_ns = quantum_us * 1000ull;
     cfg.console = (byte_sink){ console_put, &con };
     port_file ports[MACH_MAX_PORTS];
     cfg.nports = nports;
