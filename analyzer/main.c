@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,14 @@
 #include "panlab/overhead.h"
 #include "panlab/plot.h"
 #include "panlab/report.h"
+#include "panlab/stream.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
 	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"
+	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
+	      " | panlab-analyze stream --trace FILE --out DIR"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -65,7 +68,9 @@ static const char *base_name(const char *path, char *buf, size_t size)
 }
 
 /* Returns 0, or the exit status to leave with. */
-static int parse_options(int argc, char **argv, struct options *o, int overhead)
+enum command { ANALYZE, OVERHEAD, STREAM };
+
+static int parse_options(int argc, char **argv, struct options *o, enum command cmd)
 {
 	static const struct option longopts[] = {
 		{ "trace", required_argument, NULL, 't' },
@@ -105,7 +110,14 @@ static int parse_options(int argc, char **argv, struct options *o, int overhead)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument: ", argv[optind]);
-	if (overhead) {
+	if (cmd == STREAM) {
+		if (!o->trace || !o->out)
+			return usage_error("stream needs --trace and --out", NULL);
+		if (o->on || o->off || o->ground_truth || o->backend || o->workload || o->run_id)
+			return usage_error("stream takes only --trace and --out", NULL);
+		return 0;
+	}
+	if (cmd == OVERHEAD) {
 		if (!o->on || !o->off || !o->out)
 			return usage_error("overhead needs --on, --off and --out", NULL);
 		if (o->trace || o->ground_truth || o->backend || o->workload || o->run_id)
@@ -226,10 +238,50 @@ static int overhead_main(const struct options *o)
 	return rc == 0 ? 0 : 1;
 }
 
+/*
+ * panlab-analyze stream: the windowed analysis (stream.c) of a trace too
+ * large to hold -> DIR/stream.json.
+ */
+static int stream_main(const struct options *o)
+{
+	struct pl_stream_options opt = { PL_STREAM_WINDOW_EVENTS, PL_STREAM_CONTEXT_NS };
+	struct pl_stream_result r;
+	struct pl_error err;
+	char path[4096];
+
+	if (pl_stream_analyze(o->trace, &opt, &r, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	int rc = make_dirs(o->out, &err);
+
+	if (rc == 0) {
+		json_t *doc = pl_stream_result_json(&r, &opt);
+
+		snprintf(path, sizeof(path), "%s/stream.json", o->out);
+		if (json_dump_file(doc, path, JSON_INDENT(2)) != 0) {
+			pl_error_file(&err, path, "cannot write: %s", strerror(errno));
+			rc = -1;
+		}
+		json_decref(doc);
+	}
+	if (rc == 0)
+		printf("panlab-analyze stream: %" PRIu64 " events in %" PRIu64 " windows, %" PRIu64
+		       " inputs, %" PRIu64 " transactions (%" PRIu64 " animations), latency p50 %"
+		       PRIu64 " ns, p95 %" PRIu64 " ns; wrote %s\n", r.events, r.windows, r.inputs,
+		       r.transactions, r.animations, r.latency.p50, r.latency.p95, path);
+	else
+		fprintf(stderr, "%s\n", err.msg);
+	pl_stream_result_free(&r);
+	return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = { 0 };
-	int overhead = argc > 1 && strcmp(argv[1], "overhead") == 0;
+	enum command cmd = argc < 2 ? ANALYZE : !strcmp(argv[1], "overhead") ? OVERHEAD
+		: !strcmp(argv[1], "stream") ? STREAM : ANALYZE;
+	int shift = cmd != ANALYZE;
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
@@ -243,12 +295,14 @@ int main(int argc, char **argv)
 	struct pl_top_edges te;
 	struct pl_validation val;
 	char path[4096];
-	int rc = parse_options(argc - overhead, argv + overhead, &o, overhead);
+	int rc = parse_options(argc - shift, argv + shift, &o, cmd);
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (overhead)
+	if (cmd == OVERHEAD)
 		return overhead_main(&o);
+	if (cmd == STREAM)
+		return stream_main(&o);
 	double start_ms = now_ms();
 
 	if (pl_trace_read_file(o.trace, &trace, &err) < 0) {

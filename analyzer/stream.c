@@ -135,3 +135,24 @@ void pl_stream_result_free(struct pl_stream_result *r)
 	free(r->latency_ns);
 	memset(r, 0, sizeof(*r));
 }
+
+json_t *pl_stream_result_json(const struct pl_stream_result *r,
+			      const struct pl_stream_options *opt)
+{
+	json_t *bd = json_object();
+	const struct pl_percentiles *p = &r->latency;
+
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		json_object_set_new(bd, pl_category_name(c), json_integer((json_int_t)r->breakdown_ns[c]));
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o}",
+		"events", (json_int_t)r->events, "events_lost", (json_int_t)r->events_lost,
+		"windows", (json_int_t)r->windows, "max_window_events", (json_int_t)r->max_window_events,
+		"window_events", (json_int_t)opt->window_events, "context_ns", (json_int_t)opt->context_ns,
+		"inputs", (json_int_t)r->inputs, "transactions", (json_int_t)r->transactions,
+		"animations", (json_int_t)r->animations,
+		"latency_ns", p->n ? json_pack("{s:I, s:I, s:I, s:I, s:I}", "p50", (json_int_t)p->p50,
+					       "p90", (json_int_t)p->p90, "p95", (json_int_t)p->p95,
+					       "p99", (json_int_t)p->p99, "max", (json_int_t)p->max)
+			       : json_null(),
+		"breakdown_ns", bd);
+}

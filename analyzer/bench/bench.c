@@ -13,9 +13,10 @@
  *
  *   panlab-bench run --trace FILE --json FILE
  *     Streams the trace through the analysis (pl_stream_analyze) and writes
- *     {trace_bytes, events, seconds, mb_per_s, events_per_s, peak_rss_mb,
- *     transactions, windows, max_window_events} with jansson. Peak RSS is
- *     getrusage's ru_maxrss of this process, which only analyses.
+ *     {trace_bytes, seconds, mb_per_s, events_per_s, peak_rss_mb} and the
+ *     streamed results (pl_stream_result_json: events, transactions, ...)
+ *     with jansson. Peak RSS is getrusage's ru_maxrss of this process,
+ *     which only analyses.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -165,14 +166,11 @@ static int run(const char *trace, const char *json_path)
 
 	getrusage(RUSAGE_SELF, &ru);
 	double mb = (double)sb.st_size / 1e6, rss_mb = (double)ru.ru_maxrss / 1024.0;
-	json_t *o = json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
-		"trace_bytes", (json_int_t)sb.st_size, "events", (json_int_t)r.events,
-		"seconds", seconds, "mb_per_s", mb / seconds,
-		"events_per_s", (double)r.events / seconds, "peak_rss_mb", rss_mb,
-		"transactions", (json_int_t)r.transactions, "windows", (json_int_t)r.windows,
-		"max_window_events", (json_int_t)r.max_window_events,
-		"window_events", (json_int_t)opt.window_events,
-		"context_ns", (json_int_t)opt.context_ns);
+	json_t *o = pl_stream_result_json(&r, &opt);
+
+	json_object_update_new(o, json_pack("{s:I, s:f, s:f, s:f, s:f}",
+		"trace_bytes", (json_int_t)sb.st_size, "seconds", seconds, "mb_per_s", mb / seconds,
+		"events_per_s", (double)r.events / seconds, "peak_rss_mb", rss_mb));
 	int rc = json_dump_file(o, json_path, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 
 	json_decref(o);

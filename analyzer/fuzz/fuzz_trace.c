@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
 	struct pl_aggregates ag;
+	struct pl_top_edges te;
 
 	if (pl_trace_parse("fuzz.bin", data, size, &trace, &err) < 0)
 		return 0;
@@ -34,11 +35,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pl_breakdowns_build(&trace, &iv, &cp, &bd);
 	pl_queueing_build(&trace, &iv, &graph, &qs);
 	pl_aggregates_build(&tx, &cp, &ag);
+	pl_top_edges_build(&trace, &iv, &cp, &te);
 
 	struct pl_analysis a = { .trace = &trace, .iv = &iv, .graph = &graph, .tx = &tx,
-				 .cp = &cp, .bd = &bd };
+				 .cp = &cp, .bd = &bd, .te = &te };
 
 	json_decref(pl_export_trace_json(&a));
+	pl_top_edges_free(&te);
 	pl_aggregates_free(&ag);
 	pl_queueing_free(&qs);
 	pl_breakdowns_free(&bd);

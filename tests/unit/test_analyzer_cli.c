@@ -364,7 +364,8 @@ static void test_ground_truth_syntax(void)
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
 	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]\n"
+	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
+	      " | panlab-analyze stream --trace FILE --out DIR\n"
 
 static void test_usage(void)
 {
@@ -482,6 +483,34 @@ static void test_overhead(void)
 	result_free(&r);
 }
 
+/* The streaming analysis from the command line: the real asynctask run's 24 transactions. */
+static void test_stream(void)
+{
+	char out[256], path[300];
+	const char *args[] = { "stream", "--trace", PANLAB_TEST_DATA "/qemu-asynctask.trace.bin",
+			       "--out", out, NULL };
+	static const char *const extra[] = { "stream", "--trace", "t", "--out", "o",
+					     "--backend", "qemu", NULL };
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/stream", test_tmpdir());
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "24 inputs, 24 transactions (0 animations)"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/stream.json", out);
+	json_t *o = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT_EQUAL(integer_at(o, "transactions", NULL), 24);
+	CU_ASSERT(integer_at(o, "latency_ns", "max") > 500000000);
+	json_decref(o);
+	run(extra, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: stream takes only --trace and --out; " USAGE);
+	result_free(&r);
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -489,6 +518,7 @@ void add_cli_tests(void)
 	CU_add_test(s, "good run: summary.json, transactions.csv, determinism", test_good_run);
 	CU_add_test(s, "default run id", test_default_run_id);
 	CU_add_test(s, "overhead: traced against untraced ground truth", test_overhead);
+	CU_add_test(s, "stream: the windowed analysis", test_stream);
 	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);

@@ -16,6 +16,7 @@
 #ifndef PANLAB_STREAM_H
 #define PANLAB_STREAM_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "panlab/error.h"
@@ -44,5 +45,13 @@ struct pl_stream_result {
 int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		      struct pl_stream_result *out, struct pl_error *err);
 void pl_stream_result_free(struct pl_stream_result *r);
+/*
+ * The result as a JSON object (a new reference the caller must json_decref):
+ * events, events_lost, windows, max_window_events, window_events,
+ * context_ns, inputs, transactions, animations, latency_ns {p50, p90, p95,
+ * p99, max} (null without transactions), breakdown_ns per category.
+ */
+json_t *pl_stream_result_json(const struct pl_stream_result *r,
+			      const struct pl_stream_options *opt);
 
 #endif /* PANLAB_STREAM_H */
