@@ -21,7 +21,7 @@ static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 0, 1, 1), 0x00010001 },    /* ID_PFR1: generic timer */
     { KEY(0, 0, 1, 2), 0x02010555 },    /* ID_DFR0 */
     { KEY(0, 0, 1, 3), 0 },             /* ID_AFR0 */
-    { KEY(0, 0, 1, 4), 0x10201104 },    /* ID_MMFR0: VMSAv7 + PXN, no LPAE */
+    { KEY(0, 0, 1, 4), 0x10201105 },    /* ID_MMFR0 as QEMU (VMSA 5: LPAE) */
     { KEY(0, 0, 1, 5), 0x20000000 },    /* ID_MMFR1 */
     { KEY(0, 0, 1, 6), 0x01240000 },    /* ID_MMFR2 */
     { KEY(0, 0, 1, 7), 0x02102211 },    /* ID_MMFR3 */
@@ -271,9 +271,9 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     switch (key) {
     case KEY(2, 0, 0, 0): cp->csselr = v & 0xf; return 0;
     case KEY(0, 1, 0, 0):
-        /* RES1/RES0 bits per the A15 reset value; TLBs cached the old
-         * M/AFE state. */
-        cp->sctlr = (v & 0x7a0e3c87u) | 0x00c50078u;
+        /* Stored as written, as QEMU does for ARMv7; the TLBs cached the
+         * old M/AFE state. */
+        cp->sctlr = v;
         tlb_flush(c);
         return 0;
     case KEY(0, 1, 0, 1): cp->actlr = v; return 0;
