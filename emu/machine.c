@@ -11,9 +11,9 @@
 #include "dev/virtio_console.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
- * 128 MiB, DTB after it on a 4 KiB boundary. */
+ * 128 MiB (or half of a smaller RAM), DTB after it on a 4 KiB boundary. */
 #define KERNEL_OFF 0x00010000u
-#define INITRD_OFF 0x08000000u
+#define INITRD_OFF_MAX 0x08000000u
 #define DTB_MAX_BYTES 0x10000u
 
 /* virtio-mmio slots, as QEMU fills them from the top. Unused slots
@@ -239,19 +239,21 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  size_t err_len)
 {
     uint32_t ram = m->cfg.ram_bytes;
-    if (kernel_bytes > INITRD_OFF - KERNEL_OFF ||
-        initrd_bytes > ram - INITRD_OFF - DTB_MAX_BYTES) {
-        snprintf(err, err_len, "boot images do not fit: kernel %zu bytes "
-                 "(at most %u), initramfs %zu bytes", kernel_bytes,
-                 INITRD_OFF - KERNEL_OFF, initrd_bytes);
+    uint32_t initrd_off = ram / 2 < INITRD_OFF_MAX ? ram / 2 : INITRD_OFF_MAX;
+    if (kernel_bytes > initrd_off - KERNEL_OFF ||
+        initrd_bytes + 0x1000 + DTB_MAX_BYTES > ram - initrd_off) {
+        snprintf(err, err_len, "boot images do not fit in RAM: kernel %zu "
+                 "bytes (at most %u), initramfs %zu bytes (at most %u)",
+                 kernel_bytes, initrd_off - KERNEL_OFF, initrd_bytes,
+                 ram - initrd_off - 0x1000 - DTB_MAX_BYTES);
         return -1;
     }
     memcpy(m->ram + KERNEL_OFF, kernel, kernel_bytes);
-    uint32_t initrd_start = MACH_RAM + INITRD_OFF;
+    uint32_t initrd_start = MACH_RAM + initrd_off;
     uint32_t initrd_end = initrd_start + (uint32_t)initrd_bytes;
     if (initrd_bytes)
-        memcpy(m->ram + INITRD_OFF, initrd, initrd_bytes);
-    uint32_t dtb_off = (INITRD_OFF + (uint32_t)initrd_bytes + 0xfffu) & ~0xfffu;
+        memcpy(m->ram + initrd_off, initrd, initrd_bytes);
+    uint32_t dtb_off = (initrd_off + (uint32_t)initrd_bytes + 0xfffu) & ~0xfffu;
     uint8_t *blob = m->ram + dtb_off;
 
     int n;

@@ -969,6 +969,56 @@ static void test_fdt(void)
     CU_ASSERT_EQUAL(fdt_generate(buf, 64, &d, err, sizeof(err)), -1);
 }
 
+/* The ARM boot protocol: images in RAM, r0 = 0, r1 = ~0, r2 = the DTB,
+ * whose /chosen holds the initrd range; a given DTB is patched alike. */
+static void test_boot_layout(void)
+{
+    machine *m = small_machine();
+    uint8_t kernel[64], initrd[100];
+    memset(kernel, 0x11, sizeof(kernel));
+    memset(initrd, 0x22, sizeof(initrd));
+    uint8_t *dtb;
+    size_t dtb_bytes;
+    char err[256];
+    /* 16 MiB of RAM puts the initrd at 8 MiB (half of RAM, as QEMU). */
+    int rc = machine_boot(m, kernel, sizeof(kernel), initrd, sizeof(initrd),
+                          NULL, 0, "console=ttyAMA0", &dtb, &dtb_bytes, err,
+                          sizeof(err));
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 0), 0);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 1), 0xffffffffu);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 15), MACH_RAM + 0x10000);
+    uint32_t r2 = arm_get_reg(c0, 2);
+    const uint8_t *placed = phys_ram_ptr(machine_phys(m), r2, (uint32_t)dtb_bytes);
+    CU_ASSERT_EQUAL(memcmp(placed, dtb, dtb_bytes), 0);
+    int chosen = fdt_path_offset(dtb, "/chosen");
+    const fdt32_t *start = fdt_getprop(dtb, chosen, "linux,initrd-start", NULL);
+    const fdt32_t *end = fdt_getprop(dtb, chosen, "linux,initrd-end", NULL);
+    CU_ASSERT_EQUAL_FATAL(start != NULL && end != NULL, 1);
+    CU_ASSERT_EQUAL(fdt32_to_cpu(*end) - fdt32_to_cpu(*start), sizeof(initrd));
+    CU_ASSERT_EQUAL(*phys_ram_ptr(machine_phys(m), fdt32_to_cpu(*start), 1), 0x22);
+    CU_ASSERT_EQUAL(*phys_ram_ptr(machine_phys(m), MACH_RAM + 0x10000, 1), 0x11);
+    CU_ASSERT(r2 >= fdt32_to_cpu(*end));
+    /* The same blob given back with --dtb gets the same /chosen. */
+    uint8_t *dtb2;
+    size_t dtb2_bytes;
+    CU_ASSERT_EQUAL(machine_boot(m, kernel, sizeof(kernel), initrd, sizeof(initrd),
+                                 dtb, dtb_bytes, NULL, &dtb2, &dtb2_bytes, err,
+                                 sizeof(err)), 0);
+    chosen = fdt_path_offset(dtb2, "/chosen");
+    CU_ASSERT_PTR_NOT_NULL(fdt_getprop(dtb2, chosen, "linux,initrd-start", NULL));
+    CU_ASSERT_STRING_EQUAL(fdt_getprop(dtb2, chosen, "bootargs", NULL),
+                           "console=ttyAMA0");
+    /* Images that do not fit are refused with one line. */
+    CU_ASSERT_EQUAL(machine_boot(m, kernel, 64u << 20, NULL, 0, NULL, 0, "",
+                                 NULL, NULL, err, sizeof(err)), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "do not fit"));
+    free(dtb);
+    free(dtb2);
+    machine_free(m);
+}
+
 static void test_guest_clock(void)
 {
     char err[256];
@@ -1030,6 +1080,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "GPU", test_gpu);
     CU_add_test(s, "touchscreen", test_input);
     CU_add_test(s, "device tree", test_fdt);
+    CU_add_test(s, "boot layout", test_boot_layout);
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
