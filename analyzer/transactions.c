@@ -65,12 +65,20 @@ static int by_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int same_thread(const struct pl_intervals *iv, uint64_t a, uint64_t b)
+{
+	return iv->intervals[iv->event_interval[a]].thread ==
+	       iv->intervals[iv->event_interval[b]].thread;
+}
+
 /*
  * Every edge points forward in event order, so in index order each member
  * comes after its predecessors: one pass finds the longest chain of
- * invalidating intervals. A task, binder, fork or notify hop starts the
- * count again: work handed to another thread is the transaction's own
- * work, not the next frame of an animation. Sorting also leaves the
+ * invalidating intervals. Only a looper's messages to itself and its
+ * invalidate-to-update edges carry the count on: work handed to another
+ * thread (a task, binder call, fork, notify, or a message to a
+ * HandlerThread) is the transaction's own work, not the next frame of an
+ * animation, so the count starts again behind it. Sorting also leaves the
  * members in time order for the later stages.
  */
 static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_transaction *t)
@@ -91,6 +99,7 @@ static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_trans
 			const struct pl_edge *edge = &w->g->edges[w->g->in_edge[j]];
 
 			if ((edge->kind == PL_EDGE_MESSAGE || edge->kind == PL_EDGE_INVALIDATE) &&
+			    same_thread(w->iv, edge->from_event, e) &&
 			    w->event_stamp[edge->from_event] == stamp && w->frames[edge->from_event] > best)
 				best = w->frames[edge->from_event];
 		}

@@ -25,6 +25,9 @@ static const struct fixture fixtures[] = {
 	{ "qemu-webview", "notify>message>invalidate", 0 },
 	{ "qemu-service", "task>binder>binder>message>invalidate", 0 },
 	{ "qemu-animation", NULL, 8 },
+	{ "qemu-workerthread", "fork>message>invalidate", 0 },
+	{ "qemu-asyncpool", "task>message>invalidate", 0 },
+	{ "qemu-handlerthread", "message>message>invalidate", 0 },
 };
 
 static void check_fixture(const struct fixture *f)

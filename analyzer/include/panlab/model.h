@@ -168,13 +168,14 @@ struct pl_transaction {
 	uint32_t nupdates;		/* UI_UPDATE events reached */
 	uint64_t first_update_ns;	/* the earliest UI_UPDATE reached: the first response */
 	/*
-	 * Most intervals that invalidate the view on one causal chain of
-	 * messages and frames (message and invalidate edges, temporal order)
-	 * from the input: 1 for an ordinary transaction, whose work goes
-	 * through a task, binder call or thread before its result invalidates.
-	 * 2 or more when an invalidating message posts the next one, as a
-	 * frame callback re-posted on every vsync while a task runs, or when
-	 * a drawn frame invalidates again: an animation, reported apart.
+	 * Most intervals that invalidate the view on one causal chain of a
+	 * looper's messages to itself and its frames (message and invalidate
+	 * edges within one thread, temporal order) from the input: 1 for an
+	 * ordinary transaction, whose work goes to another thread (a task,
+	 * binder call, HandlerThread or renderer) before its result
+	 * invalidates. 2 or more when an invalidating message posts the next
+	 * one, as a frame callback re-posted on every vsync while a task runs,
+	 * or when a drawn frame invalidates again: an animation, reported apart.
 	 */
 	uint32_t chained_frames;
 	int animation;			/* chained_frames >= 2 */
