@@ -24,13 +24,14 @@
 #include "panlab/validate.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json] [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
+	const char *expect_shape;
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
 };
@@ -81,6 +82,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "no-trace-json", no_argument, NULL, 'n' },
 		{ "no-plots", no_argument, NULL, 'p' },
+		{ "expect-shape", required_argument, NULL, 's' },
 		{ "on", required_argument, NULL, '1' },
 		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
@@ -99,6 +101,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		case 'r': o->run_id = optarg; break;
 		case 'n': o->no_trace_json = 1; break;
 		case 'p': o->no_plots = 1; break;
+		case 's': o->expect_shape = optarg; break;
 		case '1': o->on = optarg; break;
 		case '0': o->off = optarg; break;
 		case 'h':
@@ -147,6 +150,8 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		rc = check_name("--workload", o->workload);
 	if (rc == 0)
 		rc = check_name("--run-id", o->run_id);
+	if (rc == 0 && o->expect_shape)
+		rc = check_name("--expect-shape", o->expect_shape);
 	return rc;
 }
 
@@ -326,6 +331,7 @@ int main(int argc, char **argv)
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
+		.expect_shape = o.expect_shape,
 		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
 		.bd = &bd, .qs = &qs, .ag = &ag, .te = &te, .val = &val,
 	};

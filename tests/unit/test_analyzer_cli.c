@@ -363,7 +363,8 @@ static void test_ground_truth_syntax(void)
 }
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--no-trace-json] [--no-plots]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json]" \
+	      " [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR\n"
 
@@ -511,6 +512,39 @@ static void test_stream(void)
 	result_free(&r);
 }
 
+/* The graph-shape check against a declared structure, passing and failing. */
+static void test_shape_check(void)
+{
+	char out[256], path[300];
+	const char *shapes[] = { "task>message>invalidate", "binder>message>invalidate" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *args[] = { "--trace", PANLAB_TEST_DATA "/qemu-asynctask.trace.bin",
+				       "--ground-truth", PANLAB_TEST_DATA "/qemu-asynctask.gt",
+				       "--out", out, "--backend", "qemu", "--workload", "asynctask",
+				       "--expect-shape", shapes[i], "--no-plots", "--no-trace-json",
+				       NULL };
+		struct result r;
+
+		snprintf(out, sizeof(out), "%s/shape%d", test_tmpdir(), i);
+		run(args, &r);
+		CU_ASSERT_EQUAL(r.status, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.out, i ? "0 of 24 transactions" : "24 of 24 transactions"));
+		result_free(&r);
+		snprintf(path, sizeof(path), "%s/summary.json", out);
+		json_t *s = json_load_file(path, 0, NULL);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		json_t *check = json_object_get(s, "shape_check");
+
+		CU_ASSERT_EQUAL(json_is_true(json_object_get(check, "ok")), i == 0);
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(check, "mismatched")), i ? 24 : 0);
+		json_decref(s);
+		snprintf(path, sizeof(path), "%s/trace.json", out);
+		CU_ASSERT_NOT_EQUAL(access(path, R_OK), 0);	/* --no-trace-json */
+	}
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -519,6 +553,7 @@ void add_cli_tests(void)
 	CU_add_test(s, "default run id", test_default_run_id);
 	CU_add_test(s, "overhead: traced against untraced ground truth", test_overhead);
 	CU_add_test(s, "stream: the windowed analysis", test_stream);
+	CU_add_test(s, "graph-shape check", test_shape_check);
 	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);

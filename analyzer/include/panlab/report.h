@@ -26,6 +26,12 @@ struct pl_analysis {
 	const char *backend;
 	const char *workload;
 	const char *run_id;
+	/*
+	 * The workload's declared critical-path shape ("task>message>invalidate"),
+	 * or NULL: summary.json's shape_check counts the transactions (animations
+	 * aside) whose shape is not it.
+	 */
+	const char *expect_shape;
 	const struct pl_trace *trace;
 	const struct pl_ground_truth *gt;
 	const struct pl_intervals *iv;
