@@ -16,10 +16,10 @@ static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 0, 0, 1), 0x8444c004 },    /* CTR */
     { KEY(0, 0, 0, 2), 0 },             /* TCMTR */
     { KEY(0, 0, 0, 3), 0 },             /* TLBTR */
-    { KEY(0, 0, 0, 6), 0 },             /* REVIDR */
+    { KEY(0, 0, 0, 6), 0x414fc0f0 },    /* REVIDR: QEMU returns MIDR */
     { KEY(0, 0, 1, 0), 0x00001131 },    /* ID_PFR0 */
     { KEY(0, 0, 1, 1), 0x00010001 },    /* ID_PFR1: generic timer */
-    { KEY(0, 0, 1, 2), 0x02010555 },    /* ID_DFR0 */
+    { KEY(0, 0, 1, 2), 0x02010505 },    /* ID_DFR0 */
     { KEY(0, 0, 1, 3), 0 },             /* ID_AFR0 */
     { KEY(0, 0, 1, 4), 0x10201105 },    /* ID_MMFR0 as QEMU (VMSA 5: LPAE) */
     { KEY(0, 0, 1, 5), 0x20000000 },    /* ID_MMFR1 */
@@ -47,7 +47,7 @@ void cp15_reset(arm_cpu *c)
     memset(cp, 0, sizeof(*cp));
     cp->cntfrq = frq;
     cp->sctlr = 0x00c50078;
-    cp->pmcr = 0x41002000;  /* IMP=A, N=0 event counters */
+    cp->pmcr = 0x410f3000;  /* as QEMU: IMP=A, 6 event counters (RAZ/WI) */
     c->asid = 0;
     tlb_flush(c);
 }

@@ -1,8 +1,9 @@
 /* Kernel boot in lockstep: emu/ against qemu-system-arm, comparing r0-r15
  * and CPSR before every instruction. QEMU runs one instruction per block
  * and logs its state (-singlestep -d cpu,nochain) into a FIFO that this
- * tool reads as emu/ steps; a gdbstub single-step loop was ~50 times
- * slower. The two agree until the guest first reads a device this minimal
+ * tool reads as emu/ steps; a gdbstub single-step loop was ~40 times
+ * slower, and comparing only at QEMU's block starts (no -singlestep) is
+ * ambiguous where a block runs into a loop head inside it. The two agree until the guest first reads a device this minimal
  * board does not model, or QEMU takes an interrupt; the matched length is
  * the boot prefix.
  *

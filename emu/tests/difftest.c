@@ -147,6 +147,34 @@ static int run_case(uint64_t seed, uint32_t len, uint64_t *insns,
     return r;
 }
 
+/* Fixed images (identification registers and reset state): run on both
+ * and compare word by word. Returns 1 on a difference. */
+static int run_fixed(const char *guest, const char *name)
+{
+    char path[1024];
+    dt_buf img, e = { 0 }, q = { 0 };
+    uint64_t n;
+    snprintf(path, sizeof(path), "%s/%s", guest, name);
+    if (dt_read_file(path, &img))
+        die("cannot read a fixed image");
+    int erc = dt_run_emu(img.p, img.len, 1000000, &e, &n);
+    if (dt_run_qemu(path, work_dir, &q, NULL))
+        die("qemu run failed");
+    int bad = erc != 0 || e.len != q.len || memcmp(e.p, q.p, e.len);
+    for (size_t i = 0; bad && i + 4 <= e.len && i + 4 <= q.len; i += 4)
+        if (memcmp(e.p + i, q.p + i, 4)) {
+            uint32_t a, b;
+            memcpy(&a, e.p + i, 4);
+            memcpy(&b, q.p + i, 4);
+            printf("  %s word %zu: emu %08x qemu %08x\n", name, i / 4, a, b);
+        }
+    printf("fixed image %s: %s\n", name, bad ? "DIVERGED" : "ok");
+    free(img.p);
+    free(e.p);
+    free(q.p);
+    return bad;
+}
+
 static int run_regressions(const char *dir, uint64_t *insns,
                            uint64_t *executed, int *cases)
 {
@@ -231,6 +259,8 @@ int main(int argc, char **argv)
                bad ? "DIVERGED" : "ok");
         return bad != 0;
     }
+    bad += run_fixed(o.guest, "dt_idregs.bin");
+    cases++;
     bad += run_regressions(o.regress, &insns, &executed, &cases);
     for (uint64_t s = 0; s < o.seeds; s++) {
         bad += run_case(o.seed_base + s, o.insns, &insns, &executed);
