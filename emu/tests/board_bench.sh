@@ -7,7 +7,9 @@ set -euo pipefail
 top=$1
 build=$top/build
 out=${BENCH_OUT:-$top/out/bench}
-work=$build/emu/bench-board
+# A private work folder: two benches may run at once on a shared host.
+work=$build/emu/bench-board.$$
+trap 'rm -rf "$work"' EXIT
 kernel=$build/kernel/arch/arm/boot/zImage
 for f in "$kernel" "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz"; do
 	[ -s "$f" ] || { echo "board_bench: $f is missing; run 'make build'" >&2; exit 1; }
