@@ -18,16 +18,18 @@ mkdir -p "$out" "$work"
 cat "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz" > "$work/initrd.gz"
 cmdline="console=ttyAMA0 maxcpus=1 panic=-1 panlab.trace=0 panlab.test=panlab-parallel"
 
-ratio() { grep -a '^PARALLEL-RATIO: ' "$1" | tail -n 1 | cut -d' ' -f2; }
+ratio() { grep -a '^PARALLEL-RATIO: ' "$1" | tail -n 1 | cut -d' ' -f2 || true; }
 
 echo "board_bench: emu/ (panlab-phone)"
+phone_error=""
 "${PHONE:-$build/emu/panlab-phone}" --kernel "$kernel" --initrd "$work/initrd.gz" --append "$cmdline" \
-	--console "$work/phone-console.log" --max-virtual-s 120 2> "$work/phone.err" || {
-	echo "board_bench: panlab-phone failed:" >&2; head -n 3 "$work/phone.err" >&2; exit 1; }
-init_line=$(grep '/init started at' "$work/phone.err")
+	--console "$work/phone-console.log" --max-virtual-s 120 --hang-s 3 2> "$work/phone.err" ||
+	phone_error=$(head -n 1 "$work/phone.err")
+[ -z "$phone_error" ] || echo "board_bench: panlab-phone failed: $phone_error" >&2
+init_line=$(grep '/init started at' "$work/phone.err" || true)
 boot_virtual=$(echo "$init_line" | sed 's/.*started at \([0-9.]*\) s of virtual.*/\1/')
 boot_host=$(echo "$init_line" | sed 's/.*virtual time, \([0-9.]*\) s of host.*/\1/')
-mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*, \([0-9.]*\) MIPS$/\1/')
+mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*, \([0-9.]*\) MIPS$/\1/' || true)
 ratio_emu=$(ratio "$work/phone-console.log")
 
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
@@ -52,6 +54,10 @@ wait "$qpid" || true
 ratio_qemu=$(ratio "$work/qemu-console.log")
 
 num() { [ -n "$1" ] && echo "$1" || echo null; }
+# The phone's error, as a JSON string (backslashes and quotes escaped).
+err_json=null
+[ -z "$phone_error" ] || err_json="\"$(printf '%s' "$phone_error" | sed 's/[\\"]/\\&/g')\""
+
 cat > "$out/phone.json" <<JSON
 {
   "boot_to_init_s": $(num "$boot_host"),
@@ -60,7 +66,9 @@ cat > "$out/phone.json" <<JSON
   "boot_to_init_s_qemu": $(num "$qemu_init"),
   "parallel_ratio_emu": $(num "$ratio_emu"),
   "parallel_ratio_qemu": $(num "$ratio_qemu"),
-  "emu_mips": $(num "$mips")
+  "emu_mips": $(num "$mips"),
+  "emu_error": $err_json
 }
 JSON
 cat "$out/phone.json"
+[ -z "$phone_error" ]
