@@ -189,8 +189,55 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 		(result) = lo_;                                 \
 	} while (0)
 
-/* Adds running time [from_ns, to_ns) on cpu to out's per-frequency table, cut at frequency changes. */
-static void charge_running(struct pl_breakdowns *out, const struct freq_timeline *freqs,
+/* Time per key (a frequency in kHz, a preempting tid): a short list, searched linearly. */
+struct tally {
+	uint32_t n;
+	uint32_t *key;
+	uint64_t *ns;
+};
+
+static void tally_add(struct tally *t, uint32_t key, uint64_t ns)
+{
+	uint32_t k;
+
+	for (k = 0; k < t->n && t->key[k] != key; k++)
+		;
+	if (k == t->n) {
+		t->key = pl_xrealloc(t->key, k + 1, sizeof(*t->key));
+		t->ns = pl_xrealloc(t->ns, k + 1, sizeof(*t->ns));
+		t->key[k] = key;
+		t->ns[k] = 0;
+		t->n++;
+	}
+	t->ns[k] += ns;
+}
+
+/*
+ * By key ascending, or by time descending then key, so reports do not
+ * depend on the order the keys were met in. Lists are short: insertion sort.
+ */
+static void tally_sort(struct tally *t, int by_ns)
+{
+	for (uint32_t i = 1; i < t->n; i++)
+		for (uint32_t j = i; j > 0; j--) {
+			int swap = by_ns ? t->ns[j - 1] < t->ns[j] ||
+					   (t->ns[j - 1] == t->ns[j] && t->key[j - 1] > t->key[j])
+					 : t->key[j - 1] > t->key[j];
+
+			if (!swap)
+				break;
+			uint32_t k = t->key[j];
+			uint64_t v = t->ns[j];
+
+			t->key[j] = t->key[j - 1];
+			t->ns[j] = t->ns[j - 1];
+			t->key[j - 1] = k;
+			t->ns[j - 1] = v;
+		}
+}
+
+/* Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes. */
+static void charge_running(struct tally *by_khz, const struct freq_timeline *freqs,
 			   uint32_t ncpus, uint32_t cpu, uint64_t from_ns, uint64_t to_ns)
 {
 	const struct freq_timeline *f = cpu < ncpus ? &freqs[cpu] : NULL;
@@ -202,19 +249,8 @@ static void charge_running(struct pl_breakdowns *out, const struct freq_timeline
 
 	for (;;) {
 		uint64_t until = f && i < f->n && f->c[i].ts_ns < to_ns ? f->c[i].ts_ns : to_ns;
-		uint32_t k;
 
-		for (k = 0; k < out->nfreqs && out->freq_khz[k] != khz; k++)
-			;
-		if (k == out->nfreqs) {
-			out->freq_khz = pl_xrealloc(out->freq_khz, k + 1, sizeof(*out->freq_khz));
-			out->running_ns_by_freq = pl_xrealloc(out->running_ns_by_freq, k + 1,
-							      sizeof(*out->running_ns_by_freq));
-			out->freq_khz[k] = khz;
-			out->running_ns_by_freq[k] = 0;
-			out->nfreqs++;
-		}
-		out->running_ns_by_freq[k] += until - at;
+		tally_add(by_khz, khz, until - at);
 		if (until == to_ns)
 			return;
 		at = until;
@@ -222,36 +258,15 @@ static void charge_running(struct pl_breakdowns *out, const struct freq_timeline
 	}
 }
 
-/* Time preempted, per preempting tid. */
-struct preempters {
-	uint32_t n;
-	uint32_t *tid;
-	uint64_t *ns;
+/* A transaction's running time by frequency and preempted time by preempting thread. */
+struct tx_tallies {
+	struct tally by_khz, by_preempter;
 };
 
-static void charge_preempter(struct preempters *p, uint32_t tid, uint64_t ns)
-{
-	uint32_t k;
-
-	for (k = 0; k < p->n && p->tid[k] != tid; k++)
-		;
-	if (k == p->n) {
-		p->tid = pl_xrealloc(p->tid, k + 1, sizeof(*p->tid));
-		p->ns = pl_xrealloc(p->ns, k + 1, sizeof(*p->ns));
-		p->tid[k] = tid;
-		p->ns[k] = 0;
-		p->n++;
-	}
-	p->ns[k] += ns;
-}
-
-/*
- * Adds the thread's states over [from_ns, to_ns] to ns[], running time by
- * frequency to out, and preempted time by preempting thread to tx_pre.
- */
-static void charge_thread(struct pl_breakdowns *out, const struct freq_timeline *freqs,
+/* Adds the thread's states over [from_ns, to_ns] to ns[] and to the transaction's tallies. */
+static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *freqs,
 			  uint32_t ncpus, const struct timeline *tl, uint64_t from_ns, uint64_t to_ns,
-			  uint64_t *ns, struct preempters *tx_pre)
+			  uint64_t *ns)
 {
 	uint64_t i;
 
@@ -264,9 +279,9 @@ static void charge_thread(struct pl_breakdowns *out, const struct freq_timeline 
 
 		ns[cur.cat] += until - at;
 		if (cur.cat == PL_CAT_RUNNING)
-			charge_running(out, freqs, ncpus, cur.cpu, at, until);
+			charge_running(&tx->by_khz, freqs, ncpus, cur.cpu, at, until);
 		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
-			charge_preempter(tx_pre, cur.by_tid, until - at);
+			tally_add(&tx->by_preempter, cur.by_tid, until - at);
 		if (until == to_ns)
 			return;
 		at = until;
@@ -292,51 +307,22 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 	}
 }
 
-/* Ascending frequency, so the report does not depend on the order they were met in. */
-static void sort_freqs(struct pl_breakdowns *out)
-{
-	for (uint32_t i = 1; i < out->nfreqs; i++)
-		for (uint32_t j = i; j > 0 && out->freq_khz[j - 1] > out->freq_khz[j]; j--) {
-			uint32_t k = out->freq_khz[j];
-			uint64_t v = out->running_ns_by_freq[j];
-
-			out->freq_khz[j] = out->freq_khz[j - 1];
-			out->running_ns_by_freq[j] = out->running_ns_by_freq[j - 1];
-			out->freq_khz[j - 1] = k;
-			out->running_ns_by_freq[j - 1] = v;
-		}
-}
-
-/* Most time first, then by tid, so the report does not depend on the order they were met in. */
-static void sort_preempters(struct preempters *p)
-{
-	for (uint32_t i = 1; i < p->n; i++)
-		for (uint32_t j = i; j > 0 && (p->ns[j - 1] < p->ns[j] ||
-			(p->ns[j - 1] == p->ns[j] && p->tid[j - 1] > p->tid[j])); j--) {
-			uint32_t t = p->tid[j];
-			uint64_t v = p->ns[j];
-
-			p->tid[j] = p->tid[j - 1];
-			p->ns[j] = p->ns[j - 1];
-			p->tid[j - 1] = t;
-			p->ns[j - 1] = v;
-		}
-}
-
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out)
 {
 	struct freq_timeline *freqs = pl_xcalloc(trace->ncpus, sizeof(*freqs));
 	struct timeline *tls = build_timelines(trace, iv, freqs);
-
-	struct preempters all = { 0 }, tx_pre = { 0 };
+	struct tally all_khz = { 0 }, all_preempters = { 0 };
+	struct tx_tallies tx = { 0 };
+	uint64_t shares_cap = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->count = cp->count;
 	out->ns = pl_xcalloc(cp->count, sizeof(*out->ns));
 	out->top_preempter_tid = pl_xcalloc(cp->count, sizeof(*out->top_preempter_tid));
+	out->tx_freq_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_freq_first));
 	for (uint64_t k = 0; k < cp->count; k++) {
-		tx_pre.n = 0;
+		tx.by_khz.n = tx.by_preempter.n = 0;
 		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
 			const struct pl_step *s = &cp->steps[i];
 			uint64_t from_ns = trace->events[s->from_event].ts_ns;
@@ -345,37 +331,52 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			if (s->kind == PL_EDGE_TEMPORAL) {
 				uint32_t th = iv->intervals[iv->event_interval[s->from_event]].thread;
 
-				charge_thread(out, freqs, trace->ncpus, &tls[th], from_ns, to_ns,
-					      out->ns[k], &tx_pre);
+				charge_thread(&tx, freqs, trace->ncpus, &tls[th], from_ns, to_ns,
+					      out->ns[k]);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}
 		}
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			out->total_ns[c] += out->ns[k][c];
-		uint64_t top_ns = 0;
+		tally_sort(&tx.by_khz, 0);
+		tally_sort(&tx.by_preempter, 1);
+		if (tx.by_preempter.n)
+			out->top_preempter_tid[k] = tx.by_preempter.key[0];
+		for (uint32_t i = 0; i < tx.by_preempter.n; i++)
+			tally_add(&all_preempters, tx.by_preempter.key[i], tx.by_preempter.ns[i]);
+		uint64_t at = out->tx_freq_first[k];
 
-		for (uint32_t i = 0; i < tx_pre.n; i++) {
-			charge_preempter(&all, tx_pre.tid[i], tx_pre.ns[i]);
-			if (tx_pre.ns[i] > top_ns) {
-				top_ns = tx_pre.ns[i];
-				out->top_preempter_tid[k] = tx_pre.tid[i];
-			}
+		if (at + tx.by_khz.n > shares_cap) {
+			shares_cap = (at + tx.by_khz.n) * 2;
+			out->tx_freq_khz = pl_xrealloc(out->tx_freq_khz, shares_cap, sizeof(uint32_t));
+			out->tx_running_ns = pl_xrealloc(out->tx_running_ns, shares_cap, sizeof(uint64_t));
 		}
+		for (uint32_t i = 0; i < tx.by_khz.n; i++) {
+			tally_add(&all_khz, tx.by_khz.key[i], tx.by_khz.ns[i]);
+			out->tx_freq_khz[at + i] = tx.by_khz.key[i];
+			out->tx_running_ns[at + i] = tx.by_khz.ns[i];
+		}
+		out->tx_freq_first[k + 1] = at + tx.by_khz.n;
 	}
-	free(tx_pre.tid);
-	free(tx_pre.ns);
-	sort_preempters(&all);
-	out->npreempters = all.n;
-	out->preempter_tid = all.tid;
-	out->preempted_ns = all.ns;
+	free(tx.by_khz.key);
+	free(tx.by_khz.ns);
+	free(tx.by_preempter.key);
+	free(tx.by_preempter.ns);
+	tally_sort(&all_khz, 0);
+	tally_sort(&all_preempters, 1);
+	out->nfreqs = all_khz.n;
+	out->freq_khz = all_khz.key;
+	out->running_ns_by_freq = all_khz.ns;
+	out->npreempters = all_preempters.n;
+	out->preempter_tid = all_preempters.key;
+	out->preempted_ns = all_preempters.ns;
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(tls[t].t);
 	free(tls);
 	for (uint32_t c = 0; c < trace->ncpus; c++)
 		free(freqs[c].c);
 	free(freqs);
-	sort_freqs(out);
 }
 
 void pl_breakdowns_free(struct pl_breakdowns *b)
@@ -386,6 +387,9 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->preempter_tid);
 	free(b->preempted_ns);
 	free(b->top_preempter_tid);
+	free(b->tx_freq_first);
+	free(b->tx_freq_khz);
+	free(b->tx_running_ns);
 	memset(b, 0, sizeof(*b));
 }
 

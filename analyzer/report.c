@@ -516,7 +516,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",top_preempter_tid,outlier,critical_path\n");
+	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -542,6 +542,12 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, t != NULL, t ? t->nthreads : 0);
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			csv_u64(f, t != NULL, t ? a->bd->ns[r->tx][c] : 0);
+		/* "kHz:ns" pairs separated by spaces, ascending kHz: no comma, no quoting. */
+		fputc(',', f);
+		for (uint64_t i = t ? a->bd->tx_freq_first[r->tx] : 0;
+		     t && i < a->bd->tx_freq_first[r->tx + 1]; i++)
+			fprintf(f, "%s%" PRIu32 ":%" PRIu64, i > a->bd->tx_freq_first[r->tx] ? " " : "",
+				a->bd->tx_freq_khz[i], a->bd->tx_running_ns[i]);
 		csv_u64(f, t && a->bd->top_preempter_tid[r->tx], t ? a->bd->top_preempter_tid[r->tx] : 0);
 		csv_u64(f, t != NULL, t ? a->ag->outlier[r->tx] : 0);
 		char shape[256] = "";

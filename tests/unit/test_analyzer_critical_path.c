@@ -175,6 +175,12 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[0], US(206));
 	CU_ASSERT_EQUAL(m.bd.freq_khz[1], 1200000);
 	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[1], US(110));
+	/* The same split for the one transaction, ascending. */
+	CU_ASSERT_EQUAL_FATAL(m.bd.tx_freq_first[1] - m.bd.tx_freq_first[0], 2);
+	CU_ASSERT_EQUAL(m.bd.tx_freq_khz[0], 700000);
+	CU_ASSERT_EQUAL(m.bd.tx_running_ns[0], US(206));
+	CU_ASSERT_EQUAL(m.bd.tx_freq_khz[1], 1200000);
+	CU_ASSERT_EQUAL(m.bd.tx_running_ns[1], US(110));
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
 	model_free(&m);
 }

@@ -74,6 +74,10 @@ static void check_fixture(const struct fixture *f)
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			sum_ns += m.bd.ns[k][c];
 		CU_ASSERT_EQUAL(sum_ns, m.tx.items[k].latency_ns);
+		sum_ns = 0;
+		for (uint64_t i = m.bd.tx_freq_first[k]; i < m.bd.tx_freq_first[k + 1]; i++)
+			sum_ns += m.bd.tx_running_ns[i];
+		CU_ASSERT_EQUAL(sum_ns, m.bd.ns[k][PL_CAT_RUNNING]);
 		if (f->shape)
 			CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, k, shape, sizeof(shape)),
 					       f->shape);

@@ -281,6 +281,14 @@ struct pl_breakdowns {
 	uint32_t *preempter_tid;
 	uint64_t *preempted_ns;
 	uint32_t *top_preempter_tid;
+	/*
+	 * Per transaction k, its running time by frequency, ascending:
+	 * tx_freq_khz[i] and tx_running_ns[i] for i in [tx_freq_first[k],
+	 * tx_freq_first[k + 1]); they sum to ns[k][PL_CAT_RUNNING].
+	 */
+	uint64_t *tx_freq_first;	/* count + 1 */
+	uint32_t *tx_freq_khz;
+	uint64_t *tx_running_ns;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
