@@ -363,7 +363,12 @@ struct pl_trace_stream {
 	FILE *f;
 	const struct pl_trace *head;
 	struct cursor *cur;
-	uint32_t *heap, nheap;		/* source indices, ordered by their next event */
+	/* Sources by their next event's time, then index (file order); the time is cached here. */
+	struct head_entry {
+		uint64_t ts_ns;
+		uint32_t source;
+	} *heap;
+	uint32_t nheap;
 	uint8_t *raw;
 };
 
@@ -402,11 +407,9 @@ static int refill(struct pl_trace_stream *st, uint32_t si, struct pl_error *err)
 	return 1;
 }
 
-static int cursor_before(const struct pl_trace_stream *st, uint32_t a, uint32_t b)
+static int entry_before(const struct head_entry *a, const struct head_entry *b)
 {
-	uint64_t x = st->cur[a].buf[st->cur[a].pos].ts_ns, y = st->cur[b].buf[st->cur[b].pos].ts_ns;
-
-	return x != y ? x < y : a < b;
+	return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->source < b->source;
 }
 
 static void stream_sift_down(struct pl_trace_stream *st, uint32_t i)
@@ -414,13 +417,13 @@ static void stream_sift_down(struct pl_trace_stream *st, uint32_t i)
 	for (;;) {
 		uint32_t l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < st->nheap && cursor_before(st, st->heap[l], st->heap[m]))
+		if (l < st->nheap && entry_before(&st->heap[l], &st->heap[m]))
 			m = l;
-		if (r < st->nheap && cursor_before(st, st->heap[r], st->heap[m]))
+		if (r < st->nheap && entry_before(&st->heap[r], &st->heap[m]))
 			m = r;
 		if (m == i)
 			return;
-		uint32_t t = st->heap[i];
+		struct head_entry t = st->heap[i];
 
 		st->heap[i] = st->heap[m];
 		st->heap[m] = t;
@@ -483,7 +486,7 @@ int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trac
 			return -1;
 		}
 		if (rc)
-			st->heap[st->nheap++] = si;
+			st->heap[st->nheap++] = (struct head_entry){ st->cur[si].buf[0].ts_ns, si };
 	}
 	for (uint32_t i = st->nheap / 2; i-- > 0;)
 		stream_sift_down(st, i);
@@ -499,7 +502,7 @@ int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct
 {
 	if (st->nheap == 0)
 		return 0;
-	uint32_t si = st->heap[0];
+	uint32_t si = st->heap[0].source;
 	struct cursor *c = &st->cur[si];
 
 	*ev = c->buf[c->pos++];
@@ -508,9 +511,13 @@ int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct
 
 		if (rc < 0)
 			return -1;
-		if (rc == 0)
+		if (rc == 0) {
 			st->heap[0] = st->heap[--st->nheap];
+			stream_sift_down(st, 0);
+			return 1;
+		}
 	}
+	st->heap[0].ts_ns = c->buf[c->pos].ts_ns;
 	stream_sift_down(st, 0);
 	return 1;
 }

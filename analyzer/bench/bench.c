@@ -13,7 +13,8 @@
  *
  *   panlab-bench run --trace FILE --json FILE
  *     Streams the trace through the analysis (pl_stream_analyze) and writes
- *     {trace_bytes, seconds, mb_per_s, events_per_s, peak_rss_mb} and the
+ *     {trace_bytes, seconds, mb_per_s, events_per_s, peak_rss_mb, cpu_seconds,
+ *     mb_per_cpu_s} and the
  *     streamed results (pl_stream_result_json: events, transactions, ...)
  *     with jansson. Peak RSS is getrusage's ru_maxrss of this process,
  *     which only analyses.
@@ -166,18 +167,23 @@ static int run(const char *trace, const char *json_path)
 
 	getrusage(RUSAGE_SELF, &ru);
 	double mb = (double)sb.st_size / 1e6, rss_mb = (double)ru.ru_maxrss / 1024.0;
+	/* CPU time too: on a shared machine the wall-clock rate says as much about the load. */
+	double cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+		       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	json_t *o = pl_stream_result_json(&r, &opt);
 
-	json_object_update_new(o, json_pack("{s:I, s:f, s:f, s:f, s:f}",
+	json_object_update_new(o, json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
 		"trace_bytes", (json_int_t)sb.st_size, "seconds", seconds, "mb_per_s", mb / seconds,
-		"events_per_s", (double)r.events / seconds, "peak_rss_mb", rss_mb));
+		"events_per_s", (double)r.events / seconds, "peak_rss_mb", rss_mb,
+		"cpu_seconds", cpu_s, "mb_per_cpu_s", cpu_s > 0 ? mb / cpu_s : 0.0));
 	int rc = json_dump_file(o, json_path, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 
 	json_decref(o);
-	printf("panlab-bench: analysed %.0f MB, %llu events, %llu transactions in %.1f s: "
-	       "%.1f MB/s, %.0f events/s, peak RSS %.0f MB; wrote %s\n", mb,
-	       (unsigned long long)r.events, (unsigned long long)r.transactions, seconds,
-	       mb / seconds, (double)r.events / seconds, rss_mb, json_path);
+	printf("panlab-bench: analysed %.0f MB, %llu events, %llu transactions in %.1f s "
+	       "(%.1f s of cpu): %.1f MB/s (%.1f per cpu second), %.0f events/s, peak RSS %.0f MB;"
+	       " wrote %s\n", mb, (unsigned long long)r.events, (unsigned long long)r.transactions,
+	       seconds, cpu_s, mb / seconds, cpu_s > 0 ? mb / cpu_s : 0.0,
+	       (double)r.events / seconds, rss_mb, json_path);
 	pl_stream_result_free(&r);
 	if (rc != 0) {
 		fprintf(stderr, "%s: cannot write: %s\n", json_path, strerror(errno));
