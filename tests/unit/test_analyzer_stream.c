@@ -3,6 +3,7 @@
 #include "test_analyzer.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "panlab/stream.h"
@@ -72,10 +73,80 @@ static void test_stream_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad magic"));
 }
 
+/* Reads path as a stream to its end; returns -1 with err set on the first bad record. */
+static int stream_all(const char *path, uint64_t *n, struct pl_error *err)
+{
+	struct pl_trace head;
+	struct pl_trace_stream *st;
+	struct pl_event ev;
+	int rc;
+
+	*n = 0;
+	if (pl_trace_stream_open(path, &head, &st, err) < 0)
+		return -1;
+	while ((rc = pl_trace_stream_next(st, &ev, err)) == 1)
+		(*n)++;
+	pl_trace_stream_close(st);
+	pl_trace_free(&head);
+	return rc;
+}
+
+/*
+ * The stream reader says what pl_trace_parse says, at the same byte offset,
+ * for a damaged header, a damaged record and a truncated file; and reads
+ * an intact trace whole.
+ */
+static void test_stream_reader_checks(void)
+{
+	struct { size_t cut, offset; int value; } cases[] = {
+		{ 0, 0, -1 },		/* intact */
+		{ 0, 2, 'X' },		/* magic */
+		{ 0, 0, -2 },		/* a record's type (set below) */
+		{ 5, 0, -1 },		/* truncated */
+	};
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/stream-check.bin", test_tmpdir());
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tb t;
+		size_t len;
+		struct pl_error e1 = { "" }, e2 = { "" };
+		struct pl_trace whole;
+		uint64_t n;
+
+		scenario_sequential(&t);
+		uint8_t *buf = tb_bytes(&t, &len);
+
+		tb_free(&t);
+		if (cases[i].value == -2)	/* the last record's type: 0 is no event type */
+			buf[len - PL_RECORD_BYTES + 8] = 0, buf[len - PL_RECORD_BYTES + 9] = 0;
+		else if (cases[i].value >= 0)
+			buf[cases[i].offset] = (uint8_t)cases[i].value;
+		len -= cases[i].cut;
+		FILE *f = fopen(path, "wb");
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		fwrite(buf, 1, len, f);
+		fclose(f);
+		int rc1 = pl_trace_parse(path, buf, len, &whole, &e1);
+		int rc2 = stream_all(path, &n, &e2);
+
+		CU_ASSERT_EQUAL(rc1 == 0, rc2 == 0);
+		if (rc1 == 0) {
+			CU_ASSERT_EQUAL(n, whole.nevents);
+			pl_trace_free(&whole);
+		} else {
+			CU_ASSERT_STRING_EQUAL(e2.msg, e1.msg);
+		}
+		free(buf);
+	}
+}
+
 void add_stream_tests(void)
 {
 	CU_pSuite s = CU_add_suite("stream", NULL, NULL);
 
 	CU_add_test(s, "windows give the whole trace's results", test_stream_matches_whole);
 	CU_add_test(s, "errors", test_stream_errors);
+	CU_add_test(s, "the stream reader's checks are the parser's", test_stream_reader_checks);
 }
