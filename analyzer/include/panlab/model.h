@@ -5,11 +5,14 @@
  *
  *   intervals.c     events -> threads and per-thread execution intervals
  *   graph.c         intervals -> causal edges between events
- *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE)
+ *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE), animations
  *   critical_path.c transaction -> its critical path
  *   breakdown.c     critical path -> time per resource category
  *   queueing.c      graph -> per queue and executor waits and runs
- *   aggregate.c     transactions -> groups of equal shape, outliers
+ *   aggregate.c     transactions -> groups of equal shape, outliers; top edges
+ *
+ * stream.c (panlab/stream.h) runs the same stages over windows of a trace
+ * too large to hold.
  *
  * Nodes of the graph are the trace's events, by index into
  * struct pl_trace.events (time order). Temporal edges are implicit: the
