@@ -1,8 +1,8 @@
 /* The recorder: evdev events from a live device → a script in the replay language (issue 5).
- * Presses become taps, long presses, swipes and keys at their times rounded to the millisecond; rounding
- * each absolute time, not each gap, keeps the error from adding up. A touch is written when it
- * ends (its release, the next key press, or the end of the recording), since only then is its
- * length known. Linux only. */
+ * Presses become taps, long presses, swipes and keys at their times rounded to the millisecond;
+ * rounding each absolute time, not each gap, keeps the error from adding up. A touch is written
+ * when it ends (its release, the next key press, or the end of the recording), since only then
+ * is its length known. Linux only. */
 #include "panlab/replay.h"
 
 #include <errno.h>

@@ -290,10 +290,13 @@ static void test_errors(void)
 		const char *text;
 		const char *err;
 	} cases[] = {
-		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
+		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, "
+			    "text, monkey, wait, at or repeat"},
 		{"# ok\nTAP 1 2",
-		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
-		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, monkey, wait, at or repeat"},
+		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, "
+		 "monkey, wait, at or repeat"},
+		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, "
+		      "monkey, wait, at or repeat"},
 		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
 		{"tap 10   # no y",
 		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},

@@ -2,7 +2,8 @@
  * The DiagDroid contention apps (issue 5): a tap's job waits behind silent background work that
  * an earlier tap left running. Each tap starts its visible job (the bench_ui job: darken the
  * button, compute for param ms, draw the result) and then leaves TRAIL_MS of blocking
- * background work that never touches the display. A tap that arrives while that work runs waits for it:
+ * background work that never touches the display. A tap that arrives while that work runs
+ * waits for it:
  *
  *   CONTEND_SERIAL   app-serialqueue:    the trailing task is queued on the serial executor
  *                                        after the visible one; the next tap's task queues

@@ -7,6 +7,8 @@
  *   mem   one thread writing and reading back a 32 MiB buffer, page by page (memory bandwidth,
  *         cache and TLB pressure)
  *
+ * Each keeps its CPU 90% busy (9 ms of every 10 ms).
+ *
  * It signals ready (PANLAB_READY_FD) once its memory is set up, and exits 0 on SIGTERM.
  * No logging: the kernel logger sees it as context switches like any other process.
  */
@@ -14,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "panlab/die.h"
 #include "panlab/ready.h"
@@ -30,30 +33,79 @@ static void on_term(int sig)
 	stopping = 1;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Runs step(ctx) back to back for BUSY_NS of every PERIOD_NS and sleeps the rest: a 90% load,
+ * as stress tools take a load level. The sleep also gives the kernel a point where this CPU is
+ * quiescent: a pure spin with no system call made QEMU's icount guest report RCU stalls and hang.
+ */
+#define PERIOD_NS 10000000u
+#define BUSY_NS 9000000u
+static uint32_t duty_cycle(uint32_t (*step)(void *ctx), void *ctx)
+{
+	uint32_t sum = 0;
+	while (!stopping) {
+		uint64_t until = now_ns() + BUSY_NS;
+		while (!stopping && now_ns() < until)
+			sum += step(ctx);
+		struct timespec idle = { .tv_nsec = PERIOD_NS - BUSY_NS };
+		nanosleep(&idle, NULL);
+	}
+	return sum;
+}
+
+static uint32_t cpu_step(void *ctx)
+{
+	uint32_t *x = ctx;
+	for (int i = 0; i < 1000; i++) {
+		*x ^= *x << 13;
+		*x ^= *x >> 17;
+		*x ^= *x << 5;
+	}
+	return *x;
+}
+
+struct mem_load {
+	volatile uint8_t *buf;
+	uint32_t off;
+	uint8_t pass;
+};
+
+/* One page written, then read back a cache line at a time. */
+static uint32_t mem_step(void *ctx)
+{
+	struct mem_load *m = ctx;
+	uint32_t sum = 0;
+	memset((uint8_t *)m->buf + m->off, m->pass, PAGE_BYTES);
+	for (uint32_t i = 0; i < PAGE_BYTES; i += 64)
+		sum += m->buf[m->off + i];
+	m->off += PAGE_BYTES;
+	if (m->off == MEM_LOAD_BYTES) {
+		m->off = 0;
+		m->pass++;
+	}
+	return sum;
+}
+
 static uint32_t cpu_load(void)
 {
 	uint32_t x = 2463534242u;
-	while (!stopping) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-	}
-	return x;
+	return duty_cycle(cpu_step, &x);
 }
 
 static uint32_t mem_load(void)
 {
-	volatile uint8_t *buf = malloc(MEM_LOAD_BYTES);
-	uint32_t sum = 0;
-	if (!buf)
+	struct mem_load m = { .buf = malloc(MEM_LOAD_BYTES) };
+	if (!m.buf)
 		pl_die("panlab-stress mem: out of memory for %u bytes", MEM_LOAD_BYTES);
-	for (uint8_t pass = 0; !stopping; pass++) {
-		for (uint32_t off = 0; off < MEM_LOAD_BYTES && !stopping; off += PAGE_BYTES)
-			memset((uint8_t *)buf + off, pass, PAGE_BYTES);
-		for (uint32_t off = 0; off < MEM_LOAD_BYTES && !stopping; off += 64)
-			sum += buf[off];
-	}
-	free((void *)buf);
+	uint32_t sum = duty_cycle(mem_step, &m);
+	free((void *)m.buf);
 	return sum;
 }
 
