@@ -29,7 +29,7 @@ phone_error=""
 init_line=$(grep '/init started at' "$work/phone.err" || true)
 boot_virtual=$(echo "$init_line" | sed 's/.*started at \([0-9.]*\) s of virtual.*/\1/')
 boot_host=$(echo "$init_line" | sed 's/.*virtual time, \([0-9.]*\) s of host.*/\1/')
-mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*, \([0-9.]*\) MIPS$/\1/' || true)
+mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*; \([0-9.]*\) MIPS$/\1/' || true)
 ratio_emu=$(ratio "$work/phone-console.log")
 
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
