@@ -92,10 +92,6 @@ static void cdf_block(FILE *gp, const char *name, uint64_t *v, uint64_t n)
 static int plot_cdf(const struct pl_analysis *a, const char *dir, struct pl_error *err)
 {
 	char path[4096];
-	FILE *gp = open_plot(dir, "latency_cdf.svg", path, sizeof(path), err);
-
-	if (!gp)
-		return -1;
 	uint64_t *det = pl_xcalloc(a->tx->count + 1, sizeof(*det));
 	uint64_t *truth = pl_xcalloc(a->val->nrows + 1, sizeof(*truth)), nt = 0;
 
@@ -104,17 +100,29 @@ static int plot_cdf(const struct pl_analysis *a, const char *dir, struct pl_erro
 	for (uint64_t i = 0; i < a->val->nrows; i++)
 		if (a->val->rows[i].has_truth)
 			truth[nt++] = a->val->rows[i].truth_latency_ns;
-	cdf_block(gp, "detected", det, a->tx->count);
-	cdf_block(gp, "truth", truth, nt);
-	fprintf(gp, "set title 'Latency CDF: %s on %s (%s)'\n"
-		    "set xlabel 'latency (ms)'\nset ylabel 'share of transactions'\n"
-		    "set yrange [0:1.02]\nset key bottom right\nset grid\n"
-		    "plot $detected using 1:2 with steps lw 2 title 'detected (UI_INPUT..UI_UPDATE)', "
-		    "$truth using 1:2 with steps lw 2 title 'ground truth (T_in..T_out)'\n",
-		a->workload, a->backend, a->run_id);
+	/* An empty series has nothing to draw (an untraced run detects no transaction). */
+	FILE *gp = a->tx->count || nt ? open_plot(dir, "latency_cdf.svg", path, sizeof(path), err)
+				     : NULL;
+	int rc = a->tx->count || nt ? -1 : 0;
+
+	if (gp) {
+		cdf_block(gp, "detected", det, a->tx->count);
+		cdf_block(gp, "truth", truth, nt);
+		fprintf(gp, "set title 'Latency CDF: %s on %s (%s)'\n"
+			    "set xlabel 'latency (ms)'\nset ylabel 'share of transactions'\n"
+			    "set yrange [0:1.02]\nset key bottom right\nset grid\nplot ",
+			a->workload, a->backend, a->run_id);
+		if (a->tx->count)
+			fprintf(gp, "$detected using 1:2 with steps lw 2"
+				    " title 'detected (UI_INPUT..UI_UPDATE)'%s", nt ? ", " : "");
+		if (nt)
+			fprintf(gp, "$truth using 1:2 with steps lw 2 title 'ground truth (T_in..T_out)'");
+		fprintf(gp, "\n");
+		rc = close_plot(gp, path, err);
+	}
 	free(det);
 	free(truth);
-	return close_plot(gp, path, err);
+	return rc;
 }
 
 static int plot_breakdown(const struct pl_analysis *a, const char *dir, struct pl_error *err)
@@ -122,6 +130,8 @@ static int plot_breakdown(const struct pl_analysis *a, const char *dir, struct p
 	char path[4096];
 	int used[PL_CATEGORIES] = { 0 }, nused = 0;
 
+	if (a->tx->count == 0)
+		return 0;
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		if (a->bd->total_ns[c])
 			used[c] = ++nused;
@@ -271,6 +281,8 @@ int pl_plot_overhead(const struct pl_overhead *o, const char *dir, struct pl_err
 
 	if (!have_gnuplot())
 		return 1;
+	if (o->nrows == 0)
+		return 0;	/* no input has a latency in both runs: nothing to plot */
 	FILE *gp = open_plot(dir, "qq.svg", path, sizeof(path), err);
 
 	if (!gp)

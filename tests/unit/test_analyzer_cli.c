@@ -546,6 +546,41 @@ static void test_shape_check(void)
 	}
 }
 
+/*
+ * An untraced run (tracing off: a trace without records) still analyses:
+ * no transaction, the ground truth's latencies, and only the plots that
+ * have data.
+ */
+static void test_untraced_run(void)
+{
+	char trace[256], out[256], path[300];
+	struct tb t;
+	size_t len;
+	struct result r;
+
+	tb_init(&t, 2);
+	uint8_t *buf = tb_bytes(&t, &len);
+
+	tb_free(&t);
+	snprintf(trace, sizeof(trace), "%s/empty.bin", test_tmpdir());
+	FILE *f = fopen(trace, "wb");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(buf, 1, len, f);
+	fclose(f);
+	free(buf);
+	snprintf(out, sizeof(out), "%s/untraced", test_tmpdir());
+	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out, "off", &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.err, "");
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "inputs 2, transactions 0, matched 0"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/latency_cdf.svg", out);
+	CU_ASSERT_EQUAL(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "%s/breakdown.svg", out);
+	CU_ASSERT_NOT_EQUAL(access(path, R_OK), 0);
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -555,6 +590,7 @@ void add_cli_tests(void)
 	CU_add_test(s, "overhead: traced against untraced ground truth", test_overhead);
 	CU_add_test(s, "stream: the windowed analysis", test_stream);
 	CU_add_test(s, "graph-shape check", test_shape_check);
+	CU_add_test(s, "an untraced run", test_untraced_run);
 	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);
 	CU_add_test(s, "corrupt header", test_corrupt_header);
