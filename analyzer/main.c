@@ -26,7 +26,7 @@
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
 	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json] [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR"
+	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -116,8 +116,8 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 	if (cmd == STREAM) {
 		if (!o->trace || !o->out)
 			return usage_error("stream needs --trace and --out", NULL);
-		if (o->on || o->off || o->ground_truth || o->backend || o->workload || o->run_id)
-			return usage_error("stream takes only --trace and --out", NULL);
+		if (o->on || o->off || o->backend || o->workload || o->run_id)
+			return usage_error("stream takes only --trace, --out and --ground-truth", NULL);
 		return 0;
 	}
 	if (cmd == OVERHEAD) {
@@ -249,34 +249,56 @@ static int overhead_main(const struct options *o)
  */
 static int stream_main(const struct options *o)
 {
-	struct pl_stream_options opt = { PL_STREAM_WINDOW_EVENTS, PL_STREAM_CONTEXT_NS };
+	struct pl_stream_options opt = { PL_STREAM_WINDOW_EVENTS, PL_STREAM_CONTEXT_NS,
+					  o->ground_truth != NULL };
 	struct pl_stream_result r;
+	struct pl_ground_truth gt;
+	struct pl_validation val = { 0 };
 	struct pl_error err;
 	char path[4096];
 
+	if (o->ground_truth && pl_ground_truth_read_file(o->ground_truth, &gt, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
 	if (pl_stream_analyze(o->trace, &opt, &r, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
+		if (o->ground_truth)
+			pl_ground_truth_free(&gt);
 		return 1;
 	}
 	int rc = make_dirs(o->out, &err);
 
+	if (o->ground_truth)
+		pl_validate(&r.tx, &gt, &val);
 	if (rc == 0) {
 		json_t *doc = pl_stream_result_json(&r, &opt);
 
+		if (o->ground_truth)
+			json_object_set_new(doc, "validation", pl_report_validation_json(&val));
 		snprintf(path, sizeof(path), "%s/stream.json", o->out);
-		if (json_dump_file(doc, path, JSON_INDENT(2)) != 0) {
+		if (json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) != 0) {
 			pl_error_file(&err, path, "cannot write: %s", strerror(errno));
 			rc = -1;
 		}
 		json_decref(doc);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		printf("panlab-analyze stream: %" PRIu64 " events in %" PRIu64 " windows, %" PRIu64
 		       " inputs, %" PRIu64 " transactions (%" PRIu64 " animations), latency p50 %"
-		       PRIu64 " ns, p95 %" PRIu64 " ns; wrote %s\n", r.events, r.windows, r.inputs,
-		       r.transactions, r.animations, r.latency.p50, r.latency.p95, path);
-	else
+		       PRIu64 " ns, p95 %" PRIu64 " ns", r.events, r.windows, r.inputs,
+		       r.transactions, r.animations, r.latency.p50, r.latency.p95);
+		if (o->ground_truth)
+			printf("; ground truth: %" PRIu64 " inputs, %" PRIu64 " matched", val.inputs,
+			       val.matched);
+		printf("; wrote %s\n", path);
+	} else {
 		fprintf(stderr, "%s\n", err.msg);
+	}
+	if (o->ground_truth) {
+		pl_validation_free(&val);
+		pl_ground_truth_free(&gt);
+	}
 	pl_stream_result_free(&r);
 	return rc == 0 ? 0 : 1;
 }

@@ -357,15 +357,10 @@ static json_t *top_edges_json(const struct pl_analysis *a)
 	return arr;
 }
 
-json_t *pl_report_summary(const struct pl_analysis *a)
+json_t *pl_report_validation_json(const struct pl_validation *v)
 {
-	const struct pl_validation *v = a->val;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "schema", json_string(SUMMARY_SCHEMA));
-	json_object_set_new(o, "backend", json_string(a->backend));
-	json_object_set_new(o, "workload", json_string(a->workload));
-	json_object_set_new(o, "run_id", json_string(a->run_id));
 	json_object_set_new(o, "inputs", count(v->inputs));
 	json_object_set_new(o, "transactions", count(v->transactions));
 	json_object_set_new(o, "matched", count(v->matched));
@@ -378,6 +373,19 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "detected_latency_ns", percentiles_json(&v->detected_latency_ns));
 	json_object_set_new(o, "truth_latency_ns", percentiles_json(&v->truth_latency_ns));
 	json_object_set_new(o, "inputs_without_frame", count(v->inputs_without_frame));
+	return o;
+}
+
+json_t *pl_report_summary(const struct pl_analysis *a)
+{
+	const struct pl_validation *v = a->val;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "schema", json_string(SUMMARY_SCHEMA));
+	json_object_set_new(o, "backend", json_string(a->backend));
+	json_object_set_new(o, "workload", json_string(a->workload));
+	json_object_set_new(o, "run_id", json_string(a->run_id));
+	json_object_update_new(o, pl_report_validation_json(v));
 	json_object_set_new(o, "inputs_without_update", count(a->tx->inputs_without_update));
 	json_object_set_new(o, "updates", count(a->tx->updates));
 	json_object_set_new(o, "unattributed_updates", count(a->tx->unattributed_updates));

@@ -23,7 +23,7 @@ static void append(struct window *w, const struct pl_event *ev)
 
 /* The stages over one window; counts the transactions whose input is in [lo_ns, hi_ns). */
 static void analyze_window(const struct pl_trace *head, const struct window *w, uint64_t lo_ns,
-			   uint64_t hi_ns, struct pl_stream_result *out, uint64_t *lat_cap)
+			   uint64_t hi_ns, int keep, struct pl_stream_result *out, uint64_t *lat_cap)
 {
 	struct pl_trace t = *head;
 	struct pl_intervals iv;
@@ -47,6 +47,13 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 		if (out->transactions == *lat_cap) {
 			*lat_cap = *lat_cap ? *lat_cap * 2 : 1024;
 			out->latency_ns = pl_xrealloc(out->latency_ns, *lat_cap, sizeof(uint64_t));
+			if (keep)
+				out->tx.items = pl_xrealloc(out->tx.items, *lat_cap, sizeof(*x));
+		}
+		if (keep) {
+			out->tx.items[out->transactions] = *x;
+			out->tx.items[out->transactions].first_member = 0;	/* members are not kept */
+			out->tx.count++;
 		}
 		out->latency_ns[out->transactions++] = x->latency_ns;
 		out->animations += (uint64_t)x->animation;
@@ -100,7 +107,7 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		}
 		if (rc < 0)
 			break;
-		analyze_window(&head, &w, lo_ns, cut_ns, out, &lat_cap);
+		analyze_window(&head, &w, lo_ns, cut_ns, opt->keep_transactions, out, &lat_cap);
 		if (cut_ns == UINT64_MAX)
 			break;
 		/* Keep context_ns before the next window proper, and what was read past the cut. */
@@ -115,7 +122,8 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		if (rc == 0 && w.n == 0)
 			break;
 		if (rc == 0) {
-			analyze_window(&head, &w, lo_ns, UINT64_MAX, out, &lat_cap);
+			analyze_window(&head, &w, lo_ns, UINT64_MAX, opt->keep_transactions, out,
+				       &lat_cap);
 			break;
 		}
 	}
@@ -127,12 +135,15 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		return -1;
 	}
 	out->latency = pl_percentiles_of(out->latency_ns, out->transactions);
+	out->tx.inputs = out->inputs;
+	out->tx.animations = out->animations;
 	return 0;
 }
 
 void pl_stream_result_free(struct pl_stream_result *r)
 {
 	free(r->latency_ns);
+	free(r->tx.items);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -149,7 +149,7 @@ static double now_s(void)
 
 static int run(const char *trace, const char *json_path)
 {
-	struct pl_stream_options opt = { PL_STREAM_WINDOW_EVENTS, PL_STREAM_CONTEXT_NS };
+	struct pl_stream_options opt = { PL_STREAM_WINDOW_EVENTS, PL_STREAM_CONTEXT_NS, 0 };
 	struct pl_stream_result r;
 	struct pl_error err;
 	struct rusage ru;

@@ -367,7 +367,7 @@ static void test_ground_truth_syntax(void)
 	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json]" \
 	      " [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR\n"
+	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]\n"
 
 static void test_usage(void)
 {
@@ -490,7 +490,8 @@ static void test_stream(void)
 {
 	char out[256], path[300];
 	const char *args[] = { "stream", "--trace", PANLAB_TEST_DATA "/qemu-asynctask.trace.bin",
-			       "--out", out, NULL };
+			       "--out", out, "--ground-truth", PANLAB_TEST_DATA "/qemu-asynctask.gt",
+			       NULL };
 	static const char *const extra[] = { "stream", "--trace", "t", "--out", "o",
 					     "--backend", "qemu", NULL };
 	struct result r;
@@ -499,6 +500,7 @@ static void test_stream(void)
 	run(args, &r);
 	CU_ASSERT_EQUAL(r.status, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "24 inputs, 24 transactions (0 animations)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "ground truth: 24 inputs, 24 matched"));
 	result_free(&r);
 	snprintf(path, sizeof(path), "%s/stream.json", out);
 	json_t *o = json_load_file(path, 0, NULL);
@@ -506,10 +508,17 @@ static void test_stream(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL(integer_at(o, "transactions", NULL), 24);
 	CU_ASSERT(integer_at(o, "latency_ns", "max") > 500000000);
+	/* Validated as the whole-trace analysis validates: every tap matched. */
+	json_t *v = json_object_get(o, "validation");
+
+	CU_ASSERT_EQUAL(integer_at(v, "matched", NULL), 24);
+	CU_ASSERT_EQUAL(json_real_value(json_object_get(v, "recall")), 1.0);
+	CU_ASSERT(integer_at(v, "latency_error_ns", "max") < 20000000);
 	json_decref(o);
 	run(extra, &r);
 	CU_ASSERT_EQUAL(r.status, 2);
-	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: stream takes only --trace and --out; " USAGE);
+	CU_ASSERT_STRING_EQUAL(r.err,
+			       "panlab-analyze: stream takes only --trace, --out and --ground-truth; " USAGE);
 	result_free(&r);
 }
 

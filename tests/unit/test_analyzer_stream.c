@@ -14,7 +14,7 @@ static void check_same(const char *name, uint64_t window_events)
 	struct pl_error err;
 	struct model m;
 	struct pl_stream_result r;
-	struct pl_stream_options opt = { window_events, PL_STREAM_CONTEXT_NS };
+	struct pl_stream_options opt = { window_events, PL_STREAM_CONTEXT_NS, 1 };
 
 	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", name);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
@@ -40,6 +40,12 @@ static void check_same(const char *name, uint64_t window_events)
 	for (uint64_t k = 0; k < m.tx.count; k++)
 		sum_whole += m.tx.items[k].latency_ns;
 	CU_ASSERT_EQUAL(sum_stream, sum_whole);
+	/* The kept transactions are the whole trace's, in the same order. */
+	CU_ASSERT_EQUAL_FATAL(r.tx.count, m.tx.count);
+	for (uint64_t k = 0; k < m.tx.count; k++) {
+		CU_ASSERT_EQUAL(r.tx.items[k].input_id, m.tx.items[k].input_id);
+		CU_ASSERT_EQUAL(r.tx.items[k].latency_ns, m.tx.items[k].latency_ns);
+	}
 	pl_stream_result_free(&r);
 	pl_breakdowns_free(&m.bd);
 	pl_critical_paths_free(&m.cp);
@@ -63,7 +69,7 @@ static void test_stream_errors(void)
 {
 	struct pl_error err;
 	struct pl_stream_result r;
-	struct pl_stream_options opt = { 100, PL_STREAM_CONTEXT_NS };
+	struct pl_stream_options opt = { 100, PL_STREAM_CONTEXT_NS, 0 };
 	char path[512];
 
 	CU_ASSERT_EQUAL(pl_stream_analyze("/nonexistent/trace.bin", &opt, &r, &err), -1);

@@ -46,6 +46,12 @@ struct pl_analysis {
 };
 
 void pl_report_text(FILE *out, const struct pl_analysis *a);
+/*
+ * The validation's part of summary.json (inputs, transactions, matched,
+ * precision, recall, latency_error_ns, ... inputs_without_frame) as a new
+ * object the caller must json_decref; the stream mode writes it too.
+ */
+json_t *pl_report_validation_json(const struct pl_validation *v);
 json_t *pl_report_summary(const struct pl_analysis *a);
 int pl_report_write_summary(const struct pl_analysis *a, const char *path,
 			    struct pl_error *err);

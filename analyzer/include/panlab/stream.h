@@ -26,6 +26,11 @@
 struct pl_stream_options {
 	uint64_t window_events;		/* events per window proper */
 	uint64_t context_ns;		/* events kept before and read after each window */
+	/*
+	 * Keep every transaction (about 100 bytes each) in the result, for
+	 * validation against ground truth; off, memory stays bounded by a window.
+	 */
+	int keep_transactions;
 };
 
 #define PL_STREAM_WINDOW_EVENTS 262144ull
@@ -40,6 +45,11 @@ struct pl_stream_result {
 	uint64_t breakdown_ns[PL_CATEGORIES];
 	uint64_t *latency_ns;		/* per transaction, sorted (percentiles) */
 	struct pl_percentiles latency;
+	/*
+	 * With keep_transactions: the transactions in input order, as
+	 * pl_validate reads them (their members and path are not kept).
+	 */
+	struct pl_transactions tx;
 };
 
 int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
