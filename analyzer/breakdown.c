@@ -302,6 +302,8 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 		return PL_CAT_THREAD_START;
 	case PL_EDGE_NOTIFY:
 		return PL_CAT_RUNNABLE;	/* notified, not yet back on a cpu */
+	case PL_EDGE_LOCK:
+		return PL_CAT_LOCK;	/* a one-shot worker held up by a contended lock */
 	default:
 		return PL_CAT_FRAME_WAIT;
 	}

@@ -107,6 +107,9 @@ static void add_intervals(struct sink *out, const struct pl_analysis *a)
 		case PL_IV_NATIVE:
 			snprintf(name, sizeof(name), "native (woken)");
 			break;
+		case PL_IV_RESUMED:
+			snprintf(name, sizeof(name), "resumed after a lock wait");
+			break;
 		default:
 			snprintf(name, sizeof(name), "thread");
 			break;

@@ -92,6 +92,11 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		 * resumed; intervals.c opened a native interval there if the
 		 * wait ended a stretch of no other work.
 		 */
+		/* A one-shot worker goes on after its own wait (intervals.c). */
+		const struct pl_interval *at = &iv->intervals[iv->event_interval[e]];
+
+		if (at->kind == PL_IV_RESUMED && iv->event_slot[e] == at->first_slot)
+			add_edge(&b, PL_EDGE_LOCK, at->wait_event, e);
 		if (notifies.count && ev->type != PL_EV_CONTEXT_SWITCH &&
 		    pl_idmap_take(&notifies, ev->tid, 0, &from)) {
 			const struct pl_interval *to = &iv->intervals[iv->event_interval[e]];
@@ -206,6 +211,8 @@ const char *pl_edge_kind_name(enum pl_edge_kind kind)
 		return "invalidate";
 	case PL_EDGE_NOTIFY:
 		return "notify";
+	case PL_EDGE_LOCK:
+		return "lock";
 	default:
 		return "?";
 	}

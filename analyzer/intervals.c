@@ -13,7 +13,9 @@
  * stretch is where such a thread runs out of work, so it ends the stretch;
  * the thread's next event (its *_WAKE) starts a native interval, which
  * graph.c joins to the *_NOTIFY that woke it. Waits inside messages, tasks
- * and binder calls are contention and split nothing.
+ * and binder calls are contention and split nothing. A thread that exits
+ * after a wait without waiting again is a one-shot worker that was held up
+ * by a contended lock: its next interval is RESUMED, caused by its own wait.
  */
 #include "panlab/model.h"
 
@@ -30,6 +32,10 @@ struct builder {
 	uint8_t *awaiting_reply;	/* per thread: a two-way binder call is outstanding */
 	uint8_t *waiting;		/* per thread: an implicit stretch ended in a *_WAIT */
 	uint8_t *woken;			/* per thread: its next implicit interval is native */
+	uint8_t *resumes;		/* per thread: ... and resumes the thread's own work */
+	uint64_t *wait_event;		/* per thread: the wait that ended its last stretch */
+	/* Per event: a lock wait after which its thread exits without waiting again. */
+	uint8_t *last_wait;
 	/* Counts kept here while building, copied to out at the end. */
 	uint32_t nthreads;
 	uint64_t nintervals;
@@ -50,6 +56,8 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 		b->awaiting_reply = pl_xrealloc(b->awaiting_reply, b->threads_cap, 1);
 		b->waiting = pl_xrealloc(b->waiting, b->threads_cap, 1);
 		b->woken = pl_xrealloc(b->woken, b->threads_cap, 1);
+		b->resumes = pl_xrealloc(b->resumes, b->threads_cap, 1);
+		b->wait_event = pl_xrealloc(b->wait_event, b->threads_cap, sizeof(uint64_t));
 	}
 	o->threads[b->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
@@ -57,6 +65,8 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 	b->awaiting_reply[b->nthreads] = 0;
 	b->waiting[b->nthreads] = 0;
 	b->woken[b->nthreads] = 0;
+	b->resumes[b->nthreads] = 0;
+	b->wait_event[b->nthreads] = PL_NONE;
 	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
 	return b->nthreads++;
 }
@@ -92,15 +102,18 @@ static void open_new(struct builder *b, uint32_t th, enum pl_interval_kind kind,
 		.queue_id = kind == PL_IV_MESSAGE || kind == PL_IV_TASK ? ev->a1 : 0,
 		.item_id = kind == PL_IV_IMPLICIT || kind == PL_IV_INPUT ? 0 : ev->a0,
 		.start_ns = ev->ts_ns,
+		.wait_event = kind == PL_IV_RESUMED ? b->wait_event[th] : PL_NONE,
 	};
 	b->open[th] = b->nintervals++;
 	b->woken[th] = 0;
+	b->resumes[th] = 0;
 }
 
 /* The interval of an event outside any boundary: native if the thread was woken from a wait. */
 static void open_implicit(struct builder *b, uint32_t th, const struct pl_event *ev)
 {
-	open_new(b, th, b->woken[th] ? PL_IV_NATIVE : PL_IV_IMPLICIT, ev);
+	open_new(b, th, b->resumes[th] ? PL_IV_RESUMED : b->woken[th] ? PL_IV_NATIVE : PL_IV_IMPLICIT,
+		 ev);
 }
 
 static int is_lock_wait(uint16_t type)
@@ -126,7 +139,7 @@ static int ends(const struct pl_interval *iv, const struct pl_event *ev)
 }
 
 /* Decides which interval of its thread event e belongs to, opening/closing as needed. */
-static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
+static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev, uint64_t e)
 {
 	struct pl_intervals *o = b->out;
 
@@ -195,8 +208,11 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev)
 	if (ev->type == PL_EV_EXIT) {
 		close_open(b, th, PL_END_EXIT);
 		b->waiting[th] = 0;
-	} else if (is_lock_wait(ev->type) && (kind == PL_IV_IMPLICIT || kind == PL_IV_NATIVE)) {
+	} else if (is_lock_wait(ev->type) &&
+		   (kind == PL_IV_IMPLICIT || kind == PL_IV_NATIVE || kind == PL_IV_RESUMED)) {
 		b->waiting[th] = 1;
+		b->resumes[th] = b->last_wait[e];
+		b->wait_event[th] = e;
 		o->intervals[i].end = PL_END_WAIT;	/* even if the trace ends before the wake */
 	}
 	return i;
@@ -224,11 +240,34 @@ static void note_thread(struct builder *b, const struct pl_event *ev, uint32_t t
 	}
 }
 
+/*
+ * Backwards over the trace: marks each lock wait after which its thread
+ * exits without another lock wait (lookahead the forward pass needs).
+ */
+static uint8_t *find_last_waits(const struct pl_trace *trace)
+{
+	uint8_t *last = pl_xcalloc(trace->nevents ? trace->nevents : 1, 1);
+	struct pl_idmap exits = { 0 };	/* tid -> 1 while only its EXIT is ahead */
+	uint64_t v;
+
+	for (uint64_t e = trace->nevents; e-- > 0;) {
+		const struct pl_event *ev = &trace->events[e];
+
+		if (ev->type == PL_EV_EXIT)
+			pl_idmap_put(&exits, ev->tid, 0, 1);
+		else if (is_lock_wait(ev->type) && pl_idmap_take(&exits, ev->tid, 0, &v))
+			last[e] = 1;
+	}
+	pl_idmap_free(&exits);
+	return last;
+}
+
 void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 {
 	struct builder b = { .out = out };
 
 	memset(out, 0, sizeof(*out));
+	b.last_wait = find_last_waits(trace);
 	out->nevents = trace->nevents;
 	out->event_interval = pl_xcalloc(trace->nevents, sizeof(uint64_t));
 	out->event_slot = pl_xcalloc(trace->nevents, sizeof(uint64_t));
@@ -244,7 +283,7 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 			continue;
 		}
 		uint32_t th = thread_of(&b, ev->tid, ev->ts_ns);
-		uint64_t i = place(&b, th, ev);
+		uint64_t i = place(&b, th, ev, e);
 
 		note_thread(&b, ev, th);
 		out->event_interval[e] = i;
@@ -278,6 +317,9 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	free(b.awaiting_reply);
 	free(b.waiting);
 	free(b.woken);
+	free(b.resumes);
+	free(b.wait_event);
+	free(b.last_wait);
 }
 
 uint64_t pl_intervals_next_event(const struct pl_intervals *iv, uint64_t e)

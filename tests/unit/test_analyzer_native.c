@@ -96,9 +96,61 @@ static void test_native_renderer(void)
 	model_free(&m);
 }
 
+/*
+ * A one-shot worker forked by the tap blocks on a lock that another
+ * thread's unrelated work holds, then posts its result and exits: its rest
+ * is its own (a lock hop from its wait), not the lock holder's.
+ */
+static void test_one_shot_worker_lock_wait(void)
+{
+	enum { WORKER = 107, HOLDER = 108 };
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	tb_init(&t, 2);
+	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_kernel(&t, 0, US(1115), PL_EV_FORK, MAIN, WORKER, MAIN);
+	tb_user(&t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_kernel(&t, 1, US(1130), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1140), PL_EV_FUTEX_WAIT, WORKER, VIEW_LOCK, 0);
+	tb_kernel(&t, 1, US(1141), PL_EV_CONTEXT_SWITCH, WORKER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1400), PL_EV_FUTEX_NOTIFY, HOLDER, VIEW_LOCK, WORKER);
+	tb_kernel(&t, 1, US(1410), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1420), PL_EV_FUTEX_WAKE, WORKER, VIEW_LOCK, 0);
+	tb_user(&t, WORKER, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_kernel(&t, 1, US(1510), PL_EV_EXIT, WORKER, 0, 0);
+	tb_user(&t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(&t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(&t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
+	model_build(&t, &m);
+
+	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, WORKER, US(1420));
+	const struct pl_interval *rest = &m.iv.intervals[m.iv.event_interval[wake]];
+
+	CU_ASSERT_EQUAL(rest->kind, PL_IV_RESUMED);
+	CU_ASSERT_EQUAL(rest->wait_event, find_event(&m, PL_EV_FUTEX_WAIT, WORKER, US(1140)));
+	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_LOCK], 1);
+	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_NOTIFY], 0);
+	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
+	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(600));
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, sizeof(shape)),
+			       "fork>lock>message>invalidate");
+	CU_ASSERT_EQUAL(m.bd.ns[0][PL_CAT_LOCK], US(1420 - 1140));
+	CU_ASSERT_STRING_EQUAL(pl_edge_kind_name(PL_EDGE_LOCK), "lock");
+	model_free(&m);
+}
+
 void add_native_tests(void)
 {
 	CU_pSuite s = CU_add_suite("native", NULL, NULL);
 
 	CU_add_test(s, "a native renderer's intervals from wait and notify", test_native_renderer);
+	CU_add_test(s, "a one-shot worker's lock wait", test_one_shot_worker_lock_wait);
 }

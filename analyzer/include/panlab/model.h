@@ -69,6 +69,14 @@ enum pl_interval_kind {
 	 * next such wait or boundary. The *_NOTIFY that woke it is its cause.
 	 */
 	PL_IV_NATIVE,
+	/*
+	 * The same split where the thread exits without waiting again: a
+	 * one-shot worker (Panappticon 4.3, forked for one-time execution)
+	 * that blocked on a contended lock goes on with its own work after
+	 * the wait, whoever released the lock. Its cause is its own wait
+	 * (a lock edge from wait_event), not the notify.
+	 */
+	PL_IV_RESUMED,
 };
 
 /* Why an interval ended. */
@@ -90,6 +98,7 @@ struct pl_interval {
 	uint64_t end_ns;	/* last event */
 	uint64_t first_slot;	/* events are slot_event[first_slot .. +nevents) */
 	uint64_t nevents;
+	uint64_t wait_event;	/* RESUMED: the *_WAIT it resumes after; else PL_NONE */
 };
 
 struct pl_intervals {
@@ -129,6 +138,7 @@ enum pl_edge_kind {
 	 * a hand-over of work, and would chain unrelated transactions.
 	 */
 	PL_EDGE_NOTIFY,
+	PL_EDGE_LOCK,		/* *_WAIT -> the first event of the RESUMED interval after it */
 	PL_EDGE_KINDS,
 };
 
