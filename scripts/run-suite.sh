@@ -31,6 +31,8 @@ if [ ${#workloads[@]} = 0 ]; then
 	done
 fi
 
+# shape_ok: the analyzer's summary.json "shape_ok", else its "shape_check".ok (--expect-shape),
+# else null. (jq's // would turn false into null.)
 # The count a workload declares (workloads/README.md, "Expected structure"), or null.
 expected_transactions() {
 	local f=$top/workloads/apps/${1%%+*}.expect	# APP+LOAD: the app's
@@ -57,7 +59,8 @@ for w in "${workloads[@]}"; do
 		obj=$(jq -c --arg w "$w" --arg id "$run_id" --argjson expect "$expect" '{
 			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
 			precision, recall, latency_error_ns_max: .latency_error_ns.max,
-			latency_error_ns_mean: .latency_error_ns.mean, shape_ok: (.shape_ok // null),
+			latency_error_ns_mean: .latency_error_ns.mean,
+			shape_ok: (if .shape_ok != null then .shape_ok else .shape_check.ok end),
 			status: "ok" }' "$out/summary.json")
 		if ! jq -e '.precision == 1 and .recall == 1 and
 			(.expected_transactions == null or .expected_transactions == .transactions) and
