@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "panlab/expect.h"
 #include "panlab/export_json.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
@@ -24,14 +25,14 @@
 #include "panlab/validate.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json] [--no-plots]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--no-trace-json] [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
-	const char *expect_shape;
+	const char *expect;	/* the workload's declared structure (workloads/apps/NAME.expect) */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
 };
@@ -82,7 +83,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		{ "run-id", required_argument, NULL, 'r' },
 		{ "no-trace-json", no_argument, NULL, 'n' },
 		{ "no-plots", no_argument, NULL, 'p' },
-		{ "expect-shape", required_argument, NULL, 's' },
+		{ "expect", required_argument, NULL, 'e' },
 		{ "on", required_argument, NULL, '1' },
 		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
@@ -101,7 +102,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		case 'r': o->run_id = optarg; break;
 		case 'n': o->no_trace_json = 1; break;
 		case 'p': o->no_plots = 1; break;
-		case 's': o->expect_shape = optarg; break;
+		case 'e': o->expect = optarg; break;
 		case '1': o->on = optarg; break;
 		case '0': o->off = optarg; break;
 		case 'h':
@@ -150,8 +151,6 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		rc = check_name("--workload", o->workload);
 	if (rc == 0)
 		rc = check_name("--run-id", o->run_id);
-	if (rc == 0 && o->expect_shape)
-		rc = check_name("--expect-shape", o->expect_shape);
 	return rc;
 }
 
@@ -321,6 +320,8 @@ int main(int argc, char **argv)
 	struct pl_aggregates ag;
 	struct pl_top_edges te;
 	struct pl_validation val;
+	struct pl_expect expect;
+	struct pl_expect_result checked;
 	char path[4096];
 	int rc = parse_options(argc - shift, argv + shift, &o, cmd);
 
@@ -341,6 +342,12 @@ int main(int argc, char **argv)
 		pl_trace_free(&trace);
 		return 1;
 	}
+	if (o.expect && pl_expect_read_file(o.expect, &expect, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		pl_ground_truth_free(&gt);
+		pl_trace_free(&trace);
+		return 1;
+	}
 	pl_intervals_build(&trace, &iv);
 	pl_graph_build(&trace, &iv, &graph);
 	pl_transactions_extract(&trace, &iv, &graph, &tx);
@@ -350,12 +357,14 @@ int main(int argc, char **argv)
 	pl_aggregates_build(&tx, &cp, &ag);
 	pl_top_edges_build(&trace, &iv, &cp, &te);
 	pl_validate(&tx, &gt, &val);
+	if (o.expect)
+		pl_expect_check(&expect, &trace, &tx, &cp, &bd, &val, &checked);
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
-		.expect_shape = o.expect_shape,
 		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
 		.bd = &bd, .qs = &qs, .ag = &ag, .te = &te, .val = &val,
+		.expect = o.expect ? &checked : NULL,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -381,6 +390,10 @@ int main(int argc, char **argv)
 		       o.no_plots ? "" : " and plots (svg)", o.out);
 	} else {
 		fprintf(stderr, "%s\n", err.msg);
+	}
+	if (o.expect) {
+		pl_expect_result_free(&checked);
+		pl_expect_free(&expect);
 	}
 	pl_validation_free(&val);
 	pl_top_edges_free(&te);

@@ -27,29 +27,6 @@ static const char *thread_name(const struct pl_intervals *iv, uint32_t tid)
 	return "";
 }
 
-/*
- * The graph-shape check against the workload's declared structure: of the
- * transactions that are no animation (*checked), how many have the declared
- * critical-path shape; the others' ids go into mismatched if not NULL.
- */
-static uint64_t check_shapes(const struct pl_analysis *a, uint64_t *checked, json_t *mismatched)
-{
-	uint64_t matching = 0;
-	char shape[256];
-
-	*checked = 0;
-	for (uint64_t k = 0; k < a->tx->count; k++) {
-		if (a->tx->items[k].animation)
-			continue;
-		(*checked)++;
-		if (!strcmp(pl_critical_path_shape(a->cp, k, shape, sizeof(shape)), a->expect_shape))
-			matching++;
-		else if (mismatched)
-			json_array_append_new(mismatched, json_integer((json_int_t)k));
-	}
-	return matching;
-}
-
 static const struct pl_transaction *row_tx(const struct pl_analysis *a, const struct pl_row *r)
 {
 	return r->tx == PL_NONE ? NULL : &a->tx->items[r->tx];
@@ -191,12 +168,13 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		fprintf(out, ", %" PRIu64 " steps, %s ms\n", e->steps,
 			ms(total, sizeof(total), (int64_t)e->total_ns));
 	}
-	if (a->expect_shape) {
-		uint64_t checked, matching = check_shapes(a, &checked, NULL);
-
-		fprintf(out, "  shape check: %" PRIu64 " of %" PRIu64 " transactions (animations aside)"
-			" have the declared shape %s%s\n", matching, checked, a->expect_shape,
-			matching == checked ? "" : " (FAILED)");
+	if (a->expect) {
+		fprintf(out, "  declared structure: %s (%" PRIu64 " inputs checked%s)\n",
+			a->expect->ok ? "ok" : "FAILED", a->expect->checked,
+			a->expect->count_ok ? "" : ", transaction count differs");
+		for (uint64_t i = 0; i < a->expect->nfailed && i < 5; i++)
+			fprintf(out, "    input %" PRIu64 ": %s\n", a->expect->failed[i].input,
+				a->expect->failed[i].reason);
 	}
 	if (a->tx->animations)
 		fprintf(out, "  animations: %" PRIu64 " transactions draw chained frames (csv column"
@@ -323,19 +301,20 @@ static json_t *animations_json(const struct pl_transactions *tx)
 								: json_null());
 }
 
-/* The graph-shape check as JSON, null if no shape was declared. */
-static json_t *shape_check_json(const struct pl_analysis *a)
+/* The graph-shape check against the declared structure, null without one. */
+static json_t *expect_json(const struct pl_expect_result *r)
 {
-	uint64_t checked, matching;
-	json_t *bad;
+	json_t *failed = json_array();
 
-	if (!a->expect_shape)
+	if (!r) {
+		json_decref(failed);
 		return json_null();
-	bad = json_array();
-	matching = check_shapes(a, &checked, bad);
-	return json_pack("{s:s, s:o, s:o, s:o, s:b}", "expected", a->expect_shape,
-			 "transactions", count(checked), "matching", count(matching),
-			 "mismatched", bad, "ok", checked == matching);
+	}
+	for (uint64_t i = 0; i < r->nfailed; i++)
+		json_array_append_new(failed, json_pack("{s:o, s:s}", "input",
+			count(r->failed[i].input), "reason", r->failed[i].reason));
+	return json_pack("{s:o, s:b, s:o}", "checked", count(r->checked),
+			 "transactions_as_declared", r->count_ok, "failed", failed);
 }
 
 #define TOP_EDGES 10
@@ -465,7 +444,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "shapes", shapes);
 	json_object_set_new(o, "queues_flagged", count(a->qs->flagged));
 	json_object_set_new(o, "animation_transactions", animations_json(a->tx));
-	json_object_set_new(o, "shape_check", shape_check_json(a));
+	json_object_set_new(o, "shape_ok", a->expect ? json_boolean(a->expect->ok) : json_null());
+	json_object_set_new(o, "expect", expect_json(a->expect));
 	if (a->te)
 		json_object_set_new(o, "top_critical_path_edges", top_edges_json(a));
 	json_object_set_new(o, "model", model_json(a));

@@ -364,7 +364,7 @@ static void test_ground_truth_syntax(void)
 }
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect-shape SHAPE] [--no-trace-json]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--no-trace-json]" \
 	      " [--no-plots]" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]\n"
@@ -522,37 +522,59 @@ static void test_stream(void)
 	result_free(&r);
 }
 
-/* The graph-shape check against a declared structure, passing and failing. */
-static void test_shape_check(void)
+/*
+ * The graph-shape check against a declared structure (workloads/apps/NAME.expect): the
+ * lockcontention run as its workload declares it, then declarations it does not meet, then a
+ * declaration with a syntax error.
+ */
+static void test_expect(void)
 {
-	char out[256], path[300];
-	const char *shapes[] = { "task>message>invalidate", "binder>message>invalidate" };
+	char out[256], path[300], bad[300];
+	const char *expect = PANLAB_TEST_DATA "/qemu-lockcontention.expect";
+	const char *args[] = { "--trace", PANLAB_TEST_DATA "/qemu-lockcontention.trace.bin",
+			       "--ground-truth", PANLAB_TEST_DATA "/qemu-lockcontention.gt",
+			       "--out", out, "--backend", "qemu", "--workload", "lockcontention",
+			       "--expect", expect, "--no-plots", "--no-trace-json", NULL };
+	struct result r;
 
 	for (int i = 0; i < 2; i++) {
-		const char *args[] = { "--trace", PANLAB_TEST_DATA "/qemu-asynctask.trace.bin",
-				       "--ground-truth", PANLAB_TEST_DATA "/qemu-asynctask.gt",
-				       "--out", out, "--backend", "qemu", "--workload", "asynctask",
-				       "--expect-shape", shapes[i], "--no-plots", "--no-trace-json",
-				       NULL };
-		struct result r;
-
-		snprintf(out, sizeof(out), "%s/shape%d", test_tmpdir(), i);
+		snprintf(out, sizeof(out), "%s/expect%d", test_tmpdir(), i);
+		if (i == 1) {
+			/* 12 transactions, taps 1-3 through binder, the key an animation. */
+			snprintf(bad, sizeof(bad), "%s/wrong.expect", test_tmpdir());
+			write_text(bad, "panlab-expect 1\n# wrong on purpose\ntransactions 12\n"
+				   "expect 0,4-9 tap fork,message,invalidate\n"
+				   "expect 1-3 tap binder\nexpect 10 key invalidate\n"
+				   "expect 11 key none animation\n");
+			args[11] = bad;
+		}
 		run(args, &r);
 		CU_ASSERT_EQUAL(r.status, 0);
-		CU_ASSERT_PTR_NOT_NULL(strstr(r.out, i ? "0 of 24 transactions" : "24 of 24 transactions"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r.out, i ? "declared structure: FAILED (12 inputs checked,"
+						       " transaction count differs)"
+						     : "declared structure: ok (11 inputs checked)"));
 		result_free(&r);
 		snprintf(path, sizeof(path), "%s/summary.json", out);
 		json_t *s = json_load_file(path, 0, NULL);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-		json_t *check = json_object_get(s, "shape_check");
+		CU_ASSERT_EQUAL(json_is_true(json_object_get(s, "shape_ok")), i == 0);
+		json_t *failed = json_object_get(json_object_get(s, "expect"), "failed");
 
-		CU_ASSERT_EQUAL(json_is_true(json_object_get(check, "ok")), i == 0);
-		CU_ASSERT_EQUAL(json_array_size(json_object_get(check, "mismatched")), i ? 24 : 0);
+		/* Taps 1-3 cross no binder; input 11 has no transaction. */
+		CU_ASSERT_EQUAL(json_array_size(failed), i ? 4 : 0);
+		if (i)
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(
+				json_array_get(failed, 0), "reason")), "critical path crosses no binder");
 		json_decref(s);
 		snprintf(path, sizeof(path), "%s/trace.json", out);
 		CU_ASSERT_NOT_EQUAL(access(path, R_OK), 0);	/* --no-trace-json */
 	}
+	write_text(bad, "panlab-expect 1\ntransactions 2\nexpect 0 tap fork\nexpect 1 swipe fork\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input kind \"swipe\", expected tap or key"));
+	result_free(&r);
 }
 
 /*
@@ -598,7 +620,7 @@ void add_cli_tests(void)
 	CU_add_test(s, "default run id", test_default_run_id);
 	CU_add_test(s, "overhead: traced against untraced ground truth", test_overhead);
 	CU_add_test(s, "stream: the windowed analysis", test_stream);
-	CU_add_test(s, "graph-shape check", test_shape_check);
+	CU_add_test(s, "graph-shape check against the declared structure", test_expect);
 	CU_add_test(s, "an untraced run", test_untraced_run);
 	CU_add_test(s, "a real qemu run of the asynctask spine", test_real_qemu_run);
 	CU_add_test(s, "truncated trace", test_truncated_trace);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "panlab/error.h"
+#include "panlab/expect.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
 #include "panlab/overhead.h"
@@ -26,12 +27,8 @@ struct pl_analysis {
 	const char *backend;
 	const char *workload;
 	const char *run_id;
-	/*
-	 * The workload's declared critical-path shape ("task>message>invalidate"),
-	 * or NULL: summary.json's shape_check counts the transactions (animations
-	 * aside) whose shape is not it.
-	 */
-	const char *expect_shape;
+	/* The graph-shape check against the workload's declared structure, or NULL. */
+	const struct pl_expect_result *expect;
 	const struct pl_trace *trace;
 	const struct pl_ground_truth *gt;
 	const struct pl_intervals *iv;

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* The graph-shape check against a workload's declared structure (panlab/expect.h). */
+#include "panlab/expect.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+
+#define MAX_FIELDS 6
+#define MAX_INPUTS 1000000	/* a script's inputs; guards the per-input array */
+
+struct fields {
+	char *f[MAX_FIELDS];
+	int n;
+};
+
+static void split(char *s, struct fields *out)
+{
+	char *save = NULL;
+
+	out->n = 0;
+	for (char *t = strtok_r(s, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (out->n < MAX_FIELDS)
+			out->f[out->n++] = t;
+		else
+			out->n = MAX_FIELDS + 1;	/* too many: reported by the caller */
+}
+
+static int number(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9' || (s[0] == '0' && s[1]))
+		return -1;
+	*v = strtoull(s, &end, 10);
+	return *end || *v > max ? -1 : 0;
+}
+
+/* EDGES: a comma-separated list of kinds, or "none". */
+static int needs_of(char *s, uint32_t *needs)
+{
+	char *save = NULL;
+
+	*needs = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS && strcmp(t, pl_edge_kind_name(k)); k++)
+			;
+		if (k == PL_EDGE_KINDS)
+			k = !strcmp(t, "network") ? PL_NEED_NETWORK : !strcmp(t, "io") ? PL_NEED_IO : -1;
+		if (k < 0)
+			return -1;
+		*needs |= 1u << k;
+	}
+	return 0;
+}
+
+/* "expect SEQS INPUT EDGES [animation]" once the transaction count is known. */
+static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, bool *seen,
+		       const char *path, struct pl_error *err)
+{
+	struct pl_expect_input in = { .line = line };
+	char *save = NULL;
+
+	if (l->n < 4 || l->n > 5 || (l->n == 5 && strcmp(l->f[4], "animation"))) {
+		pl_error_at_line(err, path, line, "expected `expect SEQS tap|key EDGES [animation]`");
+		return -1;
+	}
+	if (strcmp(l->f[2], "tap") && strcmp(l->f[2], "key")) {
+		pl_error_at_line(err, path, line, "input kind \"%s\", expected tap or key", l->f[2]);
+		return -1;
+	}
+	in.key = !strcmp(l->f[2], "key");
+	in.animation = l->n == 5;
+	if (needs_of(l->f[3], &in.needs) < 0) {
+		pl_error_at_line(err, path, line, "edge kinds \"%s\", expected a comma-separated list"
+				 " of message, task, binder, fork, invalidate, notify, lock, network, io,"
+				 " or none", l->f[3]);
+		return -1;
+	}
+	for (char *r = strtok_r(l->f[1], ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(r, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		if (number(r, UINT64_MAX, &lo) < 0 || number(dash ? dash + 1 : r, UINT64_MAX, &hi) < 0 ||
+		    hi < lo || hi >= e->transactions) {
+			pl_error_at_line(err, path, line, "input ids \"%s%s%s\", expected ids or ranges"
+					 " below the %" PRIu64 " transactions", r, dash ? "-" : "",
+					 dash ? dash + 1 : "", e->transactions);
+			return -1;
+		}
+		for (uint64_t s = lo; s <= hi; s++) {
+			if (seen[s]) {
+				pl_error_at_line(err, path, line, "input %" PRIu64 " declared again,"
+						 " expected each id once", s);
+				return -1;
+			}
+			seen[s] = true;
+			e->inputs[s] = in;
+		}
+	}
+	return 0;
+}
+
+int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error *err)
+{
+	char *buf;
+	size_t len;
+	bool *seen = NULL;
+	uint64_t line = 0;
+	int state = 0, rc = -1;	/* 0: want the header, 1: want transactions, 2: expect lines */
+
+	memset(out, 0, sizeof(*out));
+	if (pl_read_file(path, &buf, &len, err) < 0)
+		return -1;
+	for (char *s = buf, *next; s && s < buf + len; s = next) {
+		struct fields l;
+
+		next = strchr(s, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		if (*s == '#' || *s == '\0')
+			continue;
+		split(s, &l);
+		if (state == 0) {
+			if (l.n != 2 || strcmp(l.f[0], "panlab-expect") || strcmp(l.f[1], "1")) {
+				pl_error_at_line(err, path, line, "expected `panlab-expect 1`");
+				goto out;
+			}
+			state = 1;
+		} else if (state == 1) {
+			if (l.n != 2 || strcmp(l.f[0], "transactions") ||
+			    number(l.f[1], MAX_INPUTS, &out->transactions) < 0) {
+				pl_error_at_line(err, path, line, "expected `transactions N`, N up to %d",
+						 MAX_INPUTS);
+				goto out;
+			}
+			out->inputs = pl_xcalloc(out->transactions + 1, sizeof(*out->inputs));
+			seen = pl_xcalloc(out->transactions + 1, sizeof(*seen));
+			state = 2;
+		} else if (l.n < 1 || strcmp(l.f[0], "expect")) {
+			pl_error_at_line(err, path, line, "unknown record \"%s\", expected expect",
+					 l.n ? l.f[0] : "");
+			goto out;
+		} else if (expect_line(out, &l, line, seen, path, err) < 0) {
+			goto out;
+		}
+	}
+	if (state < 2) {
+		pl_error_file(err, path, "ends before its `transactions N` line");
+		goto out;
+	}
+	for (uint64_t s = 0; s < out->transactions; s++)
+		if (!seen[s]) {
+			pl_error_file(err, path, "input %" PRIu64 " has no expect line, expected every id"
+				      " from 0 to %" PRIu64, s, out->transactions - 1);
+			goto out;
+		}
+	rc = 0;
+out:
+	free(buf);
+	free(seen);
+	if (rc < 0)
+		pl_expect_free(out);
+	return rc;
+}
+
+void pl_expect_free(struct pl_expect *e)
+{
+	free(e->inputs);
+	memset(e, 0, sizeof(*e));
+}
+
+static void fail(struct pl_expect_result *r, uint64_t input, const char *fmt, const char *what)
+{
+	r->failed = pl_xrealloc(r->failed, r->nfailed + 1, sizeof(*r->failed));
+	r->failed[r->nfailed].input = input;
+	snprintf(r->failed[r->nfailed].reason, sizeof(r->failed[0].reason), fmt, what);
+	r->nfailed++;
+}
+
+void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
+		     const struct pl_transactions *tx, const struct pl_critical_paths *cp,
+		     const struct pl_breakdowns *bd, const struct pl_validation *val,
+		     struct pl_expect_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->count_ok = tx->count == e->transactions;
+	for (uint64_t s = 0; s < e->transactions; s++) {
+		const struct pl_expect_input *want = &e->inputs[s];
+		/* Rows come first one per ground-truth input, in seq order (validate.h). */
+		uint64_t k = s < val->inputs ? val->rows[s].tx : PL_NONE;
+		uint32_t have = 0;
+
+		out->checked++;
+		if (k == PL_NONE) {
+			fail(out, s, "%s", "no transaction");
+			continue;
+		}
+		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++)
+			have |= 1u << cp->steps[i].kind;
+		if (bd->ns[k][PL_CAT_LOCK])
+			have |= 1u << PL_EDGE_LOCK;	/* a lock wait inside an interval counts too */
+		if (bd->ns[k][PL_CAT_NETWORK])
+			have |= 1u << PL_NEED_NETWORK;
+		if (bd->ns[k][PL_CAT_IO])
+			have |= 1u << PL_NEED_IO;
+		bool key = trace->events[tx->items[k].input_event].type == PL_EV_UI_KEY;
+
+		if (key != want->key)
+			fail(out, s, "a %s, expected the other input kind", key ? "key" : "tap");
+		if (tx->items[k].animation != want->animation)
+			fail(out, s, "%s", want->animation ? "no animation, expected one"
+						  : "an animation, expected none");
+		for (int n = PL_EDGE_MESSAGE; n < PL_NEEDS; n++)
+			if ((want->needs & ~have) & (1u << n))
+				fail(out, s, "critical path crosses no %s",
+				     n == PL_NEED_NETWORK ? "network" : n == PL_NEED_IO ? "io"
+							   : pl_edge_kind_name(n));
+	}
+	out->ok = out->count_ok && out->nfailed == 0;
+}
+
+void pl_expect_result_free(struct pl_expect_result *r)
+{
+	free(r->failed);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A workload's declared structure (workloads/README.md, "Expected structure":
+ * workloads/apps/NAME.expect) and the graph-shape check of a run against it:
+ * per input, its kind (tap or key), the causal-edge kinds its critical path
+ * must cross, and whether it is an animation; and the number of transactions.
+ *
+ * Ownership: pl_expect_read_file allocates the arrays of a caller-provided
+ * struct; pl_expect_free releases them (also after an error). pl_expect_check
+ * fills a caller-provided result whose failure list pl_expect_result_free
+ * releases.
+ */
+#ifndef PANLAB_EXPECT_H
+#define PANLAB_EXPECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "panlab/error.h"
+#include "panlab/model.h"
+#include "panlab/validate.h"
+
+/* What an edge name in EDGES stands for: a causal hop, or time in a breakdown category. */
+enum pl_expect_need {
+	PL_NEED_NETWORK = PL_EDGE_KINDS,	/* breakdown network > 0 */
+	PL_NEED_IO,				/* breakdown io > 0 */
+	PL_NEEDS,
+};
+
+struct pl_expect_input {
+	bool key;		/* UI_KEY rather than a tap's UI_INPUT */
+	bool animation;
+	uint32_t needs;		/* bit k: PL_EDGE_* or PL_NEED_* k is required */
+	uint64_t line;		/* where it was declared */
+};
+
+struct pl_expect {
+	uint64_t transactions;		/* N */
+	struct pl_expect_input *inputs;	/* N, by input seq */
+};
+
+int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error *err);
+void pl_expect_free(struct pl_expect *e);
+
+struct pl_expect_failure {
+	uint64_t input;
+	char reason[96];
+};
+
+struct pl_expect_result {
+	uint64_t checked;		/* inputs checked (= N) */
+	bool count_ok;			/* detected transactions = N */
+	uint64_t nfailed;
+	struct pl_expect_failure *failed;
+	bool ok;			/* count_ok and no failure: the run's shape_ok */
+};
+
+void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
+		     const struct pl_transactions *tx, const struct pl_critical_paths *cp,
+		     const struct pl_breakdowns *bd, const struct pl_validation *val,
+		     struct pl_expect_result *out);
+void pl_expect_result_free(struct pl_expect_result *r);
+
+#endif /* PANLAB_EXPECT_H */
