@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/threads.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
@@ -613,6 +614,8 @@ static int __init klog_init(void)
 	u32 capacity;
 	int cpu, i, ret;
 
+	/* One slot per possible pid (see struct klog_task). */
+	BUILD_BUG_ON(PID_MAX_LIMIT > KLOG_TASK_SLOTS);
 	for_each_kernel_tracepoint(klog_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
 		if (!klog_probes[i].tp) {
