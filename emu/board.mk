@@ -47,20 +47,21 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # Guest-side test programs, packed as an extra initramfs to append to the
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
-# then boot with panlab.test=panlab-parallel (or panlab-nettest, with
-# --net user --content-dir DIR holding hello.txt).
+# then boot with panlab.test=panlab-parallel, panlab-hotplug, or
+# panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
 $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
 
-$(BUILD)/guest-tests/bin/panlab-nettest: tests/guest/nettest.sh
+$(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
-                     $(BUILD)/guest-tests/bin/panlab-nettest
+                     $(BUILD)/guest-tests/bin/panlab-nettest \
+                     $(BUILD)/guest-tests/bin/panlab-hotplug
 	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
 	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
 	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
