@@ -8,10 +8,16 @@
  * Built again with NETFETCH_UDP as app-netdgram: the same fetch as a request datagram and
  * paced response datagrams (UDP datagram blocking).
  *
+ * Built again with NETFETCH_SDCACHE as app-sdcache, the Reddit News case: the fetched image is
+ * also written to a cache file on the SD card (/sdcard, or /tmp on a machine without one) and
+ * fsync'ed before it is shown (IO blocking, write-back work beside the main thread).
+ *
  * No logging here: every trace event comes from the platform and the kernel.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -24,9 +30,12 @@
 #define NETFETCH_BYTES (32u * 1024u)
 #define NETFETCH_BYTES_PER_S (512u * 1024u)
 
-#ifdef NETFETCH_UDP
+#if defined(NETFETCH_UDP)
 #define SOCKET_TYPE SOCK_DGRAM
 #define APP_NAME "netdgram"
+#elif defined(NETFETCH_SDCACHE)
+#define SOCKET_TYPE SOCK_STREAM
+#define APP_NAME "sdcache"
 #else
 #define SOCKET_TYPE SOCK_STREAM
 #define APP_NAME "netfetch"
@@ -37,7 +46,30 @@ struct job {
 	uint32_t latency_ms;
 };
 
-/* Fetches and returns a checksum of what arrived, or 0 on failure (shown as such). */
+#ifdef NETFETCH_SDCACHE
+/* The cache file's directory: the SD card if the session mounted one. */
+static const char *cache_dir(void)
+{
+	return access("/sdcard", W_OK) == 0 ? "/sdcard" : "/tmp";
+}
+
+/* Creates the cache file for the next fetch; -1 if it cannot (the fetch is then not cached). */
+static int open_cache(void)
+{
+	static unsigned next;
+	char path[64];
+	snprintf(path, sizeof(path), "%s/cache-%u.img", cache_dir(), next++);
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+#else
+static int open_cache(void)
+{
+	return -1;
+}
+#endif
+
+/* Fetches, caching what arrives when open_cache gives a file; returns a checksum of what
+ * arrived, or 0 on failure (shown as such). */
 static uint64_t fetch(uint32_t latency_ms)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(CONTENT_PORT),
@@ -47,9 +79,12 @@ static uint64_t fetch(uint32_t latency_ms)
 	struct timeval timeout = { .tv_sec = 5 };
 	uint8_t buf[CONTENT_CHUNK_BYTES];
 	uint64_t sum = 0, got = 0;
-	int fd = socket(AF_INET, SOCKET_TYPE | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	int fd = socket(AF_INET, SOCKET_TYPE | SOCK_CLOEXEC, 0), cache = open_cache();
+	if (fd < 0) {
+		if (cache >= 0)
+			close(cache);
 		return 0;
+	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
 	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
 	    send(fd, &req, sizeof(req), MSG_NOSIGNAL) == (ssize_t)sizeof(req)) {
@@ -58,6 +93,10 @@ static uint64_t fetch(uint32_t latency_ms)
 			if (n <= 0)
 				break;
 			got += (uint64_t)n;
+			if (cache >= 0 && write(cache, buf, (size_t)n) != n) {
+				close(cache);
+				cache = -1;
+			}
 			for (ssize_t i = 0; i < n; i++)
 				sum = sum * 31 + buf[i];
 			/* A datagram response ends with a short datagram. */
@@ -66,6 +105,9 @@ static uint64_t fetch(uint32_t latency_ms)
 		}
 	}
 	close(fd);
+	/* The image is shown once it is on the card, as the Reddit News app did. */
+	if (cache >= 0 && (fsync(cache) != 0 || close(cache) != 0))
+		return 0;
 	return got == NETFETCH_BYTES ? sum + got : 0;
 }
 

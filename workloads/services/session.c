@@ -7,6 +7,9 @@
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
  *                  [--injector uinput|host] [--spill PATH]
  *
+ * If the machine has an SD card (/dev/vda, ext2), it is mounted at /sdcard and the collector
+ * spills there when the host link fails (--spill overrides the path).
+ *
  * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
  * process per LOAD (cpu, mem), started before the app and stopped after it. A VARIANT only
  * names another script for the same app (the caller passes it as --script).
@@ -31,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +49,10 @@
 
 #define INPUT_GT_PORT "panlab.input"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
+/* The SD card: the machine's first virtio block device, an ext2 file system. */
+#define SDCARD_DEVICE "/dev/vda"
+#define SDCARD_DIR "/sdcard"
+#define SDCARD_SPILL SDCARD_DIR "/panlab-trace.spill"
 
 struct child {
 	char name[64];
@@ -119,6 +128,23 @@ static void stop(struct child *c)
 		pl_describe_status(status, how, sizeof(how));
 		pl_die("%s failed on stop (%s)", c->name, how);
 	}
+}
+
+/*
+ * Mount the SD card at SDCARD_DIR if the machine has one (the guest has no udev and /init
+ * mounts nothing but the basics). Apps find it there; the collector spills to it. Returns
+ * whether it is mounted.
+ */
+static bool mount_sdcard(void)
+{
+	struct stat st;
+	if (stat(SDCARD_DEVICE, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	if (mkdir(SDCARD_DIR, 0755) != 0 && errno != EEXIST)
+		pl_die("mkdir %s: %s", SDCARD_DIR, strerror(errno));
+	if (mount(SDCARD_DEVICE, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
+		pl_die("mount %s on %s (ext2): %s", SDCARD_DEVICE, SDCARD_DIR, strerror(errno));
+	return true;
 }
 
 /* Stop the kernel logger before teardown so the trace ends with the script. */
@@ -212,6 +238,9 @@ int main(int argc, char **argv)
 			pl_die("%s", err);
 	}
 
+	/* With a card the trace spills to it if the host link fails (collect.h). */
+	if (mount_sdcard() && !collect.spill_path)
+		collect.spill_path = SDCARD_SPILL;
 	start_binder(bin_dir);
 	start_service(bin_dir, "compositor");
 	start_service(bin_dir, "inputd");
