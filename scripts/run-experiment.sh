@@ -41,8 +41,14 @@ if [ "$backend" = qemu ]; then
 	cat "$out/gt-input.txt" "$out/gt-display.txt" > "$out/ground_truth.txt"
 fi
 
+# A workload's declared structure (APP+LOAD runs use the app's) lets the
+# analyzer check each transaction's graph shape, not just its latency.
+expect=()
+expect_file=$top/workloads/apps/${workload%%+*}.expect
+[ -f "$expect_file" ] && expect=(--expect "$expect_file")
+
 echo "run $run_id: analyzing"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
-	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id"
+	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id" "${expect[@]}"
 ln -sfn "$run_id" "$top/out/latest"
 echo "run $run_id: results in out/$run_id/ (summary.json, transactions.csv)"
