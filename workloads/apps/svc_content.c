@@ -11,18 +11,17 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "content_service.h"
 #include "panlab/die.h"
+#include "panlab/net.h"
 #include "panlab/ready.h"
 
 static void sleep_ns(uint64_t ns)
@@ -102,20 +101,6 @@ static void *serve_udp(void *arg)
 	return NULL;
 }
 
-/* The guest has no network setup: bring the loopback interface up (idempotent). */
-static void loopback_up(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	strcpy(ifr.ifr_name, "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) != 0)
-		pl_die("svc-content: lo: %s", strerror(errno));
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) != 0)
-		pl_die("svc-content: bring lo up: %s", strerror(errno));
-	close(fd);
-}
-
 int main(void)
 {
 	sigset_t term;
@@ -126,7 +111,8 @@ int main(void)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &term, NULL);
-	loopback_up();
+	if ((r = pl_net_loopback_up()) != 0)
+		pl_die("svc-content: bring lo up: %s", strerror(-r));
 	if ((r = pthread_create(&tcp, NULL, serve_tcp, (void *)(intptr_t)bound_socket(SOCK_STREAM))) ||
 	    (r = pthread_create(&udp, NULL, serve_udp, (void *)(intptr_t)bound_socket(SOCK_DGRAM))))
 		pl_die("svc-content: threads: %s", strerror(r));

@@ -11,7 +11,7 @@
  * spills there when the host link fails (--spill overrides the path).
  *
  * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
- * process per LOAD (cpu, mem), started before the app and stopped after it. A VARIANT only
+ * process per LOAD (cpu, mem, io, net), started before the app and stopped after it. A VARIANT only
  * names another script for the same app (the caller passes it as --script).
  *
  * With --injector host the machine plays the script (the phone backend

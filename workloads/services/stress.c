@@ -6,19 +6,31 @@
  *   cpu   one thread spinning on integer work (CPU contention)
  *   mem   one thread writing and reading back a 32 MiB buffer, page by page (memory bandwidth,
  *         cache and TLB pressure)
+ *   io    rewriting a 16 MiB file on the SD card (/sdcard, else /tmp) in 64 KiB writes with an
+ *         fsync every 1 MiB (block IO, write-back)
+ *   net   pushing 16 KiB at a time through a TCP connection to itself over loopback (the
+ *         kernel's network stack and softirqs)
  *
  * Each keeps its CPU 90% busy (9 ms of every 10 ms).
  *
  * It signals ready (PANLAB_READY_FD) once its memory is set up, and exits 0 on SIGTERM.
  * No logging: the kernel logger sees it as context switches like any other process.
  */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "panlab/die.h"
+#include "panlab/net.h"
 #include "panlab/ready.h"
 
 #define MEM_LOAD_BYTES (32u << 20)
@@ -93,6 +105,83 @@ static uint32_t mem_step(void *ctx)
 	return sum;
 }
 
+/* The file the io load rewrites: on the SD card if the session mounted one. */
+#define IO_LOAD_BYTES (16u << 20)
+#define IO_STEP_BYTES (64u * 1024u)
+#define IO_SYNC_STEPS 16u	/* fsync every 1 MiB: write-back, then the wait for the card */
+
+struct io_load {
+	int fd;
+	uint32_t step;
+	uint8_t chunk[IO_STEP_BYTES];
+};
+
+static uint32_t io_step(void *ctx)
+{
+	struct io_load *io = ctx;
+	if (pwrite(io->fd, io->chunk, IO_STEP_BYTES,
+		   (off_t)(io->step % (IO_LOAD_BYTES / IO_STEP_BYTES)) * IO_STEP_BYTES) !=
+	    (ssize_t)IO_STEP_BYTES)
+		pl_die("panlab-stress io: write: %s", strerror(errno));
+	if (++io->step % IO_SYNC_STEPS == 0 && fsync(io->fd) != 0)
+		pl_die("panlab-stress io: fsync: %s", strerror(errno));
+	return io->step;
+}
+
+/* The two ends of a TCP connection over loopback; each step pushes NET_STEP_BYTES through. */
+#define NET_STEP_BYTES (16u * 1024u)
+
+struct net_load {
+	int tx, rx;
+	uint8_t buf[NET_STEP_BYTES];
+};
+
+static uint32_t net_step(void *ctx)
+{
+	struct net_load *n = ctx;
+	if (send(n->tx, n->buf, NET_STEP_BYTES, MSG_NOSIGNAL) != (ssize_t)NET_STEP_BYTES ||
+	    recv(n->rx, n->buf, NET_STEP_BYTES, MSG_WAITALL) != (ssize_t)NET_STEP_BYTES)
+		pl_die("panlab-stress net: %s", strerror(errno));
+	return n->buf[0];
+}
+
+static uint32_t io_load(void)
+{
+	static struct io_load io;
+	const char *path = access("/sdcard", W_OK) == 0 ? "/sdcard/panlab-stress.bin" :
+							   "/tmp/panlab-stress.bin";
+	io.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (io.fd < 0)
+		pl_die("panlab-stress io: %s: %s", path, strerror(errno));
+	uint32_t sum = duty_cycle(io_step, &io);
+	close(io.fd);
+	unlink(path);
+	return sum;
+}
+
+static uint32_t net_load(void)
+{
+	static struct net_load n;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int err = pl_net_loopback_up(), one = 1;
+	if (err)
+		pl_die("panlab-stress net: bring lo up: %s", strerror(-err));
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	n.tx = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || n.tx < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 1) != 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &len) != 0 ||
+	    connect(n.tx, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    (n.rx = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0 ||
+	    setsockopt(n.tx, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) != 0)
+		pl_die("panlab-stress net: loopback connection: %s", strerror(errno));
+	close(l);
+	uint32_t sum = duty_cycle(net_step, &n);
+	close(n.tx);
+	close(n.rx);
+	return sum;
+}
+
 static uint32_t cpu_load(void)
 {
 	uint32_t x = 2463534242u;
@@ -116,8 +205,12 @@ int main(int argc, char **argv)
 		load = cpu_load;
 	else if (argc == 2 && !strcmp(argv[1], "mem"))
 		load = mem_load;
+	else if (argc == 2 && !strcmp(argv[1], "io"))
+		load = io_load;
+	else if (argc == 2 && !strcmp(argv[1], "net"))
+		load = net_load;
 	else
-		pl_die("usage: panlab-stress cpu|mem");
+		pl_die("usage: panlab-stress cpu|mem|io|net");
 	struct sigaction sa = { .sa_handler = on_term };
 	sigaction(SIGTERM, &sa, NULL);
 	int err = pl_ready_signal();
