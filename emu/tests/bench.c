@@ -97,8 +97,10 @@ int main(int argc, char **argv)
     double emu_mips = (double)n_big / e.cpu_s / 1e6;
     double emu_wall_mips = (double)n_big / e.wall_s / 1e6;
 
-    timing qs = qemu_run(&img, iters / 10, guest);
-    timing qb = qemu_run(&img, iters, guest);
+    char *work = dt_private_dir(guest);
+    timing qs = qemu_run(&img, iters / 10, work);
+    timing qb = qemu_run(&img, iters, work);
+    dt_remove_dir(work);
     double dn = (double)(n_big - n_small);
     double qemu_mips = qb.cpu_s > qs.cpu_s ? dn / (qb.cpu_s - qs.cpu_s) / 1e6 : 0;
     double qemu_wall_mips =

@@ -109,6 +109,8 @@ int main(int argc, char **argv)
     dt_buf img, dtb;
     if (dt_read_file(kernel, &img))
         die("cannot read the kernel image");
+    char *priv = dt_private_dir(work);
+    work = priv;
 
     /* The DTB QEMU passes, from a dry run with dumpdtb. */
     char dtb_path[512], fifo[512], cmd[2048];
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
     kill(qpid, SIGKILL);
     fclose(f);
     waitpid(qpid, NULL, 0);
-    remove(fifo);
+    dt_remove_dir(priv);
     if (json) {
         json_t *j = json_load_file(json, 0, NULL);
         if (!j)

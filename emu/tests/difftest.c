@@ -248,8 +248,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof(path), "%s/dt_frame.bin", o.guest);
     if (dt_read_file(path, &frame))
         die("cannot read dt_frame.bin");
-    mkdir(o.work, 0777);
-    work_dir = o.work;
+    char *priv = dt_private_dir(o.work);
+    work_dir = priv;
 
     uint64_t insns = 0, executed = 0;
     int bad = 0, cases = 0;
@@ -257,6 +257,7 @@ int main(int argc, char **argv)
         bad = run_case((uint64_t)one_seed, one_len, &insns, &executed);
         printf("difftest: seed %lld len %u: %s\n", one_seed, one_len,
                bad ? "DIVERGED" : "ok");
+        dt_remove_dir(priv);
         return bad != 0;
     }
     bad += run_fixed(o.guest, "dt_idregs.bin");
@@ -280,5 +281,6 @@ int main(int argc, char **argv)
             die("cannot write the json file");
         json_decref(j);
     }
+    dt_remove_dir(priv);
     return bad != 0;
 }

@@ -37,6 +37,11 @@ typedef struct dt_buf {
 } dt_buf;
 
 int dt_read_file(const char *path, dt_buf *out);
+/* A fresh directory under parent for one tool run, so runs sharing a build
+ * tree (make test by several people) never share image or output files.
+ * Returns a malloc'd path; dt_remove_dir() deletes it and its files. */
+char *dt_private_dir(const char *parent);
+void dt_remove_dir(char *dir);
 int dt_write_file(const char *path, const uint8_t *p, size_t len);
 
 /* Runs an image on emu/ until PSCI SYSTEM_OFF or max_insns. Returns 0 on a

@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include "dt.h"
 #include "../cpu/arm.h"
@@ -18,6 +21,34 @@ int dt_read_file(const char *path, dt_buf *out)
     out->len = n > 0 ? (size_t)fread(out->p, 1, (size_t)n, f) : 0;
     fclose(f);
     return 0;
+}
+
+char *dt_private_dir(const char *parent)
+{
+    size_t n = strlen(parent) + 16;
+    char *d = malloc(n);
+    mkdir(parent, 0777);
+    snprintf(d, n, "%s/run.XXXXXX", parent);
+    if (!mkdtemp(d)) {
+        perror(parent);
+        exit(2);
+    }
+    return d;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+                      struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void dt_remove_dir(char *dir)
+{
+    nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+    free(dir);
 }
 
 int dt_write_file(const char *path, const uint8_t *p, size_t len)
