@@ -6,7 +6,7 @@ BACKEND ?= qemu
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build guest run test bench difftest clean
+.PHONY: all deps build run test bench difftest fuzz clean
 all: build
 
 deps:
@@ -38,6 +38,10 @@ bench: build
 		[ $$? = 2 ] && { echo "bench: $$d has no benchmarks yet"; continue; }; \
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
+
+# libFuzzer on the analyzer's readers; FUZZ_SECONDS per target (default 60).
+fuzz: deps
+	@$(MAKE) --no-print-directory -C analyzer fuzz
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest
