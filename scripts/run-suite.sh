@@ -31,8 +31,8 @@ if [ ${#workloads[@]} = 0 ]; then
 	done
 fi
 
-# shape_ok: the analyzer's summary.json "shape_ok", else its "shape_check".ok (--expect-shape),
-# else null. (jq's // would turn false into null.)
+# shape_ok: the analyzer's summary.json "shape_ok" (its check of the .expect file; null when it
+# did not check). Taken as is: jq's // would turn false into null.
 # The count a workload declares (workloads/README.md, "Expected structure"), or null.
 expected_transactions() {
 	local f=$top/workloads/apps/${1%%+*}.expect	# APP+LOAD: the app's
@@ -44,7 +44,8 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$(dirname "$suite_json")"
 results=()
 failed=0
-printf '%-20s %12s %9s %9s %24s  %s\n' workload transactions precision recall "latency error max/mean" status
+printf '%-20s %12s %9s %9s %24s %6s  %s\n' workload transactions precision recall \
+	"latency error max/mean" shape status
 for w in "${workloads[@]}"; do
 	run_id=suite-$stamp-$w
 	out=$top/out/$run_id
@@ -60,7 +61,7 @@ for w in "${workloads[@]}"; do
 			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
 			precision, recall, latency_error_ns_max: .latency_error_ns.max,
 			latency_error_ns_mean: .latency_error_ns.mean,
-			shape_ok: (if .shape_ok != null then .shape_ok else .shape_check.ok end),
+			shape_ok: .shape_ok,
 			status: "ok" }' "$out/summary.json")
 		if ! jq -e '.precision == 1 and .recall == 1 and
 			(.expected_transactions == null or .expected_transactions == .transactions) and
@@ -82,8 +83,9 @@ for w in "${workloads[@]}"; do
 		(if .recall == null then "-" else "\(.recall * 1000 | round / 1000)" end),
 		(if .latency_error_ns_max == null then "-" else
 			"\(.latency_error_ns_max / 1e5 | round / 10)/\(.latency_error_ns_mean / 1e5 | round / 10) ms" end),
+		(if .shape_ok == null then "-" elif .shape_ok then "ok" else "FAIL" end),
 		.status] | @tsv' <<<"$obj" |
-		awk -F'\t' '{ printf "%-20s %12s %9s %9s %24s  %s\n", $1, $2, $3, $4, $5, $6 }'
+		awk -F'\t' '{ printf "%-20s %12s %9s %9s %24s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7 }'
 done
 printf '%s\n' "${results[@]}" | jq -s . >"$suite_json"
 echo "suite: ${#workloads[@]} workloads, results in ${suite_json#"$top"/}"
