@@ -37,6 +37,7 @@ for f in "$phone" "$kernel" "$initrd"; do
 done
 mkdir -p "$out"
 rm -f "$out"/{console.log,trace.bin,ground_truth.txt}
+"$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
 cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace panlab.injector=host"
 replay=()
@@ -53,7 +54,8 @@ tail -n +1 -f "$out/console.log" &
 tail_pid=$!
 set +e
 timeout --foreground "$timeout_s" "$phone" --kernel "$kernel" --initrd "$initrd" --append "$cmdline" \
-	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --display "$display" \
+	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
+	--system-map "$top/build/kernel/System.map" --display "$display" \
 	"${replay[@]}" < /dev/null
 status=$?
 set -e

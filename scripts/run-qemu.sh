@@ -33,7 +33,9 @@ for f in "$kernel" "$initrd"; do
 	[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }
 done
 mkdir -p "$out"
-rm -f "$out"/{console.log,trace.bin,gt-input.txt,gt-display.txt}
+rm -f "$out"/{console.log,trace.bin,gt-input.txt,gt-display.txt,sdcard.img}
+
+"$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
 port() { echo "-chardev file,id=$1,path=$out/$2 -device virtserialport,chardev=$1,name=panlab.$1"; }
 
@@ -64,6 +66,7 @@ timeout --foreground "$timeout_s" qemu-system-arm \
 	-display "$display" \
 	-device virtio-gpu-device,xres=480,yres=800 \
 	-device virtio-tablet-device -device virtio-keyboard-device \
+	-drive file="$out/sdcard.img",if=none,format=raw,id=sdcard -device virtio-blk-device,drive=sdcard \
 	-device virtio-serial-device \
 	$(port trace trace.bin) $(port input gt-input.txt) $(port display gt-display.txt) \
 	< /dev/null
