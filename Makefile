@@ -2,7 +2,7 @@
 # Both install missing Debian packages first (scripts/install-deps.sh).
 
 SHELL := /bin/bash
-BACKEND ?= qemu
+BACKEND ?= phone
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 

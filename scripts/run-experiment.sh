@@ -5,12 +5,12 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--backend qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
+	echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-backend=qemu workload=asynctask trace=on run_id="" display=none
+backend=phone workload=asynctask trace=on run_id="" display=none
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--backend) backend=${2:-}; shift 2 ;;
