@@ -1,0 +1,81 @@
+# Shared by run-qemu.sh and run-phone.sh (sourced, not run): the options
+# both backends take, the checks on their inputs, the guest command line,
+# and the verdict read from the guest console.
+# The sourcing script sets `backend` and `timeout_s` (its default) first.
+
+usage() {
+	echo "usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]" >&2
+	echo "       [--timeout-s N] [--append 'KERNEL ARGS']" >&2
+	exit 2
+}
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+workload="" guest_test="" out="" trace=1 display=none append=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--workload) workload=${2:-}; shift 2 ;;
+	--test) guest_test=${2:-}; shift 2 ;;
+	--out) out=${2:-}; shift 2 ;;
+	--append) append=${2:-}; shift 2 ;;
+	--trace) case "${2:-}" in on) trace=1 ;; off) trace=0 ;; *) usage ;; esac; shift 2 ;;
+	--display) case "${2:-}" in none|sdl) display=$2 ;; *) usage ;; esac; shift 2 ;;
+	--timeout-s) timeout_s=${2:-}; shift 2 ;;
+	*) echo "$0: unknown option '$1'" >&2; usage ;;
+	esac
+done
+[ -n "$workload$guest_test" ] && [ -n "$out" ] || usage
+[[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "$0: --timeout-s takes whole seconds, got '$timeout_s'" >&2; exit 2; }
+
+kernel=$top/build/kernel/arch/arm/boot/zImage
+initrd=$top/build/initramfs.cpio.gz
+require_built() {
+	for f in "$kernel" "$initrd" "$@"; do
+		[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }
+	done
+}
+
+# maxcpus=1 plus a hotplug of cpu1 in /init avoids QEMU's slow SMP bring-up
+# under icount; the phone boots the same way so one image serves both.
+guest_cmdline() {
+	local cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace $*"
+	[ -n "$workload" ] && cmdline="$cmdline panlab.workload=$workload"
+	[ -n "$guest_test" ] && cmdline="$cmdline panlab.test=$guest_test"
+	echo "$cmdline $append"
+}
+
+# Runs the emulator command with the console file shown as it grows, under
+# the host-time limit; sets `status`.
+run_with_console() {
+	local start tail_pid
+	start=$(date +%s.%N)
+	: > "$out/console.log"
+	tail -n +1 -f "$out/console.log" &
+	tail_pid=$!
+	set +e
+	timeout --foreground "$timeout_s" "$@" < /dev/null
+	status=$?
+	set -e
+	kill "$tail_pid" 2>/dev/null
+	wait "$tail_pid" 2>/dev/null || true
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+	echo "$wall" > "$out/host-wall-s.txt"
+}
+
+# The guest prints PANLAB-RESULT: OK|FAIL|HANG ... before it powers off.
+check_result() {
+	local result
+	if [ "$status" = 124 ]; then
+		echo "$0: the guest did not finish within $timeout_s s of host time; see $out/console.log" >&2
+		exit 1
+	fi
+	if grep -aq 'Kernel panic' "$out/console.log"; then
+		echo "$0: guest kernel panic: $(grep -a -m1 'Kernel panic' "$out/console.log"); see $out/console.log" >&2
+		exit 1
+	fi
+	result=$(grep -a '^PANLAB-RESULT: ' "$out/console.log" | tail -n 1 || true)
+	case "$result" in
+	"PANLAB-RESULT: OK"*) echo "$backend: run finished in ${wall} s of host time" ;;
+	"") echo "$0: the guest stopped without a result ($backend exit status $status); see $out/console.log" >&2; exit 1 ;;
+	*) echo "$0: guest reported ${result#PANLAB-RESULT: }; see $out/console.log" >&2; exit 1 ;;
+	esac
+}
