@@ -511,6 +511,110 @@ static void test_cp15_ids_and_pmu(void)
     teardown();
 }
 
+/* FIQ is taken before IRQ, banks r8-r12, and SUBS PC, LR, #4 returns. */
+static void test_fiq_banking(void)
+{
+    setup(1);
+    static const uint32_t code[] = {
+        0xf1080040,     /* cpsie f */
+        0xe320f000,     /* nop */
+    };
+    load(CODE, code, 2);
+    put32(0x1c, 0xe3a08055);                /* FIQ vector: mov r8, #0x55 */
+    put32(0x20, 0xe25ef004);                /* subs pc, lr, #4 */
+    arm_set_reg(cpu, 8, 7);
+    run_at(cpu, CODE, 1);
+    arm_set_irq(cpu, 1);                    /* masked (I set) */
+    arm_set_fiq(cpu, 1);
+    arm_run(cpu, 1);                        /* FIQ entry, then the mov */
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x11);
+    CU_ASSERT_EQUAL(reg(8), 0x55);
+    arm_set_fiq(cpu, 0);
+    arm_run(cpu, 1);                        /* return to the nop */
+    CU_ASSERT_EQUAL(cpsr() & 0x1f, 0x13);
+    CU_ASSERT_EQUAL(reg(15), CODE + 4);
+    CU_ASSERT_EQUAL(reg(8), 7);
+    teardown();
+}
+
+/* VBAR moves the vectors; SCTLR.V selects 0xffff0000. SRS/RFE round trip
+ * through the SVC stack. */
+static void test_vectors_srs_rfe(void)
+{
+    setup(1);
+    phys_register_ram(map, 0xffff0000u, 0x10000);
+    static const uint32_t code[] = {
+        0xee0c0f10,     /* mcr p15, 0, r0, c12, c0, 0 (VBAR) */
+        0xef000000,     /* svc #0 */
+        0xe320f000,     /* nop */
+    };
+    load(CODE, code, 3);
+    put32(0x2008, 0xf96d0513);              /* srsdb sp!, #0x13 */
+    put32(0x200c, 0xf8bd0a00);              /* rfeia sp! */
+    arm_set_reg(cpu, 0, 0x2000);
+    arm_set_reg(cpu, 13, DATA + 0x100);
+    run_at(cpu, CODE, 2);
+    CU_ASSERT_EQUAL(reg(15), 0x2008);
+    arm_run(cpu, 1);
+    CU_ASSERT_EQUAL(reg(13), DATA + 0xf8);
+    CU_ASSERT_EQUAL(get32(DATA + 0xf8), CODE + 8);
+    arm_run(cpu, 1);
+    CU_ASSERT_EQUAL(reg(15), CODE + 8);
+    CU_ASSERT_EQUAL(reg(13), DATA + 0x100);
+    teardown();
+    setup(1);
+    phys_register_ram(map, 0xffff0000u, 0x10000);
+    arm_reset(cpu, 1);
+    CU_ASSERT_EQUAL(reg(15), 0xffff0000u);
+    load(CODE, code + 1, 1);
+    run_at(cpu, CODE, 1);
+    CU_ASSERT_EQUAL(reg(15), 0xffff0008u);
+    teardown();
+}
+
+static int hvc_calls;
+
+static int hvc_hook(void *opaque, arm_cpu *c)
+{
+    (void)opaque;
+    hvc_calls++;
+    arm_set_reg(c, 0, 0x1234);
+    return 1;
+}
+
+/* HVC reaches the firmware hook at PL1 and is UNDEFINED at PL0; WFE
+ * sleeps until the other core's SEV. */
+static void test_hvc_and_wfe(void)
+{
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .hvc = hvc_hook };
+    sys = arm_sys_new(map, 2, &h);
+    cpu = arm_sys_cpu(sys, 0);
+    arm_cpu *c1 = arm_sys_cpu(sys, 1);
+    arm_set_powered(c1, 1);
+    static const uint32_t code[] = {
+        0xe1400070,     /* hvc #0 */
+        0xe320f002,     /* wfe */
+        0xe320f004,     /* sev */
+        0xf1020010,     /* cps #0x10 (User) */
+        0xe1400070,     /* hvc #0 */
+    };
+    load(CODE, code, 5);
+    hvc_calls = 0;
+    run_at(cpu, CODE, 1);
+    CU_ASSERT_EQUAL(hvc_calls, 1);
+    CU_ASSERT_EQUAL(reg(0), 0x1234);
+    arm_run(cpu, 5);
+    CU_ASSERT(arm_is_halted(cpu));
+    run_at(c1, CODE + 8, 1);                /* sev from core 1 */
+    CU_ASSERT(!arm_is_halted(cpu));
+    run_at(cpu, CODE + 12, 2);
+    CU_ASSERT_EQUAL(hvc_calls, 1);
+    CU_ASSERT_EQUAL(reg(15), 0x04);         /* UNDEFINED in User mode */
+    teardown();
+}
+
 /* ThumbEE: Linux saves/restores TEEHBR on context switch (ID_PFR0 says
  * ThumbEE, as on QEMU); user access depends on TEECR.XED. */
 static void test_thumbee_regs(void)
@@ -632,6 +736,9 @@ int main(int argc, char **argv)
     CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
     CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
     CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
+    CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
+    CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);
+    CU_add_test(s, "HVC firmware hook, WFE/SEV across cores", test_hvc_and_wfe);
     CU_add_test(s, "ThumbEE TEECR/TEEHBR", test_thumbee_regs);
     CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
     CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
