@@ -8,7 +8,6 @@
  * No logging here: every trace event comes from the platform.
  */
 #include <stdbool.h>
-#include <stdlib.h>
 
 #include "bench_ui.h"
 
@@ -21,11 +20,6 @@ struct animation {
 	struct pl_view spinner;
 	unsigned step;		/* advances once per frame while a task runs */
 	bool animating;		/* a frame callback is posted */
-};
-
-struct job {
-	struct animation *a;
-	uint64_t ms;
 };
 
 static void draw_spinner(struct pl_view *v, struct pl_canvas *c)
@@ -49,48 +43,34 @@ static void animate(void *ctx, uint64_t vsync_ns)
 		       pl_window_post_frame_callback(pl_app_window(a->ui.app), animate, a) == 0;
 }
 
-static void on_pre_execute(struct pl_async_task *t, void *ctx)
+static void start_spinner(struct bench_ui *ui)
 {
-	struct job *job = ctx;
-	(void)t;
-	bench_ui_job_started(&job->a->ui);
-	if (!job->a->animating)
-		job->a->animating =
-			pl_window_post_frame_callback(pl_app_window(job->a->ui.app), animate, job->a) == 0;
+	struct animation *a = (struct animation *)ui;
+	if (!a->animating)
+		a->animating = pl_window_post_frame_callback(pl_app_window(ui->app), animate, a) == 0;
 }
 
-static void *do_in_background(struct pl_async_task *t, void *ctx)
+static uint64_t compute(struct bench_ui *ui, uint64_t ms)
 {
-	const struct job *job = ctx;
-	(void)t;
-	return (void *)(uintptr_t)bench_compute(job->ms);
+	(void)ui;
+	return bench_compute(ms);
 }
 
-static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
+/* The frame that clears the spinner. */
+static void stop_spinner(struct bench_ui *ui)
 {
-	struct job *job = ctx;
-	(void)t;
-	bench_ui_job_finished(&job->a->ui, job->ms, (uintptr_t)result);
-	/* The frame that clears the spinner. */
-	pl_view_invalidate(&job->a->spinner);
-	free(job);
+	pl_view_invalidate(&((struct animation *)ui)->spinner);
 }
 
-static const struct pl_async_task_ops task_ops = {
-	.on_pre_execute = on_pre_execute,
-	.do_in_background = do_in_background,
-	.on_post_execute = on_post_execute,
+static const struct bench_job_ops job_ops = {
+	.work = compute,
+	.started = start_spinner,
+	.finished = stop_spinner,
 };
 
 static void on_tap(struct bench_ui *ui, int32_t param)
 {
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
-		return;
-	*job = (struct job){ .a = (struct animation *)ui, .ms = param > 0 ? (uint64_t)param : 0 };
-	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app),
-				  pl_app_serial_executor(ui->app)) != 0)
-		free(job);
+	bench_ui_start_job(ui, param, pl_app_serial_executor(ui->app), &job_ops);
 }
 
 static int on_create(struct pl_app *app, void *ctx)

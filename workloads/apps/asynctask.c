@@ -18,56 +18,24 @@
  *
  * No logging here: every trace event comes from the platform.
  */
-#include <stdlib.h>
-
 #include "bench_ui.h"
 
-struct job {
-	struct bench_ui *ui;
-	uint64_t ms;
-};
-
-static void on_pre_execute(struct pl_async_task *t, void *ctx)
+static uint64_t compute(struct bench_ui *ui, uint64_t ms)
 {
-	const struct job *job = ctx;
-	(void)t;
-	bench_ui_job_started(job->ui);
+	(void)ui;
+	return bench_compute(ms);
 }
 
-static void *do_in_background(struct pl_async_task *t, void *ctx)
-{
-	const struct job *job = ctx;
-	(void)t;
-	return (void *)(uintptr_t)bench_compute(job->ms);
-}
-
-static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
-{
-	struct job *job = ctx;
-	(void)t;
-	bench_ui_job_finished(job->ui, job->ms, (uintptr_t)result);
-	free(job);
-}
-
-static const struct pl_async_task_ops task_ops = {
-	.on_pre_execute = on_pre_execute,
-	.do_in_background = do_in_background,
-	.on_post_execute = on_post_execute,
-};
+static const struct bench_job_ops job_ops = { .work = compute };
 
 static void on_tap(struct bench_ui *ui, int32_t param)
 {
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
-		return;
-	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0 };
 #ifdef ASYNCTASK_THREAD_POOL
 	struct pl_executor *ex = pl_app_thread_pool_executor(ui->app);
 #else
 	struct pl_executor *ex = pl_app_serial_executor(ui->app);
 #endif
-	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app), ex) != 0)
-		free(job);
+	bench_ui_start_job(ui, param, ex, &job_ops);
 }
 
 #ifdef ASYNCTASK_TIMER

@@ -1,6 +1,11 @@
 /* See bench_ui.h. */
 #include "bench_ui.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
+#include "panlab/async_task.h"
+
 #define BUTTON_IDLE_XRGB 0x002e7d32u
 #define BUTTON_BUSY_XRGB 0x00104010u
 #define TEXT_XRGB 0x00f0f0f0u
@@ -68,4 +73,55 @@ void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum)
 	ui->checksum = checksum;
 	pl_view_invalidate(&ui->button);
 	pl_view_invalidate(&ui->result);
+}
+
+struct job {
+	struct bench_ui *ui;
+	uint64_t ms;
+	const struct bench_job_ops *ops;
+};
+
+static void on_pre_execute(struct pl_async_task *t, void *ctx)
+{
+	const struct job *job = ctx;
+	(void)t;
+	bench_ui_job_started(job->ui);
+	if (job->ops->started)
+		job->ops->started(job->ui);
+}
+
+static void *do_in_background(struct pl_async_task *t, void *ctx)
+{
+	const struct job *job = ctx;
+	(void)t;
+	return (void *)(uintptr_t)job->ops->work(job->ui, job->ms);
+}
+
+static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
+{
+	struct job *job = ctx;
+	(void)t;
+	bench_ui_job_finished(job->ui, job->ms, (uintptr_t)result);
+	if (job->ops->finished)
+		job->ops->finished(job->ui);
+	free(job);
+}
+
+static const struct pl_async_task_ops job_task_ops = {
+	.on_pre_execute = on_pre_execute,
+	.do_in_background = do_in_background,
+	.on_post_execute = on_post_execute,
+};
+
+int bench_ui_start_job(struct bench_ui *ui, int32_t param, struct pl_executor *ex,
+		       const struct bench_job_ops *ops)
+{
+	struct job *job = malloc(sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0, .ops = ops };
+	int err = pl_async_task_execute(&job_task_ops, job, pl_app_main_handler(ui->app), ex);
+	if (err)
+		free(job);
+	return err;
 }

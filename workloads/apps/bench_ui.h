@@ -37,4 +37,20 @@ void bench_ui_on_key(struct pl_app *app, void *ctx, uint32_t code);
 void bench_ui_job_started(struct bench_ui *ui);
 void bench_ui_job_finished(struct bench_ui *ui, uint64_t ms, uint64_t checksum);
 
+/*
+ * A tap's job as an AsyncTask: pre-execute calls bench_ui_job_started, the
+ * background step returns work(ui, ms) as the checksum, post-execute calls
+ * bench_ui_job_finished. The optional hooks add an app's own display changes
+ * on the main thread. The ops are static and outlive every job.
+ */
+struct bench_job_ops {
+	uint64_t (*work)(struct bench_ui *ui, uint64_t ms);	/* on the worker */
+	void (*started)(struct bench_ui *ui);			/* may be NULL */
+	void (*finished)(struct bench_ui *ui);			/* may be NULL */
+};
+
+/* Submits a job of param ms (negative counts as 0) to ex. Returns 0 or -errno. */
+int bench_ui_start_job(struct bench_ui *ui, int32_t param, struct pl_executor *ex,
+		       const struct bench_job_ops *ops);
+
 #endif /* PANLAB_BENCH_UI_H */

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -40,11 +39,6 @@
 #define SOCKET_TYPE SOCK_STREAM
 #define APP_NAME "netfetch"
 #endif
-
-struct job {
-	struct bench_ui *ui;
-	uint32_t latency_ms;
-};
 
 #ifdef NETFETCH_SDCACHE
 /* The cache file's directory: the SD card if the session mounted one. */
@@ -111,43 +105,17 @@ static uint64_t fetch(uint32_t latency_ms)
 	return got == NETFETCH_BYTES ? sum + got : 0;
 }
 
-static void on_pre_execute(struct pl_async_task *t, void *ctx)
+static uint64_t fetch_job(struct bench_ui *ui, uint64_t latency_ms)
 {
-	const struct job *job = ctx;
-	(void)t;
-	bench_ui_job_started(job->ui);
+	(void)ui;
+	return fetch((uint32_t)latency_ms);
 }
 
-static void *do_in_background(struct pl_async_task *t, void *ctx)
-{
-	const struct job *job = ctx;
-	(void)t;
-	return (void *)(uintptr_t)fetch(job->latency_ms);
-}
-
-static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
-{
-	struct job *job = ctx;
-	(void)t;
-	bench_ui_job_finished(job->ui, job->latency_ms, (uintptr_t)result);
-	free(job);
-}
-
-static const struct pl_async_task_ops task_ops = {
-	.on_pre_execute = on_pre_execute,
-	.do_in_background = do_in_background,
-	.on_post_execute = on_post_execute,
-};
+static const struct bench_job_ops job_ops = { .work = fetch_job };
 
 static void on_tap(struct bench_ui *ui, int32_t param)
 {
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
-		return;
-	*job = (struct job){ .ui = ui, .latency_ms = param > 0 ? (uint32_t)param : 0 };
-	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app),
-				  pl_app_thread_pool_executor(ui->app)) != 0)
-		free(job);
+	bench_ui_start_job(ui, param, pl_app_thread_pool_executor(ui->app), &job_ops);
 }
 
 static int on_create(struct pl_app *app, void *ctx)

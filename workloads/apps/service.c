@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bench_ui.h"
@@ -21,58 +20,27 @@ struct service_app {
 	uint32_t compute;	/* handle of the compute service */
 };
 
-struct job {
-	struct service_app *app;
-	uint64_t ms;
-};
-
-static void on_pre_execute(struct pl_async_task *t, void *ctx)
+/* The job: a two-way binder call to the compute service. */
+static uint64_t call_compute(struct bench_ui *ui, uint64_t ms)
 {
-	const struct job *job = ctx;
-	(void)t;
-	bench_ui_job_started(&job->app->ui);
-}
-
-static void *do_in_background(struct pl_async_task *t, void *ctx)
-{
-	const struct job *job = ctx;
+	const struct service_app *sa = (const struct service_app *)ui;
 	struct pl_parcel in, reply;
 	uint64_t checksum = 0;
-	(void)t;
 	pl_parcel_init(&in);
-	struct pl_binder *b = pl_app_binder(job->app->ui.app);
-	if (pl_parcel_put_u64(&in, job->ms) == 0 &&
-	    pl_binder_call(b, job->app->compute, COMPUTE_CALL, &in, &reply) == 0) {
+	if (pl_parcel_put_u64(&in, ms) == 0 &&
+	    pl_binder_call(pl_app_binder(ui->app), sa->compute, COMPUTE_CALL, &in, &reply) == 0) {
 		pl_parcel_get_u64(&reply, &checksum);
 		pl_parcel_free(&reply);
 	}
 	pl_parcel_free(&in);
-	return (void *)(uintptr_t)checksum;
+	return checksum;
 }
 
-static void on_post_execute(struct pl_async_task *t, void *ctx, void *result)
-{
-	struct job *job = ctx;
-	(void)t;
-	bench_ui_job_finished(&job->app->ui, job->ms, (uintptr_t)result);
-	free(job);
-}
-
-static const struct pl_async_task_ops task_ops = {
-	.on_pre_execute = on_pre_execute,
-	.do_in_background = do_in_background,
-	.on_post_execute = on_post_execute,
-};
+static const struct bench_job_ops job_ops = { .work = call_compute };
 
 static void on_tap(struct bench_ui *ui, int32_t param)
 {
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
-		return;
-	*job = (struct job){ .app = (struct service_app *)ui, .ms = param > 0 ? (uint64_t)param : 0 };
-	if (pl_async_task_execute(&task_ops, job, pl_app_main_handler(ui->app),
-				  pl_app_serial_executor(ui->app)) != 0)
-		free(job);
+	bench_ui_start_job(ui, param, pl_app_serial_executor(ui->app), &job_ops);
 }
 
 static int on_create(struct pl_app *app, void *ctx)
