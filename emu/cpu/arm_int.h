@@ -36,9 +36,9 @@ enum { EXC_UND, EXC_SVC, EXC_PABT, EXC_DABT, EXC_IRQ, EXC_FIQ };
 /* Access kinds for translation. */
 enum { ACC_READ = 0, ACC_WRITE = 1, ACC_EXEC = 2 };
 
-/* One decoded instruction. Handlers take their register fields from raw
- * (cheap shifts); decoding chooses the handler and precomputes what is
- * expensive (rotated immediates, shift forms). */
+/* One decoded instruction. Decoding chooses the handler and precomputes
+ * what is expensive (rotated immediates, shift forms, register numbers for
+ * the specialised handlers); other handlers shift fields out of raw. */
 typedef struct arm_insn arm_insn;
 typedef void arm_exec_fn(arm_cpu *c, const arm_insn *d);
 struct arm_insn {

@@ -1,10 +1,11 @@
 /* A32 instruction semantics (ARM ARM A8) and the interpreter loop.
  *
- * Handlers read register fields straight from the encoding; decode.c has
- * already chosen the handler and precomputed immediates. A handler that
- * branches or takes an exception calls jump_to(), and sets FLOW_BREAK when
- * the loop must re-check the mode, the TLB or interrupts. c->r[15] holds the address of
- * the current instruction plus 8 (plus 4 in Thumb) while it executes. */
+ * Handlers read register fields from the encoding (the fast ones from the
+ * fields decode.c extracted); decode.c has already chosen the handler and
+ * precomputed immediates. A handler that branches or takes an exception
+ * calls jump_to(), and sets FLOW_BREAK when the loop must re-check the
+ * mode, the TLB or interrupts. c->r[15] holds the address of the current
+ * instruction plus 8 (plus 4 in Thumb) while it executes. */
 #include <stdlib.h>
 #include "arm_int.h"
 
