@@ -39,9 +39,11 @@ bench: build
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
 
-# libFuzzer on the analyzer's readers; FUZZ_SECONDS per target (default 60).
+# libFuzzer on the trace and ground-truth readers and the replay script
+# parser; FUZZ_SECONDS per target (default 60).
 fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
+	@$(MAKE) --no-print-directory -C replay fuzz
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest
