@@ -488,10 +488,20 @@ void exec_ldrd_strd(arm_cpu *c, const arm_insn *d)
         c->r[rn] = oa;
 }
 
-static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
-                        uint32_t *wb)
+/* Number of registers in a 16-bit list (no libgcc call at -O2). */
+static inline uint32_t count16(uint32_t x)
 {
-    uint32_t n = 4 * (uint32_t)__builtin_popcount(raw & 0xffff);
+    x = x - ((x >> 1) & 0x5555);
+    x = (x & 0x3333) + ((x >> 2) & 0x3333);
+    x = (x + (x >> 4)) & 0x0f0f;
+    return (x + (x >> 8)) & 0x1f;
+}
+
+/* Start address and write-back value of an LDM/STM; returns the bytes. */
+static uint32_t block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
+                            uint32_t *wb)
+{
+    uint32_t n = 4 * count16(raw & 0xffff);
     uint32_t base = c->r[RN(raw)];
     int p = BIT(raw, 24);
     if (BIT(raw, 23)) {
@@ -501,6 +511,17 @@ static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
         *start = p ? base - n : base - n + 4;
         *wb = base - n;
     }
+    return n;
+}
+
+/* Host pointer for a whole block transfer when it hits one RAM page in the
+ * TLB (function prologues and epilogues); NULL takes the per-word path. */
+static inline uint8_t *block_host(arm_cpu *c, uint32_t a, uint32_t n, int wr)
+{
+    tlb_entry *e = tlb_slot(wr ? c->tlb_w : c->tlb_r, c->priv, a);
+    if (((a ^ (a + n - 1)) & ~0xfffu) || e->tag != (a & ~0xfffu))
+        return NULL;
+    return (uint8_t *)(a + e->addend);
 }
 
 /* LDM forms, ARM ARM A8.8.58-A8.8.61, B9.3.5 (user registers) and B9.3.6
@@ -510,25 +531,30 @@ static void block_range(const arm_cpu *c, uint32_t raw, uint32_t *start,
 void exec_ldm(arm_cpu *c, const arm_insn *d)
 {
     uint32_t raw = d->raw, a, wb, v, base_val = 0, pc_val = 0;
-    block_range(c, raw, &a, &wb);
+    uint32_t n = block_range(c, raw, &a, &wb);
     if (check_align(c, a, 4, 0))
         return;
     uint32_t list = raw & 0xffff;
     int rn = RN(raw), s = BIT(raw, 22), user = s && !(list & 0x8000);
-    for (int i = 0; i < 16; i++)
-        if (list & (1u << i)) {
-            if (mem_read(c, a, 4, &v))
-                return;
-            a += 4;
-            if (user)
-                set_user_reg(c, i, v);
-            else if (i == rn)
-                base_val = v;
-            else if (i == 15)
-                pc_val = v;
-            else
-                c->r[i] = v;
+    uint8_t *h = block_host(c, a, n, 0);
+    for (uint32_t l = list; l; l &= l - 1) {
+        int i = __builtin_ctz(l);
+        if (h) {
+            memcpy(&v, h, 4);
+            h += 4;
+        } else if (mem_read(c, a, 4, &v)) {
+            return;
         }
+        a += 4;
+        if (user)
+            set_user_reg(c, i, v);
+        else if (i == rn)
+            base_val = v;
+        else if (i == 15)
+            pc_val = v;
+        else
+            c->r[i] = v;
+    }
     if (user)
         return;
     if (BIT(raw, 21))
@@ -546,18 +572,23 @@ void exec_ldm(arm_cpu *c, const arm_insn *d)
 void exec_stm(arm_cpu *c, const arm_insn *d)
 {
     uint32_t raw = d->raw, a, wb;
-    block_range(c, raw, &a, &wb);
+    uint32_t n = block_range(c, raw, &a, &wb);
     if (check_align(c, a, 4, 1))
         return;
     uint32_t list = raw & 0xffff;
     int s = BIT(raw, 22);
-    for (int i = 0; i < 16; i++)
-        if (list & (1u << i)) {
-            uint32_t v = s ? get_user_reg(c, i) : c->r[i];
-            if (mem_write(c, a, 4, v))
-                return;
-            a += 4;
+    uint8_t *h = block_host(c, a, n, 1);
+    for (uint32_t l = list; l; l &= l - 1) {
+        int i = __builtin_ctz(l);
+        uint32_t v = s ? get_user_reg(c, i) : c->r[i];
+        if (h) {
+            memcpy(h, &v, 4);
+            h += 4;
+        } else if (mem_write(c, a, 4, v)) {
+            return;
         }
+        a += 4;
+    }
     if (BIT(raw, 21))
         c->r[RN(raw)] = wb;
 }
