@@ -311,14 +311,7 @@ int main(int argc, char **argv)
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
-	struct pl_intervals iv;
-	struct pl_graph graph;
-	struct pl_transactions tx;
-	struct pl_critical_paths cp;
-	struct pl_breakdowns bd;
-	struct pl_queueing qs;
-	struct pl_aggregates ag;
-	struct pl_top_edges te;
+	struct pl_model m;
 	struct pl_validation val;
 	struct pl_expect expect;
 	struct pl_expect_result checked;
@@ -348,22 +341,15 @@ int main(int argc, char **argv)
 		pl_trace_free(&trace);
 		return 1;
 	}
-	pl_intervals_build(&trace, &iv);
-	pl_graph_build(&trace, &iv, &graph);
-	pl_transactions_extract(&trace, &iv, &graph, &tx);
-	pl_critical_paths_build(&trace, &iv, &graph, &tx, &cp);
-	pl_breakdowns_build(&trace, &iv, &cp, &bd);
-	pl_queueing_build(&trace, &iv, &graph, &qs);
-	pl_aggregates_build(&tx, &cp, &ag);
-	pl_top_edges_build(&trace, &iv, &cp, &te);
-	pl_validate(&tx, &gt, &val);
+	pl_model_build(&trace, &m);
+	pl_validate(&m.tx, &gt, &val);
 	if (o.expect)
-		pl_expect_check(&expect, &trace, &tx, &cp, &bd, &val, &checked);
+		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
 
 	struct pl_analysis a = {
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
-		.trace = &trace, .gt = &gt, .iv = &iv, .graph = &graph, .tx = &tx, .cp = &cp,
-		.bd = &bd, .qs = &qs, .ag = &ag, .te = &te, .val = &val,
+		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx, .cp = &m.cp,
+		.bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
 		.expect = o.expect ? &checked : NULL,
 	};
 
@@ -396,14 +382,7 @@ int main(int argc, char **argv)
 		pl_expect_free(&expect);
 	}
 	pl_validation_free(&val);
-	pl_top_edges_free(&te);
-	pl_aggregates_free(&ag);
-	pl_queueing_free(&qs);
-	pl_breakdowns_free(&bd);
-	pl_critical_paths_free(&cp);
-	pl_transactions_free(&tx);
-	pl_graph_free(&graph);
-	pl_intervals_free(&iv);
+	pl_model_free(&m);
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);
 	return rc == 0 ? 0 : 1;

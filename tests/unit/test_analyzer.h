@@ -31,14 +31,7 @@ void tb_free(struct tb *t);
 /* The whole model of a built trace; the builder is consumed. */
 struct model {
 	struct pl_trace trace;
-	struct pl_intervals iv;
-	struct pl_graph graph;
-	struct pl_transactions tx;
-	struct pl_critical_paths cp;
-	struct pl_breakdowns bd;
-	struct pl_queueing qs;
-	struct pl_aggregates ag;
-	struct pl_top_edges te;
+	struct pl_model s;
 };
 
 void model_build(struct tb *t, struct model *m);

@@ -51,15 +51,15 @@ static void test_top_edges(void)
 
 	scenario_sequential(&t);
 	model_build(&t, &m);
-	CU_ASSERT_FATAL(m.te.count > 0);
-	CU_ASSERT_EQUAL(m.te.edges[0].kind, PL_EDGE_TEMPORAL);
-	CU_ASSERT_EQUAL(m.te.edges[0].from_tid, 101);
-	CU_ASSERT_EQUAL(m.te.edges[0].steps, 2);
-	CU_ASSERT_EQUAL(m.te.edges[0].total_ns, 1100000);
-	CU_ASSERT_EQUAL(m.te.edges[0].max_ns, 800000);
-	for (uint64_t i = 0; i < m.te.count; i++)
-		sum_ns += m.te.edges[i].total_ns;
-	CU_ASSERT_EQUAL(sum_ns, m.tx.items[0].latency_ns + m.tx.items[1].latency_ns);
+	CU_ASSERT_FATAL(m.s.te.count > 0);
+	CU_ASSERT_EQUAL(m.s.te.edges[0].kind, PL_EDGE_TEMPORAL);
+	CU_ASSERT_EQUAL(m.s.te.edges[0].from_tid, 101);
+	CU_ASSERT_EQUAL(m.s.te.edges[0].steps, 2);
+	CU_ASSERT_EQUAL(m.s.te.edges[0].total_ns, 1100000);
+	CU_ASSERT_EQUAL(m.s.te.edges[0].max_ns, 800000);
+	for (uint64_t i = 0; i < m.s.te.count; i++)
+		sum_ns += m.s.te.edges[i].total_ns;
+	CU_ASSERT_EQUAL(sum_ns, m.s.tx.items[0].latency_ns + m.s.tx.items[1].latency_ns);
 	model_free(&m);
 }
 

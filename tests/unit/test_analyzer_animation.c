@@ -38,13 +38,13 @@ static void test_frame_callbacks_are_an_animation(void)
 		tb_user(&t, MAIN, US(at + 130), PL_EV_MSG_DONE, cb, QUEUE);
 	}
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].nupdates, 3);
-	CU_ASSERT_EQUAL(m.tx.items[0].chained_frames, 3);
-	CU_ASSERT(m.tx.items[0].animation);
-	CU_ASSERT_EQUAL(m.tx.animations, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].first_update_ns, US(2010));
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(4010 - 1110));
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 3);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].chained_frames, 3);
+	CU_ASSERT(m.s.tx.items[0].animation);
+	CU_ASSERT_EQUAL(m.s.tx.animations, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].first_update_ns, US(2010));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(4010 - 1110));
 	model_free(&m);
 }
 
@@ -56,12 +56,12 @@ static void test_task_result_is_not_an_animation(void)
 
 	scenario_sequential(&t);
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 2);
-	for (uint64_t k = 0; k < m.tx.count; k++) {
-		CU_ASSERT_EQUAL(m.tx.items[k].chained_frames, 1);
-		CU_ASSERT_FALSE(m.tx.items[k].animation);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
+	for (uint64_t k = 0; k < m.s.tx.count; k++) {
+		CU_ASSERT_EQUAL(m.s.tx.items[k].chained_frames, 1);
+		CU_ASSERT_FALSE(m.s.tx.items[k].animation);
 	}
-	CU_ASSERT_EQUAL(m.tx.animations, 0);
+	CU_ASSERT_EQUAL(m.s.tx.animations, 0);
 	model_free(&m);
 }
 

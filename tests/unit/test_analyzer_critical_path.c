@@ -13,8 +13,8 @@ enum { MAIN = 100, WORKER1 = 101, WORKER2 = 102, RECEIVER = 103, VSYNC = 104 };
 /* Checks that path k's steps are contiguous from the input to the last update. */
 static void check_tiling(const struct model *m, uint64_t k)
 {
-	const struct pl_critical_paths *cp = &m->cp;
-	const struct pl_transaction *t = &m->tx.items[k];
+	const struct pl_critical_paths *cp = &m->s.cp;
+	const struct pl_transaction *t = &m->s.tx.items[k];
 	uint64_t sum_ns = 0;
 
 	CU_ASSERT_FATAL(cp->first_step[k + 1] > cp->first_step[k]);
@@ -31,7 +31,7 @@ static void check_tiling(const struct model *m, uint64_t k)
 	/* The breakdown's parts sum exactly to the latency. */
 	sum_ns = 0;
 	for (int c = 0; c < PL_CATEGORIES; c++)
-		sum_ns += m->bd.ns[k][c];
+		sum_ns += m->s.bd.ns[k][c];
 	CU_ASSERT_EQUAL(sum_ns, t->latency_ns);
 }
 
@@ -47,23 +47,23 @@ static void test_overlap_paths(void)
 
 	scenario_overlap(&t);
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL_FATAL(m.cp.count, 2);
+	CU_ASSERT_EQUAL_FATAL(m.s.cp.count, 2);
 	for (uint64_t k = 0; k < 2; k++) {
 		check_tiling(&m, k);
-		CU_ASSERT_EQUAL_FATAL(m.cp.first_step[k + 1] - m.cp.first_step[k], 6);
+		CU_ASSERT_EQUAL_FATAL(m.s.cp.first_step[k + 1] - m.s.cp.first_step[k], 6);
 		for (int i = 0; i < 6; i++)
-			CU_ASSERT_EQUAL(m.cp.steps[m.cp.first_step[k] + i].kind, want[i]);
-		CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, k, shape, sizeof(shape)),
+			CU_ASSERT_EQUAL(m.s.cp.steps[m.s.cp.first_step[k] + i].kind, want[i]);
+		CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, k, shape, sizeof(shape)),
 				       "task>message>invalidate");
-		CU_ASSERT_EQUAL(m.cp.joins[k], 0);
+		CU_ASSERT_EQUAL(m.s.cp.joins[k], 0);
 	}
 	/* Input 0's task step is its own slow task: SUBMIT at 1120 us, CONSUME at 1150 us. */
-	const struct pl_step *task = &m.cp.steps[m.cp.first_step[0] + 1];
+	const struct pl_step *task = &m.s.cp.steps[m.s.cp.first_step[0] + 1];
 
 	CU_ASSERT_EQUAL(m.trace.events[task->from_event].ts_ns, US(1120));
 	CU_ASSERT_EQUAL(m.trace.events[task->to_event].ts_ns, US(1150));
-	CU_ASSERT_EQUAL(m.cp.decided, 0);
-	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, 5), "task");
+	CU_ASSERT_EQUAL(m.s.cp.decided, 0);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, 5), "task");
 	model_free(&m);
 }
 
@@ -102,14 +102,14 @@ static void test_join_takes_latest(void)
 	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 4, QUEUE);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].nupdates, 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 1);
 	check_tiling(&m, 0);
-	CU_ASSERT_EQUAL(m.cp.joins[0], 1);
-	CU_ASSERT_EQUAL(m.cp.decided, 1);
+	CU_ASSERT_EQUAL(m.s.cp.joins[0], 1);
+	CU_ASSERT_EQUAL(m.s.cp.decided, 1);
 	/* The invalidate step starts at the later invalidate, and the task step is task 2's. */
-	const struct pl_step *last = &m.cp.steps[m.cp.first_step[1] - 1];
-	const struct pl_step *task = &m.cp.steps[m.cp.first_step[0] + 1];
+	const struct pl_step *last = &m.s.cp.steps[m.s.cp.first_step[1] - 1];
+	const struct pl_step *task = &m.s.cp.steps[m.s.cp.first_step[0] + 1];
 
 	CU_ASSERT_EQUAL(last->kind, PL_EDGE_INVALIDATE);
 	CU_ASSERT_EQUAL(m.trace.events[last->from_event].ts_ns, US(1610));
@@ -155,10 +155,10 @@ static void test_breakdown(void)
 	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(700));
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(700));
 	check_tiling(&m, 0);
-	const uint64_t *ns = m.bd.ns[0];
+	const uint64_t *ns = m.s.bd.ns[0];
 
 	/* main 10 + worker 100 + 200 + main 2 + 4 */
 	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNING], US(316));
@@ -168,19 +168,19 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_MESSAGE], US(100));
 	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(100));
 	CU_ASSERT_EQUAL(ns[PL_CAT_SLEEPING] + ns[PL_CAT_UNKNOWN] + ns[PL_CAT_IO], 0);
-	CU_ASSERT_EQUAL(m.bd.total_ns[PL_CAT_RUNNING], US(316));
+	CU_ASSERT_EQUAL(m.s.bd.total_ns[PL_CAT_RUNNING], US(316));
 	/* Running at 1.2 GHz until 1250 us (main 10, worker 100), then at 700 MHz (200 + 2 + 4). */
-	CU_ASSERT_EQUAL_FATAL(m.bd.nfreqs, 2);
-	CU_ASSERT_EQUAL(m.bd.freq_khz[0], 700000);
-	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[0], US(206));
-	CU_ASSERT_EQUAL(m.bd.freq_khz[1], 1200000);
-	CU_ASSERT_EQUAL(m.bd.running_ns_by_freq[1], US(110));
+	CU_ASSERT_EQUAL_FATAL(m.s.bd.nfreqs, 2);
+	CU_ASSERT_EQUAL(m.s.bd.freq_khz[0], 700000);
+	CU_ASSERT_EQUAL(m.s.bd.running_ns_by_freq[0], US(206));
+	CU_ASSERT_EQUAL(m.s.bd.freq_khz[1], 1200000);
+	CU_ASSERT_EQUAL(m.s.bd.running_ns_by_freq[1], US(110));
 	/* The same split for the one transaction, ascending. */
-	CU_ASSERT_EQUAL_FATAL(m.bd.tx_freq_first[1] - m.bd.tx_freq_first[0], 2);
-	CU_ASSERT_EQUAL(m.bd.tx_freq_khz[0], 700000);
-	CU_ASSERT_EQUAL(m.bd.tx_running_ns[0], US(206));
-	CU_ASSERT_EQUAL(m.bd.tx_freq_khz[1], 1200000);
-	CU_ASSERT_EQUAL(m.bd.tx_running_ns[1], US(110));
+	CU_ASSERT_EQUAL_FATAL(m.s.bd.tx_freq_first[1] - m.s.bd.tx_freq_first[0], 2);
+	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[0], 700000);
+	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[0], US(206));
+	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[1], 1200000);
+	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[1], US(110));
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
 	model_free(&m);
 }
@@ -206,10 +206,10 @@ static void test_breakdown_without_kernel_events(void)
 	}
 	tb_free(&t);
 	model_build(&u, &m);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 2);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
 	check_tiling(&m, 0);
-	CU_ASSERT_EQUAL(m.bd.ns[0][PL_CAT_RUNNING], 0);
-	CU_ASSERT(m.bd.ns[0][PL_CAT_UNKNOWN] > 0);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNING], 0);
+	CU_ASSERT(m.s.bd.ns[0][PL_CAT_UNKNOWN] > 0);
 	model_free(&m);
 }
 

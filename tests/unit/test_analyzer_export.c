@@ -26,8 +26,8 @@ static void test_overlap_export(void)
 
 	scenario_overlap(&t);
 	model_build(&t, &m);
-	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx,
-				 .cp = &m.cp };
+	struct pl_analysis a = { .trace = &m.trace, .iv = &m.s.iv, .graph = &m.s.graph, .tx = &m.s.tx,
+				 .cp = &m.s.cp };
 	json_t *root = pl_export_trace_json(&a);
 	json_t *events = json_object_get(root, "traceEvents");
 	size_t n_meta = 0, n_x = 0, n_i = 0, n_s = 0, n_f = 0, n_b = 0, n_e = 0, n_critical = 0;
@@ -86,12 +86,12 @@ static void test_overlap_export(void)
 			CU_FAIL("unexpected phase");
 		}
 	}
-	CU_ASSERT_EQUAL(n_meta, m.iv.nthreads);
-	CU_ASSERT_EQUAL(n_x, m.iv.nintervals);
+	CU_ASSERT_EQUAL(n_meta, m.s.iv.nthreads);
+	CU_ASSERT_EQUAL(n_x, m.s.iv.nintervals);
 	CU_ASSERT_EQUAL(n_i, 6);	/* 2 inputs, 2 invalidates, 2 updates */
 	/* Every edge, then the 3 causal hops of each of the 2 critical paths. */
-	CU_ASSERT_EQUAL(n_s, m.graph.nedges + 6);
-	CU_ASSERT_EQUAL(n_f, m.graph.nedges + 6);
+	CU_ASSERT_EQUAL(n_s, m.s.graph.nedges + 6);
+	CU_ASSERT_EQUAL(n_f, m.s.graph.nedges + 6);
 	CU_ASSERT_EQUAL(n_critical, 6);
 	CU_ASSERT_EQUAL(n_b, 2);
 	CU_ASSERT_EQUAL(n_e, 2);
@@ -123,8 +123,8 @@ static void test_counters(void)
 	tb_kernel(&t, 1, 1000, PL_EV_CPU_ONLINE, 7, 0, 1);
 	tb_kernel(&t, 1, 2000, PL_EV_CPU_FREQUENCY, 7, 700000, 1);
 	model_build(&t, &m);
-	struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx,
-				 .cp = &m.cp };
+	struct pl_analysis a = { .trace = &m.trace, .iv = &m.s.iv, .graph = &m.s.graph, .tx = &m.s.tx,
+				 .cp = &m.s.cp };
 	json_t *root = pl_export_trace_json(&a);
 	json_t *events = json_object_get(root, "traceEvents");
 	int counters = 0;
@@ -237,27 +237,21 @@ static void test_fixture_format(void)
 
 		snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", runs[r]);
 		CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
-		pl_intervals_build(&m.trace, &m.iv);
-		pl_graph_build(&m.trace, &m.iv, &m.graph);
-		pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
-		pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
-		struct pl_analysis a = { .trace = &m.trace, .iv = &m.iv, .graph = &m.graph,
-					 .tx = &m.tx, .cp = &m.cp };
+		pl_model_build(&m.trace, &m.s);
+		struct pl_analysis a = { .trace = &m.trace, .iv = &m.s.iv, .graph = &m.s.graph,
+					 .tx = &m.s.tx, .cp = &m.s.cp };
 		json_t *root = pl_export_trace_json(&a);
 
 		check_format(root, n);
-		CU_ASSERT_EQUAL(n[N_THREAD_NAME], m.iv.nthreads);
+		CU_ASSERT_EQUAL(n[N_THREAD_NAME], m.s.iv.nthreads);
 		CU_ASSERT(n[N_PROCESS_NAME] > 0);
-		CU_ASSERT_EQUAL(n[N_SLICE], m.iv.nintervals);
-		CU_ASSERT(n[N_FLOW] == m.graph.nedges);
+		CU_ASSERT_EQUAL(n[N_SLICE], m.s.iv.nintervals);
+		CU_ASSERT(n[N_FLOW] == m.s.graph.nedges);
 		CU_ASSERT(n[N_CRITICAL] > 0);
 		/* qemu onlines cpu1 before tracing starts and has no DVFS: no counters here (test_counters). */
-		CU_ASSERT_EQUAL(n[N_TX], m.tx.count);
+		CU_ASSERT_EQUAL(n[N_TX], m.s.tx.count);
 		json_decref(root);
-		pl_critical_paths_free(&m.cp);
-		pl_transactions_free(&m.tx);
-		pl_graph_free(&m.graph);
-		pl_intervals_free(&m.iv);
+		pl_model_free(&m.s);
 		pl_trace_free(&m.trace);
 	}
 }

@@ -57,44 +57,37 @@ static void check_fixture(const struct fixture *f)
 	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
 	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.gt", f->name);
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_read_file(path, &gt, &err), 0);
-	pl_intervals_build(&m.trace, &m.iv);
-	pl_graph_build(&m.trace, &m.iv, &m.graph);
-	pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
-	pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
-	pl_breakdowns_build(&m.trace, &m.iv, &m.cp, &m.bd);
-	pl_queueing_build(&m.trace, &m.iv, &m.graph, &m.qs);
-	pl_aggregates_build(&m.tx, &m.cp, &m.ag);
-	pl_top_edges_build(&m.trace, &m.iv, &m.cp, &m.te);
-	pl_validate(&m.tx, &gt, &v);
+	pl_model_build(&m.trace, &m.s);
+	pl_validate(&m.s.tx, &gt, &v);
 
-	CU_ASSERT(m.tx.count > 0);
+	CU_ASSERT(m.s.tx.count > 0);
 	CU_ASSERT_EQUAL(v.matched, v.inputs);
-	CU_ASSERT_EQUAL(v.matched, m.tx.count);
-	CU_ASSERT_EQUAL(m.tx.animations, f->animations);
+	CU_ASSERT_EQUAL(v.matched, m.s.tx.count);
+	CU_ASSERT_EQUAL(m.s.tx.animations, f->animations);
 	/* The top edges share out all critical-path time, most first. */
 	uint64_t edges_ns = 0, latency_ns = 0;
 
-	for (uint64_t i = 0; i < m.te.count; i++) {
-		edges_ns += m.te.edges[i].total_ns;
+	for (uint64_t i = 0; i < m.s.te.count; i++) {
+		edges_ns += m.s.te.edges[i].total_ns;
 		if (i)
-			CU_ASSERT(m.te.edges[i - 1].total_ns >= m.te.edges[i].total_ns);
+			CU_ASSERT(m.s.te.edges[i - 1].total_ns >= m.s.te.edges[i].total_ns);
 	}
-	for (uint64_t k = 0; k < m.tx.count; k++)
-		latency_ns += m.tx.items[k].latency_ns;
+	for (uint64_t k = 0; k < m.s.tx.count; k++)
+		latency_ns += m.s.tx.items[k].latency_ns;
 	CU_ASSERT_EQUAL(edges_ns, latency_ns);
-	for (uint64_t k = 0; k < m.tx.count; k++) {
+	for (uint64_t k = 0; k < m.s.tx.count; k++) {
 		uint64_t sum_ns = 0;
 		char shape[128];
 
 		for (int c = 0; c < PL_CATEGORIES; c++)
-			sum_ns += m.bd.ns[k][c];
-		CU_ASSERT_EQUAL(sum_ns, m.tx.items[k].latency_ns);
+			sum_ns += m.s.bd.ns[k][c];
+		CU_ASSERT_EQUAL(sum_ns, m.s.tx.items[k].latency_ns);
 		sum_ns = 0;
-		for (uint64_t i = m.bd.tx_freq_first[k]; i < m.bd.tx_freq_first[k + 1]; i++)
-			sum_ns += m.bd.tx_running_ns[i];
-		CU_ASSERT_EQUAL(sum_ns, m.bd.ns[k][PL_CAT_RUNNING]);
+		for (uint64_t i = m.s.bd.tx_freq_first[k]; i < m.s.bd.tx_freq_first[k + 1]; i++)
+			sum_ns += m.s.bd.tx_running_ns[i];
+		CU_ASSERT_EQUAL(sum_ns, m.s.bd.ns[k][PL_CAT_RUNNING]);
 		if (f->shape)
-			CU_ASSERT(one_of(pl_critical_path_shape(&m.cp, k, shape, sizeof(shape)),
+			CU_ASSERT(one_of(pl_critical_path_shape(&m.s.cp, k, shape, sizeof(shape)),
 					 f->shape));
 	}
 	for (uint64_t i = 0; i < v.nrows; i++) {
@@ -105,7 +98,7 @@ static void check_fixture(const struct fixture *f)
 		int64_t sum_ns = r->input_dispatch_ns + r->display_pipeline_ns;
 
 		for (int c = 0; c < PL_CATEGORIES; c++)
-			sum_ns += (int64_t)m.bd.ns[r->tx][c];
+			sum_ns += (int64_t)m.s.bd.ns[r->tx][c];
 		CU_ASSERT_EQUAL(sum_ns, (int64_t)r->truth_latency_ns);
 	}
 	pl_validation_free(&v);

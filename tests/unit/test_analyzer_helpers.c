@@ -69,26 +69,12 @@ void model_build(struct tb *t, struct model *m)
 	free(buf);
 	tb_free(t);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	pl_intervals_build(&m->trace, &m->iv);
-	pl_graph_build(&m->trace, &m->iv, &m->graph);
-	pl_transactions_extract(&m->trace, &m->iv, &m->graph, &m->tx);
-	pl_critical_paths_build(&m->trace, &m->iv, &m->graph, &m->tx, &m->cp);
-	pl_breakdowns_build(&m->trace, &m->iv, &m->cp, &m->bd);
-	pl_queueing_build(&m->trace, &m->iv, &m->graph, &m->qs);
-	pl_aggregates_build(&m->tx, &m->cp, &m->ag);
-	pl_top_edges_build(&m->trace, &m->iv, &m->cp, &m->te);
+	pl_model_build(&m->trace, &m->s);
 }
 
 void model_free(struct model *m)
 {
-	pl_top_edges_free(&m->te);
-	pl_aggregates_free(&m->ag);
-	pl_queueing_free(&m->qs);
-	pl_breakdowns_free(&m->bd);
-	pl_critical_paths_free(&m->cp);
-	pl_transactions_free(&m->tx);
-	pl_graph_free(&m->graph);
-	pl_intervals_free(&m->iv);
+	pl_model_free(&m->s);
 	pl_trace_free(&m->trace);
 }
 

@@ -62,36 +62,36 @@ static void test_native_renderer(void)
 
 	webview_scenario(&t);
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_NOTIFY], 1);
-	CU_ASSERT_EQUAL(m.graph.notifies_without_interval, 1);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.s.graph.notifies_without_interval, 1);
 	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, RENDER, US(1130));
-	const struct pl_interval *job = &m.iv.intervals[m.iv.event_interval[wake]];
+	const struct pl_interval *job = &m.s.iv.intervals[m.s.iv.event_interval[wake]];
 
 	CU_ASSERT_EQUAL(job->kind, PL_IV_NATIVE);
 	CU_ASSERT_EQUAL(job->start_ns, US(1130));
 	CU_ASSERT_EQUAL(job->end, PL_END_WAIT);
 	/* The wait that ended the first stretch and its switch-out stay in it. */
 	uint64_t first_wait = find_event(&m, PL_EV_FUTEX_WAIT, RENDER, US(500));
-	const struct pl_interval *idle = &m.iv.intervals[m.iv.event_interval[first_wait]];
+	const struct pl_interval *idle = &m.s.iv.intervals[m.s.iv.event_interval[first_wait]];
 
 	CU_ASSERT_EQUAL(idle->kind, PL_IV_IMPLICIT);
 	CU_ASSERT_EQUAL(idle->end_ns, US(501));
 	/* The main thread's lock wait stays in its message. */
 	uint64_t main_wake = find_event(&m, PL_EV_FUTEX_WAKE, MAIN, US(1604));
 
-	CU_ASSERT_EQUAL(m.iv.intervals[m.iv.event_interval[main_wake]].kind, PL_IV_MESSAGE);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[m.s.iv.event_interval[main_wake]].kind, PL_IV_MESSAGE);
 
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(600));
-	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, sizeof(shape)),
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(600));
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
 			       "notify>message>invalidate");
 	/* Notified at 1115, on a cpu at 1125: the hop is time waiting to run. */
 	uint64_t sum_ns = 0;
 
 	for (int c = 0; c < PL_CATEGORIES; c++)
-		sum_ns += m.bd.ns[0][c];
-	CU_ASSERT_EQUAL(sum_ns, m.tx.items[0].latency_ns);
-	CU_ASSERT(m.bd.ns[0][PL_CAT_RUNNABLE] >= US(15));
+		sum_ns += m.s.bd.ns[0][c];
+	CU_ASSERT_EQUAL(sum_ns, m.s.tx.items[0].latency_ns);
+	CU_ASSERT(m.s.bd.ns[0][PL_CAT_RUNNABLE] >= US(15));
 	CU_ASSERT_STRING_EQUAL(pl_edge_kind_name(PL_EDGE_NOTIFY), "notify");
 	model_free(&m);
 }
@@ -132,17 +132,17 @@ static void test_one_shot_worker_lock_wait(void)
 	model_build(&t, &m);
 
 	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, WORKER, US(1420));
-	const struct pl_interval *rest = &m.iv.intervals[m.iv.event_interval[wake]];
+	const struct pl_interval *rest = &m.s.iv.intervals[m.s.iv.event_interval[wake]];
 
 	CU_ASSERT_EQUAL(rest->kind, PL_IV_RESUMED);
 	CU_ASSERT_EQUAL(rest->wait_event, find_event(&m, PL_EV_FUTEX_WAIT, WORKER, US(1140)));
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_LOCK], 1);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_NOTIFY], 0);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(600));
-	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.cp, 0, shape, sizeof(shape)),
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_LOCK], 1);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(600));
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
 			       "fork>lock>message>invalidate");
-	CU_ASSERT_EQUAL(m.bd.ns[0][PL_CAT_LOCK], US(1420 - 1140));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_LOCK], US(1420 - 1140));
 	CU_ASSERT_STRING_EQUAL(pl_edge_kind_name(PL_EDGE_LOCK), "lock");
 	model_free(&m);
 }

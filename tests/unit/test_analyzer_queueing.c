@@ -14,8 +14,8 @@ static void test_overlap_queues(void)
 
 	scenario_overlap(&t);
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL_FATAL(m.qs.count, 2);
-	const struct pl_queue_stats *looper = &m.qs.queues[0], *pool = &m.qs.queues[1];
+	CU_ASSERT_EQUAL_FATAL(m.s.qs.count, 2);
+	const struct pl_queue_stats *looper = &m.s.qs.queues[0], *pool = &m.s.qs.queues[1];
 
 	/* Six messages, each waiting 100 or 50 us and running 30 or 20 us. */
 	CU_ASSERT_EQUAL(looper->executor, 0);
@@ -34,7 +34,7 @@ static void test_overlap_queues(void)
 	CU_ASSERT_EQUAL(pool->max_wait_ns, US(80));
 	CU_ASSERT_EQUAL(pool->max_run_ns, US(1360));
 	CU_ASSERT_EQUAL(pool->total_run_ns, US(1470));
-	CU_ASSERT_EQUAL(m.qs.flagged, 0);
+	CU_ASSERT_EQUAL(m.s.qs.flagged, 0);
 	model_free(&m);
 }
 
@@ -58,12 +58,12 @@ static void test_delay_and_flag(void)
 	tb_user(&t, MAIN, US(601020), PL_EV_MSG_DONE, 1, QUEUE);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL_FATAL(m.qs.count, 2);
-	CU_ASSERT_EQUAL(m.qs.queues[0].max_wait_ns, US(10));	/* 600.01 ms less the 600 ms delay */
-	CU_ASSERT_FALSE(m.qs.queues[0].flagged);
-	CU_ASSERT_EQUAL(m.qs.queues[1].max_run_ns, US(500000));
-	CU_ASSERT(m.qs.queues[1].flagged);
-	CU_ASSERT_EQUAL(m.qs.flagged, 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.qs.count, 2);
+	CU_ASSERT_EQUAL(m.s.qs.queues[0].max_wait_ns, US(10));	/* 600.01 ms less the 600 ms delay */
+	CU_ASSERT_FALSE(m.s.qs.queues[0].flagged);
+	CU_ASSERT_EQUAL(m.s.qs.queues[1].max_run_ns, US(500000));
+	CU_ASSERT(m.s.qs.queues[1].flagged);
+	CU_ASSERT_EQUAL(m.s.qs.flagged, 1);
 	model_free(&m);
 }
 

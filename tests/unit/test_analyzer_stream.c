@@ -19,39 +19,31 @@ static void check_same(const char *name, uint64_t window_events)
 	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", name);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
 	/* The stages on the whole trace, as panlab-analyze runs them. */
-	pl_intervals_build(&m.trace, &m.iv);
-	pl_graph_build(&m.trace, &m.iv, &m.graph);
-	pl_transactions_extract(&m.trace, &m.iv, &m.graph, &m.tx);
-	pl_critical_paths_build(&m.trace, &m.iv, &m.graph, &m.tx, &m.cp);
-	pl_breakdowns_build(&m.trace, &m.iv, &m.cp, &m.bd);
+	pl_model_build(&m.trace, &m.s);
 
 	CU_ASSERT_EQUAL_FATAL(pl_stream_analyze(path, &opt, &r, &err), 0);
 	CU_ASSERT_EQUAL(r.events, m.trace.nevents);
-	CU_ASSERT_EQUAL(r.inputs, m.tx.inputs);
-	CU_ASSERT_EQUAL(r.transactions, m.tx.count);
-	CU_ASSERT_EQUAL(r.animations, m.tx.animations);
+	CU_ASSERT_EQUAL(r.inputs, m.s.tx.inputs);
+	CU_ASSERT_EQUAL(r.transactions, m.s.tx.count);
+	CU_ASSERT_EQUAL(r.animations, m.s.tx.animations);
 	CU_ASSERT(r.windows > (window_events < m.trace.nevents ? 1u : 0u));
 	for (int c = 0; c < PL_CATEGORIES; c++)
-		CU_ASSERT_EQUAL(r.breakdown_ns[c], m.bd.total_ns[c]);
+		CU_ASSERT_EQUAL(r.breakdown_ns[c], m.s.bd.total_ns[c]);
 	uint64_t sum_stream = 0, sum_whole = 0;
 
 	for (uint64_t k = 0; k < r.transactions; k++)
 		sum_stream += r.latency_ns[k];
-	for (uint64_t k = 0; k < m.tx.count; k++)
-		sum_whole += m.tx.items[k].latency_ns;
+	for (uint64_t k = 0; k < m.s.tx.count; k++)
+		sum_whole += m.s.tx.items[k].latency_ns;
 	CU_ASSERT_EQUAL(sum_stream, sum_whole);
 	/* The kept transactions are the whole trace's, in the same order. */
-	CU_ASSERT_EQUAL_FATAL(r.tx.count, m.tx.count);
-	for (uint64_t k = 0; k < m.tx.count; k++) {
-		CU_ASSERT_EQUAL(r.tx.items[k].input_id, m.tx.items[k].input_id);
-		CU_ASSERT_EQUAL(r.tx.items[k].latency_ns, m.tx.items[k].latency_ns);
+	CU_ASSERT_EQUAL_FATAL(r.tx.count, m.s.tx.count);
+	for (uint64_t k = 0; k < m.s.tx.count; k++) {
+		CU_ASSERT_EQUAL(r.tx.items[k].input_id, m.s.tx.items[k].input_id);
+		CU_ASSERT_EQUAL(r.tx.items[k].latency_ns, m.s.tx.items[k].latency_ns);
 	}
 	pl_stream_result_free(&r);
-	pl_breakdowns_free(&m.bd);
-	pl_critical_paths_free(&m.cp);
-	pl_transactions_free(&m.tx);
-	pl_graph_free(&m.graph);
-	pl_intervals_free(&m.iv);
+	pl_model_free(&m.s);
 	pl_trace_free(&m.trace);
 }
 

@@ -45,31 +45,31 @@ static void test_overlapping(void)
 	scenario_overlap(&t);
 	model_build(&t, &m);
 	CU_ASSERT_EQUAL(m.trace.nevents, 33);
-	CU_ASSERT_EQUAL(m.iv.nthreads, 5);
-	CU_ASSERT_EQUAL(m.iv.nintervals, 11);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_MESSAGE], 6);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_TASK], 2);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_FORK], 2);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_INVALIDATE], 2);
-	CU_ASSERT_EQUAL(m.graph.unmatched_dequeues, 0);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 2);
+	CU_ASSERT_EQUAL(m.s.iv.nthreads, 5);
+	CU_ASSERT_EQUAL(m.s.iv.nintervals, 11);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_MESSAGE], 6);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_TASK], 2);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_FORK], 2);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_INVALIDATE], 2);
+	CU_ASSERT_EQUAL(m.s.graph.unmatched_dequeues, 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
 	/* Input 0 came first but its slow task draws last; attribution follows edges. */
-	CU_ASSERT_EQUAL(m.tx.items[0].input_id, 0);
-	CU_ASSERT_EQUAL(m.tx.items[0].input_ns, US(1110));
-	CU_ASSERT_EQUAL(m.tx.items[0].end_ns, US(2710));
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(1600));
-	CU_ASSERT_EQUAL(m.tx.items[1].input_id, 1);
-	CU_ASSERT_EQUAL(m.tx.items[1].input_ns, US(1310));
-	CU_ASSERT_EQUAL(m.tx.items[1].end_ns, US(1710));
-	CU_ASSERT_EQUAL(m.tx.items[1].latency_ns, US(400));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_id, 0);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_ns, US(1110));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].end_ns, US(2710));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(1600));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].input_id, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[1].input_ns, US(1310));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].end_ns, US(1710));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].latency_ns, US(400));
 	for (int i = 0; i < 2; i++) {
-		CU_ASSERT_EQUAL(m.tx.items[i].nupdates, 1);
-		CU_ASSERT_EQUAL(m.tx.items[i].nintervals, 4);
-		CU_ASSERT_EQUAL(m.tx.items[i].nthreads, 2);
+		CU_ASSERT_EQUAL(m.s.tx.items[i].nupdates, 1);
+		CU_ASSERT_EQUAL(m.s.tx.items[i].nintervals, 4);
+		CU_ASSERT_EQUAL(m.s.tx.items[i].nthreads, 2);
 	}
-	CU_ASSERT_EQUAL(m.tx.updates, 2);
-	CU_ASSERT_EQUAL(m.tx.unattributed_updates, 0);
-	CU_ASSERT_EQUAL(m.tx.inputs_without_update, 0);
+	CU_ASSERT_EQUAL(m.s.tx.updates, 2);
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
+	CU_ASSERT_EQUAL(m.s.tx.inputs_without_update, 0);
 	model_free(&m);
 }
 
@@ -101,23 +101,23 @@ static void test_several_updates(void)
 	draw(&t, 1800, 6, 2);	/* UI_UPDATE at 1810 */
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].input_ns, US(1010));
-	CU_ASSERT_EQUAL(m.tx.items[0].nupdates, 3);
-	CU_ASSERT_EQUAL(m.tx.items[0].end_ns, US(1810));
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(800));
-	CU_ASSERT_EQUAL(m.tx.items[0].nthreads, 2);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_FORK], 1);
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_INVALIDATE], 3);
-	CU_ASSERT_EQUAL(m.tx.unattributed_updates, 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_ns, US(1010));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 3);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].end_ns, US(1810));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(800));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nthreads, 2);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_FORK], 1);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_INVALIDATE], 3);
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
 
 	/* The one-shot worker is a single interval from its fork (THREAD_NAME) to EXIT. */
 	int found = 0;
 
-	for (uint64_t i = 0; i < m.iv.nintervals; i++) {
-		const struct pl_interval *iv = &m.iv.intervals[i];
+	for (uint64_t i = 0; i < m.s.iv.nintervals; i++) {
+		const struct pl_interval *iv = &m.s.iv.intervals[i];
 
-		if (m.iv.threads[iv->thread].tid != CHILD)
+		if (m.s.iv.threads[iv->thread].tid != CHILD)
 			continue;
 		found++;
 		CU_ASSERT_EQUAL(iv->kind, PL_IV_IMPLICIT);
@@ -128,7 +128,7 @@ static void test_several_updates(void)
 	}
 	CU_ASSERT_EQUAL(found, 1);
 	/* Threads in order of appearance: receiver, main, then the child at its fork. */
-	const struct pl_thread *child = &m.iv.threads[2];
+	const struct pl_thread *child = &m.s.iv.threads[2];
 
 	CU_ASSERT_EQUAL(child->tid, CHILD);
 	CU_ASSERT_STRING_EQUAL(child->name, "worker");
@@ -162,14 +162,14 @@ static void test_unattributed_update(void)
 	handle(&t, 2100, 5, 1, tap_only, id1);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL(m.tx.inputs, 2);
-	CU_ASSERT_EQUAL(m.tx.updates, 2);
-	CU_ASSERT_EQUAL(m.tx.unattributed_updates, 1);
-	CU_ASSERT_EQUAL(m.tx.inputs_without_update, 1);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].input_id, 0);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(100));
-	CU_ASSERT_EQUAL(m.tx.items[0].nupdates, 1);
+	CU_ASSERT_EQUAL(m.s.tx.inputs, 2);
+	CU_ASSERT_EQUAL(m.s.tx.updates, 2);
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 1);
+	CU_ASSERT_EQUAL(m.s.tx.inputs_without_update, 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_id, 0);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(100));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 1);
 	model_free(&m);
 }
 
@@ -186,16 +186,16 @@ static void test_input_outside_message(void)
 	draw(&t, 1100, 1, 0);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL_FATAL(m.iv.nintervals, 4);	/* input, input, vsync thread, draw */
-	CU_ASSERT_EQUAL(m.iv.intervals[0].kind, PL_IV_INPUT);
-	CU_ASSERT_EQUAL(m.iv.intervals[0].nevents, 1);
-	CU_ASSERT_EQUAL(m.iv.intervals[1].kind, PL_IV_INPUT);
-	CU_ASSERT_EQUAL(m.iv.intervals[1].nevents, 2);
-	CU_ASSERT_EQUAL(m.iv.intervals[1].end, PL_END_NEXT);
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].input_id, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(100));
-	CU_ASSERT_EQUAL(m.tx.inputs_without_update, 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.iv.nintervals, 4);	/* input, input, vsync thread, draw */
+	CU_ASSERT_EQUAL(m.s.iv.intervals[0].kind, PL_IV_INPUT);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[0].nevents, 1);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[1].kind, PL_IV_INPUT);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[1].nevents, 2);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[1].end, PL_END_NEXT);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_id, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(100));
+	CU_ASSERT_EQUAL(m.s.tx.inputs_without_update, 1);
 	model_free(&m);
 }
 
@@ -227,16 +227,16 @@ static void test_binder(void)
 	draw(&t, 1200, 2, 0);	/* UI_UPDATE at 1210 */
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL(m.graph.by_kind[PL_EDGE_BINDER], 3);
-	CU_ASSERT_EQUAL(m.graph.unmatched_binder_consumes, 0);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_BINDER], 3);
+	CU_ASSERT_EQUAL(m.s.graph.unmatched_binder_consumes, 0);
 	int server_intervals = 0;
 
-	for (uint64_t i = 0; i < m.iv.nintervals; i++) {
-		const struct pl_interval *iv = &m.iv.intervals[i];
+	for (uint64_t i = 0; i < m.s.iv.nintervals; i++) {
+		const struct pl_interval *iv = &m.s.iv.intervals[i];
 
-		if (m.iv.threads[iv->thread].tid == MAIN && iv->item_id == 1)
+		if (m.s.iv.threads[iv->thread].tid == MAIN && iv->item_id == 1)
 			CU_ASSERT_EQUAL(iv->nevents, 6);	/* the reply did not split it */
-		if (m.iv.threads[iv->thread].tid != SERVER)
+		if (m.s.iv.threads[iv->thread].tid != SERVER)
 			continue;
 		server_intervals++;
 		if (iv->start_ns == US(1030)) {
@@ -247,10 +247,10 @@ static void test_binder(void)
 		}
 	}
 	CU_ASSERT_EQUAL(server_intervals, 3);	/* request 7, request 5, what follows the reply */
-	CU_ASSERT_EQUAL_FATAL(m.tx.count, 1);
-	CU_ASSERT_EQUAL(m.tx.items[0].latency_ns, US(200));
-	CU_ASSERT_EQUAL(m.tx.items[0].nthreads, 2);
-	CU_ASSERT_EQUAL(m.tx.items[0].nintervals, 3);	/* message 1, request 5, the draw */
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(200));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nthreads, 2);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nintervals, 3);	/* message 1, request 5, the draw */
 	model_free(&m);
 }
 
@@ -267,14 +267,14 @@ static void test_lost_events(void)
 	tb_user(&t, MAIN, US(310), PL_EV_MSG_DONE, 2, QUEUE);
 	model_build(&t, &m);
 
-	CU_ASSERT_EQUAL(m.iv.orphan_ends, 1);
-	CU_ASSERT_EQUAL(m.iv.unterminated, 1);
-	CU_ASSERT_EQUAL(m.graph.unmatched_dequeues, 2);
-	CU_ASSERT_EQUAL_FATAL(m.iv.nintervals, 3);
-	CU_ASSERT_EQUAL(m.iv.intervals[0].kind, PL_IV_IMPLICIT);
-	CU_ASSERT_EQUAL(m.iv.intervals[1].end, PL_END_NEXT);
-	CU_ASSERT_EQUAL(m.iv.intervals[2].end, PL_END_MARKER);
-	CU_ASSERT_EQUAL(m.tx.count, 0);
+	CU_ASSERT_EQUAL(m.s.iv.orphan_ends, 1);
+	CU_ASSERT_EQUAL(m.s.iv.unterminated, 1);
+	CU_ASSERT_EQUAL(m.s.graph.unmatched_dequeues, 2);
+	CU_ASSERT_EQUAL_FATAL(m.s.iv.nintervals, 3);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[0].kind, PL_IV_IMPLICIT);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[1].end, PL_END_NEXT);
+	CU_ASSERT_EQUAL(m.s.iv.intervals[2].end, PL_END_MARKER);
+	CU_ASSERT_EQUAL(m.s.tx.count, 0);
 	model_free(&m);
 }
 

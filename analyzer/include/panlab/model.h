@@ -388,4 +388,22 @@ void pl_top_edges_build(const struct pl_trace *trace, const struct pl_intervals 
 			const struct pl_critical_paths *cp, struct pl_top_edges *out);
 void pl_top_edges_free(struct pl_top_edges *te);
 
+/* ---- model.c ---------------------------------------------------------- */
+
+/* Every stage above over one trace, in data-flow order. */
+struct pl_model {
+	struct pl_intervals iv;
+	struct pl_graph graph;
+	struct pl_transactions tx;
+	struct pl_critical_paths cp;
+	struct pl_breakdowns bd;
+	struct pl_queueing qs;
+	struct pl_aggregates ag;
+	struct pl_top_edges te;
+};
+
+void pl_model_build(const struct pl_trace *trace, struct pl_model *m);
+/* Frees the stages' results, not the trace. */
+void pl_model_free(struct pl_model *m);
+
 #endif /* PANLAB_MODEL_H */
