@@ -15,7 +15,7 @@ deps:
 # The guest kernel is rebuilt only when its inputs change (see
 # guest-kernel/Makefile), so a second `make run` skips it.
 build: deps
-	@$(MAKE) --no-print-directory -C guest-kernel all
+	@$(MAKE) --no-print-directory -C guest-kernel all tests
 	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
 	@scripts/mkinitramfs.sh
 

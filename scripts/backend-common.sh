@@ -72,6 +72,10 @@ check_result() {
 		echo "$0: guest kernel panic: $(grep -a -m1 'Kernel panic' "$out/console.log"); see $out/console.log" >&2
 		exit 1
 	fi
+	if grep -aq 'BUG:\|WARNING:\|Oops' "$out/console.log"; then
+		echo "$0: guest kernel trouble: $(grep -a -m1 'BUG:\|WARNING:\|Oops' "$out/console.log"); see $out/console.log" >&2
+		exit 1
+	fi
 	result=$(grep -a '^PANLAB-RESULT: ' "$out/console.log" | tail -n 1 || true)
 	case "$result" in
 	"PANLAB-RESULT: OK"*) echo "$backend: run finished in ${wall} s of host time" ;;

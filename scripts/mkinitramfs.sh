@@ -24,9 +24,12 @@ mkdir -p "$root/bin" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys"
 cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
 chmod 755 "$root/init"
-if [ -d "$build/guest/bin" ]; then
-	cp "$build"/guest/bin/* "$root/bin/"
-fi
+# The platform and apps, and the kernel logger's guest tests.
+for d in "$build/guest/bin" "$build/klog-tests/bin"; do
+	if [ -d "$d" ]; then
+		cp "$d"/* "$root/bin/"
+	fi
+done
 cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
 
