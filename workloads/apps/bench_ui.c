@@ -125,3 +125,42 @@ int bench_ui_start_job(struct bench_ui *ui, int32_t param, struct pl_executor *e
 		free(job);
 	return err;
 }
+
+struct bench_thread_job {
+	struct bench_ui *ui;
+	uint64_t ms;
+	uint64_t checksum;
+};
+
+struct bench_thread_job *bench_ui_thread_job(struct bench_ui *ui, int32_t param)
+{
+	struct bench_thread_job *job = malloc(sizeof(*job));
+	if (!job)
+		return NULL;
+	*job = (struct bench_thread_job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0 };
+	bench_ui_job_started(ui);
+	return job;
+}
+
+/* On the main looper. */
+static void show_thread_job(void *arg)
+{
+	struct bench_thread_job *job = arg;
+	bench_ui_job_finished(job->ui, job->ms, job->checksum);
+	free(job);
+}
+
+void bench_ui_run_thread_job(void *arg)
+{
+	struct bench_thread_job *job = arg;
+	job->checksum = bench_compute(job->ms);
+	/* Fails only if the app is quitting; then nobody is left to show it. */
+	if (pl_handler_post(pl_app_main_handler(job->ui->app), show_thread_job, job) != 0)
+		free(job);
+}
+
+void bench_ui_drop_thread_job(struct bench_thread_job *job)
+{
+	bench_ui_job_finished(job->ui, 0, 0);
+	free(job);
+}

@@ -53,4 +53,16 @@ struct bench_job_ops {
 int bench_ui_start_job(struct bench_ui *ui, int32_t param, struct pl_executor *ex,
 		       const struct bench_job_ops *ops);
 
+/*
+ * A job for a thread the app runs itself (a worker thread, a HandlerThread):
+ * bench_ui_thread_job marks the job started and returns it (NULL when out
+ * of memory); bench_ui_run_thread_job, called on that thread, computes for
+ * the job's ms and posts the result to the main looper, which shows it and
+ * frees the job. bench_ui_drop_thread_job undoes a job that never ran.
+ */
+struct bench_thread_job;
+struct bench_thread_job *bench_ui_thread_job(struct bench_ui *ui, int32_t param);
+void bench_ui_run_thread_job(void *job);
+void bench_ui_drop_thread_job(struct bench_thread_job *job);
+
 #endif /* PANLAB_BENCH_UI_H */

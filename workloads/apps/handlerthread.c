@@ -7,7 +7,6 @@
  * No logging here: every trace event comes from the platform.
  */
 #include <errno.h>
-#include <stdlib.h>
 
 #include "bench_ui.h"
 #include "panlab/thread.h"
@@ -18,40 +17,12 @@ struct handlerthread_app {
 	struct pl_handler to_worker;
 };
 
-struct job {
-	struct bench_ui *ui;
-	uint64_t ms;
-	uint64_t checksum;
-};
-
-static void show_result(void *arg)
-{
-	struct job *job = arg;
-	bench_ui_job_finished(job->ui, job->ms, job->checksum);
-	free(job);
-}
-
-/* On the HandlerThread. */
-static void run_job(void *arg)
-{
-	struct job *job = arg;
-	job->checksum = bench_compute(job->ms);
-	if (pl_handler_post(pl_app_main_handler(job->ui->app), show_result, job) != 0)
-		free(job);
-}
-
 static void on_tap(struct bench_ui *ui, int32_t param)
 {
 	struct handlerthread_app *a = (struct handlerthread_app *)ui;
-	struct job *job = malloc(sizeof(*job));
-	if (!job)
-		return;
-	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0 };
-	bench_ui_job_started(ui);
-	if (pl_handler_post(&a->to_worker, run_job, job) != 0) {
-		bench_ui_job_finished(ui, 0, 0);
-		free(job);
-	}
+	struct bench_thread_job *job = bench_ui_thread_job(ui, param);
+	if (job && pl_handler_post(&a->to_worker, bench_ui_run_thread_job, job) != 0)
+		bench_ui_drop_thread_job(job);
 }
 
 static int on_create(struct pl_app *app, void *ctx)
