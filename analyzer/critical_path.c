@@ -4,6 +4,7 @@
  * update to its input. At a join (an event with several predecessors inside
  * the transaction) the latest predecessor is taken, as in Panappticon's
  * analysis: the work that finished last is what the update waited for.
+ * An animation is the exception (see better() below).
  *
  * Every causal edge points forward in the merged event order (graph.c only
  * joins a consumer to a producer seen before it), and so does every temporal
@@ -21,7 +22,27 @@
 struct builder {
 	struct pl_critical_paths *out;
 	uint64_t cap;
+	uint32_t *member;	/* per event: the stamp of the transaction it belongs to */
+	uint32_t *frames;	/* per member event: the chained frames behind it */
 };
+
+/*
+ * Whether predecessor a is taken over b (PL_NONE: none yet). The latest one
+ * is what the event waited for, except in an animation: its frame chain
+ * redraws on every vsync until the work that ends it completes, so the
+ * chain's last frame always comes latest and says nothing of why the
+ * animation lasted as long as it did. There the predecessor with the fewest
+ * chained frames behind it wins (the completing task's result over the
+ * spinner's last frame), the latest among equals.
+ */
+static int better(const struct builder *b, int animation, uint64_t a, uint64_t best)
+{
+	if (best == PL_NONE)
+		return 1;
+	if (animation && b->frames[a] != b->frames[best])
+		return b->frames[a] < b->frames[best];
+	return a > best;
+}
 
 static void push_step(struct builder *b, enum pl_edge_kind kind, uint64_t from, uint64_t to)
 {
@@ -41,8 +62,9 @@ static void push_step(struct builder *b, enum pl_edge_kind kind, uint64_t from, 
  * consecutive temporal steps on one thread are merged.
  */
 static void one_path(struct builder *b, const struct pl_intervals *iv, const struct pl_graph *g,
-		     const struct pl_transaction *t, const uint32_t *member, uint32_t stamp)
+		     const struct pl_transaction *t, uint32_t stamp)
 {
+	const uint32_t *member = b->member;
 	struct pl_critical_paths *o = b->out;
 	uint64_t start = o->first_step[o->count];
 	uint64_t e = t->last_update_event;
@@ -73,7 +95,7 @@ static void one_path(struct builder *b, const struct pl_intervals *iv, const str
 			if (branches == 0)
 				first_iv = from_iv;
 			branches = branches == 0 ? 1 : from_iv != first_iv ? 2 : branches;
-			if (best == PL_NONE || edge->from_event > best) {
+			if (better(b, t->animation, edge->from_event, best)) {
 				best = edge->from_event;
 				kind = edge->kind;
 			}
@@ -103,8 +125,11 @@ void pl_critical_paths_build(const struct pl_trace *trace, const struct pl_inter
 			     const struct pl_graph *g, const struct pl_transactions *tx,
 			     struct pl_critical_paths *out)
 {
-	struct builder b = { .out = out };
-	uint32_t *member = pl_xcalloc(trace->nevents, sizeof(*member));
+	struct builder b = {
+		.out = out,
+		.member = pl_xcalloc(trace->nevents, sizeof(uint32_t)),
+		.frames = pl_xcalloc(trace->nevents, sizeof(uint32_t)),
+	};
 
 	memset(out, 0, sizeof(*out));
 	out->first_step = pl_xcalloc(tx->count + 1, sizeof(*out->first_step));
@@ -114,15 +139,20 @@ void pl_critical_paths_build(const struct pl_trace *trace, const struct pl_inter
 		/* Stamps mark the members of transaction k without clearing between paths. */
 		uint32_t stamp = (uint32_t)(k + 1);
 
-		for (uint64_t m = 0; m < t->nevents; m++)
-			member[tx->members[t->first_member + m]] = stamp;
+		for (uint64_t m = 0; m < t->nevents; m++) {
+			uint64_t e = tx->members[t->first_member + m];
+
+			b.member[e] = stamp;
+			b.frames[e] = tx->member_frames[t->first_member + m];
+		}
 		out->first_step[k + 1] = out->first_step[k];
-		one_path(&b, iv, g, t, member, stamp);
+		one_path(&b, iv, g, t, stamp);
 		out->count++;
 		if (out->joins[k])
 			out->decided++;
 	}
-	free(member);
+	free(b.member);
+	free(b.frames);
 }
 
 void pl_critical_paths_free(struct pl_critical_paths *cp)

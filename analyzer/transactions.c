@@ -53,6 +53,8 @@ static void add_member(struct walk *w, uint64_t e)
 	if (n == w->members_cap) {
 		w->members_cap = w->members_cap ? w->members_cap * 2 : 256;
 		o->members = pl_xrealloc(o->members, w->members_cap, sizeof(*o->members));
+		o->member_frames = pl_xrealloc(o->member_frames, w->members_cap,
+					       sizeof(*o->member_frames));
 	}
 	o->members[n] = e;
 	o->items[o->count].nevents++;
@@ -110,6 +112,7 @@ static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_trans
 		if (type == PL_EV_UI_UPDATE && w->trace->events[e].ts_ns < t->first_update_ns)
 			t->first_update_ns = w->trace->events[e].ts_ns;
 		w->frames[e] = best;
+		w->out->member_frames[t->first_member + k] = best;
 		if (best > t->chained_frames)
 			t->chained_frames = best;
 	}
@@ -221,5 +224,6 @@ void pl_transactions_free(struct pl_transactions *tx)
 {
 	free(tx->items);
 	free(tx->members);
+	free(tx->member_frames);
 	memset(tx, 0, sizeof(*tx));
 }

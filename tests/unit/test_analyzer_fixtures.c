@@ -25,7 +25,8 @@ static const struct fixture fixtures[] = {
 	{ "qemu-asynctask", "task>message>invalidate", 0 },
 	{ "qemu-webview", "notify>message>invalidate", 0 },
 	{ "qemu-service", "task>binder>binder>message>invalidate", 0 },
-	{ "qemu-animation", NULL, 8 },
+	/* Animations: the path runs through the task that ends the spinner, not its frames. */
+	{ "qemu-animation", "task>message>invalidate", 8 },
 	{ "qemu-workerthread", "fork>message>invalidate", 0 },
 	{ "qemu-asyncpool", "task>message>invalidate", 0 },
 	{ "qemu-handlerthread", "message>message>invalidate", 0 },

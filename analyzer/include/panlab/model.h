@@ -202,6 +202,12 @@ struct pl_transactions {
 	uint64_t count;
 	struct pl_transaction *items;	/* in input time order */
 	uint64_t *members;		/* event indices reached, per transaction, in event (time) order */
+	/*
+	 * Parallel to members: the chained frames behind each member (the
+	 * count chained_frames is the largest of): 0 before any invalidate,
+	 * 2 or more on an animation's own frame chain.
+	 */
+	uint32_t *member_frames;
 	uint64_t inputs;		/* UI_INPUT + UI_KEY events */
 	uint64_t inputs_without_update;	/* inputs that reached no UI_UPDATE: no transaction */
 	uint64_t updates;		/* UI_UPDATE events */
