@@ -24,9 +24,13 @@ static _Atomic unsigned log_generation;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-static __thread struct pl_ulog_slot *tls_slot;
-static __thread uint32_t tls_tid;
-static __thread unsigned tls_generation;
+/* One thread-local block: armel reaches TLS through a kernel helper call, once per event. */
+struct thread_log {
+	struct pl_ulog_slot *slot;
+	uint32_t tid;
+	unsigned generation;
+};
+static __thread struct thread_log tls;
 
 int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
 {
@@ -60,6 +64,8 @@ int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
 	h->slot_records = records;
 	h->slot_stride_bytes = (uint32_t)stride;
 
+	/* Before logging starts: the clock's set-up reads sysfs, which no event should wait for. */
+	pl_trace_clock_setup();
 	log_base = base;
 	log_bytes = bytes;
 	atomic_fetch_add(&log_generation, 1);
@@ -90,8 +96,8 @@ void pl_ulog_close(void)
 static void retire_slot(void *slot)
 {
 	/* Not if the buffer was closed or replaced since the thread claimed the slot. */
-	if (log_base && slot == tls_slot && tls_generation == atomic_load(&log_generation))
-		atomic_store_explicit(&tls_slot->retired, 1, memory_order_release);
+	if (log_base && slot == tls.slot && tls.generation == atomic_load(&log_generation))
+		atomic_store_explicit(&tls.slot->retired, 1, memory_order_release);
 }
 
 static void make_exit_key(void)
@@ -106,8 +112,11 @@ static struct pl_ulog_slot *find_slot(struct pl_ulog_file_hdr *h)
 	uint32_t i = atomic_load(&h->next_slot);
 	while (i < h->nslots && !atomic_compare_exchange_weak(&h->next_slot, &i, i + 1))
 		;
-	if (i < h->nslots)
-		return pl_ulog_slot_at(log_base, i);
+	if (i < h->nslots) {
+		struct pl_ulog_slot *s = pl_ulog_slot_at(log_base, i);
+		s->records = h->slot_records;
+		return s;
+	}
 	for (i = 0; i < h->nslots; i++) {
 		struct pl_ulog_slot *s = pl_ulog_slot_at(log_base, i);
 		uint32_t one = 1;
@@ -119,48 +128,58 @@ static struct pl_ulog_slot *find_slot(struct pl_ulog_file_hdr *h)
 	return NULL;
 }
 
-static struct pl_ulog_slot *claim_slot(void)
+static struct pl_ulog_slot *claim_slot(struct thread_log *t)
 {
-	tls_generation = atomic_load(&log_generation);
-	tls_tid = (uint32_t)syscall(SYS_gettid);
-	tls_slot = find_slot(log_base);
-	if (!tls_slot)
+	t->generation = atomic_load(&log_generation);
+	t->tid = (uint32_t)syscall(SYS_gettid);
+	t->slot = find_slot(log_base);
+	if (!t->slot)
 		return NULL;
-	atomic_store_explicit(&tls_slot->tid, tls_tid, memory_order_release);
+	atomic_store_explicit(&t->slot->tid, t->tid, memory_order_release);
 	pthread_once(&exit_key_once, make_exit_key);
-	pthread_setspecific(exit_key, tls_slot);
-	return tls_slot;
+	pthread_setspecific(exit_key, t->slot);
+	return t->slot;
 }
 
+/*
+ * The hot path (issue 4: under 100 guest instructions an event): one TLS lookup, the ring's
+ * producer line only, the counter for the time, and one barrier (the release of head).
+ */
 void pl_ulog_write(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
 {
-	struct pl_ulog_slot *s = tls_slot;
+	struct thread_log *t = &tls;
+	struct pl_ulog_slot *s = t->slot;
 
 	/* A thread without a slot tries again: an exited thread may have freed one since. */
 	unsigned generation = atomic_load_explicit(&log_generation, memory_order_relaxed);
-	if (__builtin_expect(!s || tls_generation != generation, 0))
-		s = claim_slot();
-	if (!s) {
-		atomic_fetch_add_explicit(&((struct pl_ulog_file_hdr *)log_base)->unslotted_lost, 1,
-					  memory_order_relaxed);
-		return;
+	if (__builtin_expect(!s || t->generation != generation, 0)) {
+		s = claim_slot(t);
+		if (!s) {
+			atomic_fetch_add_explicit(&((struct pl_ulog_file_hdr *)log_base)->unslotted_lost,
+						  1, memory_order_relaxed);
+			return;
+		}
 	}
-	const struct pl_ulog_file_hdr *h = log_base;
 	uint32_t head = atomic_load_explicit(&s->head, memory_order_relaxed);
-	uint32_t tail = atomic_load_explicit(&s->tail, memory_order_acquire);
-	if (head - tail >= h->slot_records) {
-		atomic_store_explicit(&s->lost, atomic_load_explicit(&s->lost, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
-		return;
+	if (__builtin_expect(head - s->tail_seen >= s->records, 0)) {
+		/* acquire: the collector has finished reading what it released. */
+		s->tail_seen = atomic_load_explicit(&s->tail, memory_order_acquire);
+		if (head - s->tail_seen >= s->records) {
+			atomic_store_explicit(&s->lost,
+					      atomic_load_explicit(&s->lost, memory_order_relaxed) + 1,
+					      memory_order_relaxed);
+			return;
+		}
 	}
-	struct pl_event *e = &s->ring[s->wpos];
-	e->ts_ns = pl_now_ns();
+	uint32_t wpos = s->wpos;
+	struct pl_event *e = &s->ring[wpos];
+	e->ts_ns = pl_trace_clock_ns();
 	e->type = type;
 	e->cpu = PL_CPU_NONE;
-	e->tid = tls_tid;
+	e->tid = atomic_load_explicit(&s->tid, memory_order_relaxed);	/* t->tid, on this line */
 	e->a0 = a0;
 	e->a1 = a1;
 	e->a2 = a2;
-	s->wpos = s->wpos + 1 == h->slot_records ? 0 : s->wpos + 1;
+	s->wpos = wpos + 1 == s->records ? 0 : wpos + 1;
 	atomic_store_explicit(&s->head, head + 1, memory_order_release);
 }

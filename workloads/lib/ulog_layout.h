@@ -44,7 +44,11 @@ struct pl_ulog_slot {
 	_Atomic uint32_t lost;		/* records dropped: ring full */
 	uint32_t wpos;			/* producer-private */
 	_Atomic uint32_t retired;	/* 1: the owner exited; another thread may adopt the slot */
-	uint8_t pad0[44];
+	/* Producer-private: the tail as last read, so the producer reads the consumer's line
+	 * (with a barrier) only when the ring looks full; and the ring's size in records. */
+	uint32_t tail_seen;
+	uint32_t records;
+	uint8_t pad0[36];
 	_Atomic uint32_t tail;		/* records consumed (release by consumer) */
 	uint32_t rpos;			/* consumer-private */
 	uint8_t pad1[56];
