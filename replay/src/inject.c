@@ -4,6 +4,7 @@
  * tracer's logger: ground truth must come from outside the tracer. */
 #include "panlab/replay.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -148,35 +149,63 @@ static int sleep_until(uint64_t t_ns, char *err, size_t err_len)
 	return 0;
 }
 
+static const char *control_name(const struct pl_action *a)
+{
+	switch (a->kind) {
+	case PL_ACTION_WAIT_IDLE: return "wait idle";
+	case PL_ACTION_WAIT_DISPLAY: return "wait display";
+	case PL_ACTION_LAUNCH: return "launch";
+	default: return "switch";
+	}
+}
+
+/* Script time t maps to CLOCK_MONOTONIC base_ns + t. A control action stops the script's clock
+ * until it is done: from then on base_ns is its resume time minus its script time, so what
+ * follows is timed from the moment the condition held. */
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
-		   char *err, size_t err_len)
+		   const struct pl_replay_hooks *hooks, char *err, size_t err_len)
 {
 	if (gt_line(gt_fd, err, err_len, "ready %" PRIu64 "\n", ready_ns) < 0)
 		return -1;
+	uint64_t base_ns = ready_ns, seq = 0;
 	size_t count = pl_script_action_count(script);
-	for (size_t seq = 0; seq < count; seq++) {
-		const struct pl_action *a = pl_script_action(script, seq);
-		if (sleep_until(ready_ns + a->at_ns, err, err_len) < 0 ||
+	for (size_t i = 0; i < count; i++) {
+		const struct pl_action *a = pl_script_action(script, i);
+		if (!pl_action_is_input(a)) {
+			uint64_t resume_ns;
+			if (!hooks || !hooks->control)
+				return fail(err, err_len,
+					    "line %" PRIu32 ": '%s' needs the platform's activity "
+					    "manager, expected a run under panlab-session",
+					    a->line, control_name(a));
+			if (sleep_until(base_ns + a->at_ns, err, err_len) < 0 ||
+			    hooks->control(hooks->ctx, a, &resume_ns, err, err_len) < 0)
+				return -1;
+			base_ns = resume_ns - a->at_ns;
+			continue;
+		}
+		if (sleep_until(base_ns + a->at_ns, err, err_len) < 0 ||
 		    send_frame(ev_fd, a, true, err, err_len) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
 		int rc = a->kind != PL_ACTION_KEY
-				 ? gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " tap %d %d\n",
-					   seq, t_in_ns, (int)a->x_px, (int)a->y_px)
-				 : gt_line(gt_fd, err, err_len, "input %zu %" PRIu64 " key %u\n", seq,
-					   t_in_ns, (unsigned)a->key_code);
+				 ? gt_line(gt_fd, err, err_len, "input %" PRIu64 " %" PRIu64
+					   " tap %d %d\n", seq, t_in_ns, (int)a->x_px, (int)a->y_px)
+				 : gt_line(gt_fd, err, err_len, "input %" PRIu64 " %" PRIu64 " key %u\n",
+					   seq, t_in_ns, (unsigned)a->key_code);
+		seq++;
 		for (uint32_t k = 1; rc == 0 && a->kind == PL_ACTION_SWIPE && k <= a->steps; k++)
-			if (sleep_until(ready_ns + a->at_ns + a->hold_ns * k / a->steps, err,
+			if (sleep_until(base_ns + a->at_ns + a->hold_ns * k / a->steps, err,
 					err_len) < 0 ||
 			    send_move(ev_fd, a, k, err, err_len) < 0)
 				rc = -1;
 		if (rc < 0)
 			return -1;
-		if (sleep_until(ready_ns + a->at_ns + a->hold_ns, err, err_len) < 0 ||
+		if (sleep_until(base_ns + a->at_ns + a->hold_ns, err, err_len) < 0 ||
 		    send_frame(ev_fd, a, false, err, err_len) < 0)
 			return -1;
 	}
-	if (sleep_until(ready_ns + pl_script_duration_ns(script), err, err_len) < 0)
+	if (sleep_until(base_ns + pl_script_duration_ns(script), err, err_len) < 0)
 		return -1;
 	return gt_line(gt_fd, err, err_len, "end %" PRIu64 "\n", monotonic_ns());
 }
@@ -230,9 +259,36 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_
 }
 
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
-		    uint64_t ready_ns, char *err, size_t err_len)
+		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, char *err,
+		    size_t err_len)
 {
-	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, err, err_len);
+	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, hooks, err,
+			      err_len);
+}
+
+/* uinput names the device's sysfs directory (UI_GET_SYSNAME, uinput 5+); its evdev node is the
+ * one event* entry in it. */
+int pl_injector_device_path(const struct pl_injector *injector, char *path, size_t path_len,
+			    char *err, size_t err_len)
+{
+	char sysname[64], dir_path[128];
+	if (ioctl(injector->uinput_fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0)
+		return fail(err, err_len, "/dev/uinput: UI_GET_SYSNAME: %s, expected uinput 5 or later",
+			    strerror(errno));
+	snprintf(dir_path, sizeof dir_path, "/sys/devices/virtual/input/%s", sysname);
+	DIR *dir = opendir(dir_path);
+	if (!dir)
+		return fail(err, err_len, "%s: %s, expected sysfs mounted", dir_path, strerror(errno));
+	int rc = -1;
+	for (struct dirent *de; rc < 0 && (de = readdir(dir)) != NULL;)
+		if (!strncmp(de->d_name, "event", 5))
+			rc = snprintf(path, path_len, "/dev/input/%s", de->d_name) < (int)path_len
+				     ? 0 : -1;
+	closedir(dir);
+	if (rc < 0)
+		return fail(err, err_len, "%s: no event device, expected evdev (CONFIG_INPUT_EVDEV)",
+			    dir_path);
+	return 0;
 }
 
 void pl_injector_close(struct pl_injector *injector)

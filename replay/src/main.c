@@ -44,17 +44,23 @@ static int cmd_check(const char *path)
 	struct pl_script *s = load(path);
 	if (!s)
 		return 1;
-	size_t n = pl_script_action_count(s), taps = 0, swipes = 0;
+	size_t n = pl_script_action_count(s), taps = 0, swipes = 0, keys = 0;
 	for (size_t i = 0; i < n; i++) {
 		taps += pl_script_action(s, i)->kind == PL_ACTION_TAP;
 		swipes += pl_script_action(s, i)->kind == PL_ACTION_SWIPE;
+		keys += pl_script_action(s, i)->kind == PL_ACTION_KEY;
 	}
-	char d[32], swiped[32] = "";
+	char d[32], swiped[32] = "", controls[48] = "";
 	pl_format_duration(d, sizeof d, pl_script_duration_ns(s));
 	if (swipes)
 		snprintf(swiped, sizeof swiped, ", %zu swipes", swipes);
-	printf("%s: %zu actions (%zu taps%s, %zu keys), duration %s (%" PRIu64 " ns)\n", path, n,
-	       taps, swiped, n - taps - swipes, d, pl_script_duration_ns(s));
+	if (n > taps + swipes + keys)
+		snprintf(controls, sizeof controls, ", %zu waits and app commands",
+			 n - taps - swipes - keys);
+	/* Control actions stop the script's clock, so the duration is a lower bound then. */
+	printf("%s: %zu actions (%zu taps%s, %zu keys%s), duration %s%s (%" PRIu64 " ns)\n", path,
+	       n, taps, swiped, keys, controls, controls[0] ? "at least " : "", d,
+	       pl_script_duration_ns(s));
 	pl_script_free(s);
 	return 0;
 }
@@ -70,7 +76,7 @@ static int cmd_list(const char *path)
 		const struct pl_action *a = pl_script_action(s, i);
 		pl_format_duration(t, sizeof t, a->at_ns);
 		char hold[32];
-		pl_format_duration(hold, sizeof hold, a->hold_ns);
+		pl_format_duration(hold, sizeof hold, pl_action_is_input(a) ? a->hold_ns : a->timeout_ns);
 		if (a->kind == PL_ACTION_TAP && a->hold_ns == PL_PRESS_HOLD_NS)
 			printf("at %s\ntap %d %d param=%d\n", t, (int)a->x_px, (int)a->y_px,
 			       (int)a->param);
@@ -81,8 +87,14 @@ static int cmd_list(const char *path)
 			printf("at %s\nswipe %d %d %d %d %s steps=%u param=%d\n", t, (int)a->x_px,
 			       (int)a->y_px, (int)a->x2_px, (int)a->y2_px, hold, (unsigned)a->steps,
 			       (int)a->param);
-		else
+		else if (a->kind == PL_ACTION_KEY)
 			printf("at %s\nkey %s\n", t, pl_key_name(a->key_code));
+		else if (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
+			printf("at %s\n%s %s\n", t, a->kind == PL_ACTION_LAUNCH ? "launch" : "switch",
+			       a->app);
+		else
+			printf("at %s\nwait %s timeout=%s\n", t,
+			       a->kind == PL_ACTION_WAIT_IDLE ? "idle" : "display", hold);
 	}
 	pl_format_duration(t, sizeof t, pl_script_duration_ns(s));
 	printf("at %s\n", t);
@@ -114,7 +126,7 @@ static int cmd_play(const char *path, const char *gt_path)
 	if (rc == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		rc = pl_injector_run(inj, s, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+		rc = pl_injector_run(inj, s, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, NULL,
 				     err, sizeof err);
 	}
 	if (rc < 0)

@@ -567,13 +567,61 @@ static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 	return emit(p, where, out, now_ns, a, a.hold_ns);
 }
 
-/* wait DURATION */
-static int stmt_wait(struct parser *p, uint64_t *now_ns)
+/* A control action at the clock; it takes no script time (the player stops the clock there). */
+static int emit_control(struct parser *p, struct action_list *out, uint64_t now_ns,
+			struct pl_action a)
 {
+	a.at_ns = now_ns;
+	a.line = p->line;
+	return push(p, at_tok(p, &p->tok[0]), out, &a);
+}
+
+/* wait DURATION | wait idle [timeout=D] | wait display [timeout=D] */
+static int stmt_wait(struct parser *p, struct action_list *out, uint64_t *now_ns)
+{
+	bool idle = p->ntok > 1 && tok_is(&p->tok[1], "idle");
+	if (idle || (p->ntok > 1 && tok_is(&p->tok[1], "display"))) {
+		struct pl_action a = {.kind = idle ? PL_ACTION_WAIT_IDLE : PL_ACTION_WAIT_DISPLAY,
+				      .timeout_ns = PL_WAIT_TIMEOUT_NS};
+		struct opt opts[] = {{"timeout", OPT_TIME, 0, 0, &a.timeout_ns, false}};
+		if (parse_options(p, 2, opts, 1, "timeout=D") < 0)
+			return -1;
+		if (a.timeout_ns == 0)
+			return fail(p, at_tok(p, &p->tok[2]),
+				    "timeout 0 is too short, expected at least 1ns");
+		return emit_control(p, out, *now_ns, a);
+	}
 	uint64_t d_ns;
+	/* A word, not a malformed number: the writer meant a condition. */
+	if (p->ntok > 1 && ((p->tok[1].s[0] | 0x20) >= 'a' && (p->tok[1].s[0] | 0x20) <= 'z'))
+		return fail(p, at_tok(p, &p->tok[1]),
+			    "bad wait '%.*s', expected a duration (e.g. 500ms), idle or display",
+			    qlen(&p->tok[1]), p->tok[1].s);
 	if (time_arg(p, 1, "duration", &d_ns) < 0 || end_of_line(p, 2) < 0)
 		return -1;
 	return advance(p, at_tok(p, &p->tok[0]), now_ns, d_ns);
+}
+
+/* launch APP | switch APP */
+static int stmt_app(struct parser *p, struct action_list *out, uint64_t now_ns, bool launch)
+{
+	if (p->ntok < 2)
+		return fail(p, at_eol(p), "missing app name, expected a name such as asynctask");
+	const struct token *t = &p->tok[1];
+	bool ok = t->len <= PL_APP_NAME_MAX && t->s[0] >= 'a' && t->s[0] <= 'z';
+	for (size_t i = 1; ok && i < t->len; i++)
+		ok = (t->s[i] >= 'a' && t->s[i] <= 'z') || (t->s[i] >= '0' && t->s[i] <= '9') ||
+		     t->s[i] == '_' || t->s[i] == '-';
+	if (!ok)
+		return fail(p, at_tok(p, t),
+			    "bad app name '%.*s', expected up to %d lower-case letters, digits, '_' "
+			    "or '-', starting with a letter",
+			    qlen(t), t->s, PL_APP_NAME_MAX);
+	if (end_of_line(p, 2) < 0)
+		return -1;
+	struct pl_action a = {.kind = launch ? PL_ACTION_LAUNCH : PL_ACTION_SWITCH};
+	memcpy(a.app, t->s, t->len);
+	return emit_control(p, out, now_ns, a);
 }
 
 /* at TIME: only at the top level, where the block clock is the time since ready. */
@@ -680,7 +728,9 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 		else if (tok_is(cmd, "key"))
 			rc = stmt_key(p, out, &now_ns);
 		else if (tok_is(cmd, "wait"))
-			rc = stmt_wait(p, &now_ns);
+			rc = stmt_wait(p, out, &now_ns);
+		else if (tok_is(cmd, "launch") || tok_is(cmd, "switch"))
+			rc = stmt_app(p, out, now_ns, tok_is(cmd, "launch"));
 		else if (tok_is(cmd, "at"))
 			rc = stmt_at(p, depth, &now_ns);
 		else if (tok_is(cmd, "repeat"))
@@ -688,7 +738,7 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 		else
 			rc = fail(p, at_tok(p, cmd),
 				  "unknown command '%.*s', expected tap, longpress, swipe, key, text, "
-				  "monkey, wait, at or repeat",
+				  "monkey, wait, at, repeat, launch or switch",
 				  qlen(cmd), cmd->s);
 		if (rc < 0)
 			return -1;

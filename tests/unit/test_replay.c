@@ -208,6 +208,56 @@ static void test_timeline(void)
 	pl_script_free(s);
 }
 
+/* Control actions take no script time: the clock stops there and what follows is timed from
+ * the moment each is done; the actions keep their lines and arguments. */
+static void test_control(void)
+{
+	struct pl_script *s = test_replay_parse("launch asynctask\n"
+						"wait 500ms\n"
+						"tap 1 2\n"
+						"wait display\n"
+						"switch svc_2-b\n"
+						"wait idle timeout=1.5s\n"
+						"repeat 2 {\n"
+						"  key BACK\n"
+						"  wait display timeout=20ms\n"
+						"}\n"
+						"at 1s\n"
+						"wait 100ms\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 9);
+	const struct pl_action *a = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_LAUNCH);
+	CU_ASSERT_STRING_EQUAL(a->app, "asynctask");
+	CU_ASSERT_EQUAL(a->at_ns, 0);
+	CU_ASSERT_EQUAL(a->hold_ns, 0);
+	CU_ASSERT_FALSE(pl_action_is_input(a));
+	CU_ASSERT_TRUE(pl_action_is_input(pl_script_action(s, 1)));
+	a = pl_script_action(s, 2);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_WAIT_DISPLAY);
+	CU_ASSERT_EQUAL(a->at_ns, 550 * MS);
+	CU_ASSERT_EQUAL(a->timeout_ns, PL_WAIT_TIMEOUT_NS);
+	CU_ASSERT_EQUAL(a->line, 4);
+	a = pl_script_action(s, 3);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_SWITCH);
+	CU_ASSERT_STRING_EQUAL(a->app, "svc_2-b");
+	CU_ASSERT_EQUAL(a->at_ns, 550 * MS);
+	a = pl_script_action(s, 4);
+	CU_ASSERT_EQUAL(a->kind, PL_ACTION_WAIT_IDLE);
+	CU_ASSERT_EQUAL(a->timeout_ns, 1500 * MS);
+	static const enum pl_action_kind kinds[4] = {PL_ACTION_KEY, PL_ACTION_WAIT_DISPLAY,
+						     PL_ACTION_KEY, PL_ACTION_WAIT_DISPLAY};
+	static const uint64_t at[4] = {550 * MS, 600 * MS, 600 * MS, 650 * MS};
+	for (size_t i = 0; i < 4; i++) {
+		a = pl_script_action(s, 5 + i);
+		CU_ASSERT_EQUAL(a->kind, kinds[i]);
+		CU_ASSERT_EQUAL(a->at_ns, at[i]);
+	}
+	CU_ASSERT_EQUAL(pl_script_action(s, 6)->timeout_ns, 20 * MS);
+	CU_ASSERT_EQUAL(pl_script_duration_ns(s), 1100 * MS);
+	pl_script_free(s);
+}
+
 static void test_repeat(void)
 {
 	struct pl_script *s = test_replay_parse("wait 100ms\n"
@@ -291,12 +341,12 @@ static void test_errors(void)
 		const char *err;
 	} cases[] = {
 		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, "
-			    "text, monkey, wait, at or repeat"},
+			    "text, monkey, wait, at, repeat, launch or switch"},
 		{"# ok\nTAP 1 2",
 		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, "
-		 "monkey, wait, at or repeat"},
+		 "monkey, wait, at, repeat, launch or switch"},
 		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, "
-		      "monkey, wait, at or repeat"},
+		      "monkey, wait, at, repeat, launch or switch"},
 		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
 		{"tap 10   # no y",
 		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},
@@ -418,6 +468,27 @@ static void test_errors(void)
 		{"monkey 1 2 param=1 param=1", "t.rply:1:20: param given twice, expected it once"},
 		{"monkey 1 2 foo=1", "t.rply:1:12: unknown option 'foo', expected interval=D, "
 				     "area=X1,Y1,X2,Y2, param=N or keys=P"},
+		{"wait idle 5s", "t.rply:1:11: unexpected '5s', expected timeout=D or the end of the "
+				 "line"},
+		{"wait display timeout=0s", "t.rply:1:14: timeout 0 is too short, expected at least "
+					    "1ns"},
+		{"wait display timeout=5", "t.rply:1:22: bad timeout '5', expected a number with a "
+					   "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
+		{"wait idle timeout=1s timeout=2s", "t.rply:1:22: timeout given twice, expected it "
+						    "once"},
+		{"wait idel", "t.rply:1:6: bad wait 'idel', expected a duration (e.g. 500ms), idle "
+			      "or display"},
+		{"launch", "t.rply:1:7: missing app name, expected a name such as asynctask"},
+		{"switch Asynctask", "t.rply:1:8: bad app name 'Asynctask', expected up to 31 "
+				     "lower-case letters, digits, '_' or '-', starting with a letter"},
+		{"launch 1app", "t.rply:1:8: bad app name '1app', expected up to 31 lower-case "
+				"letters, digits, '_' or '-', starting with a letter"},
+		{"launch a/b", "t.rply:1:8: bad app name 'a/b', expected up to 31 lower-case letters, "
+			       "digits, '_' or '-', starting with a letter"},
+		{"launch abcdefghijabcdefghijabcdefghijab", "t.rply:1:8: bad app name "
+		 "'abcdefghijabcdefghijabcdefghijab', expected up to 31 lower-case letters, digits, "
+		 "'_' or '-', starting with a letter"},
+		{"switch service now", "t.rply:1:16: unexpected 'now', expected the end of the line"},
 		{"tap 1 2\x01", "t.rply:1:8: unexpected control byte 0x01, expected text"},
 		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
 	};
@@ -639,6 +710,7 @@ int test_replay_add_parse_suite(void)
 		{"key table", test_key_table},
 		{"times", test_times},
 		{"timeline", test_timeline},
+		{"control actions", test_control},
 		{"repeat", test_repeat},
 		{"repeat nested", test_repeat_nested},
 		{"line endings", test_line_endings},

@@ -50,7 +50,7 @@ static void play(const char *text, bool with_gt, uint64_t ready_offset_ns, struc
 	memset(out, 0, sizeof *out);
 	out->start_ns = now_ns();
 	out->ready_ns = out->start_ns - ready_offset_ns;
-	out->rc = pl_replay_play(ev_pipe[1], with_gt ? gt_pipe[1] : -1, s, out->ready_ns, out->err,
+	out->rc = pl_replay_play(ev_pipe[1], with_gt ? gt_pipe[1] : -1, s, out->ready_ns, NULL, out->err,
 				 sizeof out->err);
 	out->end_ns = now_ns();
 	close(ev_pipe[1]);
@@ -166,13 +166,77 @@ static void test_write_error(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	int ro = open("/dev/null", O_RDONLY);
 	char err[256];
-	CU_ASSERT_EQUAL(pl_replay_play(ro, -1, s, now_ns(), err, sizeof err), -1);
+	CU_ASSERT_EQUAL(pl_replay_play(ro, -1, s, now_ns(), NULL, err, sizeof err), -1);
 	CU_ASSERT_STRING_EQUAL(err, "line 2: writing the press frame to the input device: Bad file "
 				    "descriptor, expected a complete write");
-	CU_ASSERT_EQUAL(pl_replay_play(-1, ro, s, 5, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(pl_replay_play(-1, ro, s, 5, NULL, err, sizeof err), -1);
 	CU_ASSERT_STRING_EQUAL(err, "writing ground truth: Bad file descriptor, expected a "
 				    "complete write of \"ready 5\"");
 	close(ro);
+	pl_script_free(s);
+}
+
+/* A control hook that records its calls and resumes the script a fixed delay later. */
+struct control_log {
+	enum pl_action_kind kind[4];
+	uint64_t called_ns[4];
+	size_t n;
+	uint64_t delay_ns;
+	int fail;
+};
+
+static int control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
+		   size_t err_len)
+{
+	struct control_log *log = ctx;
+	if (log->fail) {
+		snprintf(err, err_len, "line %u: no such app", (unsigned)a->line);
+		return -1;
+	}
+	log->called_ns[log->n] = now_ns();
+	log->kind[log->n++] = a->kind;
+	*resume_ns = log->called_ns[log->n - 1] + log->delay_ns;
+	return 0;
+}
+
+/* Control actions go to the hook at their time; the script's clock then runs on from the resume
+ * time, so a later input lands after it, and input seq skips them. Without a hook they fail. */
+static void test_control_hooks(void)
+{
+	struct pl_script *s = test_replay_parse("switch b\nwait 10ms\ntap 1 1\nwait display\n"
+						"wait 10ms\nkey BACK\nwait 5ms\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	int ev_pipe[2], gt_pipe[2];
+	CU_ASSERT_FATAL(pipe(ev_pipe) == 0 && pipe(gt_pipe) == 0);
+	struct control_log log = {.delay_ns = 100 * MS};
+	struct pl_replay_hooks hooks = {control, &log};
+	char err[256] = "", gt[512] = "";
+	uint64_t ready_ns = now_ns();
+	CU_ASSERT_EQUAL_FATAL(pl_replay_play(ev_pipe[1], gt_pipe[1], s, ready_ns, &hooks, err,
+					     sizeof err), 0);
+	close(gt_pipe[1]);
+	drain(gt_pipe[0], gt, sizeof gt - 1);
+	CU_ASSERT_EQUAL_FATAL(log.n, 2);
+	CU_ASSERT_EQUAL(log.kind[0], PL_ACTION_SWITCH);
+	CU_ASSERT_EQUAL(log.kind[1], PL_ACTION_WAIT_DISPLAY);
+	uint64_t t0_ns, t1_ns, end_ns;
+	CU_ASSERT_EQUAL_FATAL(sscanf(gt, "ready %*u\ninput 0 %" SCNu64 " tap 1 1\ninput 1 %" SCNu64
+				     " key 158\nend %" SCNu64, &t0_ns, &t1_ns, &end_ns), 3);
+	/* The tap comes 10 ms after the switch resumed, the key 10 ms after the display wait. */
+	CU_ASSERT(t0_ns >= log.called_ns[0] + 110 * MS);
+	CU_ASSERT(log.called_ns[1] >= t0_ns + 50 * MS);
+	CU_ASSERT(t1_ns >= log.called_ns[1] + 110 * MS);
+	CU_ASSERT(end_ns >= log.called_ns[1] + 165 * MS);
+
+	log = (struct control_log){.fail = 1};
+	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), &hooks, err, sizeof err), -1);
+	CU_ASSERT_STRING_EQUAL(err, "line 1: no such app");
+	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), NULL, err, sizeof err), -1);
+	CU_ASSERT_STRING_EQUAL(err, "line 1: 'switch' needs the platform's activity manager, "
+				    "expected a run under panlab-session");
+	close(ev_pipe[1]);
+	close(ev_pipe[0]);
+	close(gt_pipe[0]);
 	pl_script_free(s);
 }
 
@@ -183,7 +247,8 @@ int test_replay_add_play_suite(void)
 	    !CU_add_test(suite, "swipe frames", test_swipe_frames) ||
 	    !CU_add_test(suite, "ground truth", test_ground_truth) ||
 	    !CU_add_test(suite, "late start", test_late_start) ||
-	    !CU_add_test(suite, "write error", test_write_error))
+	    !CU_add_test(suite, "write error", test_write_error) ||
+	    !CU_add_test(suite, "control hooks", test_control_hooks))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

@@ -178,7 +178,12 @@ static void on_input_message(struct pl_handler *h, const struct pl_message *m)
 			app->ops->on_key(app, app->ctx, w->code);
 		break;
 	case MSG_FOCUS:
-		pl_ulog(PL_EV_ENTER_FOREGROUND, (uint64_t)getpid(), 0, 0);
+		if (!app->focused)
+			pl_ulog(PL_EV_ENTER_FOREGROUND, (uint64_t)getpid(), 0, 0);
+		/* Back in the foreground (it was ready once): show its last frame again. A new
+		 * app's surface is on top already, as the newest. */
+		if (app->ready && !app->focused)
+			pl_window_raise(app->window);
 		app->focused = true;
 		maybe_ready(app);
 		break;

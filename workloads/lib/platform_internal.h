@@ -12,6 +12,8 @@ struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *
 void pl_window_close(struct pl_window *w);
 /* Draw and post a frame on the next vsync even if no view invalidated. */
 void pl_window_request_frame(struct pl_window *w);
+/* Put the surface on top of the compositor's stack (the app came back to the foreground). */
+void pl_window_raise(struct pl_window *w);
 /* On the main thread: log UI_INPUT and deliver the tap to the view under it. */
 void pl_window_dispatch_tap(struct pl_window *w, const struct pl_wire *tap);
 

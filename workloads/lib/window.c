@@ -55,6 +55,14 @@ static void request_vsync(struct pl_window *w)
 		w->vsync_requested = true;
 }
 
+void pl_window_raise(struct pl_window *w)
+{
+	struct pl_wire m = { .type = PL_WIRE_RAISE };
+	int err = pl_wire_send(w->sock, &m, -1);
+	if (err)
+		pl_app_fail(w->app, "raise the surface", err);
+}
+
 void pl_view_invalidate(struct pl_view *v)
 {
 	pl_ulog(PL_EV_UI_INVALIDATE, v->id, 0, 0);

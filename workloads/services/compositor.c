@@ -5,6 +5,8 @@
  * to the DRM scan-out buffer, flushes it, and records the flush time as
  * ground truth. Apps that asked for vsync (Choreographer) get a tick right
  * after the composition, so they draw into the buffer not being shown.
+ * An app back in the foreground raises its surface to the top; the activity
+ * manager may ask to hear of the next flush (its `wait display`).
  *
  * Vsync is a CLOCK_MONOTONIC timerfd on a fixed 60 Hz grid from start-up,
  * armed only while someone needs a tick.
@@ -49,7 +51,8 @@ struct client {
 	bool has_frame;		/* posted at least one frame */
 	uint32_t shown_buffer;	/* newest posted buffer */
 	bool wants_vsync;
-	uint64_t order;		/* connection order: later is on top */
+	bool wants_frame;	/* PL_WIRE_FRAME_WATCH: report the next flush */
+	uint64_t order;		/* connection order or last raise: later is on top */
 };
 
 struct compositor {
@@ -117,7 +120,17 @@ static void compose(struct compositor *c)
 	int err = display_flush(d);
 	if (err)
 		pl_die("flush display: %s", strerror(-err));
-	write_ground_truth(c, pl_now_ns());
+	uint64_t t_ns = pl_now_ns();
+	write_ground_truth(c, t_ns);
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *cl = &c->clients[i];
+		struct pl_wire m = { .type = PL_WIRE_FRAME, .seq = c->frame_seq, .t_ns = t_ns };
+		if (cl->sock < 0 || !cl->wants_frame)
+			continue;
+		cl->wants_frame = false;
+		if (pl_wire_send(cl->sock, &m, -1) < 0)
+			drop_client(c, cl);
+	}
 	c->frame_seq++;
 }
 
@@ -192,6 +205,17 @@ static void on_client(int fd, uint32_t events, void *ctx)
 		cl->shown_buffer = m.buffer;
 		c->frame_pending = true;
 		arm_vsync(c);
+		break;
+	case PL_WIRE_RAISE:
+		/* The app came back to the foreground: its last frame is shown at the next vsync. */
+		cl->order = c->next_order++;
+		if (cl->has_frame) {
+			c->frame_pending = true;
+			arm_vsync(c);
+		}
+		break;
+	case PL_WIRE_FRAME_WATCH:
+		cl->wants_frame = true;
 		break;
 	}
 	if (passed >= 0)

@@ -4,7 +4,8 @@
  * created later (inotify on /dev/input), turns each touch-down into a tap
  * and each key-down into a key input, numbers inputs from 0 in delivery
  * order, and sends them to the focused app: the last one that asked for
- * focus. The numbering matches the injector's ground-truth input seq because
+ * focus, or the one the activity manager (panlab-session) brought to the
+ * foreground with PL_WIRE_FOCUS_SET. The numbering matches the injector's ground-truth input seq because
  * both count the same presses in the same order.
  *
  * A tap's param is the EV_MSC/MSC_RAW value in the touch-down's SYN frame.
@@ -48,6 +49,7 @@ struct inputd {
 	int listen_sock;
 	int inotify_fd;
 	int clients[MAX_CLIENTS];
+	uint32_t client_pid[MAX_CLIENTS];	/* from its focus request; 0: not an app */
 	int focused;		/* socket of the focused app, -1: none */
 	uint64_t next_seq;
 	struct device devices[MAX_DEVICES];
@@ -156,6 +158,24 @@ static void drop_client(struct inputd *in, int i)
 	pl_looper_remove_fd(in->looper, in->clients[i]);
 	close(in->clients[i]);
 	in->clients[i] = -1;
+	in->client_pid[i] = 0;
+}
+
+/* Give client i the foreground. The app losing it hears first, so EXIT precedes ENTER in the
+ * trace. Returns 0, or -1 if client i went away. */
+static int set_focus(struct inputd *in, int i)
+{
+	int fd = in->clients[i];
+	struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST };
+	if (in->focused >= 0 && in->focused != fd)
+		(void)pl_wire_send(in->focused, &lost, -1);
+	in->focused = fd;
+	struct pl_wire focus = { .type = PL_WIRE_FOCUS };
+	if (pl_wire_send(fd, &focus, -1) < 0) {
+		drop_client(in, i);
+		return -1;
+	}
+	return 0;
 }
 
 static void on_client(int fd, uint32_t events, void *ctx)
@@ -171,13 +191,16 @@ static void on_client(int fd, uint32_t events, void *ctx)
 		return;
 	}
 	if (m.type == PL_WIRE_FOCUS_REQUEST) {
-		/* The app losing the foreground hears it first, so EXIT precedes ENTER in the trace. */
-		struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST };
-		if (in->focused >= 0 && in->focused != fd)
-			(void)pl_wire_send(in->focused, &lost, -1);
-		in->focused = fd;
-		struct pl_wire focus = { .type = PL_WIRE_FOCUS };
-		if (pl_wire_send(fd, &focus, -1) < 0)
+		in->client_pid[i] = m.pid;
+		(void)set_focus(in, i);
+	} else if (m.type == PL_WIRE_FOCUS_SET) {
+		int app = 0;
+		while (app < MAX_CLIENTS && (in->clients[app] < 0 || in->client_pid[app] != m.pid || !m.pid))
+			app++;
+		struct pl_wire reply = { .type = PL_WIRE_FOCUS_SET, .pid = m.pid, .code = ESRCH };
+		if (app < MAX_CLIENTS && set_focus(in, app) == 0)
+			reply.code = 0;
+		if (pl_wire_send(fd, &reply, -1) < 0)
 			drop_client(in, i);
 	}
 }

@@ -223,7 +223,7 @@ static int run_input(void)
 	struct pl_wire m;
 	check("input", pl_wire_recv(sock, &m, NULL) == 1 && m.type == PL_WIRE_FOCUS, "no focus");
 
-	if (pl_injector_run(inj, script, pl_now_ns(), err, sizeof(err)) != 0)
+	if (pl_injector_run(inj, script, pl_now_ns(), NULL, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	expect_input(sock, PL_WIRE_TAP, 0, 100, 200, 77, 0);
 	expect_input(sock, PL_WIRE_KEY, 1, 0, 0, 0, KEY_BACK);

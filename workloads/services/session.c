@@ -4,6 +4,22 @@
  * is ready for input, replays the script into the injector's uinput device,
  * stops tracing, stops everything and collects the trace.
  *
+ * The script's control actions are the activity manager's (replay/README.md):
+ *   launch APP    starts app-APP, which takes the foreground; done when it is
+ *                 ready (focused, first frame posted), as the first app;
+ *   switch APP    asks inputd to give the running app-APP the foreground
+ *                 (input goes to it; it raises its surface); done when
+ *                 inputd has switched;
+ *   wait display  done when the compositor next flushes the display (it
+ *                 reports the flush time);
+ *   wait idle     done at the end of the first 100 ms window, back to back
+ *                 from the wait's start, in which the online CPUs were idle
+ *                 95% of the time or more by the kernel's accounting
+ *                 (/proc/stat, 10 ms ticks at HZ=100).
+ * A script whose first action is a launch starts with no app: ready is when
+ * the services are up. Each action's end time is where the script's clock
+ * runs on from.
+ *
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
  *                  [--injector uinput|host] [--spill PATH]
  *
@@ -16,8 +32,10 @@
  *
  * With --injector host the machine plays the script (the phone backend
  * injects through virtio-input and takes ground truth at its devices): the
- * session only announces "ready <t_ns>" on the panlab.input port and waits
- * out the script's duration on the same clock.
+ * session announces "ready <t_ns>" on the panlab.input port, does the
+ * control actions at their times, announcing "resume <t_ns>" after each (the
+ * machine times the inputs after it from there), and waits out the script's
+ * duration on the same clock.
  *
  * Synchronisation is by hand-shake, never by sleeping: each child gets the
  * write end of a pipe as PANLAB_READY_FD (include/panlab/ready.h).
@@ -34,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,11 +60,13 @@
 #include <unistd.h>
 
 #include "panlab/binder.h"
+#include "panlab/clock.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
 #include "panlab/spawn.h"
 #include "panlab/vport.h"
+#include "panlab/wire.h"
 
 #define INPUT_GT_PORT "panlab.input"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
@@ -61,7 +82,8 @@ struct child {
 
 /* Started children in start order, killed on any error exit so the guest can power off. */
 #define MAX_LOADS 4
-static struct child children[4 + MAX_LOADS];
+#define MAX_APPS 4
+static struct child children[3 + MAX_LOADS + MAX_APPS];
 static size_t nchildren;
 
 static void kill_children(void)
@@ -161,21 +183,166 @@ static void disable_kernel_tracing(void)
 	close(fd);
 }
 
-/* The host plays the script from ready_ns on; its end is ready_ns + duration. */
-static void wait_for_host_injector(int gt_fd, const struct pl_script *script, uint64_t ready_ns)
+static void sleep_until(uint64_t t_ns)
 {
-	char line[48];
-	int n = snprintf(line, sizeof(line), "ready %" PRIu64 "\n", ready_ns);
-	if (write(gt_fd, line, (size_t)n) != n)
-		pl_die("write ready line: %s", strerror(errno));
-	uint64_t end_ns = ready_ns + pl_script_duration_ns(script);
-	struct timespec end = { .tv_sec = (time_t)(end_ns / 1000000000u),
-				.tv_nsec = (long)(end_ns % 1000000000u) };
+	struct timespec ts = { .tv_sec = (time_t)(t_ns / 1000000000u),
+			       .tv_nsec = (long)(t_ns % 1000000000u) };
 	int err;
-	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL)) == EINTR)
+	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
 		;
 	if (err)
 		pl_die("clock_nanosleep: %s", strerror(err));
+}
+
+/* The activity manager's side of the script: what its control actions need. */
+struct activity_manager {
+	const char *bin_dir;
+	int inputd_sock;	/* -1 until the first switch */
+	int compositor_sock;	/* -1 until the first wait display */
+};
+
+static int control_fail(char *err, size_t err_len, const struct pl_action *a, const char *fmt,
+			const char *arg)
+{
+	int n = snprintf(err, err_len, "line %u: ", (unsigned)a->line);
+	if (n >= 0 && (size_t)n < err_len)
+		snprintf(err + n, err_len - (size_t)n, fmt, arg);
+	return -1;
+}
+
+static struct child *find_app(const struct activity_manager *am, const char *app)
+{
+	char name[sizeof(children[0].name)];
+	snprintf(name, sizeof(name), "%s/app-%s", am->bin_dir, app);
+	for (size_t i = 0; i < nchildren; i++)
+		if (children[i].pid > 0 && !strcmp(children[i].name, name))
+			return &children[i];
+	return NULL;
+}
+
+/* One request and its reply on a service socket, connected on first use. */
+static int ask(int *sock, const char *service, struct pl_wire *m, uint64_t timeout_ns)
+{
+	if (*sock < 0 && (*sock = pl_wire_connect(service)) < 0)
+		pl_die("connect to @%s: %s", service, strerror(-*sock));
+	int err = pl_wire_send(*sock, m, -1);
+	if (err)
+		pl_die("send to @%s: %s", service, strerror(-err));
+	struct pollfd p = { .fd = *sock, .events = POLLIN };
+	int ms = timeout_ns / 1000000u > 3600000u ? 3600000 : (int)(timeout_ns / 1000000u);
+	int r = poll(&p, 1, ms);
+	if (r == 0)
+		return -ETIMEDOUT;
+	if (r < 0 || (r = pl_wire_recv(*sock, m, NULL)) <= 0)
+		pl_die("reply from @%s: %s", service, r ? strerror(r < 0 ? -r : errno) : "closed");
+	return 0;
+}
+
+/* The sum of the "cpu" line of /proc/stat: idle + iowait, and all fields, in clock ticks. */
+static void cpu_ticks(uint64_t *idle, uint64_t *total)
+{
+	uint64_t f[8] = { 0 };
+	FILE *st = fopen("/proc/stat", "re");
+	if (!st || fscanf(st, "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			  " %" SCNu64 " %" SCNu64 " %" SCNu64, &f[0], &f[1], &f[2], &f[3], &f[4],
+			  &f[5], &f[6], &f[7]) != 8)
+		pl_die("read /proc/stat: %s", st ? "unexpected format" : strerror(errno));
+	fclose(st);
+	*idle = f[3] + f[4];
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += f[i];
+}
+
+#define IDLE_WINDOW_NS 100000000ull	/* 10 ticks at HZ=100: the accounting's resolution */
+#define IDLE_PERCENT 95
+
+static int wait_idle(const struct pl_action *a, uint64_t *resume_ns, char *err, size_t err_len)
+{
+	uint64_t start_ns = pl_now_ns(), t_ns = start_ns, idle0, total0, idle, total;
+	cpu_ticks(&idle0, &total0);
+	while (t_ns - start_ns < a->timeout_ns) {
+		t_ns += IDLE_WINDOW_NS;
+		sleep_until(t_ns);
+		cpu_ticks(&idle, &total);
+		if (total > total0 && (idle - idle0) * 100 >= IDLE_PERCENT * (total - total0)) {
+			*resume_ns = t_ns;
+			return 0;
+		}
+		idle0 = idle;
+		total0 = total;
+	}
+	return control_fail(err, err_len, a, "wait idle: the system was not idle within %s, "
+			    "expected a longer timeout= or a script that lets it rest", "the timeout");
+}
+
+static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
+		      size_t err_len)
+{
+	struct activity_manager *am = ctx;
+	struct pl_wire m = { 0 };
+	char program[64];
+	struct child *c = (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
+				  ? find_app(am, a->app) : NULL;
+	switch (a->kind) {
+	case PL_ACTION_LAUNCH:
+		if (c)
+			return control_fail(err, err_len, a, "app-%s is running already, expected "
+					    "switch", a->app);
+		if (nchildren == sizeof(children) / sizeof(children[0]))
+			return control_fail(err, err_len, a, "too many processes to launch app-%s, "
+					    "expected fewer launches", a->app);
+		snprintf(program, sizeof(program), "app-%s", a->app);
+		*resume_ns = start_child(am->bin_dir, program, NULL);
+		return 0;
+	case PL_ACTION_SWITCH:
+		if (!c)
+			return control_fail(err, err_len, a, "app-%s is not running, expected launch "
+					    "before switch", a->app);
+		m = (struct pl_wire){ .type = PL_WIRE_FOCUS_SET, .pid = (uint32_t)c->pid };
+		if (ask(&am->inputd_sock, PL_INPUTD_SOCKET, &m, a->timeout_ns + 10000000000ull) ||
+		    m.type != PL_WIRE_FOCUS_SET || m.code)
+			return control_fail(err, err_len, a, "inputd could not give app-%s the "
+					    "foreground, expected an app connected to inputd", a->app);
+		*resume_ns = pl_now_ns();
+		return 0;
+	case PL_ACTION_WAIT_DISPLAY:
+		m.type = PL_WIRE_FRAME_WATCH;
+		if (ask(&am->compositor_sock, PL_COMPOSITOR_SOCKET, &m, a->timeout_ns) ||
+		    m.type != PL_WIRE_FRAME)
+			return control_fail(err, err_len, a, "wait display: no display update within "
+					    "%s, expected a longer timeout=", "the timeout");
+		*resume_ns = m.t_ns;
+		return 0;
+	default:
+		return wait_idle(a, resume_ns, err, err_len);
+	}
+}
+
+/* The host plays the inputs from ready_ns on (--injector host); the session does the control
+ * actions at their times and tells the host when each is done, as the player would. */
+static void run_for_host_injector(int port_fd, const struct pl_script *script, uint64_t ready_ns,
+				  struct activity_manager *am)
+{
+	char line[48], err[512];
+	int n = snprintf(line, sizeof(line), "ready %" PRIu64 "\n", ready_ns);
+	if (write(port_fd, line, (size_t)n) != n)
+		pl_die("write ready line: %s", strerror(errno));
+	uint64_t base_ns = ready_ns;
+	for (size_t i = 0; i < pl_script_action_count(script); i++) {
+		const struct pl_action *a = pl_script_action(script, i);
+		uint64_t resume_ns;
+		if (pl_action_is_input(a))
+			continue;
+		sleep_until(base_ns + a->at_ns);
+		if (am_control(am, a, &resume_ns, err, sizeof(err)) < 0)
+			pl_die("%s", err);
+		n = snprintf(line, sizeof(line), "resume %" PRIu64 "\n", resume_ns);
+		if (write(port_fd, line, (size_t)n) != n)
+			pl_die("write resume line: %s", strerror(errno));
+		base_ns = resume_ns - a->at_ns;
+	}
+	sleep_until(base_ns + pl_script_duration_ns(script));
 }
 
 int main(int argc, char **argv)
@@ -257,11 +424,16 @@ int main(int argc, char **argv)
 			pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
 		start_child(bin_dir, "panlab-stress", l);
 	}
-	uint64_t ready_ns = start_service(bin_dir, app);
+	/* A script that launches its first app starts with none: ready is when the services are. */
+	const struct pl_action *first = pl_script_action(script, 0);
+	uint64_t ready_ns = first && first->kind == PL_ACTION_LAUNCH ? pl_now_ns()
+								     : start_service(bin_dir, app);
 
+	struct activity_manager am = { .bin_dir = bin_dir, .inputd_sock = -1, .compositor_sock = -1 };
+	struct pl_replay_hooks hooks = { am_control, &am };
 	if (host_injects)
-		wait_for_host_injector(gt_fd, script, ready_ns);
-	else if (pl_injector_run(inj, script, ready_ns, err, sizeof(err)) != 0)
+		run_for_host_injector(gt_fd, script, ready_ns, &am);
+	else if (pl_injector_run(inj, script, ready_ns, &hooks, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	for (int i = (int)nchildren - 1; i >= 0; i--)
 		check_alive(&children[i]);
@@ -279,6 +451,10 @@ int main(int argc, char **argv)
 	       res.nsources, res.records, res.lost, res.spilled_bytes);
 	if (inj)
 		pl_injector_close(inj);
+	if (am.inputd_sock >= 0)
+		close(am.inputd_sock);
+	if (am.compositor_sock >= 0)
+		close(am.compositor_sock);
 	pl_script_free(script);
 	close(gt_fd);
 	return 0;

@@ -46,7 +46,18 @@ enum pl_action_kind {
 	PL_ACTION_KEY = 2, /* key_code down, up after hold_ns (key, text, monkey) */
 	PL_ACTION_SWIPE = 3, /* touch down at x_px,y_px carrying param, then steps moves at equal
 			      * times to x2_px,y2_px (the last at hold_ns), up after the last */
+	/* Control actions: no input reaches the device; hold_ns is 0. The script's clock stops at
+	 * one until it is done (a pl_replay_hooks callback says when), then runs on from there. */
+	PL_ACTION_WAIT_IDLE = 4,    /* until the system is idle, at most timeout_ns */
+	PL_ACTION_WAIT_DISPLAY = 5, /* until the next display update, at most timeout_ns */
+	PL_ACTION_LAUNCH = 6,       /* start app-<app> and give it the foreground, until it is ready */
+	PL_ACTION_SWITCH = 7,       /* give the running app-<app> the foreground */
 };
+
+/* An app name in launch/switch: lower-case letters, digits, '_' and '-', starting with a letter. */
+#define PL_APP_NAME_MAX 31
+/* A conditional wait's default limit: long enough for any frame or burst of work in the suite. */
+#define PL_WAIT_TIMEOUT_NS 10000000000ull
 
 struct pl_action {
 	enum pl_action_kind kind;
@@ -60,7 +71,16 @@ struct pl_action {
 	int32_t y2_px;
 	uint32_t steps;   /* swipe only: move frames, 1..PL_SWIPE_MAX_STEPS */
 	uint32_t line;    /* script line the action came from */
+	uint64_t timeout_ns; /* wait idle/display only: the longest the condition may take */
+	char app[PL_APP_NAME_MAX + 1]; /* launch/switch only: NUL-terminated app name */
 };
+
+/* Whether the action is an input (tap, key, swipe) rather than a control action. Inputs are
+ * numbered from 0 in script order, skipping control actions: that is the ground truth's seq. */
+static inline int pl_action_is_input(const struct pl_action *a)
+{
+	return a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_KEY || a->kind == PL_ACTION_SWIPE;
+}
 
 struct pl_script;
 
@@ -74,8 +94,9 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 
 void pl_script_free(struct pl_script *script);
 
-/* Actions are a flat list in time order with repeat blocks expanded; at_ns is absolute since
- * ready, and each action starts no earlier than the previous one's at_ns + hold_ns.
+/* Actions are a flat list in time order with repeat blocks expanded; at_ns is on the script's
+ * clock (time since ready, not counting the time control actions took), and each action starts
+ * no earlier than the previous one's at_ns + hold_ns.
  * pl_script_action returns NULL for an index past the end. */
 size_t pl_script_action_count(const struct pl_script *script);
 const struct pl_action *pl_script_action(const struct pl_script *script, size_t index);
@@ -99,6 +120,17 @@ uint16_t pl_key_code_at(size_t index);
  * ("1500ms", "2s", "7ns"). Returns what snprintf returns. */
 int pl_format_duration(char *buf, size_t len, uint64_t ns);
 
+/* What the player cannot do itself: control actions (waits on the system, app launch and
+ * switch) belong to whoever runs the platform (the session's activity manager). control() is
+ * called at the action's time; it does the action and sets *resume_ns to the CLOCK_MONOTONIC
+ * time the script's clock runs on from (when the condition held, or the app was ready). Returns
+ * 0, or -1 with err set (one line naming the script line). */
+struct pl_replay_hooks {
+	int (*control)(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
+		       size_t err_len);
+	void *ctx;
+};
+
 /* Play a script into ev_fd, which takes Linux struct input_event frames (a uinput device, or a
  * pipe in tests), writing ground truth lines to gt_fd (skipped if gt_fd < 0):
  *   ready <ready_ns>
@@ -109,9 +141,10 @@ int pl_format_duration(char *buf, size_t len, uint64_t ns);
  * CLOCK_MONOTONIC, TIMER_ABSTIME); t_ns is CLOCK_MONOTONIC read right after that write()
  * returned. "end" comes after ready_ns + duration. The file header line of the ground-truth file
  * is the caller's, because other writers (the compositor's frames) share the file.
- * Linux only. Returns 0, or -1 with err set. */
+ * A control action calls hooks->control (an error if hooks is NULL); every later time is then
+ * counted from its *resume_ns. Linux only. Returns 0, or -1 with err set. */
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
-		   char *err, size_t err_len);
+		   const struct pl_replay_hooks *hooks, char *err, size_t err_len);
 
 struct pl_injector;
 
@@ -122,7 +155,13 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_
 
 /* pl_replay_play on the injector's device. */
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
-		    uint64_t ready_ns, char *err, size_t err_len);
+		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, char *err,
+		    size_t err_len);
+
+/* The device node (/dev/input/eventN) of the injector's device, for a recorder; returns 0, or -1
+ * with err set. */
+int pl_injector_device_path(const struct pl_injector *injector, char *path, size_t path_len,
+			    char *err, size_t err_len);
 
 void pl_injector_close(struct pl_injector *injector);
 

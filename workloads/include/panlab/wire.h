@@ -34,6 +34,15 @@ enum pl_wire_type {
 	PL_WIRE_FOCUS_LOST = 9,		/* another app took the foreground */
 	PL_WIRE_TAP = 7,		/* seq = input seq; x_px, y_px; param (MSC_RAW) */
 	PL_WIRE_KEY = 8,		/* seq = input seq; code = KEY_* */
+	/* activity manager (panlab-session) <-> inputd */
+	PL_WIRE_FOCUS_SET = 10,		/* pid = app to bring to the foreground; the reply has the
+					 * same type, code = 0 or a positive errno (ESRCH: no
+					 * connected app has that pid) */
+	/* app -> compositor */
+	PL_WIRE_RAISE = 11,		/* put my surface on top; shown from the next vsync */
+	/* activity manager -> compositor, and the reply */
+	PL_WIRE_FRAME_WATCH = 12,	/* tell me when the display is next flushed */
+	PL_WIRE_FRAME = 13,		/* seq = frame seq; t_ns = when its flush returned */
 };
 
 struct pl_wire {
