@@ -17,8 +17,10 @@ struct phone_replay {
     char line[128];
     size_t len;
     int started, done;
-    uint64_t ready_guest_ns;
+    uint64_t base_guest_ns;     /* guest time of script time 0 */
     size_t next;                /* next frame: action next / 2, up if odd */
+    int waiting;                /* at a control action, for the guest's "resume" */
+    uint64_t inputs;            /* press frames sent: the next input's seq */
     uint64_t frames;
     vt_event ev;
 };
@@ -121,19 +123,26 @@ static size_t build(const struct pl_action *a, int down, input_ev ev[5])
     return n;
 }
 
+/* A control action (wait idle/display, launch, switch) is the guest
+ * activity manager's: it does it at the action's time and writes
+ * "resume <t_ns>" on the port; the script's clock runs on from t_ns. */
 static void schedule_next(phone_replay *r)
 {
     size_t count = pl_script_action_count(r->script);
     uint64_t rel;
     if (r->next < 2 * count) {
         const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+        if (!pl_action_is_input(a)) {
+            r->waiting = 1;
+            return;
+        }
         rel = a->at_ns + (r->next & 1 ? a->hold_ns : 0);
     } else if (r->next == 2 * count) {
         rel = pl_script_duration_ns(r->script);
     } else {
         return;
     }
-    vt_schedule(r->t, &r->ev, engine_ns(r, r->ready_guest_ns + rel));
+    vt_schedule(r->t, &r->ev, engine_ns(r, r->base_guest_ns + rel));
 }
 
 static void step(void *opaque)
@@ -149,7 +158,11 @@ static void step(void *opaque)
     const struct pl_action *a = pl_script_action(r->script, r->next / 2);
     input_ev ev[5];
     size_t n = build(a, !(r->next & 1), ev);
-    if (!r->in || virtio_input_send(r->in, ev, n, r->next) < 0)
+    /* The tag names the frame (action << 1 | up) and the input's seq. */
+    uint64_t tag = r->inputs << 32 | r->next;
+    if (!(r->next & 1))
+        r->inputs++;
+    if (!r->in || virtio_input_send(r->in, ev, n, tag) < 0)
         fprintf(stderr, "panlab-phone: input frame %zu dropped: the guest "
                 "is not reading the touchscreen\n", r->next);
     r->next++;
@@ -161,13 +174,14 @@ void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t ns)
     phone_replay *r = opaque;
     if (tag & 1)
         return;                 /* releases are not inputs */
-    const struct pl_action *a = pl_script_action(r->script, tag / 2);
-    uint64_t t = guest_ns(r, ns);
+    const struct pl_action *a = pl_script_action(r->script,
+                                                 (tag & 0xffffffffu) / 2);
+    uint64_t t = guest_ns(r, ns), seq = tag >> 32;
     if (a->kind == PL_ACTION_TAP)
         fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " tap %" PRId32 " %" PRId32
-                "\n", tag / 2, t, a->x_px, a->y_px);
+                "\n", seq, t, a->x_px, a->y_px);
     else
-        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", tag / 2, t,
+        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", seq, t,
                 (unsigned)a->key_code);
 }
 
@@ -177,8 +191,23 @@ static void start(phone_replay *r, uint64_t ready_guest)
         return;
     r->started = 1;
     guest_ns(r, vt_now_ns(r->t));   /* learn the offset */
-    r->ready_guest_ns = ready_guest;
+    r->base_guest_ns = ready_guest;
     fprintf(r->gt, "ready %" PRIu64 "\n", ready_guest);
+    schedule_next(r);
+}
+
+/* The guest finished the control action the replay waits at. */
+static void resume(phone_replay *r, uint64_t t_guest)
+{
+    if (!r->waiting) {
+        fprintf(stderr, "panlab-phone: the guest resumed a script that was not "
+                "waiting; line ignored\n");
+        return;
+    }
+    const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+    r->waiting = 0;
+    r->base_guest_ns = t_guest - a->at_ns;
+    r->next += 2;
     schedule_next(r);
 }
 
@@ -196,5 +225,7 @@ void phone_replay_port(phone_replay *r, const uint8_t *buf, size_t n)
         char tail;
         if (sscanf(r->line, "ready %" SCNu64 "%c", &t, &tail) == 1)
             start(r, t);
+        else if (sscanf(r->line, "resume %" SCNu64 "%c", &t, &tail) == 1)
+            resume(r, t);
     }
 }

@@ -14,7 +14,10 @@
  * Script times are relative to the app being ready, which the guest
  * announces by writing "ready <t_ns>" (its CLOCK_MONOTONIC) on the
  * panlab.input port, as the panlab session does; that port's bytes are
- * fed to phone_replay_port().
+ * fed to phone_replay_port(). Control actions (wait idle, wait display,
+ * launch, switch) are done in the guest by the session's activity manager,
+ * which writes "resume <t_ns>" when each is done: the replay stops at one
+ * until then, and times what follows from t_ns (replay/README.md).
  *
  * Ownership: phone_replay_new() allocates, phone_replay_free() frees.
  * The script, the engine, the clock and the FILE stay the caller's. */
