@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,8 +20,10 @@ static const char usage[] =
 	"       panlab-replay play [-g GT] SCRIPT\n"
 	"                                      create the panlab-touch uinput device and play\n"
 	"                                      the script now; ground truth to GT or stdout\n"
-	"       panlab-replay record DEVICE    write a script of the presses on an evdev DEVICE\n"
-	"                                      (/dev/input/eventN) until interrupted\n";
+	"       panlab-replay record [-o FILE] [--start-ns NS] DEVICE\n"
+	"                                      write a script of the presses on an evdev DEVICE\n"
+	"                                      (/dev/input/eventN) until interrupted, to FILE or\n"
+	"                                      stdout, timed from CLOCK_MONOTONIC NS (default now)\n";
 
 static int usage_error(const char *what)
 {
@@ -143,7 +146,20 @@ static void on_stop(int sig)
 	(void)sig; /* only there to interrupt read() */
 }
 
-static int cmd_record(const char *device)
+/* Under panlab-session (PANLAB_READY_FD set, workloads/include/panlab/ready.h): one byte once
+ * the device is open, so no input is missed. */
+static void signal_ready(void)
+{
+	const char *env = getenv("PANLAB_READY_FD");
+	if (!env)
+		return;
+	int fd = atoi(env);
+	if (write(fd, "r", 1) != 1)
+		fprintf(stderr, "panlab-replay: PANLAB_READY_FD %s: %s\n", env, strerror(errno));
+	close(fd);
+}
+
+static int cmd_record(const char *device, const char *out_path, uint64_t start_ns)
 {
 	char err[ERR_LEN];
 	int fd = open(device, O_RDONLY | O_CLOEXEC);
@@ -152,15 +168,28 @@ static int cmd_record(const char *device)
 			strerror(errno));
 		return 1;
 	}
+	FILE *out = out_path ? fopen(out_path, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "%s: %s, expected a writable file\n", out_path, strerror(errno));
+		close(fd);
+		return 1;
+	}
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: read() must return */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int rc = pl_record(fd, stdout, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
-			   err, sizeof err);
+	if (!start_ns) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	}
+	signal_ready();
+	int rc = pl_record(fd, out, start_ns, err, sizeof err);
 	if (rc < 0)
 		fprintf(stderr, "%s: %s\n", device, err);
+	if (out_path && fclose(out) != 0 && rc == 0) {
+		fprintf(stderr, "%s: %s, expected a writable file\n", out_path, strerror(errno));
+		rc = -1;
+	}
 	close(fd);
 	return rc < 0 ? 1 : 0;
 }
@@ -180,9 +209,26 @@ int main(int argc, char **argv)
 		return cmd[0] == 'c' ? cmd_check(argv[2]) : cmd_list(argv[2]);
 	}
 	if (strcmp(cmd, "record") == 0) {
-		if (argc != 3)
+		const char *out_path = NULL;
+		uint64_t start_ns = 0;
+		int i = 2;
+		for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+			char *end;
+			if (strcmp(argv[i], "-o") == 0) {
+				out_path = argv[i + 1];
+			} else if (strcmp(argv[i], "--start-ns") == 0) {
+				errno = 0;
+				start_ns = strtoull(argv[i + 1], &end, 10);
+				if (errno || *end || end == argv[i + 1] || argv[i + 1][0] == '-')
+					return usage_error("--start-ns takes a CLOCK_MONOTONIC time "
+							   "in ns");
+			} else {
+				return usage_error("unknown record option");
+			}
+		}
+		if (i != argc - 1)
 			return usage_error("expected one DEVICE");
-		return cmd_record(argv[2]);
+		return cmd_record(argv[i], out_path, start_ns);
 	}
 	if (strcmp(cmd, "play") == 0) {
 		const char *gt_path = NULL;
