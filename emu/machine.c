@@ -211,6 +211,7 @@ arm_sys *machine_cpus(machine *m) { return m->sys; }
 enum machine_state machine_state(const machine *m) { return m->state; }
 virtio_input *machine_input(machine *m) { return m->input; }
 virtio_net *machine_nic(machine *m) { return m->nic; }
+virtio_console *machine_console(machine *m) { return m->vcon; }
 
 /* Writes the initrd range into a given blob's /chosen. */
 static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
@@ -305,5 +306,151 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
     arm_set_powered(c0, 1);
     for (int i = 1; i < m->cfg.ncores; i++)
         arm_set_powered(arm_sys_cpu(m->sys, i), 0);
+    return 0;
+}
+
+/* ---- snapshots ---- */
+
+#define PAGE_BYTES 4096u
+
+static int page_is_zero(const uint8_t *p)
+{
+    const uint64_t *q = (const uint64_t *)(const void *)p;
+    for (unsigned i = 0; i < PAGE_BYTES / 8; i++)
+        if (q[i])
+            return 0;
+    return 1;
+}
+
+/* Runs of pages that are not all zero: (u32 first page, u32 pages, the
+ * bytes), ended by a run of 0 pages. A fresh machine's RAM is zero, so
+ * the rest needs no bytes. */
+static void ram_save(const machine *m, snap_w *w)
+{
+    uint32_t npages = m->cfg.ram_bytes / PAGE_BYTES;
+    snap_put_u32(w, PAGE_BYTES);
+    for (uint32_t p = 0; p < npages;) {
+        if (page_is_zero(m->ram + (size_t)p * PAGE_BYTES)) {
+            p++;
+            continue;
+        }
+        uint32_t end = p + 1;
+        while (end < npages && !page_is_zero(m->ram + (size_t)end * PAGE_BYTES))
+            end++;
+        snap_put_u32(w, p);
+        snap_put_u32(w, end - p);
+        snap_put_bytes(w, m->ram + (size_t)p * PAGE_BYTES,
+                       (size_t)(end - p) * PAGE_BYTES);
+        p = end;
+    }
+    snap_put_u32(w, 0);
+    snap_put_u32(w, 0);
+}
+
+static int ram_load(machine *m, snap_r *r)
+{
+    uint32_t npages = m->cfg.ram_bytes / PAGE_BYTES;
+    uint32_t page = snap_get_u32(r);
+    if (!snap_r_failed(r) && page != PAGE_BYTES)
+        return snap_r_fail(r, "RAM pages of %u bytes, expected %u", page,
+                           PAGE_BYTES);
+    for (uint32_t next = 0; !snap_r_failed(r);) {
+        uint32_t first = snap_get_u32(r), n = snap_get_u32(r);
+        if (n == 0)
+            break;
+        if (first < next || first > npages || n > npages - first)
+            return snap_r_fail(r, "RAM pages %u..%u, expected ascending runs "
+                               "within %u pages", first, first + n, npages);
+        snap_get_bytes(r, m->ram + (size_t)first * PAGE_BYTES,
+                       (size_t)n * PAGE_BYTES);
+        next = first + n;
+    }
+    return snap_r_failed(r) ? -1 : 0;
+}
+
+void machine_save(const machine *m, snap_w *w)
+{
+    snap_w_begin(w, "MACH");
+    snap_put_u32(w, (uint32_t)m->cfg.ncores);
+    snap_put_u32(w, m->cfg.ram_bytes);
+    snap_put_u32(w, m->disk != NULL);
+    snap_put_u32(w, m->nic != NULL);
+    snap_put_u32(w, (uint32_t)m->state);
+    snap_w_end(w);
+    snap_w_begin(w, "CPUS");
+    for (int i = 0; i < m->cfg.ncores; i++)
+        arm_save(arm_sys_cpu(m->sys, i), w);
+    snap_w_end(w);
+    snap_w_begin(w, "TIME");
+    vt_save(m->vt, w);
+    snap_w_end(w);
+    snap_w_begin(w, "DEVS");
+    gic_save(m->gic, w);
+    arch_timer_save(m->timer, w);
+    pl011_save(m->uart, w);
+    virtio_console_save(m->vcon, w);
+    virtio_gpu_save(m->gpu, w);
+    virtio_input_save(m->input, w);
+    if (m->disk)
+        virtio_blk_save(m->disk, w);
+    if (m->nic)
+        virtio_net_save(m->nic, w);
+    for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
+        if (m->empty[i])
+            virtio_save(m->empty[i], w);
+    snap_w_end(w);
+    snap_w_begin(w, "RAM ");
+    ram_save(m, w);
+    snap_w_end(w);
+}
+
+static int load_config(machine *m, snap_r *r)
+{
+    uint32_t ncores = snap_get_u32(r), ram = snap_get_u32(r);
+    uint32_t disk = snap_get_u32(r), nic = snap_get_u32(r);
+    if (snap_r_failed(r))
+        return -1;
+    if (ncores != (uint32_t)m->cfg.ncores || ram != m->cfg.ram_bytes)
+        return snap_r_fail(r, "a machine with %u cores and %u bytes of RAM, "
+                           "expected %d and %u", ncores, ram, m->cfg.ncores,
+                           m->cfg.ram_bytes);
+    if (disk != (m->disk != NULL) || nic != (m->nic != NULL))
+        return snap_r_fail(r, "saved %s an SD card and %s a NIC; this run "
+                           "has %s and %s (give the same --disk and --net)",
+                           disk ? "with" : "without", nic ? "with" : "without",
+                           m->disk ? "one" : "none", m->nic ? "one" : "none");
+    m->state = (enum machine_state)snap_get_u32_max(r, MACHINE_RESET,
+                                                    "machine state");
+    return snap_r_failed(r) ? -1 : 0;
+}
+
+static int load_devices(machine *m, snap_r *r)
+{
+    if (gic_load(m->gic, r) < 0 || arch_timer_load(m->timer, r) < 0 ||
+        pl011_load(m->uart, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
+        virtio_gpu_load(m->gpu, r) < 0 || virtio_input_load(m->input, r) < 0 ||
+        (m->disk && virtio_blk_load(m->disk, r) < 0) ||
+        (m->nic && virtio_net_load(m->nic, r) < 0))
+        return -1;
+    for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
+        if (m->empty[i] && virtio_load(m->empty[i], r) < 0)
+            return -1;
+    return 0;
+}
+
+int machine_load(machine *m, snap_r *r)
+{
+    if (snap_r_begin(r, "MACH", 0) < 0 || load_config(m, r) < 0 ||
+        snap_r_end(r) < 0 || snap_r_begin(r, "CPUS", 0) < 0)
+        return -1;
+    for (int i = 0; i < m->cfg.ncores; i++)
+        if (arm_load(arm_sys_cpu(m->sys, i), r) < 0)
+            return -1;
+    if (snap_r_end(r) < 0 || snap_r_begin(r, "TIME", 0) < 0 ||
+        vt_load(m->vt, r) < 0 || snap_r_end(r) < 0 ||
+        snap_r_begin(r, "DEVS", 0) < 0 || load_devices(m, r) < 0 ||
+        snap_r_end(r) < 0 || snap_r_begin(r, "RAM ", 1) < 0 ||
+        ram_load(m, r) < 0 || snap_r_end(r) < 0)
+        return -1;
     return 0;
 }

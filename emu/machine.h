@@ -17,6 +17,7 @@
 #include "dev/virtio_input.h"
 #include "dev/virtio_blk.h"
 #include "dev/virtio_net.h"
+#include "dev/virtio_console.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
 #define MACH_GIC_DIST     0x08000000u
@@ -82,5 +83,16 @@ virtio_net *machine_nic(machine *m);
 
 enum machine_state { MACHINE_RUNNING, MACHINE_OFF, MACHINE_RESET };
 enum machine_state machine_state(const machine *m);
+
+/* The virtio-console, for the host to send to a port. */
+virtio_console *machine_console(machine *m);
+
+/* Snapshots (snapio.h), between vt_run calls: the configuration (checked
+ * on load), each core, the engine's clocks, every device and its events,
+ * then RAM (pages that are not all zero). A machine is restored into one
+ * made by machine_new() with the same configuration and never booted.
+ * Load returns 0, or -1 with the error recorded in r. */
+void machine_save(const machine *m, snap_w *w);
+int machine_load(machine *m, snap_r *r);
 
 #endif

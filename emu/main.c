@@ -15,6 +15,7 @@
 #include "host/gdbstub.h"
 #include "host/slirp_net.h"
 #include "host/screenshot.h"
+#include "host/snapshot.h"
 #include "host/sdl_display.h"
 #include "panlab/replay.h"
 
@@ -37,7 +38,9 @@ static void usage(FILE *f)
         "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
-        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n",
+        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
+        "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
         prog);
 }
 
@@ -93,6 +96,7 @@ typedef struct port_file {
     FILE *f;
     console *con;
     phone_replay *watch;        /* panlab.input: the guest says "ready" */
+    int *asked;                 /* panlab.config: set at the end of a line */
 } port_file;
 
 static void port_put(void *opaque, const uint8_t *buf, size_t n)
@@ -102,8 +106,16 @@ static void port_put(void *opaque, const uint8_t *buf, size_t n)
         fwrite(buf, 1, n, p->f);
     if (p->watch)
         phone_replay_port(p->watch, buf, n);
+    if (p->asked && memchr(buf, '\n', n))
+        *p->asked = 1;
     p->con->last_output_ns = vt_now_ns(p->con->vt);
 }
+
+/* With panlab.wait_config=1 the guest's /init writes a line on this port
+ * once it has booted, then reads its experiment configuration (panlab.*
+ * arguments, as on the kernel command line) from it. That is the snapshot
+ * point: a matrix of experiments boots once and restores from there. */
+#define CONFIG_PORT "panlab.config"
 
 /* The ports the panlab guest looks for; --port adds others. */
 static const char *const default_ports[] = {
@@ -159,6 +171,16 @@ static char *system_map_beside(const char *kernel)
     return p;
 }
 
+static void send_config(machine *m, const char *config)
+{
+    char line[VCON_INPUT_BYTES];
+    int n = snprintf(line, sizeof(line), "%s\n", config);
+    if (virtio_console_send(machine_console(m), CONFIG_PORT, (const uint8_t *)line,
+                            (size_t)n) < 0)
+        die("%s%s", "--config: the guest's configuration did not fit the "
+            CONFIG_PORT " port", "");
+}
+
 static uint64_t parse_u64(const char *opt, const char *v, uint64_t max)
 {
     char *end;
@@ -192,7 +214,9 @@ int main(int argc, char **argv)
     const char *kernel = NULL, *initrd = NULL, *append = "", *dtb_in = NULL,
                *dtb_out = NULL, *console_path = NULL, *replay_path = NULL,
                *gt_path = NULL, *system_map = NULL, *shot_path = NULL,
-               *disk_path = NULL, *pcap_path = NULL, *content_dir = NULL;
+               *disk_path = NULL, *pcap_path = NULL, *content_dir = NULL,
+               *snap_save = NULL, *snap_load = NULL, *config = NULL;
+    double start_s = host_s();
     int want_net = 0;
     int want_sdl = 0;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0,
@@ -229,6 +253,16 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--disk")) disk_path = v;
         else if (!strcmp(o, "--pcap")) pcap_path = v;
         else if (!strcmp(o, "--content-dir")) content_dir = v;
+        else if (!strcmp(o, "--snapshot-save")) snap_save = v;
+        else if (!strcmp(o, "--snapshot-load")) snap_load = v;
+        else if (!strcmp(o, "--config")) {
+            if (strchr(v, '\n') || strlen(v) > VCON_INPUT_BYTES - 2) {
+                fprintf(stderr, "%s: --config takes one line of at most %d "
+                        "bytes\n", prog, VCON_INPUT_BYTES - 2);
+                return 2;
+            }
+            config = v;
+        }
         else if (!strcmp(o, "--net")) {
             if (strcmp(v, "user")) {
                 fprintf(stderr, "%s: --net takes user, got '%s'\n", prog, v);
@@ -272,14 +306,40 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!kernel) {
+    if (!kernel && !snap_load) {
         fprintf(stderr, "%s: --kernel is required (see --help)\n", prog);
+        return 2;
+    }
+    if (snap_load && (kernel || initrd || dtb_in || dtb_out || *append ||
+                      snap_save)) {
+        fprintf(stderr, "%s: --snapshot-load restores a booted machine; it "
+                "takes no --kernel, --initrd, --dtb, --dtb-out, --append or "
+                "--snapshot-save\n", prog);
+        return 2;
+    }
+    if (snap_load && !config) {
+        fprintf(stderr, "%s: --snapshot-load needs --config 'ARGS' for the "
+                "restored guest\n", prog);
         return 2;
     }
     if (cpu_mhz == 0 || max_s == 0 || hang_s == 0) {
         fprintf(stderr, "%s: --cpu-mhz, --max-virtual-s and --hang-s must be "
                 "above 0\n", prog);
         return 2;
+    }
+
+    int config_asked = 0;
+    if (snap_save || snap_load || config) {
+        int k = 0;
+        while (k < nports && strcmp(port_name[k], CONFIG_PORT))
+            k++;
+        if (k == MACH_MAX_PORTS) {
+            fprintf(stderr, "%s: no room for the %s port (at most %d ports)\n",
+                    prog, CONFIG_PORT, MACH_MAX_PORTS);
+            return 2;
+        }
+        if (k == nports)
+            port_name[nports++] = CONFIG_PORT;
     }
 
     if ((pcap_path || content_dir) && !want_net) {
@@ -297,7 +357,7 @@ int main(int argc, char **argv)
         die("%s%s", err, "");
     uint8_t *kimg = NULL, *rd = NULL, *dtb = NULL;
     size_t kbytes = 0, rdbytes = 0, dtbbytes = 0;
-    if (loader_read_zimage(kernel, &kimg, &kbytes, err, sizeof(err)) < 0 ||
+    if ((kernel && loader_read_zimage(kernel, &kimg, &kbytes, err, sizeof(err)) < 0) ||
         (initrd && loader_read_initrd(initrd, &rd, &rdbytes, err, sizeof(err)) < 0) ||
         (dtb_in && loader_read_dtb(dtb_in, &dtb, &dtbbytes, err, sizeof(err)) < 0))
         die("%s%s", err, "");
@@ -312,7 +372,7 @@ int main(int argc, char **argv)
     /* Ground truth is in the guest's clock whenever its System.map can be
      * found: given, or beside the zImage in its kernel build tree. */
     char *found_map = NULL;
-    if (gt_path && !system_map)
+    if (gt_path && !system_map && kernel)
         system_map = found_map = system_map_beside(kernel);
     FILE *gt = NULL;
     phone_replay *rp = NULL;
@@ -347,9 +407,11 @@ int main(int argc, char **argv)
     port_file ports[MACH_MAX_PORTS];
     cfg.nports = nports;
     for (int i = 0; i < nports; i++) {
-        ports[i] = (port_file){ NULL, &con, NULL };
+        ports[i] = (port_file){ NULL, &con, NULL, NULL };
         if (!strcmp(port_name[i], "panlab.input"))
             ports[i].watch = rp;
+        if (!strcmp(port_name[i], CONFIG_PORT))
+            ports[i].asked = &config_asked;
         if (port_path[i] && !(ports[i].f = fopen(port_path[i], "wb")))
             die("%s: cannot create: %s", port_path[i], strerror(errno));
         cfg.port_name[i] = port_name[i];
@@ -375,21 +437,33 @@ int main(int argc, char **argv)
                                        GUEST_PAGE_OFFSET, MACH_RAM, err, sizeof(err)) < 0)
         die("%s%s", err, "");
 
-    uint8_t *dtb_used;
-    size_t dtb_used_bytes;
-    if (machine_boot(m, kimg, kbytes, rd, rdbytes, dtb, dtbbytes, append,
-                     &dtb_used, &dtb_used_bytes, err, sizeof(err)) < 0)
-        die("%s%s", err, "");
-    free(kimg);
-    free(rd);
-    free(dtb);
-    if (dtb_out) {
-        FILE *f = fopen(dtb_out, "wb");
-        if (!f || fwrite(dtb_used, 1, dtb_used_bytes, f) != dtb_used_bytes ||
-            fclose(f) != 0)
-            die("%s: cannot write: %s", dtb_out, strerror(errno));
+    if (snap_load) {
+        /* The restored guest is waiting for its configuration: it gets it
+         * at once, at the instant the snapshot was taken. */
+        if (snapshot_load(snap_load, m, net, err, sizeof(err)) < 0)
+            die("%s%s", err, "");
+        con.last_output_ns = vt_now_ns(vt);
+        send_config(m, config);
+        fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
+                "of host time\n", prog, snap_load, (double)vt_now_ns(vt) / 1e9,
+                host_s() - start_s);
+    } else {
+        uint8_t *dtb_used;
+        size_t dtb_used_bytes;
+        if (machine_boot(m, kimg, kbytes, rd, rdbytes, dtb, dtbbytes, append,
+                         &dtb_used, &dtb_used_bytes, err, sizeof(err)) < 0)
+            die("%s%s", err, "");
+        free(kimg);
+        free(rd);
+        free(dtb);
+        if (dtb_out) {
+            FILE *f = fopen(dtb_out, "wb");
+            if (!f || fwrite(dtb_used, 1, dtb_used_bytes, f) != dtb_used_bytes ||
+                fclose(f) != 0)
+                die("%s: cannot write: %s", dtb_out, strerror(errno));
+        }
+        free(dtb_used);
     }
-    free(dtb_used);
 
     gdbstub *gdb = NULL;
     if (gdb_port && !(gdb = gdbstub_new(m, (int)gdb_port, GUEST_PAGE_OFFSET, err,
@@ -398,7 +472,7 @@ int main(int argc, char **argv)
 
     double h0 = host_s(), c0 = cpu_s();
     uint64_t until = max_s * VT_NS_PER_S, hang_ns = hang_s * VT_NS_PER_S;
-    int status = 0;
+    int status = 0, saved_only = 0;
     for (;;) {
         if (gdb && gdbstub_poll(gdb) < 0) {
             fprintf(stderr, "%s: gdb killed the run or went away\n", prog);
@@ -409,6 +483,24 @@ int main(int argc, char **argv)
         uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
         now = vt_run(vt, next);
         fflush(con.f);
+        /* The guest asked for its configuration during that stretch; it
+         * is idle, waiting. Snapshots are taken here, between runs. */
+        if (config_asked == 1 && !snap_load) {
+            config_asked = 2;
+            if (snap_save) {
+                double t0 = host_s();
+                if (snapshot_save(snap_save, m, net, err, sizeof(err)) < 0)
+                    die("%s%s", err, "");
+                fprintf(stderr, "%s: saved %s at %.6f s of virtual time in "
+                        "%.3f s of host time\n", prog, snap_save,
+                        (double)now / 1e9, host_s() - t0);
+            }
+            if (!config) {
+                saved_only = 1;
+                break;
+            }
+            send_config(m, config);
+        }
         if (fr.sdl && sdl_display_poll(fr.sdl)) {
             fprintf(stderr, "%s: display window closed\n", prog);
             status = 1;
@@ -446,7 +538,12 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (!status && script && !phone_replay_done(rp)) {
+    if (!status && snap_save && !config_asked) {
+        fprintf(stderr, "%s: --snapshot-save: the guest never asked for its "
+                "configuration (boot it with panlab.wait_config=1)\n", prog);
+        status = 1;
+    }
+    if (!status && !saved_only && script && !phone_replay_done(rp)) {
         fprintf(stderr, "%s: the guest stopped before the replay script "
                 "ended (%s)\n", prog, replay_path);
         status = 1;

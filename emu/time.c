@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "time.h"
+#include "snapio.h"
 
 #define VT_MAX_CORES 8
 
@@ -130,12 +131,8 @@ void vt_cancel(vt_engine *t, vt_event *e)
     heap_down(t, last->heap_index);
 }
 
-void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns)
+static void heap_insert(vt_engine *t, vt_event *e)
 {
-    vt_cancel(t, e);
-    uint64_t now = vt_now_ns(t);
-    e->at_ns = at_ns < now ? now : at_ns;
-    e->seq = t->seq++;
     if (t->nheap == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
         t->heap = realloc(t->heap, (size_t)t->cap * sizeof(*t->heap));
@@ -144,6 +141,15 @@ void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns)
     }
     heap_set(t, t->nheap++, e);
     heap_up(t, e->heap_index);
+}
+
+void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns)
+{
+    vt_cancel(t, e);
+    uint64_t now = vt_now_ns(t);
+    e->at_ns = at_ns < now ? now : at_ns;
+    e->seq = t->seq++;
+    heap_insert(t, e);
     /* An event inside the running window ends the window there, so it is
      * not delivered late by up to a quantum. */
     if (t->cur >= 0 && e->at_ns < t->win_end_ns) {
@@ -331,4 +337,79 @@ uint64_t vt_run(vt_engine *t, uint64_t until_ns)
     }
     fire_due(t);
     return t->now_ns;
+}
+
+/* ---- snapshots ---- */
+
+void vt_event_save(const vt_event *e, snap_w *w)
+{
+    snap_put_u8(w, vt_event_pending(e));
+    snap_put_u64(w, e->at_ns);
+    snap_put_u64(w, e->seq);
+}
+
+/* The saved (time, seq) pair is put back as it was, so ties fire in the
+ * saved order. */
+int vt_event_load(vt_engine *t, vt_event *e, snap_r *r)
+{
+    vt_cancel(t, e);
+    uint8_t pending = snap_get_u8(r);
+    uint64_t at_ns = snap_get_u64(r), seq = snap_get_u64(r);
+    if (snap_r_failed(r))
+        return -1;
+    if (pending > 1)
+        return snap_r_fail(r, "event state %u, expected 0 or 1", pending);
+    if (pending) {
+        e->at_ns = at_ns;
+        e->seq = seq;
+        heap_insert(t, e);
+    }
+    return 0;
+}
+
+void vt_save(const vt_engine *t, snap_w *w)
+{
+    snap_put_u32(w, (uint32_t)t->ncores);
+    snap_put_u64(w, t->cpu_hz);
+    snap_put_u64(w, t->counter_hz);
+    snap_put_u64(w, t->quantum_ns);
+    snap_put_u64(w, t->now_ns);
+    snap_put_u64(w, t->seq);
+    for (int i = 0; i < t->ncores; i++) {
+        snap_put_u64(w, t->core[i].t_ns);
+        snap_put_u64(w, t->core[i].frac);
+        snap_put_u64(w, t->core[i].busy_ns);
+    }
+}
+
+int vt_load(vt_engine *t, snap_r *r)
+{
+    uint32_t ncores = snap_get_u32(r);
+    uint64_t cpu_hz = snap_get_u64(r), counter_hz = snap_get_u64(r);
+    uint64_t quantum_ns = snap_get_u64(r);
+    if (!snap_r_failed(r) && ncores != (uint32_t)t->ncores)
+        return snap_r_fail(r, "%u cores, this machine has %d", ncores,
+                           t->ncores);
+    if (!snap_r_failed(r) && (counter_hz != t->counter_hz || !cpu_hz ||
+                              !quantum_ns))
+        return snap_r_fail(r, "counter at %llu Hz, expected %llu Hz and a "
+                           "non-zero CPU clock and quantum",
+                           (unsigned long long)counter_hz,
+                           (unsigned long long)t->counter_hz);
+    t->cpu_hz = cpu_hz;
+    t->quantum_ns = quantum_ns;
+    t->now_ns = t->win_end_ns = snap_get_u64(r);
+    t->seq = snap_get_u64(r);
+    for (int i = 0; i < t->ncores; i++) {
+        t->core[i].t_ns = snap_get_u64(r);
+        t->core[i].frac = snap_get_u64(r);
+        t->core[i].busy_ns = snap_get_u64(r);
+        if (!snap_r_failed(r) && t->core[i].frac >= t->cpu_hz)
+            return snap_r_fail(r, "core %d's cycle fraction %llu, expected "
+                               "less than %llu", i,
+                               (unsigned long long)t->core[i].frac,
+                               (unsigned long long)t->cpu_hz);
+    }
+    t->stop = 0;
+    return snap_r_failed(r) ? -1 : 0;
 }

@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 #include "cpu/arm.h"
+#include "snapio.h"
 
 #define VT_NS_PER_S 1000000000ull
 
@@ -86,6 +87,17 @@ typedef int vt_step_hook(void *opaque, int core);
 void vt_set_step_hook(vt_engine *t, vt_step_hook *hook, void *opaque);
 /* Clears a stop so vt_run can go on. */
 void vt_resume(vt_engine *t);
+
+/* Snapshots (snapio.h), between vt_run calls only. vt_save writes the
+ * clocks (global, per core, CPU frequency) and the tie-break counter;
+ * each event is saved by its owner with vt_event_save, so a restored
+ * queue holds the same events at the same (time, order). The loads return
+ * 0, or -1 with the error recorded in r; vt_load keeps the quantum given
+ * at save time. */
+void vt_save(const vt_engine *t, snap_w *w);
+int vt_load(vt_engine *t, snap_r *r);
+void vt_event_save(const vt_event *e, snap_w *w);
+int vt_event_load(vt_engine *t, vt_event *e, snap_r *r);
 
 /* Per-core virtual ns spent running (not halted, not off), for tests and
  * the parallel-core ratio. */

@@ -4,8 +4,27 @@
 # virtio-input touchscreen at exact virtual times and writes the ground
 # truth at its devices, so the guest only announces when the app is ready.
 # Leaves in OUT: console.log, trace.bin, ground_truth.txt.
+#
+# Snapshots (an experiment matrix boots once):
+#   --snapshot-save FILE  boots, saves the machine in FILE when the guest
+#                         waits for its experiment, then runs this one;
+#   --snapshot-load FILE  restores FILE instead of booting and runs this
+#                         experiment (the panlab.* arguments; other
+#                         --append kernel arguments were fixed at boot).
+# Both runs must have the same devices; every run gets a fresh SD card.
 set -euo pipefail
 backend=phone timeout_s=1800
+snapshot=()
+args=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--snapshot-save|--snapshot-load)
+		[ -n "${2:-}" ] || { echo "$0: $1 needs a FILE" >&2; exit 2; }
+		snapshot=("$1" "$2"); shift 2 ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+set -- "${args[@]}"
 source "$(dirname "$0")/backend-common.sh"
 
 phone=$top/build/emu/panlab-phone
@@ -18,8 +37,16 @@ replay=()
 if [ -n "$workload" ]; then
 	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt")
 fi
-run_with_console "$phone" --kernel "$kernel" --initrd "$initrd" \
-	--append "$(guest_cmdline panlab.injector=host)" \
+# The experiment goes on the kernel command line on a cold boot, through
+# the panlab.config port with a snapshot.
+boot=(--kernel "$kernel" --initrd "$initrd" --append "$(guest_cmdline panlab.injector=host)")
+case "${snapshot[0]:-}" in
+--snapshot-save) boot=(--kernel "$kernel" --initrd "$initrd"
+	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1 $append"
+	--snapshot-save "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host)") ;;
+--snapshot-load) boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host)") ;;
+esac
+run_with_console "$phone" "${boot[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	"${replay[@]}"

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../physmem.h"
+#include "../snapio.h"
 
 typedef struct arm_cpu arm_cpu;
 typedef struct arm_sys arm_sys;
@@ -84,5 +85,12 @@ uint64_t arm_insn_count(const arm_cpu *c);
 uint64_t arm_cycle_count(const arm_cpu *c);
 int arm_cpu_index(const arm_cpu *c);
 void arm_dump(const arm_cpu *c, FILE *f);
+
+/* Snapshots (../snapio.h), between runs only: every architectural register
+ * of the core (all banks, CP15/CP14, timers, PMU), its instruction and
+ * cycle counts and its exclusive-monitor reservation. Loading flushes the
+ * soft TLBs; it returns 0, or -1 with the error recorded in r. */
+void arm_save(const arm_cpu *c, snap_w *w);
+int arm_load(arm_cpu *c, snap_r *r);
 
 #endif

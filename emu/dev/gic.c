@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gic.h"
+#include "../snapio.h"
 
 #define NSPI (GIC_NR_IRQS - 32)
 #define SPURIOUS 1023u
@@ -394,4 +395,66 @@ void gic_register(gic *g, phys_map *m, uint32_t dist_addr, uint32_t cpu_addr)
     c->is_cpu = 1;
     phys_register_device(m, dist_addr, GIC_DIST_SIZE, d, mmio_read, mmio_write);
     phys_register_device(m, cpu_addr, GIC_CPU_SIZE, c, mmio_read, mmio_write);
+}
+
+/* ---- snapshots ---- */
+
+#define GIC_IRQ_FIELDS(X) \
+    X(enabled) X(pending) X(active) X(level) X(edge) X(prio) X(target) \
+    X(sgi_src) X(active_cpu)
+
+static void irq_save(const gic_irq *s, snap_w *w)
+{
+#define PUT(f) snap_put_u8(w, s->f);
+    GIC_IRQ_FIELDS(PUT)
+#undef PUT
+}
+
+static void irq_load(gic_irq *s, snap_r *r)
+{
+#define GET(f) s->f = snap_get_u8(r);
+    GIC_IRQ_FIELDS(GET)
+#undef GET
+}
+
+void gic_save(const gic *g, snap_w *w)
+{
+    snap_put_u32(w, (uint32_t)g->ncpus);
+    snap_put_u32(w, g->dist_ctlr);
+    for (int i = 0; i < GIC_NR_IRQS / 32; i++)
+        snap_put_u32(w, g->group[i]);
+    for (int c = 0; c < g->ncpus; c++) {
+        snap_put_u32(w, (uint32_t)g->out_level[c]);
+        snap_put_u32(w, g->cpu_ctlr[c]);
+        snap_put_u32(w, g->pmr[c]);
+        snap_put_u32(w, g->bpr[c]);
+        for (int i = 0; i < 32; i++)
+            irq_save(&g->banked[c][i], w);
+    }
+    for (int i = 0; i < NSPI; i++)
+        irq_save(&g->spi[i], w);
+}
+
+/* The cores' IRQ inputs are restored with the cores, so the output
+ * levels are taken as saved, not re-signalled. */
+int gic_load(gic *g, snap_r *r)
+{
+    uint32_t n = snap_get_u32(r);
+    if (!snap_r_failed(r) && n != (uint32_t)g->ncpus)
+        return snap_r_fail(r, "GIC with %u cores, this machine has %d", n,
+                           g->ncpus);
+    g->dist_ctlr = snap_get_u32(r);
+    for (int i = 0; i < GIC_NR_IRQS / 32; i++)
+        g->group[i] = snap_get_u32(r);
+    for (int c = 0; c < g->ncpus; c++) {
+        g->out_level[c] = (int)snap_get_u32_max(r, 1, "GIC output level");
+        g->cpu_ctlr[c] = snap_get_u32(r);
+        g->pmr[c] = snap_get_u32(r);
+        g->bpr[c] = snap_get_u32(r);
+        for (int i = 0; i < 32; i++)
+            irq_load(&g->banked[c][i], r);
+    }
+    for (int i = 0; i < NSPI; i++)
+        irq_load(&g->spi[i], r);
+    return snap_r_failed(r) ? -1 : 0;
 }

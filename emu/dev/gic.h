@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "../physmem.h"
 #include "irq.h"
+#include "../snapio.h"
 
 #define GIC_MAX_CPUS 8
 #define GIC_NR_IRQS 128         /* 16 SGIs, 16 PPIs, 96 SPIs */
@@ -32,5 +33,10 @@ uint32_t gic_dist_read(gic *g, int cpu, uint32_t off);
 void gic_dist_write(gic *g, int cpu, uint32_t off, uint32_t val);
 uint32_t gic_cpu_read(gic *g, int cpu, uint32_t off);
 void gic_cpu_write(gic *g, int cpu, uint32_t off, uint32_t val);
+
+/* Snapshots (../snapio.h): every register and interrupt state. Load
+ * returns 0, or -1 with the error recorded in r. */
+void gic_save(const gic *g, snap_w *w);
+int gic_load(gic *g, snap_r *r);
 
 #endif

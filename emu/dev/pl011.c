@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "pl011.h"
+#include "../snapio.h"
 
 enum {
     UARTDR = 0x00, UARTFR = 0x18, UARTILPR = 0x20,
@@ -100,4 +101,24 @@ void pl011_write(void *opaque, uint32_t off, uint32_t val, int size_log2)
 void pl011_register(pl011 *u, phys_map *m, uint32_t addr)
 {
     phys_register_device(m, addr, PL011_SIZE, u, pl011_read, pl011_write);
+}
+
+/* ---- snapshots ---- */
+
+#define PL011_REGS(X) X(ibrd) X(fbrd) X(lcr_h) X(cr) X(ifls) X(imsc) X(ris) \
+    X(dmacr) X(ilpr)
+
+void pl011_save(const pl011 *u, snap_w *w)
+{
+#define PUT(f) snap_put_u32(w, u->f);
+    PL011_REGS(PUT)
+#undef PUT
+}
+
+int pl011_load(pl011 *u, snap_r *r)
+{
+#define GET(f) u->f = snap_get_u32(r);
+    PL011_REGS(GET)
+#undef GET
+    return snap_r_failed(r) ? -1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "../physmem.h"
 #include "irq.h"
+#include "../snapio.h"
 
 #define PL011_SIZE 0x1000u
 
@@ -27,5 +28,8 @@ void pl011_free(pl011 *u);
 void pl011_register(pl011 *u, phys_map *m, uint32_t addr);
 uint32_t pl011_read(void *opaque, uint32_t off, int size_log2);
 void pl011_write(void *opaque, uint32_t off, uint32_t val, int size_log2);
+/* Snapshots: the registers. Load returns 0, or -1 with the error in r. */
+void pl011_save(const pl011 *u, snap_w *w);
+int pl011_load(pl011 *u, snap_r *r);
 
 #endif

@@ -78,3 +78,19 @@ void arch_timer_changed(arch_timer *a, int cpu, int which)
 {
     update(&a->slot[cpu][which]);
 }
+
+void arch_timer_save(const arch_timer *a, snap_w *w)
+{
+    for (int c = 0; c < a->ncpus; c++)
+        for (int k = 0; k < 2; k++)
+            vt_event_save(&a->slot[c][k].ev, w);
+}
+
+int arch_timer_load(arch_timer *a, snap_r *r)
+{
+    for (int c = 0; c < a->ncpus; c++)
+        for (int k = 0; k < 2; k++)
+            if (vt_event_load(a->t, &a->slot[c][k].ev, r) < 0)
+                return -1;
+    return 0;
+}

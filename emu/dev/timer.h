@@ -21,5 +21,9 @@ arch_timer *arch_timer_new(vt_engine *t, arm_sys *sys,
 void arch_timer_free(arch_timer *a);
 /* The CPU's timer_changed hook. */
 void arch_timer_changed(arch_timer *a, int cpu, int which);
+/* Snapshots: the compare-value events (the timer registers are the
+ * cores'). Load returns 0, or -1 with the error in r. */
+void arch_timer_save(const arch_timer *a, snap_w *w);
+int arch_timer_load(arch_timer *a, snap_r *r);
 
 #endif

@@ -364,3 +364,80 @@ void virtio_register(virtio_dev *d, uint32_t addr)
     phys_register_device(d->map, addr, VIRTIO_MMIO_SIZE, d, virtio_mmio_read,
                          virtio_mmio_write);
 }
+
+/* ---- snapshots ---- */
+
+void virtio_save(const virtio_dev *d, snap_w *w)
+{
+    snap_put_u32(w, d->ops->device_id);
+    snap_put_u32(w, (uint32_t)d->ops->nqueues);
+    snap_put_u32(w, d->dev_features_sel);
+    snap_put_u32(w, d->drv_features_sel);
+    snap_put_u64(w, d->drv_features);
+    snap_put_u32(w, d->queue_sel);
+    snap_put_u32(w, d->int_status);
+    snap_put_u32(w, d->status);
+    for (int i = 0; i < d->ops->nqueues; i++) {
+        const vqueue *q = &d->q[i];
+        snap_put_u32(w, q->num);
+        snap_put_u32(w, q->ready);
+        snap_put_u64(w, q->desc);
+        snap_put_u64(w, q->avail);
+        snap_put_u64(w, q->used);
+        snap_put_u16(w, q->last_avail);
+        snap_put_u16(w, q->used_idx);
+        snap_put_u32(w, (uint32_t)q->broken);
+    }
+    snap_put_bytes(w, d->config, VIRTIO_CONFIG_BYTES);
+}
+
+int virtio_load(virtio_dev *d, snap_r *r)
+{
+    uint32_t id = snap_get_u32(r), nq = snap_get_u32(r);
+    if (!snap_r_failed(r) && (id != d->ops->device_id ||
+                              nq != (uint32_t)d->ops->nqueues))
+        return snap_r_fail(r, "virtio device %u with %u queues, expected "
+                           "device %u with %d (another machine "
+                           "configuration?)", id, nq, d->ops->device_id,
+                           d->ops->nqueues);
+    d->dev_features_sel = snap_get_u32(r);
+    d->drv_features_sel = snap_get_u32(r);
+    d->drv_features = snap_get_u64(r);
+    d->queue_sel = snap_get_u32(r);
+    d->int_status = snap_get_u32(r);
+    d->status = snap_get_u32(r);
+    for (int i = 0; i < d->ops->nqueues; i++) {
+        vqueue *q = &d->q[i];
+        q->num = snap_get_u32_max(r, VIRTIO_QUEUE_MAX, "virtqueue size");
+        if (q->num & (q->num - 1))
+            return snap_r_fail(r, "virtqueue size %u, expected a power of "
+                               "two", q->num);
+        q->ready = snap_get_u32_max(r, 1, "virtqueue ready");
+        q->desc = snap_get_u64(r);
+        q->avail = snap_get_u64(r);
+        q->used = snap_get_u64(r);
+        q->last_avail = snap_get_u16(r);
+        q->used_idx = snap_get_u16(r);
+        q->broken = (int)snap_get_u32_max(r, 1, "virtqueue broken flag");
+    }
+    snap_get_bytes(r, d->config, VIRTIO_CONFIG_BYTES);
+    return snap_r_failed(r) ? -1 : 0;
+}
+
+void virtio_req_save(const virtio_req *q, snap_w *w)
+{
+    snap_put_u32(w, (uint32_t)q->q);
+    snap_put_u16(w, q->head);
+    snap_put_u32(w, q->out_bytes);
+    snap_put_u32(w, q->in_bytes);
+}
+
+int virtio_req_load(const virtio_dev *d, virtio_req *q, snap_r *r)
+{
+    q->q = (int)snap_get_u32_max(r, (uint32_t)d->ops->nqueues - 1,
+                                 "request queue");
+    q->head = snap_get_u16(r);
+    q->out_bytes = snap_get_u32(r);
+    q->in_bytes = snap_get_u32(r);
+    return snap_r_failed(r) ? -1 : 0;
+}

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "../physmem.h"
 #include "irq.h"
+#include "../snapio.h"
 
 #define VIRTIO_MMIO_SIZE 0x200u
 #define VIRTIO_MAX_QUEUES 16
@@ -75,5 +76,13 @@ size_t virtio_req_write(virtio_dev *d, const virtio_req *r, uint32_t off,
 void *virtio_guest_ptr(virtio_dev *d, uint64_t addr, uint32_t len_bytes);
 /* Returns the chain to the driver with written_bytes used and interrupts. */
 void virtio_push(virtio_dev *d, const virtio_req *r, uint32_t written_bytes);
+
+/* Snapshots: the transport's registers, queues and config space; a
+ * device saves its own state after it. A request in flight is saved by
+ * the device holding it. Loads return 0, or -1 with the error in r. */
+void virtio_save(const virtio_dev *d, snap_w *w);
+int virtio_load(virtio_dev *d, snap_r *r);
+void virtio_req_save(const virtio_req *q, snap_w *w);
+int virtio_req_load(const virtio_dev *d, virtio_req *q, snap_r *r);
 
 #endif

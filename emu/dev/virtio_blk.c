@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include <unistd.h>
 #include "virtio_blk.h"
 
@@ -193,4 +194,56 @@ void virtio_blk_free(virtio_blk *b)
 virtio_dev *virtio_blk_dev(virtio_blk *b)
 {
     return b->vd;
+}
+
+/* ---- snapshots ---- */
+
+static uint32_t image_crc(const virtio_blk *b)
+{
+    static uint8_t buf[1 << 20];
+    uint32_t crc = (uint32_t)crc32(0, NULL, 0);
+    for (uint64_t off = 0; off < b->size;) {
+        ssize_t n = pread(b->fd, buf, sizeof(buf), (off_t)off);
+        if (n <= 0)
+            break;
+        crc = (uint32_t)crc32(crc, buf, (uInt)n);
+        off += (uint64_t)n;
+    }
+    return crc;
+}
+
+void virtio_blk_save(const virtio_blk *b, snap_w *w)
+{
+    virtio_save(b->vd, w);
+    snap_put_u64(w, b->size);
+    snap_put_u32(w, image_crc(b));
+    snap_put_u64(w, b->drained_ns);
+    snap_put_u32(w, (uint32_t)b->count);
+    for (int i = 0; i < b->count; i++)
+        virtio_req_save(&b->pending[(b->head + i) % MAX_PENDING], w);
+    vt_event_save(&b->done, w);
+}
+
+int virtio_blk_load(virtio_blk *b, snap_r *r)
+{
+    if (virtio_load(b->vd, r) < 0)
+        return -1;
+    uint64_t size = snap_get_u64(r);
+    uint32_t crc = snap_get_u32(r);
+    if (snap_r_failed(r))
+        return -1;
+    uint32_t now = image_crc(b);
+    if (size != b->size || crc != now)
+        return snap_r_fail(r, "the SD card was a %llu-byte image with CRC-32 "
+                           "%08x; this run's is %llu bytes, %08x (give a "
+                           "fresh copy of the card it was saved with)",
+                           (unsigned long long)size, crc,
+                           (unsigned long long)b->size, now);
+    b->drained_ns = snap_get_u64(r);
+    b->head = 0;
+    b->count = (int)snap_get_u32_max(r, MAX_PENDING, "pending disk requests");
+    for (int i = 0; i < b->count; i++)
+        if (virtio_req_load(b->vd, &b->pending[i], r) < 0)
+            return -1;
+    return vt_event_load(b->t, &b->done, r);
 }

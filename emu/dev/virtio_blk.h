@@ -35,5 +35,11 @@ virtio_blk *virtio_blk_new(phys_map *m, irq_line irq, vt_engine *t, int fd,
                            uint64_t size_bytes, const blk_timing *timing);
 void virtio_blk_free(virtio_blk *b);
 virtio_dev *virtio_blk_dev(virtio_blk *b);
+/* Snapshots: transport, cache state, queued requests and the CRC-32 of the
+ * whole card image, so a restore on a different card is refused (the
+ * card's contents are not in the snapshot). Load returns 0, or -1 with
+ * the error in r. */
+void virtio_blk_save(const virtio_blk *b, snap_w *w);
+int virtio_blk_load(virtio_blk *b, snap_r *r);
 
 #endif

@@ -26,6 +26,9 @@ struct virtio_console {
     byte_sink out[VCON_MAX_PORTS + 1];
     ctrl_msg fifo[CTRL_FIFO];
     int head, count;
+    /* Host -> guest bytes not yet in a receive buffer, per port. */
+    uint8_t in[VCON_MAX_PORTS + 1][VCON_INPUT_BYTES];
+    uint32_t in_len[VCON_MAX_PORTS + 1];
 };
 
 /* Port p's receive queue; its transmit queue follows (§5.3.2). */
@@ -67,6 +70,33 @@ static void send_ctrl(virtio_console *c, uint32_t id, uint16_t event,
     flush_ctrl(c);
 }
 
+/* Moves a port's waiting input into the receive buffers the guest has
+ * posted. */
+static void deliver_input(virtio_console *c, int port)
+{
+    virtio_req r;
+    while (c->in_len[port] > 0 && virtio_pop(c->vd, rx_queue(port), &r) == 1) {
+        size_t n = virtio_req_write(c->vd, &r, 0, c->in[port], c->in_len[port]);
+        virtio_push(c->vd, &r, (uint32_t)n);
+        memmove(c->in[port], c->in[port] + n, c->in_len[port] - n);
+        c->in_len[port] -= (uint32_t)n;
+    }
+}
+
+int virtio_console_send(virtio_console *c, const char *port,
+                        const uint8_t *buf, size_t len_bytes)
+{
+    int p = 1;
+    while (p <= c->nports && strcmp(c->name[p], port) != 0)
+        p++;
+    if (p > c->nports || len_bytes > VCON_INPUT_BYTES - c->in_len[p])
+        return -1;
+    memcpy(c->in[p] + c->in_len[p], buf, len_bytes);
+    c->in_len[p] += (uint32_t)len_bytes;
+    deliver_input(c, p);
+    return 0;
+}
+
 static void control(virtio_console *c, const uint8_t *msg)
 {
     uint32_t id;
@@ -103,8 +133,12 @@ static void notify(void *opaque, int q)
         return;
     }
     int port = q / 2 - 1;
-    if (!(q & 1) || port < 1 || port > c->nports)
-        return;                 /* receive queues: nothing to send */
+    if (port < 1 || port > c->nports)
+        return;
+    if (!(q & 1)) {
+        deliver_input(c, port);
+        return;
+    }
     while (virtio_pop(c->vd, q, &r) == 1) {
         uint8_t buf[4096];
         for (uint32_t off = 0; off < r.out_bytes;) {
@@ -122,6 +156,7 @@ static void reset(void *opaque)
 {
     virtio_console *c = opaque;
     c->head = c->count = 0;
+    memset(c->in_len, 0, sizeof(c->in_len));
 }
 
 virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
@@ -165,4 +200,51 @@ void virtio_console_free(virtio_console *c)
 virtio_dev *virtio_console_dev(virtio_console *c)
 {
     return c->vd;
+}
+
+/* ---- snapshots ---- */
+
+void virtio_console_save(const virtio_console *c, snap_w *w)
+{
+    virtio_save(c->vd, w);
+    snap_put_u32(w, (uint32_t)c->nports);
+    for (int p = 1; p <= c->nports; p++) {
+        snap_put_str(w, c->name[p]);
+        snap_put_u32(w, c->in_len[p]);
+        snap_put_bytes(w, c->in[p], c->in_len[p]);
+    }
+    snap_put_u32(w, (uint32_t)c->count);
+    for (int i = 0; i < c->count; i++) {
+        const ctrl_msg *m = &c->fifo[(c->head + i) % CTRL_FIFO];
+        snap_put_u32(w, m->len);
+        snap_put_bytes(w, m->buf, m->len);
+    }
+}
+
+int virtio_console_load(virtio_console *c, snap_r *r)
+{
+    if (virtio_load(c->vd, r) < 0)
+        return -1;
+    uint32_t n = snap_get_u32(r);
+    if (!snap_r_failed(r) && n != (uint32_t)c->nports)
+        return snap_r_fail(r, "the snapshot has %u console ports, this run "
+                           "%d (give the ports it was saved with)", n,
+                           c->nports);
+    for (int p = 1; p <= c->nports; p++) {
+        char name[NAME_MAX_BYTES];
+        snap_get_str(r, name, sizeof(name));
+        if (!snap_r_failed(r) && strcmp(name, c->name[p]) != 0)
+            return snap_r_fail(r, "console port %d is '%s' in the snapshot, "
+                               "'%s' in this run", p, name, c->name[p]);
+        c->in_len[p] = snap_get_u32_max(r, VCON_INPUT_BYTES, "port input");
+        snap_get_bytes(r, c->in[p], c->in_len[p]);
+    }
+    c->head = 0;
+    c->count = (int)snap_get_u32_max(r, CTRL_FIFO, "control messages");
+    for (int i = 0; i < c->count; i++) {
+        c->fifo[i].len = snap_get_u32_max(r, sizeof(c->fifo[i].buf),
+                                          "control message length");
+        snap_get_bytes(r, c->fifo[i].buf, c->fifo[i].len);
+    }
+    return snap_r_failed(r) ? -1 : 0;
 }

@@ -1,7 +1,8 @@
 /* virtio-console with the multiport feature (virtio 1.2 §5.3): named
  * ports whose output goes to host byte sinks. The guest finds a port by
  * its name under /sys/class/virtio-ports/vportNpM/name. Output is taken
- * when the guest queues it; the host sends nothing to the guest.
+ * when the guest queues it; input the host sends waits in the device
+ * until the guest has posted receive buffers on that port.
  *
  * Ownership: virtio_console_new() allocates, virtio_console_free()
  * frees. Names are copied; sinks' opaque pointers stay the caller's. */
@@ -21,5 +22,14 @@ virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
                                    const byte_sink *outs);
 void virtio_console_free(virtio_console *c);
 virtio_dev *virtio_console_dev(virtio_console *c);
+/* Sends bytes to the guest on the named port. Returns 0, or -1 if there
+ * is no such port or more than VCON_INPUT_BYTES would be waiting. */
+#define VCON_INPUT_BYTES 4096
+int virtio_console_send(virtio_console *c, const char *port,
+                        const uint8_t *buf, size_t len_bytes);
+/* Snapshots: transport, port names (checked on load), pending control
+ * messages and input. Load returns 0, or -1 with the error in r. */
+void virtio_console_save(const virtio_console *c, snap_w *w);
+int virtio_console_load(virtio_console *c, snap_r *r);
 
 #endif

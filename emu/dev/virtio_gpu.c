@@ -367,3 +367,83 @@ virtio_dev *virtio_gpu_dev(virtio_gpu *g)
 {
     return g->vd;
 }
+
+/* ---- snapshots ---- */
+
+void virtio_gpu_save(const virtio_gpu *g, snap_w *w)
+{
+    virtio_save(g->vd, w);
+    for (int i = 0; i < MAX_RESOURCES; i++) {
+        const resource *r = &g->res[i];
+        snap_put_u32(w, r->id);
+        if (!r->id)
+            continue;
+        snap_put_u32(w, r->width);
+        snap_put_u32(w, r->height);
+        snap_put_bytes(w, r->pixels, (size_t)r->width * r->height * 4);
+        snap_put_u32(w, r->nmem);
+        for (uint32_t k = 0; k < r->nmem; k++) {
+            snap_put_u64(w, r->mem[k].addr);
+            snap_put_u32(w, r->mem[k].len);
+        }
+    }
+    snap_put_u32(w, g->scanout_res);
+    snap_put_u32(w, (uint32_t)g->count);
+    for (int i = 0; i < g->count; i++)
+        virtio_req_save(&g->pending[(g->head + i) % MAX_PENDING], w);
+    snap_put_u32(w, g->out.type);
+    snap_put_u32(w, g->out.body_bytes);
+    snap_put_bytes(w, g->out.body, g->out.body_bytes);
+    snap_put_u64(w, g->out.latency_ns);
+    snap_put_u32(w, (uint32_t)g->out.frame);
+    vt_event_save(&g->done, w);
+}
+
+static int load_resource(resource *r, snap_r *sr)
+{
+    drop(r);
+    uint32_t id = snap_get_u32(sr);
+    if (!id)
+        return snap_r_failed(sr) ? -1 : 0;
+    uint32_t w = snap_get_u32_max(sr, 4096, "resource width");
+    uint32_t h = snap_get_u32_max(sr, 4096, "resource height");
+    if (snap_r_failed(sr))
+        return -1;
+    r->pixels = calloc((size_t)w * h + 1, 4);
+    if (!r->pixels)
+        return snap_r_fail(sr, "out of memory for a %ux%u resource", w, h);
+    r->id = id;
+    r->width = w;
+    r->height = h;
+    snap_get_bytes(sr, r->pixels, (size_t)w * h * 4);
+    r->nmem = snap_get_u32_max(sr, MAX_BACKING, "backing entries");
+    if (r->nmem && !(r->mem = calloc(r->nmem, sizeof(*r->mem))))
+        return snap_r_fail(sr, "out of memory for backing entries");
+    for (uint32_t k = 0; k < r->nmem; k++) {
+        r->mem[k].addr = snap_get_u64(sr);
+        r->mem[k].len = snap_get_u32(sr);
+    }
+    return snap_r_failed(sr) ? -1 : 0;
+}
+
+int virtio_gpu_load(virtio_gpu *g, snap_r *r)
+{
+    if (virtio_load(g->vd, r) < 0)
+        return -1;
+    for (int i = 0; i < MAX_RESOURCES; i++)
+        if (load_resource(&g->res[i], r) < 0)
+            return -1;
+    g->scanout_res = snap_get_u32(r);
+    g->head = 0;
+    g->count = (int)snap_get_u32_max(r, MAX_PENDING, "pending GPU commands");
+    for (int i = 0; i < g->count; i++)
+        if (virtio_req_load(g->vd, &g->pending[i], r) < 0)
+            return -1;
+    g->out.type = snap_get_u32(r);
+    g->out.body_bytes = snap_get_u32_max(r, sizeof(g->out.body),
+                                         "response body");
+    snap_get_bytes(r, g->out.body, g->out.body_bytes);
+    g->out.latency_ns = snap_get_u64(r);
+    g->out.frame = (int)snap_get_u32_max(r, 1, "frame flag");
+    return vt_event_load(g->t, &g->done, r);
+}

@@ -29,5 +29,10 @@ virtio_gpu *virtio_gpu_new(phys_map *m, irq_line irq, vt_engine *t,
                            gpu_host host);
 void virtio_gpu_free(virtio_gpu *g);
 virtio_dev *virtio_gpu_dev(virtio_gpu *g);
+/* Snapshots: transport, resources with their pixels and backing, the
+ * command queue and its completion event. Load returns 0, or -1 with the
+ * error in r. */
+void virtio_gpu_save(const virtio_gpu *g, snap_w *w);
+int virtio_gpu_load(virtio_gpu *g, snap_r *r);
 
 #endif

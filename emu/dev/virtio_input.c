@@ -176,3 +176,44 @@ virtio_dev *virtio_input_dev(virtio_input *v)
 {
     return v->vd;
 }
+
+/* ---- snapshots ---- */
+
+void virtio_input_save(const virtio_input *v, snap_w *w)
+{
+    virtio_save(v->vd, w);
+    snap_put_u32(w, v->ev_count);
+    for (uint32_t i = 0; i < v->ev_count; i++) {
+        const input_ev *e = &v->ev[(v->ev_head + i) % MAX_EVENTS];
+        snap_put_u16(w, e->type);
+        snap_put_u16(w, e->code);
+        snap_put_i32(w, e->value);
+    }
+    snap_put_u32(w, v->fr_count);
+    for (uint32_t i = 0; i < v->fr_count; i++) {
+        const frame_mark *f = &v->frame[(v->fr_head + i) % MAX_FRAMES];
+        snap_put_u32(w, f->end);
+        snap_put_u64(w, f->tag);
+    }
+    snap_put_u32(w, v->sent);
+}
+
+int virtio_input_load(virtio_input *v, snap_r *r)
+{
+    if (virtio_load(v->vd, r) < 0)
+        return -1;
+    v->ev_head = v->fr_head = 0;
+    v->ev_count = snap_get_u32_max(r, MAX_EVENTS, "queued input events");
+    for (uint32_t i = 0; i < v->ev_count; i++) {
+        v->ev[i].type = snap_get_u16(r);
+        v->ev[i].code = snap_get_u16(r);
+        v->ev[i].value = snap_get_i32(r);
+    }
+    v->fr_count = snap_get_u32_max(r, MAX_FRAMES, "queued input frames");
+    for (uint32_t i = 0; i < v->fr_count; i++) {
+        v->frame[i].end = snap_get_u32(r);
+        v->frame[i].tag = snap_get_u64(r);
+    }
+    v->sent = snap_get_u32(r);
+    return snap_r_failed(r) ? -1 : 0;
+}

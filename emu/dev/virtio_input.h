@@ -36,6 +36,10 @@ void virtio_input_free(virtio_input *v);
 virtio_dev *virtio_input_dev(virtio_input *v);
 /* Queues one frame; n events, the last of which should be SYN_REPORT.
  * Returns -1 if the device's queue is full. */
+/* Snapshots: transport and the queued events. Load returns 0, or -1 with
+ * the error in r. */
+void virtio_input_save(const virtio_input *v, snap_w *w);
+int virtio_input_load(virtio_input *v, snap_r *r);
 int virtio_input_send(virtio_input *v, const input_ev *ev, size_t n,
                       uint64_t tag);
 

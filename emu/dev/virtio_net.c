@@ -102,3 +102,29 @@ virtio_dev *virtio_net_dev(virtio_net *n)
 {
     return n->vd;
 }
+
+/* ---- snapshots ---- */
+
+void virtio_net_save(const virtio_net *n, snap_w *w)
+{
+    virtio_save(n->vd, w);
+    snap_put_u32(w, (uint32_t)n->count);
+    for (int i = 0; i < n->count; i++) {
+        const frame *f = &n->rx[(n->head + i) % NET_RX_BACKLOG];
+        snap_put_u32(w, f->len);
+        snap_put_bytes(w, f->data, f->len);
+    }
+}
+
+int virtio_net_load(virtio_net *n, snap_r *r)
+{
+    if (virtio_load(n->vd, r) < 0)
+        return -1;
+    n->head = 0;
+    n->count = (int)snap_get_u32_max(r, NET_RX_BACKLOG, "waiting frames");
+    for (int i = 0; i < n->count; i++) {
+        n->rx[i].len = (uint16_t)snap_get_u32_max(r, NET_FRAME_MAX, "frame length");
+        snap_get_bytes(r, n->rx[i].data, n->rx[i].len);
+    }
+    return snap_r_failed(r) ? -1 : 0;
+}

@@ -27,5 +27,9 @@ void virtio_net_free(virtio_net *n);
 virtio_dev *virtio_net_dev(virtio_net *n);
 /* A frame for the guest; returns -1 if it was dropped. */
 int virtio_net_receive(virtio_net *n, const uint8_t *frame, size_t len_bytes);
+/* Snapshots: transport and waiting frames. Load returns 0, or -1 with the
+ * error in r. */
+void virtio_net_save(const virtio_net *n, snap_w *w);
+int virtio_net_load(virtio_net *n, snap_r *r);
 
 #endif

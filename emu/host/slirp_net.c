@@ -28,11 +28,14 @@ typedef struct wire {
     vt_event ev;
 } wire;
 
+/* libslirp's timers, kept in creation order: slirp creates them in the
+ * same order in every process, which is how a snapshot finds them. */
 typedef struct stimer {
     slirp_net *s;
     SlirpTimerCb cb;
     void *cb_opaque;
     vt_event ev;
+    struct stimer *next;
 } stimer;
 
 struct slirp_net {
@@ -44,6 +47,7 @@ struct slirp_net {
     pcap_dumper_t *dump;
     wire up, down;              /* guest -> slirp, slirp -> guest */
     vt_event poll;
+    stimer *timers;
     const char *content_dir;
     struct in_addr server;
     char req[REQ_MAX];
@@ -154,6 +158,10 @@ static void *timer_new(SlirpTimerCb cb, void *cb_opaque, void *opaque)
     st->cb = cb;
     st->cb_opaque = cb_opaque;
     vt_event_init(&st->ev, timer_fire, st);
+    stimer **end = &st->s->timers;
+    while (*end)
+        end = &(*end)->next;
+    *end = st;
     return st;
 }
 
@@ -162,6 +170,10 @@ static void timer_free(void *timer, void *opaque)
     stimer *st = timer;
     (void)opaque;
     vt_cancel(st->s->t, &st->ev);
+    stimer **p = &st->s->timers;
+    while (*p != st)
+        p = &(*p)->next;
+    *p = st->next;
     free(st);
 }
 
@@ -359,4 +371,126 @@ void slirp_net_free(slirp_net *s)
         pcap_close(s->pcap);
     free(s->resp);
     free(s);
+}
+
+/* ---- snapshots ---- */
+
+static void wire_save(const wire *w, snap_w *sw)
+{
+    snap_put_u32(sw, (uint32_t)w->count);
+    for (int i = 0; i < w->count; i++) {
+        int k = (w->head + i) % WIRE_FRAMES;
+        snap_put_u32(sw, w->len[k]);
+        snap_put_bytes(sw, w->data[k], w->len[k]);
+        snap_put_u64(sw, w->due[k]);
+    }
+    snap_put_u64(sw, w->free_ns);
+    vt_event_save(&w->ev, sw);
+}
+
+static int wire_load(wire *w, snap_r *r)
+{
+    w->head = 0;
+    w->count = (int)snap_get_u32_max(r, WIRE_FRAMES, "frames on the wire");
+    for (int i = 0; i < w->count; i++) {
+        w->len[i] = (uint16_t)snap_get_u32_max(r, NET_FRAME_MAX, "frame length");
+        snap_get_bytes(r, w->data[i], w->len[i]);
+        w->due[i] = snap_get_u64(r);
+    }
+    w->free_ns = snap_get_u64(r);
+    return vt_event_load(w->s->t, &w->ev, r);
+}
+
+static ssize_t mem_write(const void *buf, size_t len, void *opaque)
+{
+    return fwrite(buf, 1, len, opaque) == len ? (ssize_t)len : -1;
+}
+
+typedef struct mem_in {
+    const uint8_t *p;
+    size_t len, off;
+} mem_in;
+
+static ssize_t mem_read(void *buf, size_t len, void *opaque)
+{
+    mem_in *m = opaque;
+    size_t k = len < m->len - m->off ? len : m->len - m->off;
+    memcpy(buf, m->p + m->off, k);
+    m->off += k;
+    return (ssize_t)k;
+}
+
+void slirp_net_save(const slirp_net *s, snap_w *w)
+{
+    wire_save(&s->up, w);
+    wire_save(&s->down, w);
+    vt_event_save(&s->poll, w);
+    uint32_t ntimers = 0;
+    for (const stimer *t = s->timers; t; t = t->next)
+        ntimers++;
+    snap_put_u32(w, ntimers);
+    for (const stimer *t = s->timers; t; t = t->next)
+        vt_event_save(&t->ev, w);
+    snap_put_u32(w, (uint32_t)s->req_len);
+    snap_put_bytes(w, s->req, s->req_len);
+    size_t left = s->resp ? s->resp_len - s->resp_off : 0;
+    snap_put_u32(w, (uint32_t)left);
+    snap_put_bytes(w, s->resp ? s->resp + s->resp_off : NULL, left);
+    /* libslirp's own state: its sockets and connections. */
+    char *blob = NULL;
+    size_t blob_len = 0;
+    FILE *f = open_memstream(&blob, &blob_len);
+    if (f) {
+        slirp_state_save(s->slirp, mem_write, f);
+        fclose(f);
+    }
+    snap_put_u32(w, (uint32_t)slirp_state_version());
+    snap_put_u32(w, (uint32_t)blob_len);
+    snap_put_bytes(w, blob, blob_len);
+    free(blob);
+}
+
+int slirp_net_load(slirp_net *s, snap_r *r)
+{
+    if (wire_load(&s->up, r) < 0 || wire_load(&s->down, r) < 0 ||
+        vt_event_load(s->t, &s->poll, r) < 0)
+        return -1;
+    uint32_t ntimers = snap_get_u32(r), have = 0;
+    for (const stimer *t = s->timers; t; t = t->next)
+        have++;
+    if (!snap_r_failed(r) && ntimers != have)
+        return snap_r_fail(r, "%u libslirp timers, this libslirp made %u",
+                           ntimers, have);
+    for (stimer *t = s->timers; t; t = t->next)
+        if (vt_event_load(s->t, &t->ev, r) < 0)
+            return -1;
+    s->req_len = snap_get_u32_max(r, REQ_MAX - 1, "server request bytes");
+    snap_get_bytes(r, s->req, s->req_len);
+    s->req[s->req_len] = 0;
+    uint32_t left = snap_get_u32_max(r, 1u << 30, "server response bytes");
+    free(s->resp);
+    s->resp = NULL;
+    if (left) {
+        if (!(s->resp = malloc(left)))
+            return snap_r_fail(r, "out of memory for a response");
+        snap_get_bytes(r, s->resp, left);
+    }
+    s->resp_len = left;
+    s->resp_off = 0;
+    uint32_t version = snap_get_u32(r);
+    uint32_t blob_len = snap_get_u32_max(r, 1u << 30, "libslirp state bytes");
+    if (snap_r_failed(r))
+        return -1;
+    uint8_t *blob = malloc(blob_len ? blob_len : 1);
+    if (!blob)
+        return snap_r_fail(r, "out of memory for the libslirp state");
+    snap_get_bytes(r, blob, blob_len);
+    mem_in in = { blob, blob_len, 0 };
+    int rc = snap_r_failed(r) ? -1 : slirp_state_load(s->slirp, (int)version,
+                                                      mem_read, &in);
+    free(blob);
+    if (rc < 0 && !snap_r_failed(r))
+        return snap_r_fail(r, "libslirp refused its saved state (version %u, "
+                           "error %d)", version, rc);
+    return snap_r_failed(r) ? -1 : 0;
 }

@@ -36,5 +36,10 @@ void slirp_net_free(slirp_net *s);
 void slirp_net_attach(slirp_net *s, virtio_net *nic);
 /* net_host.send for the NIC: a frame from the guest. */
 void slirp_net_from_guest(void *opaque, const uint8_t *frame, size_t len_bytes);
+/* Snapshots: frames on the wire, the server's request and response,
+ * libslirp's timers and its own state (slirp_state_save). Load returns 0,
+ * or -1 with the error in r. */
+void slirp_net_save(const slirp_net *s, snap_w *w);
+int slirp_net_load(slirp_net *s, snap_r *r);
 
 #endif

@@ -1,0 +1,47 @@
+/* Snapshot files; see snapshot.h. */
+#include <stdio.h>
+#include "snapshot.h"
+
+int snapshot_save(const char *path, const machine *m, const slirp_net *net,
+                  char *err, size_t err_len)
+{
+    snap_w *w = snap_w_open(path, SNAPSHOT_VERSION, err, err_len);
+    if (!w)
+        return -1;
+    machine_save(m, w);
+    snap_w_begin(w, "SLRP");
+    snap_put_u32(w, net != NULL);
+    if (net)
+        slirp_net_save(net, w);
+    snap_w_end(w);
+    snap_w_begin(w, "END ");
+    snap_w_end(w);
+    return snap_w_close(w, err, err_len);
+}
+
+static int load_net(snap_r *r, slirp_net *net)
+{
+    uint32_t had = snap_get_u32_max(r, 1, "network flag");
+    if (!snap_r_failed(r) && had != (net != NULL))
+        return snap_r_fail(r, "saved %s a network, this run has %s (give "
+                           "the same --net)", had ? "with" : "without",
+                           net ? "one" : "none");
+    return net ? slirp_net_load(net, r) : 0;
+}
+
+int snapshot_load(const char *path, machine *m, slirp_net *net, char *err,
+                  size_t err_len)
+{
+    snap_r *r = snap_r_open(path, SNAPSHOT_VERSION, err, err_len);
+    if (!r)
+        return -1;
+    int rc = -1;
+    if (machine_load(m, r) == 0 && snap_r_begin(r, "SLRP", 0) == 0 &&
+        load_net(r, net) == 0 && snap_r_end(r) == 0 &&
+        snap_r_begin(r, "END ", 0) == 0 && snap_r_end(r) == 0)
+        rc = 0;
+    if (rc < 0)
+        snprintf(err, err_len, "%s", snap_r_error(r));
+    snap_r_close(r);
+    return rc;
+}
