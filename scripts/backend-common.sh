@@ -5,18 +5,19 @@
 
 usage() {
 	echo "usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]" >&2
-	echo "       [--timeout-s N] [--append 'KERNEL ARGS']" >&2
+	echo "       [--timeout-s N] [--append 'KERNEL ARGS'] [--initrd FILE]" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-workload="" guest_test="" out="" trace=1 display=none append=""
+workload="" guest_test="" out="" trace=1 display=none append="" initrd=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--workload) workload=${2:-}; shift 2 ;;
 	--test) guest_test=${2:-}; shift 2 ;;
 	--out) out=${2:-}; shift 2 ;;
 	--append) append=${2:-}; shift 2 ;;
+	--initrd) initrd=${2:-}; shift 2 ;;	# default: the built image; a test may add files
 	--trace) case "${2:-}" in on) trace=1 ;; off) trace=0 ;; *) usage ;; esac; shift 2 ;;
 	--display) case "${2:-}" in none|sdl) display=$2 ;; *) usage ;; esac; shift 2 ;;
 	--timeout-s) timeout_s=${2:-}; shift 2 ;;
@@ -27,7 +28,7 @@ done
 [[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "$0: --timeout-s takes whole seconds, got '$timeout_s'" >&2; exit 2; }
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
-initrd=$top/build/initramfs.cpio.gz
+initrd=${initrd:-$top/build/initramfs.cpio.gz}
 require_built() {
 	for f in "$kernel" "$initrd" "$@"; do
 		[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }

@@ -23,6 +23,13 @@
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
  *                  [--injector uinput|host] [--spill PATH]
  *
+ * With PANLAB_RECORD=1 in the environment (a kernel command-line word
+ * without a dot reaches /init's environment), the session also records the
+ * injected input: `panlab-replay record` reads the injector's device from
+ * ready on, and the script it wrote is printed on stdout between the lines
+ * "panlab-recorded-script begin" and "panlab-recorded-script end", for a
+ * test to replay it (tests/integration/test_record_replay.sh). uinput only.
+ *
  * If the machine has an SD card (/dev/vda, ext2), it is mounted at /sdcard and the collector
  * spills there when the host link fails (--spill overrides the path).
  *
@@ -69,6 +76,7 @@
 #include "panlab/wire.h"
 
 #define INPUT_GT_PORT "panlab.input"
+#define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
 /* The SD card: the machine's first virtio block device, an ext2 file system. */
 #define SDCARD_DEVICE "/dev/vda"
@@ -83,7 +91,7 @@ struct child {
 /* Started children in start order, killed on any error exit so the guest can power off. */
 #define MAX_LOADS 4
 #define MAX_APPS 4
-static struct child children[3 + MAX_LOADS + MAX_APPS];
+static struct child children[4 + MAX_LOADS + MAX_APPS];
 static size_t nchildren;
 
 static void kill_children(void)
@@ -93,20 +101,28 @@ static void kill_children(void)
 			kill(children[i].pid, SIGKILL);
 }
 
-/* Start bin_dir/name [arg] and block until it signals ready; returns the time it did. */
-static uint64_t start_child(const char *bin_dir, const char *name, char *arg)
+/* Start bin_dir/name with argv[1..] = args (NULL-terminated, may be NULL) and block until it
+ * signals ready; returns the time it did. */
+static uint64_t start_program(const char *bin_dir, const char *name, char *const *args)
 {
 	struct child *c = &children[nchildren];
-	char err[300];
+	char err[300], *argv[8] = { c->name };
 	uint64_t ready_ns;
 	snprintf(c->name, sizeof(c->name), "%s/%s", bin_dir, name);
-	c->pid = pl_spawn_ready(c->name, (char *[]){ c->name, arg, NULL }, &ready_ns, err, sizeof(err));
+	for (size_t i = 0; args && args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[i + 1] = args[i];
+	c->pid = pl_spawn_ready(c->name, argv, &ready_ns, err, sizeof(err));
 	if (c->pid < 0) {
 		c->pid = 0;
 		pl_die("%s", err);
 	}
 	nchildren++;
 	return ready_ns;
+}
+
+static uint64_t start_child(const char *bin_dir, const char *name, char *arg)
+{
+	return start_program(bin_dir, name, (char *[]){ arg, NULL });
 }
 
 static uint64_t start_service(const char *bin_dir, const char *name)
@@ -181,6 +197,20 @@ static void disable_kernel_tracing(void)
 	if (write(fd, "0\n", 2) != 2)
 		pl_die("write %s: %s", KLOG_ENABLE, strerror(errno));
 	close(fd);
+}
+
+/* The recorder wrote its script when it stopped (SIGTERM, with the other children). */
+static void print_recorded_script(void)
+{
+	FILE *f = fopen(RECORDED_SCRIPT, "re");
+	if (!f)
+		pl_die("open %s: %s", RECORDED_SCRIPT, strerror(errno));
+	char line[256];
+	printf("panlab-recorded-script begin\n");
+	while (fgets(line, sizeof(line), f))
+		fputs(line, stdout);
+	printf("panlab-recorded-script end\n");
+	fclose(f);
 }
 
 static void sleep_until(uint64_t t_ns)
@@ -429,6 +459,20 @@ int main(int argc, char **argv)
 	uint64_t ready_ns = first && first->kind == PL_ACTION_LAUNCH ? pl_now_ns()
 								     : start_service(bin_dir, app);
 
+	const char *record = getenv("PANLAB_RECORD");
+	bool recording = record && !strcmp(record, "1");
+	if (recording) {
+		char device[64], start[24];
+		if (!inj)
+			pl_die("PANLAB_RECORD=1 needs the in-guest injector (--injector uinput)");
+		if (pl_injector_device_path(inj, device, sizeof(device), err, sizeof(err)) != 0)
+			pl_die("%s", err);
+		snprintf(start, sizeof(start), "%" PRIu64, ready_ns);
+		start_program(bin_dir, "panlab-replay",
+			      (char *[]){ "record", "-o", RECORDED_SCRIPT, "--start-ns", start, device,
+					  NULL });
+	}
+
 	struct activity_manager am = { .bin_dir = bin_dir, .inputd_sock = -1, .compositor_sock = -1 };
 	struct pl_replay_hooks hooks = { am_control, &am };
 	if (host_injects)
@@ -449,6 +493,8 @@ int main(int argc, char **argv)
 	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
 	       " lost, %" PRIu64 " bytes spilled\n", workload, pl_script_action_count(script),
 	       res.nsources, res.records, res.lost, res.spilled_bytes);
+	if (recording)
+		print_recorded_script();
 	if (inj)
 		pl_injector_close(inj);
 	if (am.inputd_sock >= 0)
