@@ -445,8 +445,8 @@ int main(int argc, char **argv)
         con.last_output_ns = vt_now_ns(vt);
         send_config(m, config);
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
-                "of host time\n", prog, snap_load, (double)vt_now_ns(vt) / 1e9,
-                host_s() - start_s);
+                "of host time (%.3f s CPU)\n", prog, snap_load,
+                (double)vt_now_ns(vt) / 1e9, host_s() - start_s, cpu_s());
     } else {
         uint8_t *dtb_used;
         size_t dtb_used_bytes;

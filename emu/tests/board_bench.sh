@@ -1,7 +1,8 @@
 #!/bin/bash
 # The phone's benchmark (issue 8): boot to /init and the parallel-core
 # ratio on emu/ and on QEMU icount with the same kernel and initramfs plus
-# the guest test panlab-parallel. Writes out/bench/phone.json.
+# the guest test panlab-parallel, and the time to restore a snapshot of the
+# booted phone (emu/ only). Writes out/bench/phone.json.
 #   usage: board_bench.sh TOP_DIR
 set -euo pipefail
 top=$1
@@ -31,6 +32,26 @@ boot_virtual=$(echo "$init_line" | sed 's/.*started at \([0-9.]*\) s of virtual.
 boot_host=$(echo "$init_line" | sed 's/.*virtual time, \([0-9.]*\) s of host.*/\1/')
 mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*; \([0-9.]*\) MIPS$/\1/' || true)
 ratio_emu=$(ratio "$work/phone-console.log")
+
+# Snapshot: boot to the point where /init waits for its experiment, save,
+# then restore and run the same guest test from there. restore_s is the
+# restoring process's host time from its start to the guest running.
+echo "board_bench: emu/ snapshot save and restore"
+restore_s="" ratio_restored=""
+if "${PHONE:-$build/emu/panlab-phone}" --kernel "$kernel" --initrd "$work/initrd.gz" \
+	--append "console=ttyAMA0 maxcpus=1 panic=-1 panlab.wait_config=1" \
+	--console "$work/save-console.log" --snapshot-save "$work/phone.snap" 2> "$work/save.err" &&
+	"${PHONE:-$build/emu/panlab-phone}" --snapshot-load "$work/phone.snap" \
+	--config "panlab.trace=0 panlab.test=panlab-parallel" \
+	--console "$work/restore-console.log" --max-virtual-s 120 --hang-s 3 2> "$work/restore.err"; then
+	restore_s=$(grep 'restored .* in [0-9.]* s of host time' "$work/restore.err" |
+		sed 's/.* in \([0-9.]*\) s of host time.*/\1/')
+	ratio_restored=$(ratio "$work/restore-console.log")
+	echo "board_bench: $(grep -h 'saved\|restored' "$work/save.err" "$work/restore.err" | sed 's/^panlab-phone: //' | paste -sd';')"
+else
+	echo "board_bench: snapshot failed: $(head -n 1 "$work/save.err" "$work/restore.err" 2>/dev/null | grep -v '^==' | head -n 2)" >&2
+fi
+[ -n "$ratio_restored" ] || restore_s=""     # a restore that ran nothing counts as none
 
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
 : > "$work/qemu-console.log"
@@ -62,7 +83,7 @@ cat > "$out/phone.json" <<JSON
 {
   "boot_to_init_s": $(num "$boot_host"),
   "boot_to_init_virtual_s": $(num "$boot_virtual"),
-  "restore_s": null,
+  "restore_s": $(num "$restore_s"),
   "boot_to_init_s_qemu": $(num "$qemu_init"),
   "parallel_ratio_emu": $(num "$ratio_emu"),
   "parallel_ratio_qemu": $(num "$ratio_qemu"),
@@ -71,4 +92,9 @@ cat > "$out/phone.json" <<JSON
 }
 JSON
 cat "$out/phone.json"
+printf 'board_bench: %-26s %12s %12s\n' "" "emu/" "QEMU icount"
+printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(num "$boot_host")" "$(num "$qemu_init")"
+printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(num "$restore_s")" "n/a"
+printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(num "$ratio_emu")" "$(num "$ratio_qemu")"
+printf 'board_bench: %-26s %12s\n' "MIPS (per CPU second)" "$(num "$mips")"
 [ -z "$phone_error" ]

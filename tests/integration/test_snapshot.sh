@@ -1,0 +1,72 @@
+#!/bin/bash
+# Snapshots on the phone backend (emu/): one boot saves the machine where
+# the guest waits for its experiment and runs it (run A); two restores of
+# that snapshot run the same experiment (runs B and C, side by side). The
+# restores must give byte-identical trace and ground truth, and the same
+# as the run that saved the snapshot, which shows that nothing the rest
+# of the run depends on was left out. Runs the shortest replay script.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=$top/build
+phone=$build/emu/panlab-phone
+work=$build/emu/snapshot-test.$$
+trap 'rm -rf "$work"' EXIT
+workload=asynctask@gestures
+for f in "$phone" "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz"; do
+	[ -s "$f" ] || { echo "test_snapshot: $f is missing; run 'make build'" >&2; exit 1; }
+done
+mkdir -p "$work"
+cp "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz" "$build/kernel/System.map" "$work/"
+config="panlab.trace=1 panlab.injector=host panlab.workload=$workload"
+
+# Sets `args` to what every run shares: its outputs, a fresh SD card, the
+# script and the experiment.
+outputs() {
+	local d=$work/$1
+	mkdir -p "$d"
+	"$top/scripts/make-sdcard.sh" "$d/sdcard.img"
+	args=(--console "$d/console.log" --port panlab.trace="$d/trace.bin"
+		--disk "$d/sdcard.img" --system-map "$work/System.map"
+		--replay "$top/replay/scripts/$workload.rply" --ground-truth "$d/ground_truth.txt"
+		--max-virtual-s 120 --config "$config")
+}
+ok() {
+	grep -aq '^PANLAB-RESULT: OK' "$work/$1/console.log" ||
+		{ echo "test_snapshot: run $1 failed:" >&2; tail -n 5 "$work/$1/stderr" "$work/$1/console.log" >&2; exit 1; }
+}
+
+echo "test_snapshot: run A boots, saves the snapshot and runs $workload"
+outputs a
+"$phone" --kernel "$work/zImage" --initrd "$work/initramfs.cpio.gz" \
+	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1" \
+	--snapshot-save "$work/snap.bin" "${args[@]}" 2> "$work/a/stderr" || true
+ok a
+grep -a 'saved' "$work/a/stderr"
+
+echo "test_snapshot: runs B and C restore it and run $workload"
+pids=()
+for run in b c; do
+	outputs $run
+	"$phone" --snapshot-load "$work/snap.bin" "${args[@]}" 2> "$work/$run/stderr" &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || true; done
+for run in b c; do ok $run; done
+grep -a 'restored' "$work/b/stderr"
+
+status=0
+for pair in b:c a:b; do
+	x=${pair%:*} y=${pair#*:}
+	for f in trace.bin ground_truth.txt; do
+		if cmp -s "$work/$x/$f" "$work/$y/$f"; then
+			echo "test_snapshot: $f of runs $x and $y identical ($(wc -c < "$work/$x/$f") bytes)"
+		else
+			echo "test_snapshot: $f of runs $x and $y differ: $(cmp "$work/$x/$f" "$work/$y/$f" | head -n 1)" >&2
+			status=1
+		fi
+	done
+done
+[ "$(grep -c '^input' "$work/b/ground_truth.txt")" -ge 10 ] ||
+	{ echo "test_snapshot: run B's ground truth has fewer than 10 inputs" >&2; status=1; }
+[ $status = 0 ] && echo "test_snapshot: ok"
+exit $status
