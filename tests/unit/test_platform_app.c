@@ -100,6 +100,8 @@ struct fake {
 	uint64_t vsyncs;
 	uint64_t posts, last_seq;
 	atomic_uint first_pixel;	/* of the last posted frame */
+	atomic_int focus_acks;		/* PL_WIRE_FOCUS_LOST sent back by the app */
+	atomic_int raises;		/* PL_WIRE_RAISE from the app */
 	atomic_bool stop;
 };
 
@@ -118,6 +120,8 @@ static void fake_compositor_message(struct fake *f)
 		/* Tick at once: the test is about order, not timing. */
 		struct pl_wire v = { .type = PL_WIRE_VSYNC, .seq = ++f->vsyncs, .t_ns = pl_now_ns() };
 		pl_wire_send(f->comp, &v, -1);
+	} else if (m.type == PL_WIRE_RAISE) {
+		atomic_fetch_add(&f->raises, 1);
 	} else if (m.type == PL_WIRE_POST) {
 		CU_ASSERT_EQUAL(m.seq, f->posts);
 		f->posts++;
@@ -148,6 +152,8 @@ static void *fake_services(void *p)
 				struct pl_wire focus = { .type = PL_WIRE_FOCUS };
 				pl_wire_send(f->input, &focus, -1);
 				atomic_store(&f->input_ready, 1);
+			} else if (m.type == PL_WIRE_FOCUS_LOST) {
+				atomic_fetch_add(&f->focus_acks, 1);
 			}
 		}
 	}
@@ -186,6 +192,19 @@ static void test_tap_to_frame(void)
 		usleep(10000);
 	CU_ASSERT_EQUAL(atomic_load(&f.first_pixel), 1);
 
+	/* Another app takes the foreground and gives it back: the app logs EXIT and acknowledges,
+	 * then logs ENTER again and raises its surface. */
+	struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST }, focus = { .type = PL_WIRE_FOCUS };
+	CU_ASSERT_EQUAL(pl_wire_send(f.input, &lost, -1), 0);
+	for (int i = 0; i < 500 && atomic_load(&f.focus_acks) == 0; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(atomic_load(&f.focus_acks), 1);
+	CU_ASSERT_EQUAL(atomic_load(&f.raises), 0);
+	CU_ASSERT_EQUAL(pl_wire_send(f.input, &focus, -1), 0);
+	for (int i = 0; i < 500 && atomic_load(&f.raises) == 0; i++)
+		usleep(10000);
+	CU_ASSERT_EQUAL(atomic_load(&f.raises), 1);
+
 	pthread_kill(app, SIGTERM);
 	pthread_join(app, NULL);
 	CU_ASSERT_EQUAL(app_status, 0);
@@ -213,8 +232,8 @@ static void test_tap_to_frame(void)
 		}
 	}
 	CU_ASSERT_EQUAL(count[PL_EV_UI_INPUT], 1);
-	CU_ASSERT_EQUAL(count[PL_EV_ENTER_FOREGROUND], 1);
-	CU_ASSERT_EQUAL(count[PL_EV_EXIT_FOREGROUND], 1);
+	CU_ASSERT_EQUAL(count[PL_EV_ENTER_FOREGROUND], 2);
+	CU_ASSERT_EQUAL(count[PL_EV_EXIT_FOREGROUND], 2);	/* focus lost, then SIGTERM */
 	CU_ASSERT_EQUAL(count[PL_EV_SUBMIT_ASYNC_TASK], 1);
 	CU_ASSERT_EQUAL(count[PL_EV_CONSUME_ASYNC_TASK], 1);
 	CU_ASSERT_EQUAL(count[PL_EV_ASYNC_TASK_END], 1);

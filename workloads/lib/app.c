@@ -187,11 +187,17 @@ static void on_input_message(struct pl_handler *h, const struct pl_message *m)
 		app->focused = true;
 		maybe_ready(app);
 		break;
-	case MSG_FOCUS_LOST:
+	case MSG_FOCUS_LOST: {
+		/* The acknowledgement lets inputd tell the next app: EXIT precedes its ENTER. */
+		struct pl_wire ack = { .type = PL_WIRE_FOCUS_LOST, .pid = (uint32_t)getpid() };
 		if (app->focused)
 			pl_ulog(PL_EV_EXIT_FOREGROUND, (uint64_t)getpid(), 0, 0);
 		app->focused = false;
+		int err = pl_wire_send(app->input_sock, &ack, -1);
+		if (err)
+			pl_app_fail(app, "acknowledge the lost foreground", err);
 		break;
+	}
 	}
 	free(m->obj);
 }

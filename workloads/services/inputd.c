@@ -51,6 +51,13 @@ struct inputd {
 	int clients[MAX_CLIENTS];
 	uint32_t client_pid[MAX_CLIENTS];	/* from its focus request; 0: not an app */
 	int focused;		/* socket of the focused app, -1: none */
+	/* A focus change waits for the app losing the foreground to acknowledge
+	 * PL_WIRE_FOCUS_LOST before the new one hears PL_WIRE_FOCUS, so its
+	 * EXIT_FOREGROUND precedes the new app's ENTER_FOREGROUND in the trace.
+	 * Input goes to the new app at once. Sockets; -1: none. */
+	int handover_from;	/* told it lost the foreground, not acknowledged yet */
+	int handover_to;	/* to be told it has the foreground */
+	int handover_reply;	/* the activity manager waiting for the switch */
 	uint64_t next_seq;
 	struct device devices[MAX_DEVICES];
 };
@@ -151,31 +158,60 @@ static void on_inotify(int fd, uint32_t events, void *ctx)
 	}
 }
 
-static void drop_client(struct inputd *in, int i)
+/* Tell the new foreground app, and the activity manager that asked for it (-1: none). */
+static void give_focus(int fd, int reply_fd)
 {
-	if (in->focused == in->clients[i])
-		in->focused = -1;
-	pl_looper_remove_fd(in->looper, in->clients[i]);
-	close(in->clients[i]);
-	in->clients[i] = -1;
-	in->client_pid[i] = 0;
+	struct pl_wire focus = { .type = PL_WIRE_FOCUS };
+	int err = pl_wire_send(fd, &focus, -1);
+	struct pl_wire reply = { .type = PL_WIRE_FOCUS_SET, .code = err ? ESRCH : 0 };
+	/* A failed send means the peer is gone; its hang-up drops it from the looper. */
+	if (reply_fd >= 0)
+		(void)pl_wire_send(reply_fd, &reply, -1);
 }
 
-/* Give client i the foreground. The app losing it hears first, so EXIT precedes ENTER in the
- * trace. Returns 0, or -1 if client i went away. */
-static int set_focus(struct inputd *in, int i)
+static void finish_handover(struct inputd *in)
+{
+	int to = in->handover_to, reply = in->handover_reply;
+	in->handover_from = in->handover_to = in->handover_reply = -1;
+	if (to >= 0)
+		give_focus(to, reply);
+}
+
+/* Give the app on socket fd the foreground (see handover_from). */
+static void set_focus(struct inputd *in, int fd, int reply_fd)
+{
+	finish_handover(in);	/* a change still waiting completes first */
+	int old = in->focused;
+	struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST };
+	in->focused = fd;
+	if (old >= 0 && old != fd && pl_wire_send(old, &lost, -1) == 0) {
+		in->handover_from = old;
+		in->handover_to = fd;
+		in->handover_reply = reply_fd;
+		return;
+	}
+	give_focus(fd, reply_fd);
+}
+
+static void drop_client(struct inputd *in, int i)
 {
 	int fd = in->clients[i];
-	struct pl_wire lost = { .type = PL_WIRE_FOCUS_LOST };
-	if (in->focused >= 0 && in->focused != fd)
-		(void)pl_wire_send(in->focused, &lost, -1);
-	in->focused = fd;
-	struct pl_wire focus = { .type = PL_WIRE_FOCUS };
-	if (pl_wire_send(fd, &focus, -1) < 0) {
-		drop_client(in, i);
-		return -1;
+	if (in->focused == fd)
+		in->focused = -1;
+	pl_looper_remove_fd(in->looper, fd);
+	close(fd);
+	in->clients[i] = -1;
+	in->client_pid[i] = 0;
+	if (in->handover_reply == fd)
+		in->handover_reply = -1;
+	if (in->handover_to == fd) {
+		struct pl_wire reply = { .type = PL_WIRE_FOCUS_SET, .code = ESRCH };
+		if (in->handover_reply >= 0)
+			(void)pl_wire_send(in->handover_reply, &reply, -1);
+		in->handover_from = in->handover_to = in->handover_reply = -1;
+	} else if (in->handover_from == fd) {
+		finish_handover(in);
 	}
-	return 0;
 }
 
 static void on_client(int fd, uint32_t events, void *ctx)
@@ -192,15 +228,17 @@ static void on_client(int fd, uint32_t events, void *ctx)
 	}
 	if (m.type == PL_WIRE_FOCUS_REQUEST) {
 		in->client_pid[i] = m.pid;
-		(void)set_focus(in, i);
+		set_focus(in, fd, -1);
+	} else if (m.type == PL_WIRE_FOCUS_LOST && fd == in->handover_from) {
+		finish_handover(in);
 	} else if (m.type == PL_WIRE_FOCUS_SET) {
 		int app = 0;
 		while (app < MAX_CLIENTS && (in->clients[app] < 0 || in->client_pid[app] != m.pid || !m.pid))
 			app++;
-		struct pl_wire reply = { .type = PL_WIRE_FOCUS_SET, .pid = m.pid, .code = ESRCH };
-		if (app < MAX_CLIENTS && set_focus(in, app) == 0)
-			reply.code = 0;
-		if (pl_wire_send(fd, &reply, -1) < 0)
+		struct pl_wire reply = { .type = PL_WIRE_FOCUS_SET, .code = ESRCH };
+		if (app < MAX_CLIENTS)
+			set_focus(in, in->clients[app], fd);
+		else if (pl_wire_send(fd, &reply, -1) < 0)
 			drop_client(in, i);
 	}
 }
@@ -225,7 +263,8 @@ static void on_accept(int fd, uint32_t events, void *ctx)
 
 int main(void)
 {
-	static struct inputd in = { .focused = -1 };
+	static struct inputd in = { .focused = -1, .handover_from = -1, .handover_to = -1,
+				    .handover_reply = -1 };
 	int r;
 
 	for (int i = 0; i < MAX_DEVICES; i++)

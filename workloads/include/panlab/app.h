@@ -5,8 +5,10 @@
  *   - creates the main looper, the AsyncTask executors and the window
  *     (a surface on the compositor), then calls on_create to build views;
  *   - asks the input dispatcher for focus; on PL_WIRE_FOCUS it logs
- *     ENTER_FOREGROUND, on PL_WIRE_FOCUS_LOST (another app took the
- *     foreground) EXIT_FOREGROUND; input arrives as messages on the main looper
+ *     ENTER_FOREGROUND (and, back in the foreground after another app had it,
+ *     raises its surface so its last frame is shown again), on
+ *     PL_WIRE_FOCUS_LOST (another app took the foreground) EXIT_FOREGROUND,
+ *     then acknowledges it; input arrives as messages on the main looper
  *     (UI_INPUT / UI_KEY logged as each is dispatched);
  *   - once focused and its first frame is posted, writes one byte to the fd
  *     named by PANLAB_READY_FD (if set) and closes it: the session's "ready";

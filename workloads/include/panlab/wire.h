@@ -31,7 +31,8 @@ enum pl_wire_type {
 	PL_WIRE_FOCUS_REQUEST = 5,	/* pid = requesting app; it becomes the foreground window */
 	/* inputd -> app */
 	PL_WIRE_FOCUS = 6,		/* you are the foreground window */
-	PL_WIRE_FOCUS_LOST = 9,		/* another app took the foreground */
+	PL_WIRE_FOCUS_LOST = 9,		/* another app took the foreground; the app sends it back
+					 * once it has logged EXIT_FOREGROUND */
 	PL_WIRE_TAP = 7,		/* seq = input seq; x_px, y_px; param (MSC_RAW) */
 	PL_WIRE_KEY = 8,		/* seq = input seq; code = KEY_* */
 	/* activity manager (panlab-session) <-> inputd */
