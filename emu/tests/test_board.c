@@ -735,6 +735,15 @@ static void test_console_ports(void)
     virtio_mmio_write(vdev, 0x050, 5, 2);
     CU_ASSERT_EQUAL(port_len, 6);
     CU_ASSERT_EQUAL(memcmp(port_out, "trace!", 6), 0);
+    /* Host input waits for a receive buffer on port 1 (queue 4). */
+    CU_ASSERT_EQUAL(virtio_console_send(c, "panlab.trace", (const uint8_t *)"cfg\n", 4), 0);
+    CU_ASSERT_EQUAL(virtio_console_send(c, "nosuch", (const uint8_t *)"x", 1), -1);
+    static uint8_t big[VCON_INPUT_BYTES];
+    CU_ASSERT_EQUAL(virtio_console_send(c, "panlab.trace", big, sizeof(big)), -1);
+    post(4, 0, MACH_RAM + 0x92000, 0x100, 1);
+    CU_ASSERT_NOT_EQUAL(memcmp(vram + 0x92000, "cfg\n", 4), 0);
+    virtio_mmio_write(vdev, 0x050, 4, 2);
+    CU_ASSERT_EQUAL(memcmp(vram + 0x92000, "cfg\n", 4), 0);
     CU_ASSERT_PTR_EQUAL(vdev, saved);
     virtio_console_free(c);
     phys_map_free(vmap);
