@@ -92,9 +92,11 @@ cat > "$out/phone.json" <<JSON
 }
 JSON
 cat "$out/phone.json"
+# Side by side; host-time figures depend on the machine's load.
+fix() { if [ -n "$2" ]; then printf "%.${1}f" "$2"; else echo -; fi; }
 printf 'board_bench: %-26s %12s %12s\n' "" "emu/" "QEMU icount"
-printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(num "$boot_host")" "$(num "$qemu_init")"
-printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(num "$restore_s")" "n/a"
-printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(num "$ratio_emu")" "$(num "$ratio_qemu")"
-printf 'board_bench: %-26s %12s\n' "MIPS (per CPU second)" "$(num "$mips")"
+printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(fix 2 "$boot_host")" "$(fix 2 "$qemu_init")"
+printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(fix 2 "$restore_s")" "-"
+printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(fix 3 "$ratio_emu")" "$(fix 3 "$ratio_qemu")"
+printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
 [ -z "$phone_error" ]
