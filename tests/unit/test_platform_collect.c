@@ -5,10 +5,14 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "panlab/collect.h"
 #include "panlab/ulog.h"
+#include "panlab/ulog_reader.h"
 #include "test_platform.h"
 
 static void *three_events(void *p)
@@ -266,6 +270,106 @@ static void test_collect_spill_no_link(void)
 	rmdir(dir);
 }
 
+/* Yields this many times at most waiting for the drain thread (which runs every millisecond):
+ * a thread that stopped on an error fails the test instead of hanging it. */
+#define MAX_YIELDS 20000000u
+
+/* Waits until the collector has drained every ring of the file at path (a condition, not a
+ * time). */
+static void wait_drained(const char *path)
+{
+	struct pl_ulog_reader r;
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	for (unsigned s = 0; s < pl_ulog_reader_slots(&r); s++) {
+		struct pl_ulog_slot_info si;
+		unsigned yields = 0;
+		do {
+			CU_ASSERT_FATAL(++yields < MAX_YIELDS);
+			sched_yield();
+			pl_ulog_reader_slot(&r, s, &si);
+		} while (si.pending);
+	}
+	pl_ulog_reader_close(&r);
+}
+
+/* Periodic drains: a thread logs ROUNDS x BATCH events into a ring of RING records, waiting for a
+ * drain after each batch. One drain at the end would keep RING; the periodic ones keep all, in
+ * order. A forked process's file is retired (removed) once it has exited, its records kept. */
+static void test_collect_periodic(void)
+{
+	enum { RING = 64, BATCH = 48, ROUNDS = 50, CHILD_EVENTS = 10 };
+	char dir[] = "/tmp/panlab-periodic-XXXXXX", spool_parent[] = "/tmp/panlab-spoolp-XXXXXX";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(spool_parent));
+	char log[256], out[256], child_log[256];
+	snprintf(log, sizeof(log), "%s/panlab-log.%d", dir, (int)getpid());
+	snprintf(out, sizeof(out), "%s/trace.bin", dir);
+	CU_ASSERT_FATAL(pl_ulog_open(log, 4096 + 128 + 32 * RING, 1) == 0);
+
+	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spool_dir = spool_parent,
+				     .drain_period_ms = 1 };
+	struct pl_collector *c;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, err, sizeof(err)), 0);
+	for (uint32_t round = 0; round < ROUNDS; round++) {
+		for (uint32_t i = 0; i < BATCH; i++)
+			pl_ulog(PL_EV_ENQUEUE_MSG, round * BATCH + i, 0, 0);
+		wait_drained(log);
+	}
+	pid_t child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		pl_ulog_close();
+		snprintf(child_log, sizeof(child_log), "%s/panlab-log.%d", dir, (int)getpid());
+		if (pl_ulog_open(child_log, 4096 + 128 + 32 * RING, 1) != 0)
+			_exit(1);
+		for (uint32_t i = 0; i < CHILD_EVENTS; i++)
+			pl_ulog(PL_EV_UI_UPDATE, i, 0, 0);
+		_exit(0);
+	}
+	int status;
+	CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(child_log, sizeof(child_log), "%s/panlab-log.%d", dir, (int)child);
+	struct stat st;
+	for (unsigned yields = 0; stat(child_log, &st) == 0; yields++) {
+		CU_ASSERT_FATAL(yields < MAX_YIELDS);	/* retired by a drain after the child exited */
+		sched_yield();
+	}
+	pl_ulog_close();
+
+	struct pl_collect_result res;
+	CU_ASSERT_EQUAL_FATAL(pl_collector_finish(c, &res, err, sizeof(err)), 0);
+	CU_ASSERT(res.drains >= ROUNDS);
+	CU_ASSERT_EQUAL(res.nsources, 2);
+	CU_ASSERT_EQUAL(res.records, ROUNDS * BATCH + CHILD_EVENTS);
+	CU_ASSERT_EQUAL(res.lost, 0);
+	CU_ASSERT_EQUAL(rmdir(spool_parent), 0);	/* the spool was removed */
+
+	FILE *f = fopen(out, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	struct pl_file_header h;
+	struct pl_source src[2];
+	CU_ASSERT_EQUAL(fread(&h, sizeof(h), 1, f), 1);
+	CU_ASSERT_EQUAL(fread(src, sizeof(src), 1, f), 1);
+	/* tid order: the parent (its main thread's tid is its pid) before the later child. */
+	CU_ASSERT_EQUAL(src[0].id, (uint32_t)getpid());
+	CU_ASSERT_EQUAL(src[0].records, ROUNDS * BATCH);
+	CU_ASSERT_EQUAL(src[1].id, (uint32_t)child);
+	CU_ASSERT_EQUAL(src[1].records, CHILD_EVENTS);
+	uint32_t in_order = 0;
+	struct pl_event ev;
+	for (uint32_t i = 0; i < ROUNDS * BATCH && fread(&ev, sizeof(ev), 1, f) == 1; i++)
+		in_order += ev.type == PL_EV_ENQUEUE_MSG && ev.a0 == in_order && ev.tid == src[0].id;
+	CU_ASSERT_EQUAL(in_order, ROUNDS * BATCH);
+	for (uint32_t i = 0; i < CHILD_EVENTS && fread(&ev, sizeof(ev), 1, f) == 1; i++)
+		CU_ASSERT(ev.type == PL_EV_UI_UPDATE && ev.a0 == i && ev.tid == (uint32_t)child);
+	CU_ASSERT_EQUAL(fgetc(f), EOF);
+	fclose(f);
+	unlink(out);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);	/* every logger file was removed */
+}
+
 void add_collect_suite(void)
 {
 	CU_pSuite s = CU_add_suite("collect", NULL, NULL);
@@ -274,4 +378,6 @@ void add_collect_suite(void)
 	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
 	CU_add_test(s, "link lost part way: the rest spills, then is sent", test_collect_spill_link_lost);
 	CU_add_test(s, "no link: everything spills; a bad spill is kept", test_collect_spill_no_link);
+	CU_add_test(s, "periodic drains: lossless past the ring size; exited processes retired",
+		    test_collect_periodic);
 }

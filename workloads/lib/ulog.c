@@ -58,11 +58,13 @@ int pl_ulog_open(const char *path, size_t total_bytes, unsigned nslots)
 		return err;
 
 	struct pl_ulog_file_hdr *h = base;
-	memcpy(h->magic, PL_ULOG_MAGIC, sizeof(h->magic));
 	h->pid = (uint32_t)getpid();
 	h->nslots = nslots;
 	h->slot_records = records;
 	h->slot_stride_bytes = (uint32_t)stride;
+	/* The magic last: a collector draining while we start skips the file until it is whole. */
+	atomic_thread_fence(memory_order_release);
+	memcpy(h->magic, PL_ULOG_MAGIC, sizeof(h->magic));
 
 	/* Before logging starts: the clock's set-up reads sysfs, which no event should wait for. */
 	pl_trace_clock_setup();

@@ -2,6 +2,7 @@
 #include "panlab/ulog_reader.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,8 +27,10 @@ int pl_ulog_reader_open(struct pl_ulog_reader *r, const char *path)
 	if (err)
 		return err;
 	const struct pl_ulog_file_hdr *h = base;
+	bool whole = memcmp(h->magic, PL_ULOG_MAGIC, sizeof(h->magic)) == 0;
+	atomic_thread_fence(memory_order_acquire);	/* the fields below were written before it */
 	size_t need = PL_ULOG_HDR_BYTES + (size_t)h->nslots * h->slot_stride_bytes;
-	if (memcmp(h->magic, PL_ULOG_MAGIC, sizeof(h->magic)) != 0 || need > (size_t)st.st_size ||
+	if (!whole || need > (size_t)st.st_size ||
 	    h->slot_stride_bytes !=
 		    sizeof(struct pl_ulog_slot) + (size_t)h->slot_records * sizeof(struct pl_event)) {
 		munmap(base, (size_t)st.st_size);

@@ -4,18 +4,35 @@
  * in-process; this binary is for collecting by hand.
  *
  *   panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH] [--spill PATH]
+ *                    [--period-ms N [--spool-dir DIR]]
  *   panlab-collector --send-spill PATH [--out PATH]
  *
  * The default output is the virtio port panlab.trace. With --spill, a trace the link does not
  * take goes to PATH (on the SD card); --send-spill sends such a file later and removes it.
+ * With --period-ms it drains every N ms into a spool under DIR (default: the shm dir) until
+ * SIGTERM or SIGINT, then writes the trace.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/vport.h"
+
+static uint32_t period_ms(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v == 0 || v > 3600000 || arg[0] == '-')
+		pl_die("--period-ms: expected milliseconds from 1 to 3600000, got '%s'", arg);
+	return (uint32_t)v;
+}
 
 int main(int argc, char **argv)
 {
@@ -25,6 +42,8 @@ int main(int argc, char **argv)
 		{ "klog", required_argument, NULL, 'k' },
 		{ "spill", required_argument, NULL, 'p' },
 		{ "send-spill", required_argument, NULL, 'S' },
+		{ "period-ms", required_argument, NULL, 'P' },
+		{ "spool-dir", required_argument, NULL, 'D' },
 		{ 0 },
 	};
 	struct pl_collect_opts o = { .out_path = NULL,
@@ -39,8 +58,11 @@ int main(int argc, char **argv)
 		case 'k': o.klog_path = optarg; break;
 		case 'p': o.spill_path = optarg; break;
 		case 'S': send_spill = optarg; break;
+		case 'P': o.drain_period_ms = period_ms(optarg); break;
+		case 'D': o.spool_dir = optarg; break;
 		default: pl_die("usage: panlab-collector [--out PATH] [--shm-dir DIR] [--klog PATH] "
-				"[--spill PATH] | --send-spill PATH [--out PATH]");
+				"[--spill PATH] [--period-ms N [--spool-dir DIR]] | "
+				"--send-spill PATH [--out PATH]");
 		}
 	}
 	if (optind != argc)
@@ -61,10 +83,23 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	struct pl_collect_result res;
-	if (pl_collect(&o, &res, err, sizeof(err)) != 0)
+	struct pl_collector *col;
+	/* Blocked before the drain thread starts, so it inherits the mask and sigwait gets them. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (pl_collector_start(&o, &col, err, sizeof(err)) != 0)
+		pl_die("%s", err);
+	int sig;
+	if (o.drain_period_ms)
+		sigwait(&stop, &sig);
+	if (pl_collector_finish(col, &res, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	printf("panlab-collector: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64 " lost -> %s"
-	       " (%" PRIu64 " bytes spilled to %s)\n", res.nsources, res.records, res.lost, o.out_path,
-	       res.spilled_bytes, o.spill_path ? o.spill_path : "-");
+	       " (%" PRIu64 " bytes spilled to %s; %" PRIu64 " periodic drains)\n", res.nsources,
+	       res.records, res.lost, o.out_path, res.spilled_bytes, o.spill_path ? o.spill_path : "-",
+	       res.drains);
 	return 0;
 }

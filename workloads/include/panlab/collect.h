@@ -2,13 +2,23 @@
  * The event collector (Panappticon section 3.2): drains the kernel logger
  * and every userspace logger buffer into one trace v1 file
  * (analyzer/FORMAT.md): kernel per-cpu sources first, then one source per
- * userspace thread, each with its lost count.
+ * userspace thread (in tid order), each with its lost count, then the
+ * events of threads that found no slot, per process.
  *
- * Memory stays bounded whatever the trace size: kernel records are spooled
- * to a memfd and written cpu by cpu; userspace rings are copied straight
- * from shared memory, a chunk at a time. Drained shm files are unlinked.
+ * Periodic drains (pl_collector_start with a period) keep the rings from
+ * filling during a long run: every period a collector thread moves what the
+ * kernel and userspace loggers hold into a spool, one append-only file per
+ * source (kernel cpu or thread) in a private directory, and retires the shm
+ * files of processes that have exited. It only advances the rings' tails, so
+ * no producer ever waits for it. The trace v1 file states every source's
+ * record count before the records, so the trace is written to the host link
+ * at the end (pl_collector_finish): the spool first, then what the rings
+ * still hold, copied a chunk at a time. The collector's own memory is a few
+ * fixed buffers whatever the trace size; the spool grows with the trace, on
+ * the SD card when spool_dir points there, else in tmpfs.
  *
- * Ownership: all strings are the caller's; nothing is retained.
+ * Ownership: all strings are the caller's and must outlive the collector;
+ * pl_collector_finish frees what pl_collector_start allocated.
  */
 #ifndef PANLAB_COLLECT_H
 #define PANLAB_COLLECT_H
@@ -31,6 +41,9 @@ struct pl_collect_opts {
 	 * sends it later. Records are drained from the loggers only once, so nothing is lost.
 	 */
 	const char *spill_path;
+	/* Where the spool's private directory is made (NULL: shm_dir); it is removed at the end. */
+	const char *spool_dir;
+	uint32_t drain_period_ms;	/* 0: no periodic drains, everything is drained at the end */
 };
 
 struct pl_collect_result {
@@ -38,6 +51,8 @@ struct pl_collect_result {
 	uint64_t records;
 	uint64_t lost;
 	uint64_t spilled_bytes;	/* trace bytes in the spill file (0: the link took everything) */
+	uint64_t drains;	/* periodic drains done */
+	uint64_t spooled;	/* records moved by them (and the final kernel drain) to the spool */
 };
 
 #define PL_SPILL_MAGIC "PLSPILL1"
@@ -48,7 +63,24 @@ struct pl_spill_header {
 	uint64_t offset_bytes;	/* how much of the trace the host link took before it failed */
 };
 
-/* Returns 0, or -1 with err holding one line. */
+struct pl_collector;
+
+/*
+ * Opens the kernel logger and, with a drain period, starts the collector thread. *out is freed
+ * by pl_collector_finish. Returns 0, or -1 with err holding one line.
+ */
+int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **out, char *err,
+		       size_t err_len);
+
+/*
+ * Stops the thread, drains what is left and writes the trace (see above), removes the drained
+ * shm files and the spool, and frees c. res (if not NULL) gets the counts. Returns 0, or -1
+ * with err holding one line (also any error the thread met).
+ */
+int pl_collector_finish(struct pl_collector *c, struct pl_collect_result *res, char *err,
+			size_t err_len);
+
+/* pl_collector_start then pl_collector_finish: one drain at the end. */
 int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, char *err,
 	       size_t err_len);
 

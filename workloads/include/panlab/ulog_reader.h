@@ -30,7 +30,8 @@ struct pl_ulog_slot_info {
 	uint64_t lost;		/* records dropped because the ring was full */
 };
 
-/* Map path read-write. Returns 0 or -errno (-EPROTO: not a logger file). */
+/* Map path read-write. Returns 0 or -errno (-EPROTO: not a logger file, or one still being set
+ * up by its process: pl_ulog_open writes the magic last). */
 int pl_ulog_reader_open(struct pl_ulog_reader *r, const char *path);
 void pl_ulog_reader_close(struct pl_ulog_reader *r);
 
