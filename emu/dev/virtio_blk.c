@@ -208,8 +208,11 @@ virtio_dev *virtio_blk_dev(virtio_blk *b)
 static uint32_t image_crc(const virtio_blk *b)
 {
     static const uint8_t zero[CARD_BLOCK];
-    static uint8_t buf[1 << 20];
+    const size_t buf_bytes = 1u << 20;
+    uint8_t *buf = malloc(buf_bytes);
     uint32_t crc = (uint32_t)crc32(0, NULL, 0);
+    if (!buf)
+        return crc ^ 0xffffffffu;       /* cannot check: never matches */
     off_t size = (off_t)b->size;
     for (off_t pos = 0; pos < size;) {
         off_t data = lseek(b->fd, pos, SEEK_DATA), end = size;
@@ -221,11 +224,13 @@ static uint32_t image_crc(const virtio_blk *b)
             end = size;
         data &= ~(off_t)(CARD_BLOCK - 1);
         for (off_t off = data; off < end;) {
-            size_t want = (size_t)(end - off) < sizeof(buf) ? (size_t)(end - off)
-                                                            : sizeof(buf);
+            size_t want = (size_t)(end - off) < buf_bytes ? (size_t)(end - off)
+                                                          : buf_bytes;
             ssize_t n = pread(b->fd, buf, want, off);
-            if (n <= 0)
+            if (n <= 0) {
+                free(buf);
                 return crc ^ 0xffffffffu;   /* unreadable: never matches */
+            }
             for (ssize_t k = 0; k < n; k += CARD_BLOCK) {
                 size_t len = (size_t)(n - k) < CARD_BLOCK ? (size_t)(n - k) : CARD_BLOCK;
                 if (!memcmp(buf + k, zero, len))
@@ -240,6 +245,7 @@ static uint32_t image_crc(const virtio_blk *b)
         }
         pos = end;
     }
+    free(buf);
     return crc;
 }
 
