@@ -55,6 +55,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,16 +228,23 @@ static void sleep_until(uint64_t t_ns)
 /* The activity manager's side of the script: what its control actions need. */
 struct activity_manager {
 	const char *bin_dir;
+	const char *script_path;	/* names the script in errors */
 	int inputd_sock;	/* -1 until the first switch */
 	int compositor_sock;	/* -1 until the first wait display */
 };
 
-static int control_fail(char *err, size_t err_len, const struct pl_action *a, const char *fmt,
-			const char *arg)
+/* "script:line: what failed, expected what", as the parser's errors. */
+__attribute__((format(printf, 5, 6)))
+static int control_fail(const struct activity_manager *am, char *err, size_t err_len,
+			const struct pl_action *a, const char *fmt, ...)
 {
-	int n = snprintf(err, err_len, "line %u: ", (unsigned)a->line);
-	if (n >= 0 && (size_t)n < err_len)
-		snprintf(err + n, err_len - (size_t)n, fmt, arg);
+	int n = snprintf(err, err_len, "%s:%u: ", am->script_path, (unsigned)a->line);
+	if (n >= 0 && (size_t)n < err_len) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
 	return -1;
 }
 
@@ -287,7 +295,8 @@ static void cpu_ticks(uint64_t *idle, uint64_t *total)
 #define IDLE_WINDOW_NS 100000000ull	/* 10 ticks at HZ=100: the accounting's resolution */
 #define IDLE_PERCENT 95
 
-static int wait_idle(const struct pl_action *a, uint64_t *resume_ns, char *err, size_t err_len)
+static int wait_idle(const struct activity_manager *am, const struct pl_action *a,
+		     uint64_t *resume_ns, char *err, size_t err_len)
 {
 	uint64_t start_ns = pl_now_ns(), t_ns = start_ns, idle0, total0, idle, total;
 	cpu_ticks(&idle0, &total0);
@@ -302,8 +311,10 @@ static int wait_idle(const struct pl_action *a, uint64_t *resume_ns, char *err, 
 		idle0 = idle;
 		total0 = total;
 	}
-	return control_fail(err, err_len, a, "wait idle: the system was not idle within %s, "
-			    "expected a longer timeout= or a script that lets it rest", "the timeout");
+	char d[32];
+	pl_format_duration(d, sizeof(d), a->timeout_ns);
+	return control_fail(am, err, err_len, a, "wait idle: the system was not idle within %s, "
+			    "expected a longer timeout= or a script that lets it rest", d);
 }
 
 static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
@@ -317,35 +328,38 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 	switch (a->kind) {
 	case PL_ACTION_LAUNCH:
 		if (c)
-			return control_fail(err, err_len, a, "app-%s is running already, expected "
+			return control_fail(am, err, err_len, a, "app-%s is running already, expected "
 					    "switch", a->app);
 		if (nchildren == sizeof(children) / sizeof(children[0]))
-			return control_fail(err, err_len, a, "too many processes to launch app-%s, "
+			return control_fail(am, err, err_len, a, "too many processes to launch app-%s, "
 					    "expected fewer launches", a->app);
 		snprintf(program, sizeof(program), "app-%s", a->app);
 		*resume_ns = start_child(am->bin_dir, program, NULL);
 		return 0;
 	case PL_ACTION_SWITCH:
 		if (!c)
-			return control_fail(err, err_len, a, "app-%s is not running, expected launch "
+			return control_fail(am, err, err_len, a, "app-%s is not running, expected launch "
 					    "before switch", a->app);
 		m = (struct pl_wire){ .type = PL_WIRE_FOCUS_SET, .pid = (uint32_t)c->pid };
 		if (ask(&am->inputd_sock, PL_INPUTD_SOCKET, &m, a->timeout_ns + 10000000000ull) ||
 		    m.type != PL_WIRE_FOCUS_SET || m.code)
-			return control_fail(err, err_len, a, "inputd could not give app-%s the "
+			return control_fail(am, err, err_len, a, "inputd could not give app-%s the "
 					    "foreground, expected an app connected to inputd", a->app);
 		*resume_ns = pl_now_ns();
 		return 0;
 	case PL_ACTION_WAIT_DISPLAY:
 		m.type = PL_WIRE_FRAME_WATCH;
 		if (ask(&am->compositor_sock, PL_COMPOSITOR_SOCKET, &m, a->timeout_ns) ||
-		    m.type != PL_WIRE_FRAME)
-			return control_fail(err, err_len, a, "wait display: no display update within "
-					    "%s, expected a longer timeout=", "the timeout");
+		    m.type != PL_WIRE_FRAME) {
+			char d[32];
+			pl_format_duration(d, sizeof(d), a->timeout_ns);
+			return control_fail(am, err, err_len, a, "wait display: no display update "
+					    "within %s, expected a longer timeout=", d);
+		}
 		*resume_ns = m.t_ns;
 		return 0;
 	default:
-		return wait_idle(a, resume_ns, err, err_len);
+		return wait_idle(am, a, resume_ns, err, err_len);
 	}
 }
 
@@ -473,7 +487,8 @@ int main(int argc, char **argv)
 					  NULL });
 	}
 
-	struct activity_manager am = { .bin_dir = bin_dir, .inputd_sock = -1, .compositor_sock = -1 };
+	struct activity_manager am = { .bin_dir = bin_dir, .script_path = script_path,
+				       .inputd_sock = -1, .compositor_sock = -1 };
 	struct pl_replay_hooks hooks = { am_control, &am };
 	if (host_injects)
 		run_for_host_injector(gt_fd, script, ready_ns, &am);
