@@ -212,8 +212,10 @@ int main(int argc, char **argv)
 		const char *out_path = NULL;
 		uint64_t start_ns = 0;
 		int i = 2;
-		for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		for (; i < argc && argv[i][0] == '-'; i += 2) {
 			char *end;
+			if (i + 1 == argc)
+				return usage_error("record option without a value");
 			if (strcmp(argv[i], "-o") == 0) {
 				out_path = argv[i + 1];
 			} else if (strcmp(argv[i], "--start-ns") == 0) {

@@ -104,12 +104,28 @@ static void test_check_good_script(void)
 	free(path);
 }
 
+/* Control actions are counted apart, and the duration is then a lower bound. */
+static void test_check_control_script(void)
+{
+	static struct run r;
+	char *path = test_replay_temp_file("launch a\ntap 1 2\nwait display\nkey BACK\n");
+	run_cli(&r, "check", path);
+	char want[512];
+	snprintf(want, sizeof want,
+		 "%s: 4 actions (1 taps, 1 keys, 2 waits and app commands), duration at least "
+		 "100ms (100000000 ns)\n", path);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.out, want);
+	unlink(path);
+	free(path);
+}
+
 static void test_usage(void)
 {
 	static struct run r;
 	static const char *const args[][2] = {
 		{NULL, NULL}, {"check", NULL}, {"frobnicate", "x"}, {"play", NULL}, {"play", "-g"},
-		{"record", NULL},
+		{"record", NULL}, {"record", "-o"}, {"record", "--start-ns"}, {"record", "--foo"},
 	};
 	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
 		run_cli(&r, args[i][0], args[i][1]);
@@ -126,8 +142,9 @@ static void test_usage(void)
 static void test_list_round_trip(void)
 {
 	static struct run r;
-	static const char text[] = "wait 3us\nrepeat 2 {\n  tap 5 6 param=9\n  key KEY_7\n"
-				   "  wait 1.000000001s\n}\nat 5s\nkey BACK\nwait 2ms\n";
+	static const char text[] = "launch a1\nwait 3us\nrepeat 2 {\n  tap 5 6 param=9\n"
+				   "  key KEY_7\n  wait display\n  wait 1.000000001s\n}\nat 5s\n"
+				   "switch b-2\nkey BACK\nwait idle timeout=7ms\nwait 2ms\n";
 	char *path = test_replay_temp_file(text);
 	run_cli(&r, "list", path);
 	CU_ASSERT_EQUAL_FATAL(r.status, 0);
@@ -140,7 +157,8 @@ static void test_list_round_trip(void)
 		const struct pl_action *x = pl_script_action(a, i), *y = pl_script_action(b, i);
 		CU_ASSERT(x->kind == y->kind && x->at_ns == y->at_ns && x->hold_ns == y->hold_ns &&
 			  x->x_px == y->x_px && x->y_px == y->y_px && x->param == y->param &&
-			  x->key_code == y->key_code);
+			  x->key_code == y->key_code && x->timeout_ns == y->timeout_ns &&
+			  strcmp(x->app, y->app) == 0);
 	}
 	pl_script_free(a);
 	pl_script_free(b);
@@ -154,6 +172,7 @@ int test_replay_add_cli_suite(void)
 	if (!suite || !CU_add_test(suite, "check bad script", test_check_bad_script) ||
 	    !CU_add_test(suite, "check missing file", test_check_missing_file) ||
 	    !CU_add_test(suite, "check good script", test_check_good_script) ||
+	    !CU_add_test(suite, "check control script", test_check_control_script) ||
 	    !CU_add_test(suite, "record missing device", test_record_missing_device) ||
 	    !CU_add_test(suite, "usage", test_usage) ||
 	    !CU_add_test(suite, "list round trip", test_list_round_trip))
