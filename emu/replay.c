@@ -18,7 +18,8 @@ struct phone_replay {
     size_t len;
     int started, done;
     uint64_t base_guest_ns;     /* guest time of script time 0 */
-    size_t next;                /* next frame: action next / 2, up if odd */
+    size_t next;                /* next action */
+    uint32_t phase;             /* its next frame: 0 press, then moves, release */
     int waiting;                /* at a control action, for the guest's "resume" */
     uint64_t inputs;            /* press frames sent: the next input's seq */
     uint64_t frames;
@@ -103,12 +104,27 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
             guest_ns(r, ns));
 }
 
-/* The press or release frame of an action, as replay/src/inject.c builds
- * it for uinput: a tap's press carries x, y and its param (MSC_RAW). */
-static size_t build(const struct pl_action *a, int down, input_ev ev[5])
+/* Frames of an action, as replay/src/inject.c builds them for uinput:
+ * phase 0 is the press (a touch's carries x, y and its param, MSC_RAW),
+ * phases 1..steps a swipe's moves (k/steps of the way, integer
+ * arithmetic), the last phase the release. */
+static uint32_t last_phase(const struct pl_action *a)
+{
+    return a->kind == PL_ACTION_SWIPE ? a->steps + 1 : 1;
+}
+
+static size_t build(const struct pl_action *a, uint32_t phase, input_ev ev[5])
 {
     size_t n = 0;
-    if (a->kind == PL_ACTION_TAP) {
+    int down = phase == 0, up = phase == last_phase(a);
+    if (a->kind == PL_ACTION_KEY) {
+        ev[n++] = (input_ev){ EV_KEY, a->key_code, down };
+    } else if (!down && !up) {
+        ev[n++] = (input_ev){ EV_ABS, ABS_X, a->x_px +
+            (int32_t)((int64_t)(a->x2_px - a->x_px) * phase / a->steps) };
+        ev[n++] = (input_ev){ EV_ABS, ABS_Y, a->y_px +
+            (int32_t)((int64_t)(a->y2_px - a->y_px) * phase / a->steps) };
+    } else {
         if (down) {
             ev[n++] = (input_ev){ EV_ABS, ABS_X, a->x_px };
             ev[n++] = (input_ev){ EV_ABS, ABS_Y, a->y_px };
@@ -116,8 +132,6 @@ static size_t build(const struct pl_action *a, int down, input_ev ev[5])
         ev[n++] = (input_ev){ EV_KEY, BTN_TOUCH, down };
         if (down)
             ev[n++] = (input_ev){ EV_MSC, MSC_RAW, a->param };
-    } else {
-        ev[n++] = (input_ev){ EV_KEY, a->key_code, down };
     }
     ev[n++] = (input_ev){ EV_SYN, SYN_REPORT, 0 };
     return n;
@@ -130,14 +144,17 @@ static void schedule_next(phone_replay *r)
 {
     size_t count = pl_script_action_count(r->script);
     uint64_t rel;
-    if (r->next < 2 * count) {
-        const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+    if (r->next < count) {
+        const struct pl_action *a = pl_script_action(r->script, r->next);
         if (!pl_action_is_input(a)) {
             r->waiting = 1;
             return;
         }
-        rel = a->at_ns + (r->next & 1 ? a->hold_ns : 0);
-    } else if (r->next == 2 * count) {
+        /* Moves at hold * k / steps, the release (phase steps + 1) at hold. */
+        uint32_t moves = last_phase(a) - 1;
+        rel = a->at_ns + (r->phase == 0 ? 0 : moves == 0 ? a->hold_ns :
+              a->hold_ns * (r->phase < moves ? r->phase : moves) / moves);
+    } else if (r->next == count) {
         rel = pl_script_duration_ns(r->script);
     } else {
         return;
@@ -149,23 +166,27 @@ static void step(void *opaque)
 {
     phone_replay *r = opaque;
     size_t count = pl_script_action_count(r->script);
-    if (r->next == 2 * count) {
+    if (r->next == count) {
         fprintf(r->gt, "end %" PRIu64 "\n", guest_ns(r, vt_now_ns(r->t)));
         r->done = 1;
         r->next++;
         return;
     }
-    const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+    const struct pl_action *a = pl_script_action(r->script, r->next);
     input_ev ev[5];
-    size_t n = build(a, !(r->next & 1), ev);
-    /* The tag names the frame (action << 1 | up) and the input's seq. */
-    uint64_t tag = r->inputs << 32 | r->next;
-    if (!(r->next & 1))
+    size_t n = build(a, r->phase, ev);
+    /* The tag names the press (input seq << 32 | action << 1) or, with its
+     * low bit set, a frame that is no input. */
+    uint64_t tag = r->inputs << 32 | (uint64_t)r->next << 1 | (r->phase != 0);
+    if (r->phase == 0)
         r->inputs++;
     if (!r->in || virtio_input_send(r->in, ev, n, tag) < 0)
-        fprintf(stderr, "panlab-phone: input frame %zu dropped: the guest "
-                "is not reading the touchscreen\n", r->next);
-    r->next++;
+        fprintf(stderr, "panlab-phone: input frame %u of action %zu dropped: "
+                "the guest is not reading the touchscreen\n", r->phase, r->next);
+    if (r->phase++ == last_phase(a)) {
+        r->phase = 0;
+        r->next++;
+    }
     schedule_next(r);
 }
 
@@ -173,27 +194,17 @@ void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t ns)
 {
     phone_replay *r = opaque;
     if (tag & 1)
-        return;                 /* releases are not inputs */
+        return;                 /* moves and releases are not inputs */
     const struct pl_action *a = pl_script_action(r->script,
-                                                 (tag & 0xffffffffu) / 2);
+                                                 (tag & 0xffffffffu) >> 1);
     uint64_t t = guest_ns(r, ns), seq = tag >> 32;
-    if (a->kind == PL_ACTION_TAP)
+    /* A swipe's ground truth is a tap's where the touch began. */
+    if (a->kind != PL_ACTION_KEY)
         fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " tap %" PRId32 " %" PRId32
                 "\n", seq, t, a->x_px, a->y_px);
     else
         fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", seq, t,
                 (unsigned)a->key_code);
-}
-
-static void start(phone_replay *r, uint64_t ready_guest)
-{
-    if (r->started || !r->script)
-        return;
-    r->started = 1;
-    guest_ns(r, vt_now_ns(r->t));   /* learn the offset */
-    r->base_guest_ns = ready_guest;
-    fprintf(r->gt, "ready %" PRIu64 "\n", ready_guest);
-    schedule_next(r);
 }
 
 /* The guest finished the control action the replay waits at. */
@@ -204,10 +215,21 @@ static void resume(phone_replay *r, uint64_t t_guest)
                 "waiting; line ignored\n");
         return;
     }
-    const struct pl_action *a = pl_script_action(r->script, r->next / 2);
+    const struct pl_action *a = pl_script_action(r->script, r->next);
     r->waiting = 0;
     r->base_guest_ns = t_guest - a->at_ns;
-    r->next += 2;
+    r->next++;
+    schedule_next(r);
+}
+
+static void start(phone_replay *r, uint64_t ready_guest)
+{
+    if (r->started || !r->script)
+        return;
+    r->started = 1;
+    guest_ns(r, vt_now_ns(r->t));   /* learn the offset */
+    r->base_guest_ns = ready_guest;
+    fprintf(r->gt, "ready %" PRIu64 "\n", ready_guest);
     schedule_next(r);
 }
 
