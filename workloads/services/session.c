@@ -268,11 +268,15 @@ static int ask(int *sock, const char *service, struct pl_wire *m, uint64_t timeo
 		pl_die("send to @%s: %s", service, strerror(-err));
 	struct pollfd p = { .fd = *sock, .events = POLLIN };
 	int ms = timeout_ns / 1000000u > 3600000u ? 3600000 : (int)(timeout_ns / 1000000u);
-	int r = poll(&p, 1, ms);
+	int r;
+	while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		pl_die("poll @%s: %s", service, strerror(errno));
 	if (r == 0)
 		return -ETIMEDOUT;
-	if (r < 0 || (r = pl_wire_recv(*sock, m, NULL)) <= 0)
-		pl_die("reply from @%s: %s", service, r ? strerror(r < 0 ? -r : errno) : "closed");
+	if ((r = pl_wire_recv(*sock, m, NULL)) <= 0)
+		pl_die("reply from @%s: %s", service, r ? strerror(-r) : "connection closed");
 	return 0;
 }
 
