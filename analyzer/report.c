@@ -187,6 +187,9 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		a->trace->nevents, a->trace->events_lost, a->tx->updates,
 		a->tx->unattributed_updates, a->tx->inputs_without_update,
 		v->inputs_without_frame);
+	if (a->trace->skew_repaired)
+		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
+			" another cpu and were moved after it\n", a->trace->skew_repaired);
 }
 
 void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
@@ -263,7 +266,7 @@ static json_t *model_json(const struct pl_analysis *a)
 
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
@@ -272,7 +275,8 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "unmatched_dequeues", count(a->graph->unmatched_dequeues),
 			 "unmatched_consumes", count(a->graph->unmatched_consumes),
 			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes),
-			 "notifies_without_interval", count(a->graph->notifies_without_interval));
+			 "notifies_without_interval", count(a->graph->notifies_without_interval),
+			 "skew_repaired", count(a->trace->skew_repaired));
 }
 
 /*

@@ -32,8 +32,11 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
 
-	t.events = w->ev;
+	/* A copy: the skew repair re-merges it, and the window keeps the stream's order. */
+	t.events = pl_xcalloc(w->n ? w->n : 1, sizeof(*t.events));
+	memcpy(t.events, w->ev, w->n * sizeof(*t.events));
 	t.nevents = w->n;
+	pl_trace_repair_skew(&t);
 	pl_intervals_build(&t, &iv);
 	pl_graph_build(&t, &iv, &g);
 	pl_transactions_extract(&t, &iv, &g, &tx);
@@ -68,6 +71,7 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 	pl_transactions_free(&tx);
 	pl_graph_free(&g);
 	pl_intervals_free(&iv);
+	free(t.events);
 }
 
 int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,

@@ -408,7 +408,8 @@ struct pl_model {
 	struct pl_top_edges te;
 };
 
-void pl_model_build(const struct pl_trace *trace, struct pl_model *m);
+/* Repairs the trace's cross-cpu clock skew first (pl_trace_repair_skew), then runs the stages. */
+void pl_model_build(struct pl_trace *trace, struct pl_model *m);
 /* Frees the stages' results, not the trace. */
 void pl_model_free(struct pl_model *m);
 

@@ -30,6 +30,7 @@ struct pl_trace {
 	 */
 	struct pl_event *events;
 	uint64_t events_lost;		/* sum of sources[i].lost */
+	uint64_t skew_repaired;		/* consumers pl_trace_repair_skew moved after their producers */
 };
 
 /* name is used only in error messages. */
@@ -53,6 +54,18 @@ int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trac
 			 struct pl_error *err);
 int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct pl_error *err);
 void pl_trace_stream_close(struct pl_trace_stream *st);
+
+/*
+ * skew.c: the cpus' clocks may disagree by a little (the phone's cores meet
+ * every quantum), so a consumer (DEQUEUE_MSG, CONSUME_ASYNC_TASK,
+ * BINDER_CONSUME) can be logged before its producer on another source. Each
+ * one up to PL_SKEW_MAX_NS ahead moves its source's events from there up to
+ * just after the producer, and the timeline is merged again; times stay in ns
+ * and each source keeps its order. Returns the consumers moved (also added
+ * to trace->skew_repaired).
+ */
+#define PL_SKEW_MAX_NS 100000u
+uint64_t pl_trace_repair_skew(struct pl_trace *trace);
 
 /* Short lower-case name of an event type ("ui_input"), or NULL if unknown. */
 const char *pl_event_type_name(uint32_t type);
