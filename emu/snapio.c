@@ -68,6 +68,8 @@ static void put_raw(snap_w *w, const void *p, size_t n)
 
 void snap_put_bytes(snap_w *w, const void *p, size_t n)
 {
+    if (n == 0)
+        return;                 /* p may be NULL */
     put_raw(w, p, n);
     /* zlib's crc32 takes a uInt length. */
     for (size_t done = 0; done < n;) {
@@ -278,6 +280,8 @@ int snap_r_begin(snap_r *r, const char *tag, int stream)
 void snap_get_bytes(snap_r *r, void *p, size_t n)
 {
     r->last_off = r->off;
+    if (n == 0)
+        return;                 /* p may be NULL */
     if (!r->failed && r->off + n > r->sec_end)
         fail_off(r, r->off, "section '%s' ends %llu bytes early (expected "
                  "more state)", r->tag,

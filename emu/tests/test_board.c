@@ -27,6 +27,7 @@
 #include "../dev/virtio_input.h"
 #include "../host/guest_clock.h"
 #include "../host/snapshot.h"
+#include "../host/slirp_net.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
 static char tmpdir[] = "/tmp/test_board.XXXXXX";
@@ -1131,26 +1132,62 @@ static const char *saved_snapshot(void)
     return path;
 }
 
-static void test_round_trip(void)
+/* A machine with a NIC on libslirp, whose poll event (every 2 ms) is
+ * pending when it is saved. */
+static slirp_net *test_net;
+
+static void to_net(void *opaque, const uint8_t *frame, size_t len)
 {
-    machine *m = machine_of(2);
+    (void)opaque;
+    slirp_net_from_guest(test_net, frame, len);
+}
+
+static machine *machine_on_net(int with_net)
+{
+    if (!with_net)
+        return machine_of(2);
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    cfg.net = (net_host){ NULL, to_net };
+    machine *m = machine_new(&cfg);
+    net_timing nt;
+    net_timing_phone(&nt);
+    char err[256];
+    test_net = slirp_net_new(machine_engine(m), &nt, NULL, NULL, err, sizeof(err));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(test_net);
+    slirp_net_attach(test_net, machine_nic(m));
+    return m;
+}
+
+static void drop_machine(machine *m)
+{
+    slirp_net_free(test_net);
+    test_net = NULL;
+    machine_free(m);
+}
+
+static void round_trip(int with_net)
+{
+    machine *m = machine_on_net(with_net);
     start_program(m);
     vt_engine *t = machine_engine(m);
     vt_run(t, 300001);     /* not a whole cycle: a fraction is carried */
     char err[SNAP_ERR_BYTES];
     const char *path = tmp_path("trip.snap");
-    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, NULL, err, sizeof(err)), 0);
-    vt_run(t, 700000);
+    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, test_net, err, sizeof(err)), 0);
+    vt_run(t, 5000000);
     outcome a, b;
     take(m, &a);
-    machine_free(m);
+    drop_machine(m);
 
-    m = machine_of(2);
-    CU_ASSERT_EQUAL_FATAL(snapshot_load(path, m, NULL, err, sizeof(err)), 0);
+    m = machine_on_net(with_net);
+    CU_ASSERT_EQUAL_FATAL(snapshot_load(path, m, test_net, err, sizeof(err)), 0);
     CU_ASSERT_EQUAL(vt_now_ns(machine_engine(m)), 300001);
-    vt_run(machine_engine(m), 700000);
+    vt_run(machine_engine(m), 5000000);
     take(m, &b);
-    machine_free(m);
+    drop_machine(m);
 
     CU_ASSERT(a.insns[0] > 100000 && a.insns[1] > 100000);
     CU_ASSERT_EQUAL(a.now_ns, b.now_ns);
@@ -1161,6 +1198,20 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(memcmp(a.ram, b.ram, 16u << 20), 0);
     free(a.ram);
     free(b.ram);
+    if (!with_net)
+        return;
+    /* A networked snapshot needs a network to restore into. */
+    m = machine_of(2);
+    CU_ASSERT_EQUAL(snapshot_load(path, m, NULL, err, sizeof(err)), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "trip.snap@"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "NIC"));
+    machine_free(m);
+}
+
+static void test_round_trip(void)
+{
+    round_trip(0);
+    round_trip(1);
 }
 
 /* Copies the good snapshot with its first `keep` bytes, then with the
