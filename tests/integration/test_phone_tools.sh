@@ -49,6 +49,8 @@ gdb-multiarch -nx -batch -ex "set architecture arm" \
 	-ex "set tcp connect-timeout 30" -ex "target remote :$port" \
 	-ex "break *0x$irq" -ex continue -ex "info registers pc cpsr" \
 	-ex stepi -ex "info registers pc" -ex kill > "$work/gdb.out" 2>&1 || true
+# gdb's kill ends the phone; if gdb never connected, the phone still waits.
+kill "$qpid" 2>/dev/null || true
 wait "$qpid" || true
 qpid=""
 pcs=$(grep -o '^pc  *0x[0-9a-f]*' "$work/gdb.out" | awk '{ print $2 }')
