@@ -340,7 +340,8 @@ static void test_collect_periodic(void)
 
 	struct pl_collect_result res;
 	CU_ASSERT_EQUAL_FATAL(pl_collector_finish(c, &res, err, sizeof(err)), 0);
-	CU_ASSERT(res.drains >= ROUNDS);
+	/* A drain empties a ring in a loop, so one may take several batches: at least one ran. */
+	CU_ASSERT(res.drains >= 1);
 	CU_ASSERT_EQUAL(res.nsources, 2);
 	CU_ASSERT_EQUAL(res.records, ROUNDS * BATCH + CHILD_EVENTS);
 	CU_ASSERT_EQUAL(res.lost, 0);
