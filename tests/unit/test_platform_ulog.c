@@ -201,6 +201,28 @@ static void test_trace_clock_is_monotonic_clock(void)
 		uint64_t a = pl_trace_clock_ns(), g = pl_now_ns(), b = pl_trace_clock_ns();
 		CU_ASSERT(a <= g + tol && g <= b + tol && a <= b);
 	}
+	/* Logged records carry the same clock: each lies between the readings around its call. */
+	enum { N = 256 };
+	char path[] = "/tmp/panlab-ulog-clock-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_FATAL(pl_ulog_open(path, bytes_for(1, N), 1) == 0);
+	uint64_t g0[N], g1[N];
+	for (int i = 0; i < N; i++) {
+		g0[i] = pl_now_ns();
+		pl_ulog(PL_EV_UI_UPDATE, (uint64_t)i, 0, 0);
+		g1[i] = pl_now_ns();
+	}
+	struct pl_ulog_reader r;
+	struct pl_event ev[N];
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	CU_ASSERT_EQUAL_FATAL(pl_ulog_reader_drain(&r, 0, ev, N), N);
+	for (int i = 0; i < N; i++)
+		CU_ASSERT(g0[i] <= ev[i].ts_ns + tol && ev[i].ts_ns <= g1[i] + tol);
+	pl_ulog_reader_close(&r);
+	pl_ulog_close();
+	unlink(path);
 #if !defined(__arm__)
 	int64_t off;
 	uint64_t err;

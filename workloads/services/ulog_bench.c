@@ -13,9 +13,11 @@
  *                                of guest instructions per event.
  *   panlab-ulog-bench --clock    checks that the trace clock (clock.h) is CLOCK_MONOTONIC: each of
  *                                CLOCK_CHECKS clock_gettime readings must lie between the trace
- *                                clock read before and after it, give or take the offset's error
- *                                bound and one counter tick; and a measured offset must agree
- *                                with the kernel logger's within the measured bound. Exit 0 and
+ *                                clock read before and after it, and each of CLOCK_CHECKS logged
+ *                                records' time between clock_gettime read before and after the
+ *                                pl_ulog call, give or take the offset's error bound and one
+ *                                counter tick; and a measured offset must agree with the kernel
+ *                                logger's within the measured bound. Exit 0 and
  *                                "panlab-ulog-bench: clock ok ..." or 1 and one line.
  *   panlab-ulog-bench --drain    checks the collector's periodic drains in the guest, with the
  *                                kernel logger live: DRAIN_ROUNDS batches of DRAIN_BATCH events
@@ -73,6 +75,43 @@ static const char *source_name(uint32_t source)
 	}
 }
 
+/* How far g fell outside [a, b], kept as the worst so far. */
+static void outside(uint64_t a, uint64_t g, uint64_t b, int64_t *early, int64_t *late)
+{
+	if (g < a && (int64_t)(a - g) > *early)
+		*early = (int64_t)(a - g);
+	if (g > b && (int64_t)(g - b) > *late)
+		*late = (int64_t)(g - b);
+}
+
+/*
+ * Logged records' timestamps against clock_gettime: each of CLOCK_CHECKS events is logged between
+ * two clock_gettime readings g0, g1 and must carry a time in [g0, g1] (worst deviations kept).
+ */
+static void check_records(int64_t *early, int64_t *late)
+{
+	static uint64_t g0[CLOCK_CHECKS], g1[CLOCK_CHECKS];
+	static struct pl_event ev[CLOCK_CHECKS];
+	char path[64];
+	snprintf(path, sizeof(path), "/dev/shm/panlab-ulog-clock.%d", (int)getpid());
+	struct pl_ulog_reader r;
+	int err = pl_ulog_open(path, 4096 + 128 + CLOCK_CHECKS * sizeof(struct pl_event), 1);
+	if (err || (err = pl_ulog_reader_open(&r, path)) != 0)
+		pl_die("clock: open %s: %s", path, strerror(-err));
+	for (uint32_t i = 0; i < CLOCK_CHECKS; i++) {
+		g0[i] = pl_now_ns();
+		pl_ulog(PL_EV_ENQUEUE_MSG, i, 0, 0);
+		g1[i] = pl_now_ns();
+	}
+	if (pl_ulog_reader_drain(&r, 0, ev, CLOCK_CHECKS) != CLOCK_CHECKS)
+		pl_die("clock: %s: fewer than %d records", path, CLOCK_CHECKS);
+	for (uint32_t i = 0; i < CLOCK_CHECKS; i++)
+		outside(g0[i], ev[i].ts_ns, g1[i], early, late);
+	pl_ulog_reader_close(&r);
+	pl_ulog_close();
+	unlink(path);
+}
+
 static int check_clock(void)
 {
 	const struct pl_trace_clock *c = pl_trace_clock_setup();
@@ -80,17 +119,20 @@ static int check_clock(void)
 	int64_t worst_early = 0, worst_late = 0;	/* how far clock_gettime fell outside [a, b] */
 	for (int i = 0; i < CLOCK_CHECKS; i++) {
 		uint64_t a = pl_trace_clock_ns(), g = pl_now_ns(), b = pl_trace_clock_ns();
-		if (g < a && (int64_t)(a - g) > worst_early)
-			worst_early = (int64_t)(a - g);
-		if (g > b && (int64_t)(g - b) > worst_late)
-			worst_late = (int64_t)(g - b);
+		outside(a, g, b, &worst_early, &worst_late);
 	}
+	int64_t rec_early = 0, rec_late = 0;	/* how far a record's time fell outside [g0, g1] */
+	check_records(&rec_early, &rec_late);
 	printf("panlab-ulog-bench: clock source=%s ns_per_tick=%" PRIu32 " offset_ns=%" PRId64
 	       " error_ns=%" PRIu64 " worst_early_ns=%" PRId64 " worst_late_ns=%" PRId64 "\n",
 	       source_name(c->source), c->ns_per_tick, c->offset_ns, c->error_ns, worst_early,
 	       worst_late);
+	printf("panlab-ulog-bench: clock records: worst_early_ns=%" PRId64 " worst_late_ns=%" PRId64
+	       "\n", rec_early, rec_late);
 	if ((uint64_t)worst_early > tol || (uint64_t)worst_late > tol)
 		pl_die("clock: clock_gettime off the trace clock by more than %" PRIu64 " ns", tol);
+	if ((uint64_t)rec_early > tol || (uint64_t)rec_late > tol)
+		pl_die("clock: a logged record's time off clock_gettime by more than %" PRIu64 " ns", tol);
 	int64_t measured;
 	uint64_t bound;
 	if (c->source == PL_TRACE_CLOCK_COUNTER_PARAM && pl_trace_clock_measure(&measured, &bound) == 0) {
@@ -101,7 +143,8 @@ static int check_clock(void)
 			pl_die("clock: measured offset %" PRId64 " is %" PRId64 " ns from the module's, "
 			       "beyond its bound %" PRIu64, measured, diff, bound);
 	}
-	printf("panlab-ulog-bench: clock ok (%d readings within %" PRIu64 " ns)\n", CLOCK_CHECKS, tol);
+	printf("panlab-ulog-bench: clock ok (%d readings and %d records within %" PRIu64 " ns)\n",
+	       CLOCK_CHECKS, CLOCK_CHECKS, tol);
 	return 0;
 }
 
