@@ -1,6 +1,7 @@
 /* Collector: a trace v1 file from userspace logger files, checked field by field. */
 #include <CUnit/CUnit.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
@@ -197,16 +198,49 @@ static void check_many(const char *path, size_t bytes)
 	fclose(f);
 }
 
+/* Yields this many times at most waiting for the drain thread (which runs every millisecond):
+ * a thread that stopped on an error fails the test instead of hanging it. */
+#define MAX_YIELDS 20000000u
+
+/* Waits until the collector has drained every ring of the file at path (a condition, not a
+ * time). */
+static void wait_drained(const char *path)
+{
+	struct pl_ulog_reader r;
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	for (unsigned s = 0; s < pl_ulog_reader_slots(&r); s++) {
+		struct pl_ulog_slot_info si;
+		unsigned yields = 0;
+		do {
+			CU_ASSERT_FATAL(++yields < MAX_YIELDS);
+			sched_yield();
+			pl_ulog_reader_slot(&r, s, &si);
+		} while (si.pending);
+	}
+	pl_ulog_reader_close(&r);
+}
+
 /* The link fails part way (a file size limit stands in for a lost port): the rest spills, and
- * sending the spill later completes the trace byte for byte. */
-static void test_collect_spill_link_lost(void)
+ * sending the spill later completes the trace byte for byte. With periodic drains the records
+ * reach the spool before the link fails (the limit is set after, as it would cut the spool). */
+static void spill_link_lost(bool periodic)
 {
 	char dir[] = "/tmp/panlab-spill-XXXXXX";
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	char out[256], spill[256];
 	snprintf(out, sizeof(out), "%s/trace.bin", dir);
 	snprintf(spill, sizeof(spill), "%s/sdcard.spill", dir);
+	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spill_path = spill,
+				     .drain_period_ms = periodic ? 1 : 0 };
+	struct pl_collector *c;
+	char err[256] = "";
+	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, err, sizeof(err)), 0);
 	size_t bytes = log_many(dir);
+	if (periodic) {
+		char log[256];
+		snprintf(log, sizeof(log), "%s/panlab-log.%d", dir, (int)getpid());
+		wait_drained(log);
+	}
 	const size_t link_takes = 400000;	/* more than half: the spill fits under the limit */
 
 	struct rlimit old_limit, limit;
@@ -215,14 +249,13 @@ static void test_collect_spill_link_lost(void)
 	limit.rlim_cur = link_takes;
 	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &limit) == 0);
-	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spill_path = spill };
 	struct pl_collect_result res;
-	char err[256] = "";
-	int rc = pl_collect(&o, &res, err, sizeof(err));
+	int rc = pl_collector_finish(c, &res, err, sizeof(err));
 	setrlimit(RLIMIT_FSIZE, &old_limit);
 	signal(SIGXFSZ, old_handler);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(res.records, SPILL_EVENTS);
+	CU_ASSERT_EQUAL(res.spooled, periodic ? SPILL_EVENTS : 0);
 	CU_ASSERT_EQUAL(res.spilled_bytes, bytes - link_takes);
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(out, &st), 0);
@@ -237,6 +270,16 @@ static void test_collect_spill_link_lost(void)
 	check_many(out, bytes);
 	unlink(out);
 	rmdir(dir);
+}
+
+static void test_collect_spill_link_lost(void)
+{
+	spill_link_lost(false);
+}
+
+static void test_collect_spill_link_lost_periodic(void)
+{
+	spill_link_lost(true);
 }
 
 /* No link at all: the whole trace spills; a bad spill file is refused and kept. */
@@ -268,28 +311,6 @@ static void test_collect_spill_no_link(void)
 	unlink(spill);
 	unlink(out);
 	rmdir(dir);
-}
-
-/* Yields this many times at most waiting for the drain thread (which runs every millisecond):
- * a thread that stopped on an error fails the test instead of hanging it. */
-#define MAX_YIELDS 20000000u
-
-/* Waits until the collector has drained every ring of the file at path (a condition, not a
- * time). */
-static void wait_drained(const char *path)
-{
-	struct pl_ulog_reader r;
-	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
-	for (unsigned s = 0; s < pl_ulog_reader_slots(&r); s++) {
-		struct pl_ulog_slot_info si;
-		unsigned yields = 0;
-		do {
-			CU_ASSERT_FATAL(++yields < MAX_YIELDS);
-			sched_yield();
-			pl_ulog_reader_slot(&r, s, &si);
-		} while (si.pending);
-	}
-	pl_ulog_reader_close(&r);
 }
 
 /* Periodic drains: a thread logs ROUNDS x BATCH events into a ring of RING records, waiting for a
@@ -378,6 +399,8 @@ void add_collect_suite(void)
 	CU_add_test(s, "recycled slots: one source per thread", test_collect_recycled_slots);
 	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
 	CU_add_test(s, "link lost part way: the rest spills, then is sent", test_collect_spill_link_lost);
+	CU_add_test(s, "link lost after periodic drains: the spool spills, then is sent",
+		    test_collect_spill_link_lost_periodic);
 	CU_add_test(s, "no link: everything spills; a bad spill is kept", test_collect_spill_no_link);
 	CU_add_test(s, "periodic drains: lossless past the ring size; exited processes retired",
 		    test_collect_periodic);
