@@ -33,6 +33,11 @@
  * If the machine has an SD card (/dev/vda, ext2), it is mounted at /sdcard and the collector
  * spills there when the host link fails (--spill overrides the path).
  *
+ * The collector drains the loggers every --drain-ms (default 100 ms; 0:
+ * only at the end), so a run longer than the 15 MB and 30 MB buffers hold
+ * loses nothing; the trace goes to the host at the end (collect.h). With
+ * PANLAB_TRACE=0 (tracing off) it does not drain during the run.
+ *
  * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
  * process per LOAD (cpu, mem, io, net), started before the app and stopped after it. A VARIANT only
  * names another script for the same app (the caller passes it as --script).
@@ -91,6 +96,7 @@ struct child {
 
 /* Started children in start order, killed on any error exit so the guest can power off. */
 #define MAX_LOADS 4
+#define DEFAULT_DRAIN_MS 100
 #define MAX_APPS 4
 static struct child children[4 + MAX_LOADS + MAX_APPS];
 static size_t nchildren;
@@ -402,12 +408,16 @@ int main(int argc, char **argv)
 		{ "bin-dir", required_argument, NULL, 'b' },
 		{ "injector", required_argument, NULL, 'i' },
 		{ "spill", required_argument, NULL, 'p' },
+		{ "drain-ms", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin", *injector = "uinput";
 	struct pl_collect_opts collect = { .out_path = NULL,
 					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
-					   .klog_path = PL_COLLECT_DEFAULT_KLOG };
+					   .klog_path = PL_COLLECT_DEFAULT_KLOG,
+					   .drain_period_ms = DEFAULT_DRAIN_MS };
+	char *end;
+	unsigned long drain_ms;
 	int o;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -417,13 +427,20 @@ int main(int argc, char **argv)
 		case 'b': bin_dir = optarg; break;
 		case 'i': injector = optarg; break;
 		case 'p': collect.spill_path = optarg; break;
+		case 'd':
+			errno = 0;
+			drain_ms = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || drain_ms > UINT32_MAX)
+				pl_die("--drain-ms %s: not a period in ms", optarg);
+			collect.drain_period_ms = (uint32_t)drain_ms;
+			break;
 		default: workload = NULL; optind = argc + 1; break;
 		}
 	}
 	bool host_injects = !strcmp(injector, "host");
 	if (!workload || !script_path || optind != argc || (!host_injects && strcmp(injector, "uinput")))
 		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR] "
-		       "[--injector uinput|host] [--spill PATH]");
+		       "[--injector uinput|host] [--spill PATH] [--drain-ms MS]");
 	atexit(kill_children);
 
 	char err[512];
@@ -456,6 +473,13 @@ int main(int argc, char **argv)
 	/* With a card the trace spills to it if the host link fails (collect.h). */
 	if (mount_sdcard() && !collect.spill_path)
 		collect.spill_path = SDCARD_SPILL;
+	/* Untraced runs measure the tracer's overhead: the collector's periodic work is part of it. */
+	const char *tracing = getenv("PANLAB_TRACE");
+	if (tracing && !strcmp(tracing, "0"))
+		collect.drain_period_ms = 0;
+	struct pl_collector *collector;
+	if (pl_collector_start(&collect, &collector, err, sizeof(err)) != 0)
+		pl_die("%s", err);
 	start_binder(bin_dir);
 	start_service(bin_dir, "compositor");
 	start_service(bin_dir, "inputd");
@@ -507,11 +531,12 @@ int main(int argc, char **argv)
 		stop(&children[i]);
 
 	struct pl_collect_result res;
-	if (pl_collect(&collect, &res, err, sizeof(err)) != 0)
+	if (pl_collector_finish(collector, &res, err, sizeof(err)) != 0)
 		pl_die("%s", err);
 	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
-	       " lost, %" PRIu64 " bytes spilled\n", workload, pl_script_action_count(script),
-	       res.nsources, res.records, res.lost, res.spilled_bytes);
+	       " lost, %" PRIu64 " bytes spilled, %" PRIu64 " periodic drains\n", workload,
+	       pl_script_action_count(script), res.nsources, res.records, res.lost, res.spilled_bytes,
+	       res.drains);
 	if (recording)
 		print_recorded_script();
 	if (inj)
