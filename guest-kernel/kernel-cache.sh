@@ -1,0 +1,59 @@
+#!/bin/bash
+# kernel-cache.sh restore|save KOUT: a cache of built kernel trees outside the
+# clone, like ccache for the whole kernel. A fresh clone (CI, a second checkout)
+# restores the tree in seconds instead of rebuilding it for six minutes when
+# this machine already built the same thing.
+#
+# The key hashes everything the kernel build reads from us: the source
+# tarball, the patches, the config fragment, this folder's Makefile and
+# check-config.sh, and the cross compiler's version. Entries are written to a
+# temporary name and renamed, so a build killed half-way leaves no entry;
+# the two newest entries are kept.
+#
+# PANLAB_KERNEL_CACHE=DIR picks the directory (default
+# ${XDG_CACHE_HOME:-~/.cache}/panlab/kernel); PANLAB_KERNEL_CACHE= turns the
+# cache off. restore exits 1 on a miss, save never fails the build.
+set -euo pipefail
+
+usage() { echo "usage: $0 restore|save KOUT" >&2; exit 2; }
+[ $# = 2 ] || usage
+cmd=$1 kout=$2
+dir=${PANLAB_KERNEL_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/panlab/kernel}
+[ -n "$dir" ] || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+tarball=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
+
+key=$({
+	sha256sum "$tarball" | cut -d' ' -f1
+	cat "$here"/patches/*.patch "$here"/config/panlab.config "$here"/Makefile \
+		"$here"/check-config.sh
+	arm-linux-gnueabi-gcc --version | head -1
+} | sha256sum | cut -c1-16)
+entry=$dir/kernel-$key.tar
+
+case $cmd in
+restore)
+	[ -f "$entry" ] || { echo "kernel: no cached build $entry"; exit 1; }
+	echo "kernel: restoring the cached build $entry"
+	rm -rf "$kout" && mkdir -p "$kout"
+	if ! tar -C "$kout" -xf "$entry" || [ ! -f "$kout/arch/arm/boot/zImage" ]; then
+		echo "kernel: cached build $entry is unreadable; removing it and building" >&2
+		rm -f "$entry"
+		rm -rf "$kout"
+		exit 1
+	fi
+	;;
+save)
+	mkdir -p "$dir" || exit 0
+	tmp=$(mktemp "$dir/.kernel-$key.XXXXXX") || exit 0
+	if tar -C "$kout" -cf "$tmp" . && mv "$tmp" "$entry"; then
+		echo "kernel: cached the build as $entry"
+		# shellcheck disable=SC2012
+		ls -t "$dir"/kernel-*.tar | tail -n +3 | xargs -r rm -f
+	else
+		rm -f "$tmp"
+		echo "kernel: could not cache the build in $dir (continuing)" >&2
+	fi
+	;;
+*) usage ;;
+esac
