@@ -9,7 +9,8 @@
  *
  * A consumer never precedes its producer, so each consumer logged up to
  * PL_SKEW_MAX_NS before its producer shows that its source's clock was
- * behind: from that event on, the source's events are moved up to just
+ * behind: from that event on, the events of its source and of its thread
+ * (whose user events were logged on the same late cpu) are moved up to just
  * after the producer (an event already later keeps its time), and the
  * timeline is merged again, ties in the previous order. That can leave a
  * producer of the moved source behind its own consumer, so the pass repeats
@@ -56,6 +57,12 @@ static int join_side(const struct pl_event *ev, uint64_t *k1, uint64_t *k2)
 static uint64_t source_key(const struct pl_event *ev)
 {
 	return ev->cpu != PL_CPU_NONE ? (uint64_t)1 << 32 | ev->cpu : (uint64_t)2 << 32 | ev->tid;
+}
+
+/* The thread an event belongs to, as a key apart from the source keys. */
+static uint64_t thread_key(const struct pl_event *ev)
+{
+	return (uint64_t)3 << 32 | ev->tid;
 }
 
 struct floor {
@@ -115,11 +122,16 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out)
 	return n;
 }
 
-/* Raises each source's events to its floors, then merges the timeline again. */
+/*
+ * Raises each source's events to its floors, then merges the timeline again.
+ * A floor holds for the rest of its source and of the thread of each event it
+ * raised, so a thread's user events, logged on the same late cpu as its
+ * kernel consume, follow the consume.
+ */
 static void apply_floors(struct pl_trace *t, struct floor *floors, uint64_t n)
 {
-	struct pl_idmap source_floor = { 0 };
-	uint64_t next = 0;
+	struct pl_idmap raised = { 0 };	/* floors per source and per thread */
+	uint64_t next = 0, thread_ns;
 	struct place *order = pl_xcalloc(t->nevents, sizeof(*order));
 	struct pl_event *merged = pl_xcalloc(t->nevents, sizeof(*merged));
 
@@ -128,11 +140,15 @@ static void apply_floors(struct pl_trace *t, struct floor *floors, uint64_t n)
 		struct pl_event *ev = &t->events[e];
 		uint64_t key = source_key(ev), ns = 0;
 
-		pl_idmap_get(&source_floor, key, 0, &ns);
+		pl_idmap_get(&raised, key, 0, &ns);
+		if (ev->tid && pl_idmap_get(&raised, thread_key(ev), 0, &thread_ns) && thread_ns > ns)
+			ns = thread_ns;
 		for (; next < n && floors[next].event == e; next++)
 			ns = floors[next].ns > ns ? floors[next].ns : ns;
 		if (ns) {
-			pl_idmap_put(&source_floor, key, 0, ns);
+			pl_idmap_put(&raised, key, 0, ns);
+			if (ev->tid)
+				pl_idmap_put(&raised, thread_key(ev), 0, ns);
 			if (ev->ts_ns < ns)
 				ev->ts_ns = ns;
 		}
@@ -144,7 +160,7 @@ static void apply_floors(struct pl_trace *t, struct floor *floors, uint64_t n)
 	memcpy(t->events, merged, t->nevents * sizeof(*merged));
 	free(merged);
 	free(order);
-	pl_idmap_free(&source_floor);
+	pl_idmap_free(&raised);
 }
 
 uint64_t pl_trace_repair_skew(struct pl_trace *t)

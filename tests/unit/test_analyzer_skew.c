@@ -71,6 +71,44 @@ static void test_consume_before_produce_is_moved(void)
 	model_free(&m);
 }
 
+/*
+ * The client runs on the late cpu: it logs the reply's BINDER_CONSUME
+ * (kernel, cpu 1) 6 us before the service's BINDER_REPLY on cpu 0, and its
+ * own invalidate (its user buffer, the same clock) 2 us after that. Both
+ * follow the reply once repaired, so the path crosses the service.
+ */
+static void test_late_client_thread_follows(void)
+{
+	struct tb t;
+	struct model m;
+	char shape[128];
+
+	tb_init(&t, 2);
+	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_kernel(&t, 1, US(1020), PL_EV_BINDER_PRODUCE_TWOWAY, MAIN, 5, SERVER);
+	tb_kernel(&t, 0, US(1025), PL_EV_BINDER_CONSUME, SERVER, 5, 0);
+	tb_kernel(&t, 0, US(1040), PL_EV_BINDER_REPLY, SERVER, 6, MAIN);
+	tb_kernel(&t, 1, US(1034), PL_EV_BINDER_CONSUME, MAIN, 6, 0);
+	tb_user(&t, MAIN, US(1036), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(&t, MAIN, US(1060), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(&t, VSYNC, US(1150), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1200), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1210), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1220), PL_EV_MSG_DONE, 2, QUEUE);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.skew_repaired, 1);
+	CU_ASSERT_EQUAL(m.s.graph.unmatched_binder_consumes, 0);
+	for (uint64_t e = 0; e < m.trace.nevents; e++)
+		if (m.trace.events[e].type == PL_EV_UI_INVALIDATE)
+			CU_ASSERT_EQUAL(m.trace.events[e].ts_ns, US(1040) + 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "binder>binder>invalidate");
+	model_free(&m);
+}
+
 /* A consumer further ahead than any skew is no skew: it stays unmatched, nothing moves. */
 static void test_consume_far_ahead_is_left(void)
 {
@@ -104,6 +142,7 @@ void add_skew_tests(void)
 
 	CU_add_test(s, "a consume logged before its produce on another cpu is moved after it",
 		    test_consume_before_produce_is_moved);
+	CU_add_test(s, "the late consumer's thread follows it", test_late_client_thread_follows);
 	CU_add_test(s, "a consume far ahead of its produce is left alone", test_consume_far_ahead_is_left);
 	CU_add_test(s, "events in causal order are left alone", test_in_order_is_unchanged);
 }
