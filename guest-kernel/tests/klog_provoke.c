@@ -4,9 +4,10 @@
  * /dev/panlab_klog and checks the trace (guest program, run by
  * guest-kernel/tests/init).
  *
- *   klog_provoke events   provoke each type, then check fields, per-cpu
- *                         timestamp order, counters, wait/wake/notify and
- *                         block/resume pairs, binder produce/consume pairs
+ *   klog_provoke events   check the clock contract (clock_offset_ns), provoke
+ *                         each type, then check fields, timestamps (per-cpu
+ *                         order, CLOCK_MONOTONIC), counters, wait/wake/notify
+ *                         and block/resume pairs, binder produce/consume pairs
  *   klog_provoke loss     with a tiny buffer: numbered renames, then check
  *                         that lost == produced - kept, per cpu and overall
  *
@@ -17,6 +18,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +362,96 @@ static void provoke_binder(void)
 		klog_die("binder server failed");
 }
 
+/*
+ * ---- wait queue: a reader of an empty pipe ----
+ * pipe_read() sleeps in wait_event_interruptible_exclusive() on the pipe's
+ * rd_wait queue until the writer's wake-up.
+ */
+static void *pipe_reader(void *p)
+{
+	int fd = *(int *)p;
+	char c;
+
+	register_tid();
+	if (read(fd, &c, 1) != 1)
+		klog_die("pipe read: %s", strerror(errno));
+	return NULL;
+}
+
+static void provoke_waitqueue(void)
+{
+	int round, fds[2];
+
+	for (round = 0; round < 3; round++) {
+		pthread_t t;
+
+		if (pipe(fds) != 0)
+			klog_die("pipe: %s", strerror(errno));
+		run_thread(&t, pipe_reader, &fds[0]);
+		klog_sleep_us(5000);
+		if (write(fds[1], "x", 1) != 1)
+			klog_die("pipe write: %s", strerror(errno));
+		join(t);
+		close(fds[0]);
+		close(fds[1]);
+	}
+}
+
+/*
+ * ---- the clock contract ----
+ * Records and the userspace logger share CLOCK_MONOTONIC: the module
+ * publishes clock_offset_ns such that CLOCK_MONOTONIC ns = CNTVCT *
+ * (1e9 / CNTFRQ) + clock_offset_ns, exactly. Each clock_gettime() read
+ * between two counter reads must be that function of a count between them.
+ */
+#define OFFSET_PARAM "/sys/module/panlab_klog/parameters/clock_offset_ns"
+
+static int64_t clock_offset_ns;
+static uint32_t ns_per_tick;
+static uint64_t rename_start_ns, rename_end_ns;	/* around the prctl */
+
+static uint64_t counter_ticks(void)
+{
+	uint64_t v;
+
+	/* ISB first, so the read is not early; armel's -march has no mnemonic for it. */
+	__asm__ __volatile__(".inst 0xf57ff06f\n\tmrrc p15, 1, %Q0, %R0, c14"
+			     : "=r"(v) : : "memory");
+	return v;
+}
+
+static void check_clock(void)
+{
+	uint32_t hz;
+	char line[32];
+	FILE *f;
+	int i;
+
+	__asm__ __volatile__("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
+	/* Both backends run the counter at 62.5 MHz: the module has no fallback here. */
+	if (hz != 62500000)
+		klog_die("clock: CNTFRQ is %u Hz, expected 62500000", hz);
+	ns_per_tick = 1000000000u / hz;
+	f = fopen(OFFSET_PARAM, "re");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%" SCNd64, &clock_offset_ns) != 1)
+		klog_die("clock: cannot read %s: %s", OFFSET_PARAM, strerror(errno));
+	fclose(f);
+	for (i = 0; i < 1000; i++) {
+		uint64_t c0 = counter_ticks();
+		uint64_t t = klog_now_ns();
+		uint64_t c1 = counter_ticks();
+		uint64_t at = t - (uint64_t)clock_offset_ns;
+
+		if (at % ns_per_tick || at / ns_per_tick < c0 || at / ns_per_tick > c1)
+			klog_die("clock: CLOCK_MONOTONIC %" PRIu64 " is not CNTVCT in [%" PRIu64
+				 ", %" PRIu64 "] * %u + %" PRId64, t, c0, c1, ns_per_tick,
+				 clock_offset_ns);
+	}
+	printf("klog-check: clock: CLOCK_MONOTONIC = CNTVCT * %u + %" PRId64
+	       " ns in 1000 of 1000 reads\n", ns_per_tick, clock_offset_ns);
+}
+
 /* ---- fork, rename, hotplug ---- */
 
 static void provoke_fork_rename(void)
@@ -367,8 +459,10 @@ static void provoke_fork_rename(void)
 	pid_t pid;
 	int status;
 
+	rename_start_ns = klog_now_ns();
 	if (prctl(PR_SET_NAME, RENAMED) != 0)
 		klog_die("prctl: %s", strerror(errno));
+	rename_end_ns = klog_now_ns();
 	pid = fork();
 	if (pid < 0)
 		klog_die("fork: %s", strerror(errno));
@@ -495,7 +589,8 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		PL_EV_BINDER_PRODUCE_ONEWAY, PL_EV_BINDER_PRODUCE_TWOWAY, PL_EV_BINDER_REPLY,
 		PL_EV_BINDER_CONSUME, PL_EV_FUTEX_WAIT, PL_EV_FUTEX_WAKE, PL_EV_FUTEX_NOTIFY,
 		PL_EV_MUTEX_WAIT, PL_EV_MUTEX_WAKE, PL_EV_MUTEX_NOTIFY, PL_EV_SEM_WAIT,
-		PL_EV_SEM_WAKE, PL_EV_SEM_NOTIFY, PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME,
+		PL_EV_SEM_WAKE, PL_EV_SEM_NOTIFY, PL_EV_WAITQUEUE_WAIT, PL_EV_WAITQUEUE_WAKE,
+		PL_EV_WAITQUEUE_NOTIFY, PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME,
 		PL_EV_DATAGRAM_BLOCK, PL_EV_DATAGRAM_RESUME, PL_EV_STREAM_BLOCK,
 		PL_EV_STREAM_RESUME, PL_EV_IO_BLOCK, PL_EV_IO_RESUME, PL_EV_CPU_ONLINE,
 		PL_EV_CPU_OFFLINE, PL_EV_CPU_IDLE_ENTER, PL_EV_CPU_IDLE_EXIT,
@@ -508,15 +603,17 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		{ PL_EV_FUTEX_WAIT, PL_EV_FUTEX_WAKE, 1 },
 		{ PL_EV_MUTEX_WAIT, PL_EV_MUTEX_WAKE, 1 },
 		{ PL_EV_SEM_WAIT, PL_EV_SEM_WAKE, 1 },
+		{ PL_EV_WAITQUEUE_WAIT, PL_EV_WAITQUEUE_WAKE, 1 },
 		{ PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME, 0 },
 		{ PL_EV_DATAGRAM_BLOCK, PL_EV_DATAGRAM_RESUME, 0 },
 		{ PL_EV_STREAM_BLOCK, PL_EV_STREAM_RESUME, 0 },
 		{ PL_EV_IO_BLOCK, PL_EV_IO_RESUME, 0 },
 	};
 	size_t count[PL_EV_TYPE_MAX + 1] = { 0 }, percpu[PL_KLOG_MAX_CPUS] = { 0 };
-	uint64_t last_ts[PL_KLOG_MAX_CPUS] = { 0 };
+	uint64_t last_ts[PL_KLOG_MAX_CPUS] = { 0 }, renamed_ns = 0;
 	struct pl_event **ord;
-	int binder_pairs = 0, renamed = 0, paired[7], notified[3], unmatched[3];
+	enum { NPAIRS = sizeof(pairs) / sizeof(pairs[0]), NLOCKS = 4 };
+	int binder_pairs = 0, renamed = 0, paired[NPAIRS], notified[NLOCKS], unmatched[NLOCKS];
 	size_t i, k;
 	int j;
 
@@ -532,6 +629,9 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		if (e->ts_ns < last_ts[e->cpu])
 			fail("record %zu: timestamp goes back on cpu%u by %llu ns", i, e->cpu,
 			     (unsigned long long)(last_ts[e->cpu] - e->ts_ns));
+		if ((e->ts_ns - (uint64_t)clock_offset_ns) % ns_per_tick)
+			fail("record %zu: timestamp %llu is not CNTVCT * %u + %lld", i,
+			     (unsigned long long)e->ts_ns, ns_per_tick, (long long)clock_offset_ns);
 		last_ts[e->cpu] = e->ts_ns;
 		percpu[e->cpu]++;
 		/* A notify counts when it wakes one of ours, whoever the waker. */
@@ -547,7 +647,9 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 			memcpy(name, &e->a0, 8);
 			memcpy(name + 8, &e->a1, 4);
 			memcpy(name + 12, &e->a2, 4);
-			renamed += !strcmp(name, RENAMED);
+			/* Threads created later inherit the name: the first is the prctl(). */
+			if (!strcmp(name, RENAMED) && (!renamed++ || e->ts_ns < renamed_ns))
+				renamed_ns = e->ts_ns;
 		}
 		/* Binder calls go to the server process, replies back to us. */
 		if ((e->type == PL_EV_BINDER_PRODUCE_ONEWAY ||
@@ -576,6 +678,11 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		fail("%zu LOST markers without loss", count[PL_EV_LOST]);
 	if (!renamed)
 		fail("no THREAD_NAME with the new name %s", RENAMED);
+	/* The record's clock is the one clock_gettime reads. */
+	else if (renamed_ns < rename_start_ns || renamed_ns > rename_end_ns)
+		fail("thread_name %s at %llu ns, outside its prctl() call [%llu, %llu]", RENAMED,
+		     (unsigned long long)renamed_ns, (unsigned long long)rename_start_ns,
+		     (unsigned long long)rename_end_ns);
 	for (k = 0; k < sizeof(wanted) / sizeof(wanted[0]); k++) {
 		int global = 0;
 
@@ -593,9 +700,9 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		ord[i] = &t->ev[i];
 	qsort(ord, t->n, sizeof(*ord), cmp_ts);
 
-	for (k = 0; k < 7; k++)
+	for (k = 0; k < NPAIRS; k++)
 		pair_spans(ord, t->n, pairs[k][0], pairs[k][1], pairs[k][2], &paired[k]);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < NLOCKS; k++) {
 		notified[k] = match_notifies(ord, t->n, pairs[k][0], pairs[k][0] + 2, &unmatched[k]);
 		if (!notified[k])
 			fail("%s: no notify matches a waiter's wait",
@@ -629,14 +736,15 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	}
 	free(ord);
 
-	printf("klog-check: %zu records; pairs: futex %d, mutex %d, sem %d, sock %d, datagram %d, "
-	       "stream %d, io %d; notifies matched: futex %d (+%d early), mutex %d, sem %d; "
-	       "binder %d\n",
+	printf("klog-check: %zu records; pairs: futex %d, mutex %d, sem %d, waitqueue %d, sock %d, "
+	       "datagram %d, stream %d, io %d; notifies matched: futex %d (+%d early), mutex %d, "
+	       "sem %d, waitqueue %d; binder %d\n",
 	       t->n, paired[0], paired[1], paired[2], paired[3], paired[4], paired[5], paired[6],
-	       notified[0], unmatched[0], notified[1], notified[2], binder_pairs);
-	if (unmatched[1] || unmatched[2])
-		fail("%d mutex and %d sem notifies name no waiting waiter",
-		     unmatched[1], unmatched[2]);
+	       paired[7], notified[0], unmatched[0], notified[1], notified[2], notified[3],
+	       binder_pairs);
+	if (unmatched[1] || unmatched[2] || unmatched[3])
+		fail("%d mutex, %d sem and %d waitqueue notifies name no waiting waiter",
+		     unmatched[1], unmatched[2], unmatched[3]);
 	if (fails && getenv("KLOG_DUMP")) {
 		for (i = 0; i < t->n; i++) {
 			const struct pl_event *e = &t->ev[i];
@@ -652,7 +760,7 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		klog_die("%d checks failed (first ones above)", fails);
 	printf("KLOG-TEST: OK every kernel event type recorded and paired (%zu records, "
 	       "%d binder and %d lock wait pairs)\n", t->n, binder_pairs,
-	       paired[0] + paired[1] + paired[2]);
+	       paired[0] + paired[1] + paired[2] + paired[3]);
 }
 
 static int run_events(void)
@@ -668,6 +776,7 @@ static int run_events(void)
 		{ "futex", provoke_futex },
 		{ "kernel mutex", provoke_mutex },
 		{ "kernel rwsem", provoke_sem },
+		{ "wait queue", provoke_waitqueue },
 		{ "disk io", provoke_io },
 		{ "sockets", provoke_sockets },
 		{ "binder", provoke_binder },
@@ -675,6 +784,7 @@ static int run_events(void)
 	};
 	size_t i;
 
+	check_clock();
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		printf("klog-step: %s\n", steps[i].name);
 		steps[i].fn();

@@ -5,18 +5,21 @@
  * through /dev/panlab_klog.
  *
  * Probes attach to tracepoints: the kernel's own (sched, lock, power,
- * binder) and the ones guest-kernel/patches add (futex, sock). While
- * tracing is off no probe is registered, so the cost is the tracepoints'
- * own static-key branch. Each cpu's ring has one producer (that cpu, with
- * local irqs off while slots are claimed) and one consumer (the reader), so
- * the logging path takes no lock and never sleeps. A full ring drops the new
- * record and counts it; the next record that fits is preceded by a LOST
- * record carrying the count.
+ * binder) and the ones guest-kernel/patches add (futex, sock, waitqueue).
+ * While tracing is off no probe is registered, so the cost is the
+ * tracepoints' own static-key branch. Each cpu's ring has one producer
+ * (that cpu, with local irqs off while slots are claimed) and one consumer
+ * (the reader), so the logging path takes no lock and never sleeps. A full
+ * ring drops the new record and counts it; the next record that fits is
+ * preceded by a LOST record carrying the count.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/clocksource_ids.h>
 #include <linux/cpuhotplug.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/jump_label.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -29,7 +32,10 @@
 #include <linux/tracepoint.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/wait.h>
 #include <uapi/linux/android/binder.h>
+
+#include <asm/arch_timer.h>
 
 #include <trace/events/lock.h>
 #include <trace/events/power.h>
@@ -56,7 +62,8 @@ struct klog_ring {
 	u32 head;		/* next slot to write; written by this cpu only */
 	u32 tail;		/* next slot to read; written by the reader only */
 	u32 lost_pending;	/* dropped since the last stored record */
-	u64 written;		/* stored, LOST markers included */
+	/* Records stored (LOST markers included): laps * 2 * capacity + head. */
+	u32 laps;
 	u64 lost;
 };
 
@@ -70,19 +77,65 @@ module_param(buffer_bytes, ulong, 0444);
 MODULE_PARM_DESC(buffer_bytes, "Total ring size over all possible cpus, bytes");
 
 /*
+ * Timestamps are guest CLOCK_MONOTONIC ns, the userspace logger's clock.
+ * The guest's clocksource is the generic timer's virtual count (CNTVCT).
+ * When the counter frequency divides 1e9 (62.5 MHz on both backends: 16 ns
+ * per tick), the clocksource's mult/shift is exact, and with no NTP
+ * slewing CLOCK_MONOTONIC = CNTVCT * ns_per_tick + clock_offset_ns holds
+ * exactly for the whole boot. Reading the counter and a multiply-add cost
+ * about 10 instructions, ktime_get_mono_fast_ns() about 67. Otherwise
+ * (another frequency or clocksource) records fall back to
+ * ktime_get_mono_fast_ns() and clock_offset_ns reads as ENODATA.
+ */
+static DEFINE_STATIC_KEY_FALSE(klog_counter_clock);
+static u32 klog_ns_per_tick;
+static s64 klog_clock_offset_ns;
+
+static __always_inline u64 klog_now_ns(void)
+{
+	if (static_branch_likely(&klog_counter_clock))
+		return __arch_counter_get_cntvct() * klog_ns_per_tick +
+		       klog_clock_offset_ns;
+	return ktime_get_mono_fast_ns();
+}
+
+static int clock_offset_get(char *buf, const struct kernel_param *kp)
+{
+	if (!static_key_enabled(&klog_counter_clock))
+		return -ENODATA;
+	return sysfs_emit(buf, "%lld\n", klog_clock_offset_ns);
+}
+
+static int clock_offset_set(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops clock_offset_ops = {
+	.set = clock_offset_set,
+	.get = clock_offset_get,
+};
+module_param_cb(clock_offset_ns, &clock_offset_ops, NULL, 0444);
+MODULE_PARM_DESC(clock_offset_ns,
+		 "CLOCK_MONOTONIC ns = CNTVCT * (1e9 / CNTFRQ) + this (read-only)");
+
+/*
  * What a task waits on, kept from its *_WAIT to its *_WAKE so that the
  * waker's probe can name the lock in a *_NOTIFY, and whether it is blocked
  * on disk IO. Indexed by pid: PID_MAX_LIMIT is 32768 on 32-bit kernels, so
- * slots are never shared. A slot is written only by its own task (the lock
- * and futex probes run in the waiter's context, sched_switch in the
- * switching task's), and read without a lock by wakers: a stale read costs
- * one NOTIFY reported as a plain WAKEUP, or the reverse.
+ * slots are never shared. A slot is written only while its task runs
+ * nowhere else: by the task itself (the lock, futex and wait queue probes
+ * run in the waiter's context) or by sched_switch for the task switching
+ * out or in. Wakers read it without a lock: a stale read costs one NOTIFY
+ * reported as a plain WAKEUP, or the reverse.
  */
 enum klog_wait_kind {
 	KLOG_WAIT_NONE,
 	KLOG_WAIT_FUTEX,
 	KLOG_WAIT_MUTEX,
 	KLOG_WAIT_SEM,
+	KLOG_WAIT_WQ_PREPARED,	/* queued on wait queue lock_id, still running */
+	KLOG_WAIT_WAITQUEUE,	/* asleep on it: WAITQUEUE_WAIT logged */
 };
 
 struct klog_task {
@@ -92,7 +145,14 @@ struct klog_task {
 };
 
 #define KLOG_TASK_SLOTS 32768
-static struct klog_task *klog_tasks;
+static struct klog_task klog_tasks[KLOG_TASK_SLOTS];
+
+/*
+ * The wait queue whose wake function this cpu is calling (waitqueue_wake
+ * fires just before), so that sched_waking, which fires inside that call,
+ * knows the queue the wakee was woken through.
+ */
+static DEFINE_PER_CPU(unsigned long, klog_waking_wq);
 
 static struct klog_task *klog_task_of(pid_t pid)
 {
@@ -115,78 +175,119 @@ static struct pl_event *klog_slot(const struct klog_ring *ring, u32 pos)
 	return &ring->rec[pos < ring->capacity ? pos : pos - ring->capacity];
 }
 
-static __always_inline u32 klog_store(struct klog_ring *ring, u32 head,
-				      u64 ts, u16 type, u32 tid, u64 a0,
-				      u32 a1, u32 a2)
+/*
+ * The records one probe stores: one claim of this cpu's ring, one
+ * timestamp, published together. Local irqs are off from klog_begin() to
+ * klog_end(). Probes declare it __uninitialized: klog_begin() fills it,
+ * and CONFIG_INIT_STACK_ALL_ZERO would otherwise memset() it on each call.
+ */
+struct klog_batch {
+	struct klog_ring *ring;
+	u64 ts;
+	u32 capacity;
+	u32 head;
+	u32 room;	/* free slots; 0 sends the next record to the slow path */
+	u16 cpu;
+};
+
+static __always_inline void klog_begin(struct klog_batch *b)
 {
-	struct pl_event *ev = klog_slot(ring, head);
+	struct klog_ring *ring = this_cpu_ptr(&klog_rings);
+	/* Pairs with the reader's release of tail: its slot copy is done. */
+	u32 tail = smp_load_acquire(&ring->tail);
+
+	b->ring = ring;
+	b->capacity = ring->capacity;
+	b->head = ring->head;
+	b->room = ring->lost_pending ? 0 :
+		  ring->capacity - klog_used(ring, b->head, tail);
+	b->ts = klog_now_ns();
+	b->cpu = smp_processor_id();
+}
+
+/*
+ * Fills the slot at head; returns the next head. The capacity is passed in
+ * so that the stores to the slot do not make the compiler reload it.
+ */
+static __always_inline u32 klog_store(struct klog_ring *ring, u32 capacity,
+				      u32 head, u64 ts, u16 cpu, u16 type,
+				      u32 tid, u64 a0, u32 a1, u32 a2)
+{
+	struct pl_event *ev = &ring->rec[head < capacity ? head :
+					 head - capacity];
 
 	ev->ts_ns = ts;
 	ev->type = type;
-	ev->cpu = smp_processor_id();
+	ev->cpu = cpu;
 	ev->tid = tid;
 	ev->a0 = a0;
 	ev->a1 = a1;
 	ev->a2 = a2;
-	ring->written++;
-	return klog_next(ring, head);
+	if (unlikely(++head == 2 * capacity)) {
+		head = 0;
+		ring->laps++;
+	}
+	return head;
 }
 
 /*
- * The ring dropped records since it last stored one: store a LOST record
- * with the count, then this one, or drop this one too. Out of line: the
- * common path stays short.
+ * The ring was full, or dropped records since it last stored one: store a
+ * LOST record with the count, then this one, or drop this one too. Out of
+ * line: the common path stays short. Returns the next head.
  */
-static noinline void klog_record_after_loss(struct klog_ring *ring, u32 head,
-					    u16 type, u32 tid, u64 a0, u32 a1,
-					    u32 a2)
+static noinline u32 klog_put_slow(struct klog_ring *ring, u32 head, u64 ts,
+				  u16 cpu, u16 type, u32 tid, u64 a0, u32 a1,
+				  u32 a2)
 {
-	u64 ts;
+	u32 need = ring->lost_pending ? 2 : 1;
+	/* As in klog_begin(). */
+	u32 tail = smp_load_acquire(&ring->tail);
 
-	/* Pairs with the reader's release of tail, as in klog_record(). */
-	if (klog_used(ring, head, smp_load_acquire(&ring->tail)) + 2 >
-	    ring->capacity) {
+	if (klog_used(ring, head, tail) + need > ring->capacity) {
 		ring->lost++;
 		ring->lost_pending++;
-		return;
+		return head;
 	}
-	ts = ktime_get_mono_fast_ns();
-	head = klog_store(ring, head, ts, PL_EV_LOST, tid, ring->lost_pending,
-			  0, 0);
-	ring->lost_pending = 0;
-	head = klog_store(ring, head, ts, type, tid, a0, a1, a2);
-	/* Publish both slots only once they are filled in. */
-	smp_store_release(&ring->head, head);
+	if (ring->lost_pending) {
+		head = klog_store(ring, ring->capacity, head, ts, cpu,
+				  PL_EV_LOST, tid, ring->lost_pending, 0, 0);
+		ring->lost_pending = 0;
+	}
+	return klog_store(ring, ring->capacity, head, ts, cpu, type, tid, a0,
+			  a1, a2);
 }
 
-/* Inlined into each probe, which is the hot path of every event. */
+static __always_inline void klog_put(struct klog_batch *b, u16 type, u32 tid,
+				     u64 a0, u32 a1, u32 a2)
+{
+	/* After a slow record the rest of the batch takes the slow path too. */
+	if (unlikely(!b->room)) {
+		b->head = klog_put_slow(b->ring, b->head, b->ts, b->cpu, type,
+					tid, a0, a1, a2);
+		return;
+	}
+	b->room--;
+	b->head = klog_store(b->ring, b->capacity, b->head, b->ts, b->cpu, type,
+			     tid, a0, a1, a2);
+}
+
+static __always_inline void klog_end(struct klog_batch *b)
+{
+	/* Publish the slots only once they are filled in. */
+	smp_store_release(&b->ring->head, b->head);
+}
+
+/* One record from any context. */
 static __always_inline void klog_record(u16 type, u32 tid, u64 a0, u32 a1,
 					u32 a2)
 {
-	struct klog_ring *ring;
+	struct klog_batch b __uninitialized;
 	unsigned long flags;
-	u32 head;
 
 	local_irq_save(flags);
-	ring = this_cpu_ptr(&klog_rings);
-	head = ring->head;
-	if (unlikely(ring->lost_pending)) {
-		klog_record_after_loss(ring, head, type, tid, a0, a1, a2);
-		local_irq_restore(flags);
-		return;
-	}
-	/* Pairs with the reader's release of tail: its slot copy is done. */
-	if (unlikely(klog_used(ring, head, smp_load_acquire(&ring->tail)) >=
-		     ring->capacity)) {
-		ring->lost++;
-		ring->lost_pending++;
-		local_irq_restore(flags);
-		return;
-	}
-	head = klog_store(ring, head, ktime_get_mono_fast_ns(), type, tid, a0,
-			  a1, a2);
-	/* Publish the slot only once it is filled in. */
-	smp_store_release(&ring->head, head);
+	klog_begin(&b);
+	klog_put(&b, type, tid, a0, a1, a2);
+	klog_end(&b);
 	local_irq_restore(flags);
 }
 
@@ -213,28 +314,46 @@ static void klog_thread_name(struct task_struct *t, const char *comm)
 		    w[2], w[3]);
 }
 
-/* Scheduler: context switches, disk IO blocking (no patch needed), wakeups. */
+/*
+ * Scheduler: context switches, disk IO blocking (no patch needed), wait
+ * queue sleeps (patch 0003), wakeups.
+ */
 
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	struct klog_task *nt;
+	struct klog_task *pt = klog_task_of(prev->pid);
+	struct klog_task *nt = klog_task_of(next->pid);
+	struct klog_batch b __uninitialized;
 
-	/* io_schedule() marks the task in_iowait before it sleeps. */
-	if (!preempt && (prev_state & TASK_UNINTERRUPTIBLE) &&
-	    prev->in_iowait) {
-		klog_task_of(prev->pid)->io_blocked = 1;
-		klog_record(PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
+	/* __schedule() runs this with local irqs off. */
+	lockdep_assert_irqs_disabled();
+	klog_begin(&b);
+	if (!preempt && (prev_state & TASK_NORMAL)) {
+		/* io_schedule() marks the task in_iowait before it sleeps. */
+		if ((prev_state & TASK_UNINTERRUPTIBLE) && prev->in_iowait) {
+			pt->io_blocked = 1;
+			klog_put(&b, PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
+		} else if (pt->wait_kind == KLOG_WAIT_WQ_PREPARED) {
+			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_WAITQUEUE);
+			klog_put(&b, PL_EV_WAITQUEUE_WAIT, prev->pid,
+				 pt->lock_id, 0, 0);
+		}
 	}
-	klog_record(PL_EV_CONTEXT_SWITCH, prev->pid, next->pid,
-		    klog_state_of(preempt, prev_state), 0);
-	nt = klog_task_of(next->pid);
+	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, next->pid,
+		 klog_state_of(preempt, prev_state), 0);
 	if (nt->io_blocked) {
 		nt->io_blocked = 0;
-		klog_record(PL_EV_IO_RESUME, next->pid, 0, 0, 0);
+		klog_put(&b, PL_EV_IO_RESUME, next->pid, 0, 0, 0);
 	}
+	if (nt->wait_kind == KLOG_WAIT_WAITQUEUE) {
+		WRITE_ONCE(nt->wait_kind, KLOG_WAIT_NONE);
+		klog_put(&b, PL_EV_WAITQUEUE_WAKE, next->pid, nt->lock_id, 0,
+			 0);
+	}
+	klog_end(&b);
 }
 
 /*
@@ -245,8 +364,12 @@ static void probe_sched_switch(void *data, bool preempt,
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct klog_task *t = klog_task_of(p->pid);
+	unsigned long wq = __this_cpu_read(klog_waking_wq);
 	u32 waker = in_task() ? current->pid : 0;
+	u16 type = PL_EV_WAKEUP;
 
+	if (wq)
+		__this_cpu_write(klog_waking_wq, 0);
 	switch (READ_ONCE(t->wait_kind)) {
 	case KLOG_WAIT_FUTEX:
 		/* probe_futex_wake() already logged FUTEX_NOTIFY. */
@@ -254,15 +377,21 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 			return;
 		break;
 	case KLOG_WAIT_MUTEX:
-		klog_record(PL_EV_MUTEX_NOTIFY, waker, READ_ONCE(t->lock_id),
-			    p->pid, 0);
-		return;
+		type = PL_EV_MUTEX_NOTIFY;
+		break;
 	case KLOG_WAIT_SEM:
-		klog_record(PL_EV_SEM_NOTIFY, waker, READ_ONCE(t->lock_id),
-			    p->pid, 0);
-		return;
+		type = PL_EV_SEM_NOTIFY;
+		break;
+	case KLOG_WAIT_WAITQUEUE:
+		/* Woken through the queue it sleeps on, not by a signal. */
+		if (READ_ONCE(t->lock_id) == wq)
+			type = PL_EV_WAITQUEUE_NOTIFY;
+		break;
 	}
-	klog_record(PL_EV_WAKEUP, waker, p->pid, task_cpu(p), 0);
+	if (type == PL_EV_WAKEUP)
+		klog_record(type, waker, p->pid, task_cpu(p), 0);
+	else
+		klog_record(type, waker, READ_ONCE(t->lock_id), p->pid, 0);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
@@ -314,6 +443,38 @@ static void probe_futex_wake(void *data, unsigned long lock_id,
 			     struct task_struct *waiter)
 {
 	klog_record(PL_EV_FUTEX_NOTIFY, current->pid, lock_id, waiter->pid, 0);
+}
+
+/*
+ * Wait queues: tracepoints of patch 0003. A task that switches out asleep
+ * between waitqueue_prepare and waitqueue_finish sleeps on that queue
+ * (probe_sched_switch logs WAITQUEUE_WAIT, and WAITQUEUE_WAKE when it runs
+ * again). Only the wait_event*() family goes through
+ * prepare_to_wait_event(); socket and binder waits have events of their own.
+ */
+
+static void probe_waitqueue_prepare(void *data,
+				    struct wait_queue_head *wq_head, int state)
+{
+	struct klog_task *t = klog_task_of(current->pid);
+
+	WRITE_ONCE(t->lock_id, (unsigned long)wq_head);
+	WRITE_ONCE(t->wait_kind, KLOG_WAIT_WQ_PREPARED);
+}
+
+static void probe_waitqueue_finish(void *data,
+				   struct wait_queue_head *wq_head)
+{
+	struct klog_task *t = klog_task_of(current->pid);
+
+	if (t->wait_kind == KLOG_WAIT_WQ_PREPARED)
+		WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
+}
+
+static void probe_waitqueue_wake(void *data, struct wait_queue_head *wq_head,
+				 struct wait_queue_entry *wq_entry)
+{
+	__this_cpu_write(klog_waking_wq, (unsigned long)wq_head);
 }
 
 /*
@@ -448,6 +609,9 @@ static struct klog_probe klog_probes[] = {
 	{ "futex_wait", probe_futex_wait },
 	{ "futex_resume", probe_futex_resume },
 	{ "futex_wake", probe_futex_wake },
+	{ "waitqueue_prepare", probe_waitqueue_prepare },
+	{ "waitqueue_finish", probe_waitqueue_finish },
+	{ "waitqueue_wake", probe_waitqueue_wake },
 	{ "contention_begin", probe_contention_begin },
 	{ "contention_end", probe_contention_end },
 	{ "sock_wait_block", probe_sock_wait_block },
@@ -498,7 +662,9 @@ static int klog_set_enabled(bool on)
 		goto out;
 	}
 	/* Waits that began while tracing was off are not known. */
-	memset(klog_tasks, 0, KLOG_TASK_SLOTS * sizeof(*klog_tasks));
+	memset(klog_tasks, 0, sizeof(klog_tasks));
+	for_each_possible_cpu(i)
+		per_cpu(klog_waking_wq, i) = 0;
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
 		ret = tracepoint_probe_register(klog_probes[i].tp,
 						klog_probes[i].func, NULL);
@@ -581,7 +747,8 @@ static long klog_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (cpu >= PL_KLOG_MAX_CPUS)
 			break;
 		/* Exact once tracing is off; a snapshot while it runs. */
-		st.written[cpu] = ring->written;
+		st.written[cpu] = (u64)ring->laps * 2 * ring->capacity +
+				  ring->head;
 		st.lost[cpu] = ring->lost;
 	}
 	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
@@ -606,7 +773,54 @@ static void klog_free(void)
 
 	for_each_possible_cpu(cpu)
 		vfree(per_cpu_ptr(&klog_rings, cpu)->rec);
-	vfree(klog_tasks);
+}
+
+/*
+ * Sets the counter clock up (see klog_now_ns()) if CLOCK_MONOTONIC is an
+ * exact function of CNTVCT. ktime_get_snapshot() reads the clocksource
+ * once and gives CLOCK_REALTIME at that count; CLOCK_MONOTONIC is that
+ * minus offs_real (ktime_mono_to_real(0)), unless the clock was set in
+ * between. Checked: the clocksource is the arch counter and read CNTVCT
+ * (its count lies between two CNTVCT reads), and over 1 ms both
+ * CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW advanced by exactly
+ * ns_per_tick per tick (the rate is CNTFRQ, nothing slews the clock).
+ */
+static void __init klog_clock_init(void)
+{
+	struct system_time_snapshot snap, later;
+	u32 hz = arch_timer_get_cntfrq();
+	u64 before, after;
+	s64 mono_ns, mono_later_ns, ticks_ns;
+
+	if (!hz || NSEC_PER_SEC % hz) {
+		pr_info("counter at %u Hz: timestamps from ktime_get_mono_fast_ns()\n",
+			hz);
+		return;
+	}
+	klog_ns_per_tick = NSEC_PER_SEC / hz;
+	do {
+		before = __arch_counter_get_cntvct();
+		ktime_get_snapshot(&snap);
+		after = __arch_counter_get_cntvct();
+		mono_ns = ktime_to_ns(ktime_sub(snap.real, ktime_mono_to_real(0)));
+		mdelay(1);
+		ktime_get_snapshot(&later);
+		mono_later_ns = ktime_to_ns(ktime_sub(later.real,
+						      ktime_mono_to_real(0)));
+	} while (later.clock_was_set_seq != snap.clock_was_set_seq);
+	ticks_ns = (s64)(later.cycles - snap.cycles) * klog_ns_per_tick;
+	if (snap.cs_id != CSID_ARM_ARCH_COUNTER || snap.cycles < before ||
+	    snap.cycles > after ||
+	    ktime_to_ns(ktime_sub(later.raw, snap.raw)) != ticks_ns ||
+	    mono_later_ns - mono_ns != ticks_ns) {
+		pr_warn("CLOCK_MONOTONIC is not CNTVCT * %u ns + offset: timestamps from ktime_get_mono_fast_ns()\n",
+			klog_ns_per_tick);
+		return;
+	}
+	klog_clock_offset_ns = mono_ns - (s64)(snap.cycles * klog_ns_per_tick);
+	static_branch_enable(&klog_counter_clock);
+	pr_info("timestamps: CNTVCT * %u ns + %lld ns\n", klog_ns_per_tick,
+		klog_clock_offset_ns);
 }
 
 static int __init klog_init(void)
@@ -629,9 +843,6 @@ static int __init klog_init(void)
 	/* A LOST marker and the record after it must fit. */
 	if (capacity < 2)
 		return -EINVAL;
-	klog_tasks = vzalloc(array_size(KLOG_TASK_SLOTS, sizeof(*klog_tasks)));
-	if (!klog_tasks)
-		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct klog_ring *ring = per_cpu_ptr(&klog_rings, cpu);
 
@@ -642,6 +853,7 @@ static int __init klog_init(void)
 		}
 		ring->capacity = capacity;
 	}
+	klog_clock_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "panlab/klog:online",
 					klog_cpu_online, klog_cpu_offline);
 	if (ret < 0)
