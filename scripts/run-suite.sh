@@ -51,6 +51,13 @@ results=()
 failed=0
 printf '%-20s %12s %9s %9s %24s %6s  %s\n' workload transactions precision recall \
 	"latency error max/mean" shape status
+# One run of workload $w into $out (with the given snapshot option): whether it gave a summary.
+run_one() {
+	rm -f "$out/summary.json"
+	"$top/scripts/run-experiment.sh" --backend "$backend" --workload "$w" --run-id "$run_id" \
+		"$@" >"$out/run.log" 2>&1 && [ -f "$out/summary.json" ]
+}
+
 n=0
 for w in "${workloads[@]}"; do
 	n=$((n + 1))
@@ -64,10 +71,15 @@ for w in "${workloads[@]}"; do
 		if [ -s "$snapshot" ]; then boot=(--snapshot-load "$snapshot"); else boot=(--snapshot-save "$snapshot"); fi
 	fi
 	echo "run-suite: [$n/${#workloads[@]}] $w on $backend${boot[0]:+ (${boot[0]#--})}" >&2
-	if ! "$top/scripts/run-experiment.sh" --backend "$backend" --workload "$w" --run-id "$run_id" \
-		"${boot[@]}" >"$out/run.log" 2>&1 || [ ! -f "$out/summary.json" ]; then
-		status="run failed (out/$run_id/run.log)"
+	if ! run_one "${boot[@]}" && [ "${boot[0]:-}" = --snapshot-load ]; then
+		# A restore fails where a boot need not, e.g. when panlab-phone was rebuilt since
+		# the save with another snapshot format: boot, and save again for the rest.
+		echo "run-suite: restoring failed (out/$run_id/run-restore.log); $w boots again" >&2
+		mv "$out/run.log" "$out/run-restore.log"
+		rm -f "$snapshot"
+		run_one --snapshot-save "$snapshot" || true
 	fi
+	[ -f "$out/summary.json" ] || status="run failed (out/$run_id/run.log)"
 	if [ "$status" = ok ]; then
 		obj=$(jq -c --arg w "$w" --arg id "$run_id" --argjson expect "$expect" '{
 			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
