@@ -5,6 +5,7 @@
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
 BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
               host/sdl_display.c host/screenshot.c host/gdbstub.c host/slirp_net.c \
+              host/content_request.c \
               host/snapshot.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \

@@ -3,7 +3,9 @@
 # and runs one workload. The phone plays the replay script through its
 # virtio-input touchscreen at exact virtual times and writes the ground
 # truth at its devices, so the guest only announces when the app is ready.
-# Leaves in OUT: console.log, trace.bin, ground_truth.txt.
+# Leaves in OUT: console.log, trace.bin, ground_truth.txt, net.pcap (every
+# frame on the NIC: the network workloads fetch from the phone's own
+# content server, emu/README.md "Network").
 #
 # Snapshots (an experiment matrix boots once):
 #   --snapshot-save FILE  boots, saves the machine in FILE when the guest
@@ -30,7 +32,7 @@ source "$(dirname "$0")/backend-common.sh"
 phone=$top/build/emu/panlab-phone
 require_built "$phone"
 mkdir -p "$out"
-rm -f "$out"/{console.log,trace.bin,ground_truth.txt}
+rm -f "$out"/{console.log,trace.bin,ground_truth.txt,net.pcap}
 "$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
 replay=()
@@ -39,15 +41,16 @@ if [ -n "$workload" ]; then
 fi
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.
-boot=(--kernel "$kernel" --initrd "$initrd" --append "$(guest_cmdline panlab.injector=host)")
+boot=(--kernel "$kernel" --initrd "$initrd" --append "$(guest_cmdline panlab.injector=host panlab.net=emu)")
 case "${snapshot[0]:-}" in
 --snapshot-save) boot=(--kernel "$kernel" --initrd "$initrd"
 	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1 $append"
-	--snapshot-save "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host)") ;;
---snapshot-load) boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host)") ;;
+	--snapshot-save "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
+--snapshot-load) boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 esac
 run_with_console "$phone" "${boot[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
+	--net user --pcap "$out/net.pcap" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	"${replay[@]}"
 check_result

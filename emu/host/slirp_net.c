@@ -6,6 +6,7 @@
 #include <string.h>
 #include <pcap/pcap.h>
 #include <slirp/libslirp.h>
+#include "content_request.h"
 #include "slirp_net.h"
 
 #define WIRE_FRAMES 256
@@ -54,7 +55,12 @@ struct slirp_net {
     size_t req_len;
     uint8_t *resp;              /* response bytes not yet taken by slirp */
     size_t resp_len, resp_off;
+    size_t resp_ready;          /* bytes of resp released to slirp so far */
+    size_t resp_first;          /* the first release (head + a piece); 0 once done */
+    uint64_t piece_ns;          /* between paced pieces; 0 = unpaced */
+    vt_event pace;              /* releases the next piece */
 };
+
 
 void net_timing_phone(net_timing *t)
 {
@@ -224,56 +230,103 @@ static const SlirpCb callbacks = {
 
 static void flush_response(slirp_net *s)
 {
-    while (s->resp && s->resp_off < s->resp_len) {
+    while (s->resp && s->resp_off < s->resp_ready) {
         size_t room = slirp_socket_can_recv(s->slirp, s->server, SERVER_PORT);
         if (!room)
             return;
-        size_t k = s->resp_len - s->resp_off < room ? s->resp_len - s->resp_off : room;
+        size_t k = s->resp_ready - s->resp_off < room ? s->resp_ready - s->resp_off : room;
         slirp_socket_recv(s->slirp, s->server, SERVER_PORT, s->resp + s->resp_off, (int)k);
         s->resp_off += k;
     }
+    if (s->resp && s->resp_off < s->resp_len)
+        return;                 /* the rest is not released yet */
     free(s->resp);
     s->resp = NULL;
 }
 
+/* Releases the head with the first piece, then a piece each piece_ns, as
+ * svc-content sends them; unpaced, the rest at once. */
+static void pace_fire(void *opaque)
+{
+    slirp_net *s = opaque;
+    if (!s->resp)
+        return;
+    if (s->resp_first) {
+        s->resp_ready = s->resp_first;
+        s->resp_first = 0;
+    } else {
+        s->resp_ready += CONTENT_PIECE_BYTES;
+    }
+    if (!s->piece_ns || s->resp_ready > s->resp_len)
+        s->resp_ready = s->resp_len;
+    flush_response(s);
+    if (s->resp_ready < s->resp_len)
+        vt_schedule(s->t, &s->pace, vt_now_ns(s->t) + s->piece_ns);
+}
+
+/* Queues a response: a head, then body_len bytes of body (the file's, or
+ * generated when body is NULL), released after latency_ns and paced to
+ * bytes_per_s (0: all at once). */
 static void respond(slirp_net *s, const char *status, const uint8_t *body,
-                    size_t body_len)
+                    size_t body_len, uint64_t latency_ns, uint32_t bytes_per_s)
 {
     char head[256];
     int n = snprintf(head, sizeof(head), "HTTP/1.0 %s\r\nContent-Length: %zu\r\n"
                      "Content-Type: application/octet-stream\r\n"
                      "Connection: close\r\n\r\n", status, body_len);
+    vt_cancel(s->t, &s->pace);
     free(s->resp);
-    s->resp = malloc((size_t)n + body_len);
+    s->resp = calloc(1, (size_t)n + body_len);
     if (!s->resp)
         return;
     memcpy(s->resp, head, (size_t)n);
-    if (body_len)
+    if (body)
         memcpy(s->resp + n, body, body_len);
+    else                        /* svc-content's content: 0x5a opens each piece */
+        for (size_t i = 0; i < body_len; i += CONTENT_PIECE_BYTES)
+            s->resp[(size_t)n + i] = 0x5a;
     s->resp_len = (size_t)n + body_len;
-    s->resp_off = 0;
-    flush_response(s);
+    s->resp_off = s->resp_ready = 0;
+    s->resp_first = (size_t)n + (body_len < CONTENT_PIECE_BYTES ? body_len : CONTENT_PIECE_BYTES);
+    s->piece_ns = bytes_per_s ? (uint64_t)CONTENT_PIECE_BYTES * VT_NS_PER_S / bytes_per_s : 0;
+    vt_schedule(s->t, &s->pace, vt_now_ns(s->t) + latency_ns);
 }
 
-/* GET /path: the file content_dir/path; no "..", no other methods. */
+static void respond_text(slirp_net *s, const char *status, const char *text)
+{
+    respond(s, status, (const uint8_t *)text, strlen(text), 0, 0);
+}
+
+/* A request (content_request.h): generated content, or a file under
+ * content_dir; a bad one gets 400 with the reason as its body. */
 static void serve(slirp_net *s)
 {
-    char path[256], file[1024];
-    if (sscanf(s->req, "GET %255s HTTP/", path) != 1 || path[0] != '/' ||
-        strstr(path, "..") || !s->content_dir) {
-        respond(s, "404 Not Found", NULL, 0);
+    content_req r;
+    char err[160], file[1024];
+    if (content_req_parse(s->req, &r, err, sizeof(err)) < 0) {
+        fprintf(stderr, "panlab-phone: content server: %s\n", err);
+        strcat(err, "\n");
+        respond_text(s, "400 Bad Request", err);
         return;
     }
-    snprintf(file, sizeof(file), "%s%s", s->content_dir, path);
+    if (r.generated) {
+        respond(s, "200 OK", NULL, r.bytes, r.latency_ms * 1000000ull, r.bytes_per_s);
+        return;
+    }
+    if (!s->content_dir) {
+        respond_text(s, "404 Not Found", "no --content-dir\n");
+        return;
+    }
+    snprintf(file, sizeof(file), "%s%s", s->content_dir, r.path);
     FILE *f = fopen(file, "rb");
     uint8_t *body = NULL;
     long len = -1;
     if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
         fseek(f, 0, SEEK_SET) == 0 && (body = malloc((size_t)len + 1)) &&
         fread(body, 1, (size_t)len, f) == (size_t)len)
-        respond(s, "200 OK", body, (size_t)len);
+        respond(s, "200 OK", body, (size_t)len, 0, 0);
     else
-        respond(s, "404 Not Found", NULL, 0);
+        respond_text(s, "404 Not Found", "no such file\n");
     free(body);
     if (f)
         fclose(f);
@@ -322,6 +375,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     vt_event_init(&s->up.ev, wire_fire, &s->up);
     vt_event_init(&s->down.ev, wire_fire, &s->down);
     vt_event_init(&s->poll, poll_tick, s);
+    vt_event_init(&s->pace, pace_fire, s);
     if (pcap_path) {
         s->pcap = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
                                                       PCAP_TSTAMP_PRECISION_NANO);
@@ -361,6 +415,7 @@ void slirp_net_free(slirp_net *s)
     if (!s)
         return;
     vt_cancel(s->t, &s->poll);
+    vt_cancel(s->t, &s->pace);
     vt_cancel(s->t, &s->up.ev);
     vt_cancel(s->t, &s->down.ev);
     if (s->slirp)
@@ -436,6 +491,10 @@ void slirp_net_save(const slirp_net *s, snap_w *w)
     size_t left = s->resp ? s->resp_len - s->resp_off : 0;
     snap_put_u32(w, (uint32_t)left);
     snap_put_bytes(w, s->resp ? s->resp + s->resp_off : NULL, left);
+    snap_put_u32(w, (uint32_t)(s->resp ? s->resp_ready - s->resp_off : 0));
+    snap_put_u32(w, (uint32_t)s->resp_first);
+    snap_put_u64(w, s->piece_ns);
+    vt_event_save(&s->pace, w);
     /* libslirp's own state: its sockets and connections. */
     char *blob = NULL;
     size_t blob_len = 0;
@@ -477,6 +536,11 @@ int slirp_net_load(slirp_net *s, snap_r *r)
     }
     s->resp_len = left;
     s->resp_off = 0;
+    s->resp_ready = snap_get_u32_max(r, left, "released response bytes");
+    s->resp_first = snap_get_u32_max(r, left, "first response release");
+    s->piece_ns = snap_get_u64(r);
+    if (vt_event_load(s->t, &s->pace, r) < 0)
+        return -1;
     uint32_t version = snap_get_u32(r);
     uint32_t blob_len = snap_get_u32_max(r, 1u << 30, "libslirp state bytes");
     if (snap_r_failed(r))

@@ -2,7 +2,8 @@
  * one-way latency and bandwidth in each direction between the guest's
  * virtio-net and libslirp's user-mode TCP/IP stack (guest 10.0.2.15,
  * gateway 10.0.2.2), with a content server inside the emulator at
- * 10.0.2.100:80 (HTTP/1.0 GET of files under a host directory). Slirp
+ * 10.0.2.100:80 (HTTP/1.0 GET of files under a host directory, or of
+ * generated content with a latency and pacing: content_request.h). Slirp
  * runs restricted: the guest reaches nothing outside, and slirp's clock
  * and timers are the engine's, so network runs are deterministic. Every
  * frame is written to a pcap file (nanosecond timestamps of virtual
