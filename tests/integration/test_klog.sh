@@ -1,8 +1,10 @@
 #!/bin/bash
 # Kernel logger, every event type: boots a test initramfs on the qemu
-# backend that runs guest-kernel/tests/klog_provoke (it provokes each kernel
-# event, drains /dev/panlab_klog and checks fields, per-cpu timestamp order,
-# counters, wait/wake/notify, block/resume and binder produce/consume pairs).
+# backend that runs guest-kernel/tests/klog_provoke (it checks the clock
+# contract, clock_offset_ns against clock_gettime, provokes each kernel event,
+# drains /dev/panlab_klog and checks fields, timestamps (per-cpu order,
+# CLOCK_MONOTONIC), counters, futex/mutex/sem/waitqueue wait/wake/notify,
+# block/resume and binder produce/consume pairs).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=test_klog
