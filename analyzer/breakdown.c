@@ -149,8 +149,15 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			}
 			break;
 		case PL_EV_WAKEUP:
-			/* Woken (or just forked): from now on it waits for a cpu, not for its event. */
-			other = timeline_of(tls, &tids, ev->a0);
+		case PL_EV_FUTEX_NOTIFY:
+		case PL_EV_MUTEX_NOTIFY:
+		case PL_EV_SEM_NOTIFY:
+		case PL_EV_WAITQUEUE_NOTIFY:
+			/*
+			 * Woken (or just forked): from now on it waits for a cpu, not for its
+			 * event. A lock's NOTIFY stands in for the WAKEUP of its waiter (a1).
+			 */
+			other = timeline_of(tls, &tids, ev->type == PL_EV_WAKEUP ? ev->a0 : ev->a1);
 			if (other && !other->on_cpu)
 				push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
 			break;

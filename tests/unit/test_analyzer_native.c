@@ -147,10 +147,43 @@ static void test_one_shot_worker_lock_wait(void)
 	model_free(&m);
 }
 
+/*
+ * The main thread blocks on a lock inside the input's message: until the
+ * NOTIFY it waits for the lock, from the NOTIFY to its switch-in for a cpu.
+ */
+static void test_lock_wait_then_runnable(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_kernel(&t, 0, US(1120), PL_EV_WAITQUEUE_WAIT, MAIN, VIEW_LOCK, 0);
+	tb_kernel(&t, 0, US(1121), PL_EV_CONTEXT_SWITCH, MAIN, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(1300), PL_EV_WAITQUEUE_NOTIFY, OTHER, VIEW_LOCK, MAIN);
+	tb_kernel(&t, 0, US(1350), PL_EV_CONTEXT_SWITCH, 0, MAIN, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1351), PL_EV_WAITQUEUE_WAKE, MAIN, VIEW_LOCK, 0);
+	tb_user(&t, MAIN, US(1360), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(&t, MAIN, US(1370), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(&t, VSYNC, US(1400), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1500), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1510), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1520), PL_EV_MSG_DONE, 2, QUEUE);
+	model_build(&t, &m);
+
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_LOCK], US(179));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNABLE], US(50));
+	model_free(&m);
+}
+
 void add_native_tests(void)
 {
 	CU_pSuite s = CU_add_suite("native", NULL, NULL);
 
 	CU_add_test(s, "a native renderer's intervals from wait and notify", test_native_renderer);
 	CU_add_test(s, "a one-shot worker's lock wait", test_one_shot_worker_lock_wait);
+	CU_add_test(s, "runnable from a lock's notify to the switch-in", test_lock_wait_then_runnable);
 }
