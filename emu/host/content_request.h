@@ -1,5 +1,6 @@
-/* The in-emulator content server's requests (HTTP/1.0, one per TCP
- * connection), parsed apart from libslirp so they can be tested alone:
+/* The in-emulator content server's requests (HTTP/1.0 text, one per TCP
+ * connection or UDP datagram), parsed apart from libslirp so they can be
+ * tested alone:
  *   GET /PATH HTTP/1.x            a file under --content-dir;
  *   GET /fetch?bytes=N&latency_ms=L&rate=B HTTP/1.x
  *                                 N bytes of generated content, the first

@@ -13,6 +13,7 @@
 #define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
 #define SERVER_ADDR "10.0.2.100"
 #define SERVER_PORT 80
+#define SERVER_UDP_PORT 7070    /* svc-content's port, content_service.h */
 #define REQ_MAX 4096
 
 typedef struct slirp_net slirp_net;
@@ -59,8 +60,18 @@ struct slirp_net {
     size_t resp_first;          /* the first release (head + a piece); 0 once done */
     uint64_t piece_ns;          /* between paced pieces; 0 = unpaced */
     vt_event pace;              /* releases the next piece */
+    struct udp_reply {          /* the UDP responder's one response */
+        uint8_t mac[6];         /* the requester's */
+        uint8_t ip[4];
+        uint16_t port;
+        uint32_t left;          /* bytes not yet sent */
+        uint64_t piece_ns;
+        uint16_t ip_id;         /* the next datagram's IPv4 id */
+        vt_event ev;            /* sends the next piece */
+    } udp;
 };
 
+static int udp_intercept(slirp_net *s, const uint8_t *f, size_t len);
 
 void net_timing_phone(net_timing *t)
 {
@@ -94,7 +105,8 @@ static void wire_fire(void *opaque)
             if (s->nic)
                 virtio_net_receive(s->nic, f, len);
         } else {
-            slirp_input(s->slirp, f, (int)len);
+            if (!udp_intercept(s, f, len))
+                slirp_input(s->slirp, f, (int)len);
         }
         w->head = (w->head + 1) % WIRE_FRAMES;
         w->count--;
@@ -346,6 +358,110 @@ static ssize_t server_write(const void *buf, size_t len, void *opaque)
     return (ssize_t)len;
 }
 
+/* ---- the UDP responder ----
+ * libslirp forwards only TCP to an in-emulator server, so a datagram to
+ * 10.0.2.100:7070 is taken off the wire before slirp and answered with
+ * frames made here: svc-content's UDP response (content_service.h), one
+ * datagram per piece, the last shorter or empty. The request is the same
+ * text as over TCP, "GET /fetch?... HTTP/1.0". */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+/* Sends payload as a datagram from 10.0.2.100:7070 to the requester. */
+static void udp_send(slirp_net *s, const uint8_t *payload, size_t n)
+{
+    uint8_t f[14 + 20 + 8 + CONTENT_PIECE_BYTES] = { 0 };
+    struct udp_reply *u = &s->udp;
+    if (n > CONTENT_PIECE_BYTES)
+        n = CONTENT_PIECE_BYTES;
+    memcpy(f, u->mac, 6);
+    const uint8_t src_mac[6] = { 0x52, 0x55, 10, 0, 2, 100 };  /* slirp's for .100 */
+    memcpy(f + 6, src_mac, 6);
+    put16(f + 12, 0x0800);
+    uint8_t *ip = f + 14;
+    ip[0] = 0x45;
+    put16(ip + 2, (uint16_t)(20 + 8 + n));
+    put16(ip + 4, u->ip_id++);
+    put16(ip + 6, 0x4000);                  /* don't fragment */
+    ip[8] = 64;
+    ip[9] = 17;
+    memcpy(ip + 12, &s->server.s_addr, 4);
+    memcpy(ip + 16, u->ip, 4);
+    uint32_t sum = 0;
+    for (int i = 0; i < 20; i += 2)
+        sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    put16(ip + 10, (uint16_t)~sum);
+    uint8_t *udp = ip + 20;
+    put16(udp, SERVER_UDP_PORT);
+    put16(udp + 2, u->port);
+    put16(udp + 4, (uint16_t)(8 + n));      /* checksum 0: none, valid for IPv4 */
+    memcpy(udp + 8, payload, n);
+    wire_send(&s->down, f, 14 + 20 + 8 + n);
+}
+
+static void udp_fire(void *opaque)
+{
+    static const uint8_t content[CONTENT_PIECE_BYTES] = { 0x5a };
+    slirp_net *s = opaque;
+    struct udp_reply *u = &s->udp;
+    uint32_t n = u->left < CONTENT_PIECE_BYTES ? u->left : CONTENT_PIECE_BYTES;
+    udp_send(s, content, n);
+    u->left -= n;
+    if (n == CONTENT_PIECE_BYTES)
+        vt_schedule(s->t, &u->ev, vt_now_ns(s->t) + u->piece_ns);
+}
+
+/* Returns 1 when the frame was a request to the UDP responder (answered
+ * here), 0 for slirp. */
+static int udp_intercept(slirp_net *s, const uint8_t *f, size_t len)
+{
+    if (len < 14 + 20 + 8 || f[12] != 0x08 || f[13] != 0x00 || (f[14] >> 4) != 4)
+        return 0;
+    const uint8_t *ip = f + 14;
+    size_t ihl = (size_t)(ip[0] & 15) * 4;
+    if (ip[9] != 17 || ihl < 20 || len < 14 + ihl + 8 ||
+        memcmp(ip + 16, &s->server.s_addr, 4) != 0)
+        return 0;
+    const uint8_t *udp = ip + ihl;
+    if ((udp[2] << 8 | udp[3]) != SERVER_UDP_PORT)
+        return 0;
+    size_t n = len - 14 - ihl - 8, ulen = (size_t)(udp[4] << 8 | udp[5]);
+    if (ulen >= 8 && ulen - 8 < n)
+        n = ulen - 8;                       /* the frame may be padded */
+    char req[REQ_MAX], err[160];
+    if (n > sizeof(req) - 1)
+        n = sizeof(req) - 1;
+    memcpy(req, udp + 8, n);
+    req[n] = 0;
+    struct udp_reply *u = &s->udp;
+    vt_cancel(s->t, &u->ev);                /* a new request ends the last */
+    memcpy(u->mac, f + 6, 6);
+    memcpy(u->ip, ip + 12, 4);
+    u->port = (uint16_t)(udp[0] << 8 | udp[1]);
+    content_req r;
+    int ok = content_req_parse(req, &r, err, sizeof(err)) == 0;
+    if (ok && !r.generated) {
+        snprintf(err, sizeof(err), "bad request: UDP serves /fetch only");
+        ok = 0;
+    }
+    if (ok) {
+        u->left = r.bytes;
+        u->piece_ns = r.bytes_per_s ?
+            (uint64_t)CONTENT_PIECE_BYTES * VT_NS_PER_S / r.bytes_per_s : 0;
+        vt_schedule(s->t, &u->ev, vt_now_ns(s->t) + r.latency_ms * 1000000ull);
+        return 1;
+    }
+    fprintf(stderr, "panlab-phone: content server (UDP): %s\n", err);
+    udp_send(s, (const uint8_t *)err, strlen(err));
+    return 1;
+}
+
 /* Slirp's TCP timers run from its poll; so does the server's output. */
 static void poll_tick(void *opaque)
 {
@@ -376,6 +492,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     vt_event_init(&s->down.ev, wire_fire, &s->down);
     vt_event_init(&s->poll, poll_tick, s);
     vt_event_init(&s->pace, pace_fire, s);
+    vt_event_init(&s->udp.ev, udp_fire, s);
     if (pcap_path) {
         s->pcap = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
                                                       PCAP_TSTAMP_PRECISION_NANO);
@@ -416,6 +533,7 @@ void slirp_net_free(slirp_net *s)
         return;
     vt_cancel(s->t, &s->poll);
     vt_cancel(s->t, &s->pace);
+    vt_cancel(s->t, &s->udp.ev);
     vt_cancel(s->t, &s->up.ev);
     vt_cancel(s->t, &s->down.ev);
     if (s->slirp)
@@ -495,6 +613,13 @@ void slirp_net_save(const slirp_net *s, snap_w *w)
     snap_put_u32(w, (uint32_t)s->resp_first);
     snap_put_u64(w, s->piece_ns);
     vt_event_save(&s->pace, w);
+    snap_put_bytes(w, s->udp.mac, 6);
+    snap_put_bytes(w, s->udp.ip, 4);
+    snap_put_u32(w, s->udp.port);
+    snap_put_u32(w, s->udp.left);
+    snap_put_u64(w, s->udp.piece_ns);
+    snap_put_u32(w, s->udp.ip_id);
+    vt_event_save(&s->udp.ev, w);
     /* libslirp's own state: its sockets and connections. */
     char *blob = NULL;
     size_t blob_len = 0;
@@ -540,6 +665,14 @@ int slirp_net_load(slirp_net *s, snap_r *r)
     s->resp_first = snap_get_u32_max(r, left, "first response release");
     s->piece_ns = snap_get_u64(r);
     if (vt_event_load(s->t, &s->pace, r) < 0)
+        return -1;
+    snap_get_bytes(r, s->udp.mac, 6);
+    snap_get_bytes(r, s->udp.ip, 4);
+    s->udp.port = (uint16_t)snap_get_u32_max(r, 65535, "UDP requester port");
+    s->udp.left = snap_get_u32_max(r, CONTENT_MAX_BYTES, "UDP response bytes");
+    s->udp.piece_ns = snap_get_u64(r);
+    s->udp.ip_id = (uint16_t)snap_get_u32_max(r, 65535, "UDP datagram id");
+    if (vt_event_load(s->t, &s->udp.ev, r) < 0)
         return -1;
     uint32_t version = snap_get_u32(r);
     uint32_t blob_len = snap_get_u32_max(r, 1u << 30, "libslirp state bytes");

@@ -3,7 +3,8 @@
  * virtio-net and libslirp's user-mode TCP/IP stack (guest 10.0.2.15,
  * gateway 10.0.2.2), with a content server inside the emulator at
  * 10.0.2.100:80 (HTTP/1.0 GET of files under a host directory, or of
- * generated content with a latency and pacing: content_request.h). Slirp
+ * generated content with a latency and pacing: content_request.h), and a
+ * UDP responder for the same requests at 10.0.2.100:7070. Slirp
  * runs restricted: the guest reaches nothing outside, and slirp's clock
  * and timers are the engine's, so network runs are deterministic. Every
  * frame is written to a pcap file (nanosecond timestamps of virtual
@@ -37,9 +38,9 @@ void slirp_net_free(slirp_net *s);
 void slirp_net_attach(slirp_net *s, virtio_net *nic);
 /* net_host.send for the NIC: a frame from the guest. */
 void slirp_net_from_guest(void *opaque, const uint8_t *frame, size_t len_bytes);
-/* Snapshots: frames on the wire, the server's request and response,
- * libslirp's timers and its own state (slirp_state_save). Load returns 0,
- * or -1 with the error in r. */
+/* Snapshots: frames on the wire, the server's request and responses (TCP
+ * and UDP), libslirp's timers and its own state (slirp_state_save). Load
+ * returns 0, or -1 with the error in r. */
 void slirp_net_save(const slirp_net *s, snap_w *w);
 int slirp_net_load(slirp_net *s, snap_r *r);
 

@@ -5,8 +5,9 @@
  * blocking in recv() on the socket; post-execute draws the result (the byte count's checksum).
  * The server is svc-content (another process, over loopback TCP), or, when the session exports
  * PANLAB_CONTENT_HOST (the phone, whose init brings eth0 up), the emulator's own HTTP content
- * server at that address, port 80, over virtio-net: GET /fetch?bytes=&latency_ms=&rate= gives
- * the same response after the same latency and pacing, timed on the emulator's clock.
+ * server at that address over virtio-net: GET /fetch?bytes=&latency_ms=&rate= (TCP port 80, or
+ * one datagram to UDP port 7070) gives the same response after the same latency and pacing,
+ * timed on the emulator's clock.
  *
  * Built again with NETFETCH_UDP as app-netdgram: the same fetch as a request datagram and
  * paced response datagrams (UDP datagram blocking).
@@ -66,10 +67,10 @@ static int open_cache(void)
 }
 #endif
 
-/* The emulator's content server (TCP only), or NULL for svc-content. */
+/* The emulator's content server, or NULL for svc-content. */
 static const char *emulator_host(void)
 {
-	return SOCKET_TYPE == SOCK_STREAM ? getenv("PANLAB_CONTENT_HOST") : NULL;
+	return getenv("PANLAB_CONTENT_HOST");
 }
 
 /* Sends the request: svc-content's struct, or an HTTP GET to the emulator's server. */
@@ -124,7 +125,8 @@ static uint64_t fetch(uint32_t latency_ms)
 		return 0;
 	}
 	if (host) {
-		a.sin_port = htons(CONTENT_HTTP_PORT);
+		if (SOCKET_TYPE == SOCK_STREAM)
+			a.sin_port = htons(CONTENT_HTTP_PORT);
 		if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
 			head_ok = 0;
 	}
