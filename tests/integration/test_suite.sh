@@ -8,7 +8,7 @@
 #   sdcache    the fetched image fsync'ed to the phone's SD card (an io edge on every path);
 #   service    binder calls between the cores, whose clocks may disagree by microseconds
 #              (the analyzer's skew repair keeps the binder hops on every path).
-# 24-69 s of host time per workload under load (2.3 min for three, with other builds running);
+# 1.2 min for the four at load 2 (2.3 min for three while other builds ran);
 # `make run WORKLOAD=all` runs the whole suite.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
