@@ -19,7 +19,8 @@ mkdir -p "$out" "$work"
 cat "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz" > "$work/initrd.gz"
 cmdline="console=ttyAMA0 maxcpus=1 panic=-1 panlab.trace=0 panlab.test=panlab-parallel"
 
-ratio() { grep -a '^PARALLEL-RATIO: ' "$1" | tail -n 1 | cut -d' ' -f2 || true; }
+# Console lines end in CR LF: the CR is not part of the number.
+ratio() { grep -a '^PARALLEL-RATIO: ' "$1" | tail -n 1 | cut -d' ' -f2 | tr -d '\r' || true; }
 
 echo "board_bench: emu/ (panlab-phone)"
 phone_error=""
