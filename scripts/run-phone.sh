@@ -14,6 +14,9 @@
 #                         experiment (the panlab.* arguments; other
 #                         --append kernel arguments were fixed at boot).
 # Both runs must have the same devices; every run gets a fresh SD card.
+# The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
+# FILE.guest records their hash at save, and a load from another build of
+# them is refused: it would run old guest code against today's scripts.
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
@@ -42,11 +45,18 @@ fi
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.
 boot=(--kernel "$kernel" --initrd "$initrd" --append "$(guest_cmdline panlab.injector=host panlab.net=emu)")
+guest_hash() { cat "$kernel" "$initrd" "$top/build/kernel/System.map" | sha256sum | cut -d' ' -f1; }
 case "${snapshot[0]:-}" in
---snapshot-save) boot=(--kernel "$kernel" --initrd "$initrd"
+--snapshot-save) guest_hash > "${snapshot[1]}.guest"
+	boot=(--kernel "$kernel" --initrd "$initrd"
 	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1 $append"
 	--snapshot-save "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
---snapshot-load) boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
+--snapshot-load)
+	[ "$(cat "${snapshot[1]}.guest" 2>/dev/null)" = "$(guest_hash)" ] || {
+		echo "$0: ${snapshot[1]}: saved from another build of the guest kernel or initramfs (or ${snapshot[1]}.guest is missing); save it again" >&2
+		exit 2
+	}
+	boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 esac
 run_with_console "$phone" "${boot[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \

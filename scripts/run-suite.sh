@@ -49,7 +49,7 @@ expected_transactions() {
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$(dirname "$suite_json")"
 snapshot=$top/out/suite-$stamp.snap
-trap 'rm -f "$snapshot"' EXIT
+trap 'rm -f "$snapshot" "$snapshot.guest"' EXIT
 results=()
 failed=0
 printf '%-20s %12s %9s %9s %24s %6s  %s\n' workload transactions precision recall \
@@ -79,7 +79,7 @@ for w in "${workloads[@]}"; do
 		# the save with another snapshot format: boot, and save again for the rest.
 		echo "run-suite: restoring failed (out/$run_id/run-restore.log); $w boots again" >&2
 		mv "$out/run.log" "$out/run-restore.log"
-		rm -f "$snapshot"
+		rm -f "$snapshot" "$snapshot.guest"
 		run_one --snapshot-save "$snapshot" || true
 	fi
 	[ -f "$out/summary.json" ] || status="run failed (out/$run_id/run.log)"

@@ -68,5 +68,15 @@ for pair in b:c a:b; do
 done
 [ "$(grep -c '^input' "$work/b/ground_truth.txt")" -ge 10 ] ||
 	{ echo "test_snapshot: run B's ground truth has fewer than 10 inputs" >&2; status=1; }
+# run-phone.sh refuses a snapshot saved from another build of the guest.
+echo "another build" > "$work/snap.bin.guest"
+if msg=$("$top/scripts/run-phone.sh" --snapshot-load "$work/snap.bin" --workload "$workload" \
+	--out "$work/stale" 2>&1); then
+	echo "test_snapshot: run-phone.sh loaded a snapshot of another guest build" >&2
+	status=1
+elif ! grep -q "snap.bin: saved from another build of the guest" <<<"$msg"; then
+	echo "test_snapshot: unexpected refusal message: $msg" >&2
+	status=1
+fi
 [ $status = 0 ] && echo "test_snapshot: ok"
 exit $status
