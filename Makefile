@@ -22,7 +22,7 @@ build: deps
 # WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/run-suite.sh --backend $(BACKEND)
+	@scripts/run-suite.sh --backend $(BACKEND) --snapshot
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
 endif

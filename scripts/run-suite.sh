@@ -6,8 +6,10 @@
 # out/<run-id>/run.log; stderr says which workload is running (a stress load can take minutes).
 # With --snapshot (phone only) the first run saves the booted machine and every later run
 # restores it instead of booting (emu/README.md, "Snapshots": 0.12-0.16 s against 6.5-23 s of
-# host time). It is off by default: on 2026-11-22 restored runs of the network workloads
-# stopped before their scripts ended (netfetch 10/13), where cold boots give 13/13.
+# host time); `make run WORKLOAD=all` uses it. Restored runs of the network workloads once
+# stopped before their scripts ended: the snapshot held an older initramfs, with older scripts.
+# run-phone.sh now refuses a snapshot of another guest build, and a refused or failed restore
+# boots that workload cold and saves a fresh snapshot.
 #
 # Exit status: 0 when every run finished with precision = recall = 1 and the declared number of
 # transactions, 1 otherwise (the table and suite.json are written either way), 2 usage.
