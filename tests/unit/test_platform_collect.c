@@ -392,10 +392,30 @@ static void test_collect_periodic(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0);	/* every logger file was removed */
 }
 
+/* Drain periods: digits only, within bounds; everything else is refused and *ms is untouched. */
+static void test_parse_period_ms(void)
+{
+	uint32_t ms = 7;
+
+	CU_ASSERT_EQUAL(pl_collect_parse_period_ms("100", 1, &ms), 0);
+	CU_ASSERT_EQUAL(ms, 100);
+	CU_ASSERT_EQUAL(pl_collect_parse_period_ms("0", 0, &ms), 0);
+	CU_ASSERT_EQUAL(ms, 0);
+	CU_ASSERT_EQUAL(pl_collect_parse_period_ms("3600000", 1, &ms), 0);
+	CU_ASSERT_EQUAL(ms, 3600000);
+	ms = 7;
+	static const char *const bad[] = { "0", "", "-5", "+5", " 5", "5ms", "3600001",
+					   "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT_EQUAL(pl_collect_parse_period_ms(bad[i], 1, &ms), -1);
+	CU_ASSERT_EQUAL(ms, 7);
+}
+
 void add_collect_suite(void)
 {
 	CU_pSuite s = CU_add_suite("collect", NULL, NULL);
 	CU_add_test(s, "user rings to a trace v1 file", test_collect_user_only);
+	CU_add_test(s, "drain periods in ms", test_parse_period_ms);
 	CU_add_test(s, "recycled slots: one source per thread", test_collect_recycled_slots);
 	CU_add_test(s, "unwritable output is one clear error", test_collect_bad_output);
 	CU_add_test(s, "link lost part way: the rest spills, then is sent", test_collect_spill_link_lost);

@@ -26,12 +26,11 @@
 
 static uint32_t period_ms(const char *arg)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || v == 0 || v > 3600000 || arg[0] == '-')
+	uint32_t ms;
+
+	if (pl_collect_parse_period_ms(arg, 1, &ms) != 0)
 		pl_die("--period-ms: expected milliseconds from 1 to 3600000, got '%s'", arg);
-	return (uint32_t)v;
+	return ms;
 }
 
 int main(int argc, char **argv)

@@ -416,8 +416,6 @@ int main(int argc, char **argv)
 					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 					   .klog_path = PL_COLLECT_DEFAULT_KLOG,
 					   .drain_period_ms = DEFAULT_DRAIN_MS };
-	char *end;
-	unsigned long drain_ms;
 	int o;
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -428,11 +426,9 @@ int main(int argc, char **argv)
 		case 'i': injector = optarg; break;
 		case 'p': collect.spill_path = optarg; break;
 		case 'd':
-			errno = 0;
-			drain_ms = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || drain_ms > UINT32_MAX)
-				pl_die("--drain-ms %s: not a period in ms", optarg);
-			collect.drain_period_ms = (uint32_t)drain_ms;
+			if (pl_collect_parse_period_ms(optarg, 0, &collect.drain_period_ms) != 0)
+				pl_die("--drain-ms: expected milliseconds from 0 to 3600000, got '%s'",
+				       optarg);
 			break;
 		default: workload = NULL; optind = argc + 1; break;
 		}

@@ -80,6 +80,12 @@ int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **ou
 int pl_collector_finish(struct pl_collector *c, struct pl_collect_result *res, char *err,
 			size_t err_len);
 
+/*
+ * Parses a drain period in ms (decimal digits only, min_ms to 3600000) into *ms. Returns 0, or
+ * -1 if arg is not one.
+ */
+int pl_collect_parse_period_ms(const char *arg, uint32_t min_ms, uint32_t *ms);
+
 /* pl_collector_start then pl_collector_finish: one drain at the end. */
 int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, char *err,
 	       size_t err_len);
