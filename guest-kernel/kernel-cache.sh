@@ -8,7 +8,8 @@
 # tarball, the patches, the config fragment, this folder's Makefile and
 # check-config.sh, and the cross compiler's version. Entries are written to a
 # temporary name and renamed, so a build killed half-way leaves no entry;
-# the two newest entries are kept.
+# the PANLAB_KERNEL_CACHE_KEEP newest entries (default 6) are kept, so
+# branches with different configs on one machine do not evict each other.
 #
 # PANLAB_KERNEL_CACHE=DIR picks the directory (default
 # ${XDG_CACHE_HOME:-~/.cache}/panlab/kernel); PANLAB_KERNEL_CACHE= turns the
@@ -49,7 +50,7 @@ save)
 	if tar -C "$kout" -cf "$tmp" . && mv "$tmp" "$entry"; then
 		echo "kernel: cached the build as $entry"
 		# shellcheck disable=SC2012
-		ls -t "$dir"/kernel-*.tar | tail -n +3 | xargs -r rm -f
+		ls -t "$dir"/kernel-*.tar | tail -n +$((${PANLAB_KERNEL_CACHE_KEEP:-6} + 1)) | xargs -r rm -f
 	else
 		rm -f "$tmp"
 		echo "kernel: could not cache the build in $dir (continuing)" >&2

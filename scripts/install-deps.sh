@@ -27,6 +27,6 @@ if ! dpkg --print-foreign-architectures | grep -qx armel; then
 	dpkg --add-architecture armel
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
+apt-get -o DPkg::Lock::Timeout=900 update -q
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $missing
