@@ -38,6 +38,16 @@ typedef struct arm_hooks {
 arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);
 void arm_sys_free(arm_sys *s);
 arm_cpu *arm_sys_cpu(arm_sys *s, int index);
+
+/* Execution engines for ARM code. FAST (the default on x86-64) translates
+ * blocks to host code; REF is the plain interpreter it is checked against.
+ * Both give the same instruction and cycle counts, interrupts at the same
+ * instructions and the same state. arm_set_engine() may be called between
+ * runs; it returns -1 if the engine is not built for this host.
+ * arm_engine_parse() maps "fast"/"ref" to an engine, or -1. */
+enum { ARM_ENGINE_REF = 0, ARM_ENGINE_FAST = 1 };
+int arm_set_engine(arm_sys *s, int engine);
+int arm_engine_parse(const char *name);
 int arm_sys_ncores(const arm_sys *s);
 
 /* Architectural reset: SVC mode, MMU off, pc = 0 (or 0xffff0000 with

@@ -1045,7 +1045,7 @@ static void check_irq(arm_cpu *c)
 
 /* Executes ARM instructions within one page while nothing asks to stop.
  * Returns the number executed. */
-static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
 {
     uint32_t pc = c->pc, ppage;
     uint8_t *host = fetch_page(c, pc, &ppage);
@@ -1157,6 +1157,8 @@ uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
             break;
         if (c->cpsr & CPSR_T)
             done += run_thumb_page(c, budget - done);
+        else if (c->sys->engine == ARM_ENGINE_FAST)
+            done += jit_run_arm_page(c, budget - done);
         else
             done += run_arm_page(c, budget - done);
     }
@@ -1179,6 +1181,7 @@ arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
     }
     s->ncores = ncores;
     s->map = map;
+    s->engine = jit_available() ? ARM_ENGINE_FAST : ARM_ENGINE_REF;
     if (hooks)
         s->hooks = *hooks;
     for (int i = 0; i < ncores; i++) {
@@ -1214,10 +1217,28 @@ void arm_sys_free(arm_sys *s)
     for (int i = 0; i < s->ncores; i++) {
         free(s->cpu[i]->dcache);
         free(s->cpu[i]->tcache);
+        jit_free(s->cpu[i]->jit);
         free(s->cpu[i]);
     }
     free(s->cpu);
     free(s);
+}
+
+int arm_set_engine(arm_sys *s, int engine)
+{
+    if (engine == ARM_ENGINE_FAST && !jit_available())
+        return -1;
+    s->engine = engine;
+    return 0;
+}
+
+int arm_engine_parse(const char *name)
+{
+    if (!strcmp(name, "fast"))
+        return ARM_ENGINE_FAST;
+    if (!strcmp(name, "ref"))
+        return ARM_ENGINE_REF;
+    return -1;
 }
 
 arm_cpu *arm_sys_cpu(arm_sys *s, int index)
