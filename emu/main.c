@@ -39,6 +39,7 @@ static void usage(FILE *f)
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--engine fast|ref]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
         "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
         prog);
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
     double start_s = host_s();
     int want_net = 0;
     int want_sdl = 0;
+    int engine = ARM_ENGINE_FAST;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0,
              quantum_us = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
@@ -271,6 +273,13 @@ int main(int argc, char **argv)
             want_net = 1;
         }
         else if (!strcmp(o, "--gdb")) gdb_port = parse_u64(o, v, 65535);
+        else if (!strcmp(o, "--engine")) {
+            if ((engine = arm_engine_parse(v)) < 0) {
+                fprintf(stderr, "%s: --engine takes fast or ref, got '%s'\n",
+                        prog, v);
+                return 2;
+            }
+        }
         else if (!strcmp(o, "--display")) {
             if (strcmp(v, "sdl") && strcmp(v, "none")) {
                 fprintf(stderr, "%s: --display takes none or sdl, got '%s'\n", prog, v);
@@ -422,6 +431,8 @@ int main(int argc, char **argv)
     if (want_net)
         cfg.net = (net_host){ &net, net_forward };
     machine *m = machine_new(&cfg);
+    if (arm_set_engine(machine_cpus(m), engine))
+        die("--engine %s: not built for this host%s", "fast", "");
     vt_engine *vt = machine_engine(m);
     if (want_net) {
         net_timing nt;

@@ -127,6 +127,7 @@ struct arm_cpu {
     arm_insn *dcache;       /* ARM decode cache, indexed by pa >> 2 */
     arm_insn *tcache;       /* Thumb decode cache, indexed by pa >> 1 */
     jit_cache *jit;         /* fast engine's blocks, made on first use */
+    uint64_t jit_end;       /* insns at which the current page run ends */
 };
 
 struct arm_sys {

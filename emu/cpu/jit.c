@@ -31,6 +31,7 @@ typedef int jit_code(arm_cpu *c, const uint8_t *host_page);
 typedef struct jit_block {
     uint32_t pa, va, len;
     jit_code *code;
+    uint8_t *body;          /* after the prologue: where chained jumps enter */
 } jit_block;
 
 struct jit_cache {
@@ -181,11 +182,13 @@ typedef struct exit_ref {
     uint8_t *rel;
     int kind, k;
     uint8_t *back;          /* EX_SLOW: where to continue */
+    uint32_t target;        /* EX_PC: the branch target */
 } exit_ref;
 
 typedef struct xlate {
     emit e;
-    arm_cpu *c;
+    jit_cache *j;
+    uint32_t pa;
     jit_block *b;
     arm_insn *insn;
     uint32_t va;
@@ -196,7 +199,7 @@ typedef struct xlate {
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
 {
-    x->exits[x->nexits++] = (exit_ref){ rel, kind, k, back };
+    x->exits[x->nexits++] = (exit_ref){ rel, kind, k, back, 0 };
 }
 
 static uint32_t pc_of(const xlate *x, int k)
@@ -444,6 +447,40 @@ static int ends_block(const arm_insn *d)
            d->rd == 15 || ((raw >> 25) == 0x74 && (raw & 0x8000));
 }
 
+/* Continues at va (on this block's page; c->pc holds it): straight into
+ * its block when that is translated and fits in the budget, as the page
+ * loop in jit_run_arm_page() would; else back to that loop. */
+static void emit_chain(xlate *x, uint32_t va)
+{
+    emit *e = &x->e;
+    uint32_t pa = (x->pa & ~0xfffu) | (va & 0xfff);
+    if ((va ^ x->va) & ~0xfffu) {
+        mov_ri(e, RAX, 0);
+        patch(jmp(e), x->epilogue);
+        return;
+    }
+    uint8_t *out[4];
+    b1(e, 0x48); b1(e, 0xb8);                           /* mov rax, slot */
+    b8(e, (uintptr_t)&x->j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+    b1(e, 0x48); b1(e, 0x8b); b1(e, 0x00);              /* mov rax, [rax] */
+    b1(e, 0x48); b1(e, 0x85); b1(e, 0xc0);              /* test rax, rax */
+    out[0] = jcc(e, CC_E);
+    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, pa)); b4(e, pa);
+    out[1] = jcc(e, CC_NE);
+    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, va)); b4(e, va);
+    out[2] = jcc(e, CC_NE);
+    /* mov edx, [rax + len]; add rdx, r12; cmp rdx, [rbx + jit_end] */
+    b1(e, 0x8b); b1(e, 0x90); b4(e, offsetof(jit_block, len));
+    b1(e, 0x4c); b1(e, 0x01); b1(e, 0xe2);
+    b1(e, 0x48); b1(e, 0x3b); b1(e, 0x93); b4(e, (uint32_t)OFF(jit_end));
+    out[3] = jcc(e, 7);                                 /* ja */
+    b1(e, 0xff); b1(e, 0xa0); b4(e, offsetof(jit_block, body)); /* jmp [rax+body] */
+    for (int i = 0; i < 4; i++)
+        patch(out[i], e->p);
+    mov_ri(e, RAX, 0);
+    patch(jmp(e), x->epilogue);
+}
+
 static void emit_exits(xlate *x)
 {
     emit *e = &x->e;
@@ -463,9 +500,8 @@ static void emit_exits(xlate *x)
             mov_ri(e, RAX, 0);
             patch(jmp(e), x->epilogue);
             break;
-        case EX_PC:     /* B/BL taken: next_pc already in c->pc */
-            mov_ri(e, RAX, 0);
-            patch(jmp(e), x->epilogue);
+        case EX_PC:     /* B/BL taken: the target already in c->pc */
+            emit_chain(x, r->target);
             break;
         case EX_SLOW:
             emit_call(x, r->k);
@@ -475,7 +511,7 @@ static void emit_exits(xlate *x)
     }
 }
 
-static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
+static jit_block *translate(jit_cache *j, uint32_t pa,
                             uint32_t va, const uint8_t *host)
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
@@ -487,7 +523,8 @@ static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
         j->flushes++;
     }
     xlate xs, *x = &xs;
-    x->c = c;
+    x->j = j;
+    x->pa = pa;
     x->b = &j->blocks[j->nblocks++];
     x->insn = &j->insns[j->ninsns];
     x->va = va;
@@ -508,6 +545,7 @@ static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
     b1(e, 0x41); b1(e, 0x5f); b1(e, 0x41); b1(e, 0x5e); b1(e, 0x41);
     b1(e, 0x5d); b1(e, 0x41); b1(e, 0x5c); b1(e, 0x5b); b1(e, 0xc3);
     patch(to_body, e->p);
+    uint8_t *body = e->p;
 
     uint32_t off = va & 0xfff;
     int k = 0;
@@ -530,6 +568,7 @@ static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
             st_imm(e, OFF_R(15), pc_of(x, k) + 8);
             st_imm(e, OFF(pc), target);
             add_exit(x, jmp(e), EX_PC, k, NULL);
+            x->exits[x->nexits - 1].target = target;
         } else if (is_ldst_imm(d)) {
             emit_ldst(x, k, d);
         } else if (!emit_dp(x, d)) {
@@ -545,8 +584,7 @@ static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
     /* fell through: r15 as the loop leaves it, then the next pc */
     st_imm(e, OFF_R(15), pc_of(x, k - 1) + 8);
     st_imm(e, OFF(pc), pc_of(x, k));
-    mov_ri(e, RAX, 0);
-    patch(jmp(e), x->epilogue);
+    emit_chain(x, pc_of(x, k));
     emit_exits(x);
     j->code_used += (size_t)(e->p - entry);
     j->code_used = (j->code_used + 15) & ~(size_t)15;
@@ -556,6 +594,7 @@ static jit_block *translate(arm_cpu *c, jit_cache *j, uint32_t pa,
     b->va = va;
     b->len = (uint32_t)k;
     b->code = (jit_code *)(void *)entry;
+    b->body = body;
     return b;
 }
 
@@ -608,13 +647,14 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
     jit_cache *j = c->jit;
     uint32_t vpage = pc & ~0xfffu;
     uint64_t start = c->insns, end = start + budget;
+    c->jit_end = end;
     c->flow = 0;
     for (;;) {
         uint32_t pa = ppage | (pc & 0xfff);
         jit_block **slot = &j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
         jit_block *b = *slot;
         if (!b || b->pa != pa || b->va != pc)
-            b = *slot = translate(c, j, pa, pc, host);
+            b = *slot = translate(j, pa, pc, host);
         if (c->insns + b->len > end) {
             c->pc = pc;
             run_arm_page(c, end - c->insns);
