@@ -75,6 +75,13 @@ bench: board-bench
 board-bench: $(PHONE) $(GUEST_TESTS_CPIO)
 	tests/board_bench.sh $(abspath ..)
 
+# The CPU engines side by side on a stress workload; completes emu-cpu.json
+# with the boot and memory figures of board-bench.
+.PHONY: engine-bench
+bench: engine-bench
+engine-bench: cpu-bench board-bench $(PHONE)
+	tests/engine_bench.sh $(abspath ..)
+
 # Two boots of the default experiment give byte-identical outputs. Not in
 # `test`: each run boots Linux (minutes of host time).
 .PHONY: board-determinism

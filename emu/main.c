@@ -571,12 +571,15 @@ int main(int argc, char **argv)
     /* MIPS per host CPU second, as emu/cpu's bench counts them: on a
      * shared host the wall clock mostly measures the other tenants. */
     double cpu = cpu_s() - c0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
     fprintf(stderr, "%s: %s at %.6f s of virtual time; %.2f s of host time "
-            "(%.2f s CPU); %.1f MIPS\n", prog,
+            "(%.2f s CPU); %llu instructions; peak RSS %.1f MB; %.1f MIPS\n",
+            prog,
             machine_state(m) == MACHINE_RESET ? "guest reset" :
             machine_state(m) == MACHINE_OFF ? "guest powered off" : "stopped",
-            (double)vt_now_ns(vt) / 1e9, host, cpu,
-            cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
+            (double)vt_now_ns(vt) / 1e9, host, cpu, (unsigned long long)insns,
+            (double)ru.ru_maxrss / 1024, cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
     /* A failed run shows where each core was. */
     for (int i = 0; status && i < arm_sys_ncores(machine_cpus(m)); i++) {
         fprintf(stderr, "core %d:\n", i);

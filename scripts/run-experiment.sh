@@ -7,11 +7,12 @@ set -euo pipefail
 usage() {
 	echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
 	echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)" >&2
+	echo "       [--engine fast|ref]   (phone: the CPU engine; ref is the reference interpreter)" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-backend=phone workload=asynctask trace=on run_id="" display=none snapshot=()
+backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() engine=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--backend) backend=${2:-}; shift 2 ;;
@@ -20,6 +21,7 @@ while [ $# -gt 0 ]; do
 	--run-id) run_id=${2:-}; shift 2 ;;
 	--display) display=${2:-}; shift 2 ;;
 	--snapshot-save|--snapshot-load) snapshot=("$1" "${2:-}"); shift 2 ;;
+	--engine) engine=(--engine "${2:-}"); shift 2 ;;
 	*) echo "$0: unknown option '$1'" >&2; usage ;;
 	esac
 done
@@ -29,6 +31,8 @@ qemu | phone) ;;
 esac
 [ "${#snapshot[@]}" = 0 ] || [ "$backend" = phone ] ||
 	{ echo "$0: ${snapshot[0]} needs --backend phone" >&2; exit 2; }
+[ "${#engine[@]}" = 0 ] || [ "$backend" = phone ] ||
+	{ echo "$0: --engine needs --backend phone" >&2; exit 2; }
 [ -f "$top/replay/scripts/$workload.rply" ] ||
 	{ echo "$0: unknown workload '$workload': no replay/scripts/$workload.rply" >&2; exit 2; }
 [ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -36,7 +40,7 @@ out=$top/out/$run_id
 
 echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace"
 "$top/scripts/run-$backend.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display" \
-	"${snapshot[@]}"
+	"${snapshot[@]}" "${engine[@]}"
 
 # On qemu the two ground-truth ports are written by different guest
 # processes: the injector's (which starts with the format line) and the

@@ -128,6 +128,7 @@ struct arm_cpu {
     arm_insn *tcache;       /* Thumb decode cache, indexed by pa >> 1 */
     jit_cache *jit;         /* fast engine's blocks, made on first use */
     uint64_t jit_end;       /* insns at which the current page run ends */
+    uint32_t jit_page;      /* virtual code page of the last block run */
 };
 
 struct arm_sys {

@@ -24,9 +24,10 @@
 #define JIT_MAX_INSNS (1u << 19)
 #define JIT_MAP_BITS 16
 #define JIT_BLOCK_INSNS 64
-#define JIT_INSN_BYTES 256      /* worst case per instruction, stubs included */
+#define JIT_INSN_BYTES 384      /* worst case per instruction, stubs included */
+#define JIT_BLOCK_BYTES 1024    /* and per block */
 
-typedef int jit_code(arm_cpu *c, const uint8_t *host_page);
+typedef void jit_code(arm_cpu *c, const uint8_t *host_page);
 
 typedef struct jit_block {
     uint32_t pa, va, len;
@@ -194,6 +195,8 @@ typedef struct xlate {
     uint32_t va;
     exit_ref exits[JIT_BLOCK_INSNS * 8];
     int nexits;
+    uint8_t *dyn[JIT_BLOCK_INSNS * 2 + 2];  /* jumps to the shared emit_chain_dyn */
+    int ndyn;
     uint8_t *epilogue;
 } xlate;
 
@@ -447,6 +450,86 @@ static int ends_block(const arm_insn *d)
            d->rd == 15 || ((raw >> 25) == 0x74 && (raw & 0x8000));
 }
 
+/* Jumps to the block's one copy of emit_chain_dyn(), emitted last. */
+static void to_chain_dyn(xlate *x)
+{
+    x->dyn[x->ndyn++] = jmp(&x->e);
+}
+
+/* Continues at the virtual address in edx (c->pc holds it), computed at
+ * run time: on this page, or on another whose fetch translation is in the
+ * soft TLB. Crossing a page is where the reference loop returns to
+ * arm_run(), which takes a pending interrupt; one that is pending and
+ * unmasked here leaves the block so that arm_run() takes it. */
+static void emit_chain_dyn(xlate *x)
+{
+    emit *e = &x->e;
+    uint8_t *out[9], *lookup;
+    int n = 0;
+    uint32_t vpage = x->va & ~0xfffu;
+    mov_rr(e, RCX, RDX);
+    alu_ri(e, X_AND, RCX, ~0xfffu);
+    alu_ri(e, X_CMP, RCX, vpage);
+    uint8_t *cross = jcc(e, CC_NE);
+    mov_rr(e, RAX, RDX);                                /* same page */
+    alu_ri(e, X_AND, RAX, 0xfff);
+    alu_ri(e, X_OR, RAX, x->pa & ~0xfffu);
+    lookup = jmp(e);
+    patch(cross, e->p);
+    static const uint32_t line[2] = { OFF(irq_line), OFF(fiq_line) };
+    static const uint32_t mask[2] = { CPSR_I, CPSR_F };
+    for (int i = 0; i < 2; i++) {
+        cmp0(e, (int32_t)line[i]);
+        uint8_t *quiet = jcc(e, CC_E);
+        b1(e, 0xf7); b1(e, 0x83); b4(e, (uint32_t)OFF(cpsr)); b4(e, mask[i]);
+        out[n++] = jcc(e, CC_E);                        /* unmasked */
+        patch(quiet, e->p);
+    }
+    mov_rr(e, RAX, RDX);                                /* tlb_x[priv][page] */
+    shift_ri(e, 5, RAX, 12);
+    alu_ri(e, X_AND, RAX, TLB_SIZE - 1);
+    ld(e, RSI, OFF(priv));
+    shift_ri(e, 4, RSI, TLB_BITS);
+    alu_rr(e, X_ADD, RAX, RSI);
+    b1(e, 0x69); b1(e, 0xc0); b4(e, sizeof(tlb_entry));  /* imul eax, eax, n */
+    /* lea rsi, [rbx + rax + tlb_x] */
+    b1(e, 0x48); b1(e, 0x8d); b1(e, 0xb4); b1(e, 0x03); b4(e, (uint32_t)OFF(tlb_x));
+    /* cmp ecx, [rsi + tag]: a RAM hit (not MMIO, not invalid) */
+    b1(e, 0x3b); b1(e, 0x8e); b4(e, offsetof(tlb_entry, tag));
+    out[n++] = jcc(e, CC_NE);
+    st(e, RCX, OFF(jit_page));
+    /* r14 = page + addend: the new host page */
+    b1(e, 0x49); b1(e, 0x89); b1(e, 0xce);              /* mov r14, rcx */
+    b1(e, 0x4c); b1(e, 0x03); b1(e, 0xb6); b4(e, offsetof(tlb_entry, addend));
+    mov_rr(e, RAX, RDX);
+    alu_ri(e, X_AND, RAX, 0xfff);
+    /* or eax, [rsi + pa_page] */
+    b1(e, 0x0b); b1(e, 0x86); b4(e, offsetof(tlb_entry, pa_page));
+    patch(lookup, e->p);
+    /* eax = pa, edx = va: rsi = map[(pa >> 2) & mask] */
+    mov_rr(e, RCX, RAX);
+    shift_ri(e, 5, RCX, 2);
+    alu_ri(e, X_AND, RCX, (1u << JIT_MAP_BITS) - 1);
+    b1(e, 0x48); b1(e, 0xbe); b8(e, (uintptr_t)x->j->map);
+    b1(e, 0x48); b1(e, 0x8b); b1(e, 0x34); b1(e, 0xce);  /* mov rsi, [rsi+rcx*8] */
+    b1(e, 0x48); b1(e, 0x85); b1(e, 0xf6);              /* test rsi, rsi */
+    out[n++] = jcc(e, CC_E);
+    b1(e, 0x39); b1(e, 0x86); b4(e, offsetof(jit_block, pa)); /* cmp [rsi+pa], eax */
+    out[n++] = jcc(e, CC_NE);
+    b1(e, 0x39); b1(e, 0x96); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], edx */
+    out[n++] = jcc(e, CC_NE);
+    /* mov ecx, [rsi + len]; add rcx, r12; cmp rcx, [rbx + jit_end] */
+    b1(e, 0x8b); b1(e, 0x8e); b4(e, offsetof(jit_block, len));
+    b1(e, 0x4c); b1(e, 0x01); b1(e, 0xe1);
+    b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
+    out[n++] = jcc(e, 7);                               /* ja */
+    st_imm(e, OFF(flow), 0);
+    b1(e, 0xff); b1(e, 0xa6); b4(e, offsetof(jit_block, body)); /* jmp [rsi+body] */
+    for (int i = 0; i < n; i++)
+        patch(out[i], e->p);
+    patch(jmp(e), x->epilogue);
+}
+
 /* Continues at va (on this block's page; c->pc holds it): straight into
  * its block when that is translated and fits in the budget, as the page
  * loop in jit_run_arm_page() would; else back to that loop. */
@@ -455,8 +538,8 @@ static void emit_chain(xlate *x, uint32_t va)
     emit *e = &x->e;
     uint32_t pa = (x->pa & ~0xfffu) | (va & 0xfff);
     if ((va ^ x->va) & ~0xfffu) {
-        mov_ri(e, RAX, 0);
-        patch(jmp(e), x->epilogue);
+        mov_ri(e, RDX, va);
+        to_chain_dyn(x);
         return;
     }
     uint8_t *out[4];
@@ -477,7 +560,6 @@ static void emit_chain(xlate *x, uint32_t va)
     b1(e, 0xff); b1(e, 0xa0); b4(e, offsetof(jit_block, body)); /* jmp [rax+body] */
     for (int i = 0; i < 4; i++)
         patch(out[i], e->p);
-    mov_ri(e, RAX, 0);
     patch(jmp(e), x->epilogue);
 }
 
@@ -492,14 +574,24 @@ static void emit_exits(xlate *x)
             if (r->k > 0)
                 st_imm(e, OFF_R(15), pc_of(x, r->k - 1) + 8);
             st_imm(e, OFF(pc), pc_of(x, r->k));
-            mov_ri(e, RAX, 1);
+            /* drop this block from the map: mov rax, slot; mov qword [rax], 0 */
+            b1(e, 0x48); b1(e, 0xb8);
+            b8(e, (uintptr_t)&x->j->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+            b1(e, 0x48); b1(e, 0xc7); b1(e, 0x00); b4(e, 0);
             patch(jmp(e), x->epilogue);
             break;
-        case EX_FLOW:
+        case EX_FLOW: {
+            /* A jump alone (BX, LDM {pc}, ...) goes on at next_pc. */
+            b1(e, 0x83); b1(e, 0xbb); b4(e, (uint32_t)OFF(flow)); b1(e, FLOW_JUMP);
+            uint8_t *other = jcc(e, CC_NE);
+            ld(e, RDX, OFF(next_pc));
+            st(e, RDX, OFF(pc));
+            to_chain_dyn(x);
+            patch(other, e->p);
             st_imm(e, OFF(pc), pc_of(x, r->k) + 4);
-            mov_ri(e, RAX, 0);
             patch(jmp(e), x->epilogue);
             break;
+        }
         case EX_PC:     /* B/BL taken: the target already in c->pc */
             emit_chain(x, r->target);
             break;
@@ -516,7 +608,8 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
         j->ninsns + JIT_BLOCK_INSNS > JIT_MAX_INSNS ||
-        j->code_used + JIT_BLOCK_INSNS * JIT_INSN_BYTES + 64 > JIT_CODE_BYTES) {
+        j->code_used + JIT_BLOCK_INSNS * JIT_INSN_BYTES + JIT_BLOCK_BYTES >
+            JIT_CODE_BYTES) {
         memset(j->map, 0, sizeof(j->map));
         j->nblocks = j->ninsns = 0;
         j->code_used = 0;
@@ -529,6 +622,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     x->insn = &j->insns[j->ninsns];
     x->va = va;
     x->nexits = 0;
+    x->ndyn = 0;
     x->e.p = j->code + j->code_used;
     emit *e = &x->e;
     uint8_t *entry = e->p;
@@ -539,7 +633,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     b1(e, 0x49); b1(e, 0x89); b1(e, 0xf6);              /* mov r14, rsi */
     b1(e, 0x4c); b1(e, 0x8b); b1(e, 0xa3); b4(e, (uint32_t)OFF(insns));
     uint8_t *to_body = jmp(e);
-    /* epilogue: c->insns = r12, return eax */
+    /* epilogue: c->insns = r12 */
     x->epilogue = e->p;
     sync_insns(e);
     b1(e, 0x41); b1(e, 0x5f); b1(e, 0x41); b1(e, 0x5e); b1(e, 0x41);
@@ -586,6 +680,15 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     st_imm(e, OFF(pc), pc_of(x, k));
     emit_chain(x, pc_of(x, k));
     emit_exits(x);
+    if (x->ndyn) {
+        for (int i = 0; i < x->ndyn; i++)
+            patch(x->dyn[i], e->p);
+        emit_chain_dyn(x);
+    }
+    if (e->p > entry + JIT_BLOCK_INSNS * JIT_INSN_BYTES + JIT_BLOCK_BYTES) {
+        fprintf(stderr, "jit: a block overran its code budget\n");
+        abort();
+    }
     j->code_used += (size_t)(e->p - entry);
     j->code_used = (j->code_used + 15) & ~(size_t)15;
     j->ninsns += (uint32_t)k;
@@ -648,6 +751,7 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
     uint32_t vpage = pc & ~0xfffu;
     uint64_t start = c->insns, end = start + budget;
     c->jit_end = end;
+    c->jit_page = vpage;
     c->flow = 0;
     for (;;) {
         uint32_t pa = ppage | (pc & 0xfff);
@@ -660,13 +764,7 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
             run_arm_page(c, end - c->insns);
             return c->insns - start;
         }
-        if (b->code(c, host)) {     /* a word of the block changed */
-            *slot = NULL;
-            pc = c->pc;
-            if (c->insns == end)
-                break;
-            continue;
-        }
+        b->code(c, host);
         pc = c->pc;
         if (__builtin_expect(c->flow != 0, 0)) {
             if (c->flow & FLOW_JUMP)
@@ -675,7 +773,9 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
                 break;
             c->flow = 0;
         }
-        if (c->insns == end || (pc & ~0xfffu) != vpage)
+        /* Blocks may have chained onto another page: go on here only if
+         * the last one ran on this page and pc is on it too. */
+        if (c->insns == end || (pc & ~0xfffu) != vpage || c->jit_page != vpage)
             break;
     }
     c->pc = pc;

@@ -32,6 +32,7 @@ init_line=$(grep '/init started at' "$work/phone.err" || true)
 boot_virtual=$(echo "$init_line" | sed 's/.*started at \([0-9.]*\) s of virtual.*/\1/')
 boot_host=$(echo "$init_line" | sed 's/.*virtual time, \([0-9.]*\) s of host.*/\1/')
 mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*; \([0-9.]*\) MIPS$/\1/' || true)
+rss_emu=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*peak RSS \([0-9.]*\) MB.*/\1/' || true)
 ratio_emu=$(ratio "$work/phone-console.log")
 
 # Snapshot: boot to the point where /init waits for its experiment, save,
@@ -57,7 +58,7 @@ fi
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
 : > "$work/qemu-console.log"
 start=$(date +%s.%N)
-qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
+/usr/bin/time -f %M -o "$work/qemu-rss-kb" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
 	-global virtio-mmio.force-legacy=false \
 	-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
 	-kernel "$kernel" -initrd "$work/initrd.gz" -append "$cmdline" \
@@ -74,6 +75,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 wait "$qpid" || true
 ratio_qemu=$(ratio "$work/qemu-console.log")
+rss_qemu=$(tail -n 1 "$work/qemu-rss-kb" 2>/dev/null | grep -x '[0-9]*' || true)
+[ -z "$rss_qemu" ] || rss_qemu=$(echo "scale=1; $rss_qemu / 1024" | bc)
 
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 # The phone's error, as a JSON string (backslashes and quotes escaped).
@@ -89,6 +92,8 @@ cat > "$out/phone.json" <<JSON
   "parallel_ratio_emu": $(num "$ratio_emu"),
   "parallel_ratio_qemu": $(num "$ratio_qemu"),
   "emu_mips": $(num "$mips"),
+  "peak_rss_mb_emu": $(num "$rss_emu"),
+  "peak_rss_mb_qemu": $(num "$rss_qemu"),
   "emu_error": $err_json
 }
 JSON
@@ -100,4 +105,5 @@ printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(fix 2 "$boo
 printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(fix 2 "$restore_s")" "-"
 printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(fix 3 "$ratio_emu")" "$(fix 3 "$ratio_qemu")"
 printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
+printf 'board_bench: %-26s %12s %12s\n' "peak RSS, boot run (MB)" "$(fix 0 "$rss_emu")" "$(fix 0 "$rss_qemu")"
 [ -z "$phone_error" ]

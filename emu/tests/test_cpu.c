@@ -782,6 +782,21 @@ static void test_page_crossing_code(void)
     teardown();
 }
 
+/* More one-instruction blocks than the fast engine's cache holds (65,536),
+ * run twice: the cache is dropped and refilled mid-run. */
+static void test_code_cache_refill(void)
+{
+    enum { N = 70000, BASE = 0x10000 };
+    setup(1);
+    for (uint32_t i = 0; i < N; i++)
+        put32(BASE + 4 * i, 0xeaffffff);            /* b .+4 */
+    put32(BASE + 4 * N, 0xea000000 | ((-(N + 2)) & 0xffffff)); /* b BASE */
+    run_at(cpu, BASE, 2 * (N + 1) + 5);
+    CU_ASSERT_EQUAL(reg(15), BASE + 4 * 5);
+    CU_ASSERT_EQUAL(arm_insn_count(cpu), 2 * (N + 1) + 5);
+    teardown();
+}
+
 /* A device whose write ends the run, as the time engine's hooks do
  * (vt_set_cpu_hz, an interrupt for the other core): records the
  * instruction count it saw. */
@@ -960,6 +975,7 @@ int main(int argc, char **argv)
         CU_add_test(s, "SMC inside a translated block", test_smc_in_block);
         CU_add_test(s, "TLB flush remaps a code page", test_tlb_flush_remaps_code);
         CU_add_test(s, "code crossing a page", test_page_crossing_code);
+        CU_add_test(s, "code cache dropped and refilled", test_code_cache_refill);
     }
     CU_pSuite both = CU_add_suite("engines", NULL, NULL);
     CU_add_test(both, "budgets, IRQs and hook exits agree", test_engines_agree);
