@@ -4,7 +4,8 @@
  * does, in order, what the reference loop in exec.c does: compare the raw
  * word in memory with the translated one (self-modifying code), count the
  * instruction, check the condition, then either run inline x86 code (data
- * processing, B/BL, the fast path of LDR/STR with an immediate offset) or
+ * processing, MOVW/MOVT, B/BL, the fast path of LDR/STR with an immediate
+ * offset) or
  * call the exec.c handler with c->insns and c->r[15] up to date. After a
  * call, any FLOW bit leaves the block at that instruction, so a hook that
  * asks for an exit (a frequency change, an interrupt line, a TLB flush) is
@@ -197,6 +198,9 @@ typedef struct xlate {
     int nexits;
     uint8_t *dyn[JIT_BLOCK_INSNS * 2 + 2];  /* jumps to the shared emit_chain_dyn */
     int ndyn;
+    uint8_t *body;
+    uint8_t *len_sites[JIT_BLOCK_INSNS + 1];  /* the block's length, once known */
+    int nlen_sites;
     uint8_t *epilogue;
 } xlate;
 
@@ -542,6 +546,17 @@ static void emit_chain(xlate *x, uint32_t va)
         to_chain_dyn(x);
         return;
     }
+    if (va == x->va) {      /* a loop over this block: only the budget */
+        /* lea rcx, [r12 + len]; cmp rcx, [rbx + jit_end]; ja out; jmp body */
+        b1(e, 0x49); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x24); b4(e, 0);
+        x->len_sites[x->nlen_sites++] = e->p - 4;
+        b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
+        uint8_t *over = jcc(e, 7);
+        patch(jmp(e), x->body);
+        patch(over, e->p);
+        patch(jmp(e), x->epilogue);
+        return;
+    }
     uint8_t *out[4];
     b1(e, 0x48); b1(e, 0xb8);                           /* mov rax, slot */
     b8(e, (uintptr_t)&x->j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
@@ -623,6 +638,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     x->va = va;
     x->nexits = 0;
     x->ndyn = 0;
+    x->nlen_sites = 0;
     x->e.p = j->code + j->code_used;
     emit *e = &x->e;
     uint8_t *entry = e->p;
@@ -639,7 +655,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     b1(e, 0x41); b1(e, 0x5f); b1(e, 0x41); b1(e, 0x5e); b1(e, 0x41);
     b1(e, 0x5d); b1(e, 0x41); b1(e, 0x5c); b1(e, 0x5b); b1(e, 0xc3);
     patch(to_body, e->p);
-    uint8_t *body = e->p;
+    uint8_t *body = x->body = e->p;
 
     uint32_t off = va & 0xfff;
     int k = 0;
@@ -665,6 +681,11 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
             x->exits[x->nexits - 1].target = target;
         } else if (is_ldst_imm(d)) {
             emit_ldst(x, k, d);
+        } else if (d->fn == exec_movw && d->rd != 15) {
+            st_imm(e, OFF_R(d->rd), d->imm);
+        } else if (d->fn == exec_movt && d->rd != 15) {
+            b1(e, 0x66); b1(e, 0xc7); b1(e, 0x83);      /* mov word [rd + 2], imm */
+            b4(e, (uint32_t)OFF_R(d->rd) + 2); b1(e, d->imm & 0xff); b1(e, d->imm >> 8);
         } else if (!emit_dp(x, d)) {
             emit_call(x, k);
         }
@@ -685,6 +706,8 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
             patch(x->dyn[i], e->p);
         emit_chain_dyn(x);
     }
+    for (int i = 0; i < x->nlen_sites; i++)
+        memcpy(x->len_sites[i], &k, 4);
     if (e->p > entry + JIT_BLOCK_INSNS * JIT_INSN_BYTES + JIT_BLOCK_BYTES) {
         fprintf(stderr, "jit: a block overran its code budget\n");
         abort();
