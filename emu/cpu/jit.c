@@ -167,6 +167,15 @@ static void patch(uint8_t *rel, const uint8_t *target)
     int32_t d = (int32_t)(target - (rel + 4));
     memcpy(rel, &d, 4);
 }
+/* r12 counts instructions; straight-line inline code adds them up at
+ * translation and only exits and handler calls add them to r12. */
+static void add_r12(emit *e, int n, int sub)
+{
+    if (!n)
+        return;
+    b1(e, 0x49); b1(e, 0x81); b1(e, sub ? 0xec : 0xc4); b4(e, (uint32_t)n);
+}
+
 /* mov [rbx + insns], r12 */
 static void sync_insns(emit *e)
 {
@@ -183,6 +192,7 @@ enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW };
 typedef struct exit_ref {
     uint8_t *rel;
     int kind, k;
+    int pend;               /* instructions counted but not yet in r12 */
     uint8_t *back;          /* EX_SLOW: where to continue */
     uint32_t target;        /* EX_PC: the branch target */
 } exit_ref;
@@ -199,6 +209,7 @@ typedef struct xlate {
     uint8_t *dyn[JIT_BLOCK_INSNS * 2 + 2];  /* jumps to the shared emit_chain_dyn */
     int ndyn;
     uint8_t *body;
+    int pend;               /* see add_pend() */
     uint8_t *len_sites[JIT_BLOCK_INSNS + 1];  /* the block's length, once known */
     int nlen_sites;
     uint8_t *epilogue;
@@ -206,7 +217,7 @@ typedef struct xlate {
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
 {
-    x->exits[x->nexits++] = (exit_ref){ rel, kind, k, back, 0 };
+    x->exits[x->nexits++] = (exit_ref){ rel, kind, k, x->pend, back, 0 };
 }
 
 static uint32_t pc_of(const xlate *x, int k)
@@ -272,17 +283,14 @@ static int emit_cond(xlate *x, uint32_t cond, uint8_t **skip)
     }
 }
 
-/* Data processing with Rd, Rn, Rm != PC, inline. Returns 0 when the form
- * is left to the handler (flag-setting ADC/SBC/RSC, register-shifted
- * register, the immediate shifts whose amount 0 means 32 or RRX). The
- * result and every flag word equal what alu_op() stores. */
-static int emit_dp(xlate *x, const arm_insn *d)
+/* Data processing with Rd, Rn, Rm != PC can be inline, except
+ * flag-setting ADC/SBC/RSC, register-shifted register operands and the
+ * immediate shifts whose amount 0 means 32 or RRX. */
+static int dp_inline(const arm_insn *d)
 {
-    emit *e = &x->e;
     uint32_t raw = d->raw;
     int op = (raw >> 21) & 15, s = (raw >> 20) & 1;
     int imm = (raw >> 25) & 1;
-    int logical = op <= 1 || op == 8 || op == 9 || op >= 12;
     if (raw >> 28 == 15 || (raw >> 26 & 3) != 0 || (!imm && (raw & 0x10)))
         return 0;           /* not data processing, or a register shift */
     if (!s && op >= 8 && op <= 11)
@@ -291,9 +299,18 @@ static int emit_dp(xlate *x, const arm_insn *d)
         return 0;
     if (s && (op == 5 || op == 6 || op == 7))
         return 0;
+    return imm || ((raw >> 7) & 31) || !((raw >> 5) & 3);
+}
+
+/* The result and every flag word equal what alu_op() stores. */
+static void emit_dp(xlate *x, const arm_insn *d)
+{
+    emit *e = &x->e;
+    uint32_t raw = d->raw;
+    int op = (raw >> 21) & 15, s = (raw >> 20) & 1;
+    int imm = (raw >> 25) & 1;
+    int logical = op <= 1 || op == 8 || op == 9 || op >= 12;
     int type = (raw >> 5) & 3, amt = (raw >> 7) & 31;
-    if (!imm && amt == 0 && type != 0)
-        return 0;
     /* ecx = shifter operand; edx = its carry (logical with S) */
     int carry_known = 0;
     if (imm) {
@@ -379,7 +396,6 @@ static int emit_dp(xlate *x, const arm_insn *d)
     }
     if (op < 8 || op > 11)
         st(e, RAX, OFF_R(d->rd));
-    return 1;
 }
 
 /* LDR/STR/LDRB/STRB with an immediate offset: the soft-TLB hit inline,
@@ -584,6 +600,7 @@ static void emit_exits(xlate *x)
     for (int i = 0; i < x->nexits; i++) {
         exit_ref *r = &x->exits[i];
         patch(r->rel, e->p);
+        add_r12(e, r->pend, 0);
         switch (r->kind) {
         case EX_SMC:    /* r15 of the last instruction run, as the loop */
             if (r->k > 0)
@@ -610,8 +627,10 @@ static void emit_exits(xlate *x)
         case EX_PC:     /* B/BL taken: the target already in c->pc */
             emit_chain(x, r->target);
             break;
-        case EX_SLOW:
+        case EX_SLOW:   /* r12 exact for the call, then as the main path */
+            x->pend = 0;
             emit_call(x, r->k);
+            add_r12(e, r->pend, 1);
             patch(jmp(e), r->back);
             break;
         }
@@ -637,6 +656,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     x->insn = &j->insns[j->ninsns];
     x->va = va;
     x->nexits = 0;
+    x->pend = 0;
     x->ndyn = 0;
     x->nlen_sites = 0;
     x->e.p = j->code + j->code_used;
@@ -667,7 +687,13 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         /* cmp dword [r14 + off], raw; jne smc */
         b1(e, 0x41); b1(e, 0x81); b1(e, 0xbe); b4(e, off); b4(e, raw);
         add_exit(x, jcc(e, CC_NE), EX_SMC, k, NULL);
-        b1(e, 0x49); b1(e, 0xff); b1(e, 0xc4);          /* inc r12 */
+        x->pend++;
+        int inl = d->fn == exec_b || is_ldst_imm(d) || dp_inline(d) ||
+                  ((d->fn == exec_movw || d->fn == exec_movt) && d->rd != 15);
+        if (!inl) {
+            add_r12(e, x->pend, 0);
+            x->pend = 0;
+        }
         uint32_t cond = raw >> 28;
         uint8_t *skip[2];
         int nskip = emit_cond(x, cond, skip);
@@ -686,7 +712,9 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         } else if (d->fn == exec_movt && d->rd != 15) {
             b1(e, 0x66); b1(e, 0xc7); b1(e, 0x83);      /* mov word [rd + 2], imm */
             b4(e, (uint32_t)OFF_R(d->rd) + 2); b1(e, d->imm & 0xff); b1(e, d->imm >> 8);
-        } else if (!emit_dp(x, d)) {
+        } else if (inl) {
+            emit_dp(x, d);
+        } else {
             emit_call(x, k);
         }
         for (int i = 0; i < nskip; i++)
@@ -697,6 +725,8 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
             break;
     }
     /* fell through: r15 as the loop leaves it, then the next pc */
+    add_r12(e, x->pend, 0);
+    x->pend = 0;
     st_imm(e, OFF_R(15), pc_of(x, k - 1) + 8);
     st_imm(e, OFF(pc), pc_of(x, k));
     emit_chain(x, pc_of(x, k));
