@@ -278,6 +278,9 @@ void cp15_reset(arm_cpu *c);
  * engine's, with the same exits and counts. Both return the instructions
  * run. */
 uint64_t run_arm_page(arm_cpu *c, uint64_t budget);
+/* Host page of the code at c->pc, its physical page in *ppage; NULL after
+ * a Prefetch Abort, which counts as one instruction. */
+uint8_t *enter_code_page(arm_cpu *c, uint32_t *ppage);
 uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget);
 int jit_available(void);
 void jit_free(jit_cache *j);

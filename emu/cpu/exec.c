@@ -1045,15 +1045,22 @@ static void check_irq(arm_cpu *c)
 
 /* Executes ARM instructions within one page while nothing asks to stop.
  * Returns the number executed. */
-uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+uint8_t *enter_code_page(arm_cpu *c, uint32_t *ppage)
 {
-    uint32_t pc = c->pc, ppage;
-    uint8_t *host = fetch_page(c, pc, &ppage);
+    uint8_t *host = fetch_page(c, c->pc, ppage);
     if (!host) {            /* Prefetch Abort: charge it as one instruction */
         c->pc = c->next_pc;
         c->insns++;
-        return 1;
     }
+    return host;
+}
+
+uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+{
+    uint32_t pc = c->pc, ppage;
+    uint8_t *host = enter_code_page(c, &ppage);
+    if (!host)
+        return 1;
     uint32_t vpage = pc & ~0xfffu;
     arm_insn *dc = c->dcache + ((ppage >> 2) & ((1u << DCACHE_BITS) - 1));
     uint64_t n = c->insns, start = n, end = n + budget;
@@ -1087,12 +1094,9 @@ uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
 static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
 {
     uint32_t pc = c->pc, ppage;
-    uint8_t *host = fetch_page(c, pc, &ppage);
-    if (!host) {            /* Prefetch Abort: charge it as one instruction */
-        c->pc = c->next_pc;
-        c->insns++;
+    uint8_t *host = enter_code_page(c, &ppage);
+    if (!host)
         return 1;
-    }
     uint32_t vpage = pc & ~0xfffu;
     arm_insn *tc = c->tcache;
     uint64_t n = 0;

@@ -792,12 +792,9 @@ int jit_available(void)
 uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
 {
     uint32_t pc = c->pc, ppage;
-    uint8_t *host = fetch_page(c, pc, &ppage);
-    if (!host) {            /* Prefetch Abort: charge it as one instruction */
-        c->pc = c->next_pc;
-        c->insns++;
+    uint8_t *host = enter_code_page(c, &ppage);
+    if (!host)
         return 1;
-    }
     if (!c->jit)
         c->jit = jit_new();
     jit_cache *j = c->jit;

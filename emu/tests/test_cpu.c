@@ -696,23 +696,31 @@ static void test_thumb_empty_list(void)
 }
 
 
-/* Same image, same final state and instruction count. */
-static void test_determinism(void)
+/* Runs the generator's stream `seed` on engines e1 and e2: same output
+ * (registers, exception log, data) and instruction count. */
+static void check_same_run(uint64_t seed, uint32_t len, int e1, int e2)
 {
     char path[512];
     dt_buf frame, img, u1, u2;
     uint64_t n1, n2;
     snprintf(path, sizeof(path), "%s/dt_frame.bin", guest_dir);
     CU_ASSERT_FATAL(dt_read_file(path, &frame) == 0);
-    dt_gen(&frame, 42, 20000, &img);
-    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, engine, &u1, &n1), 0);
-    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, engine, &u2, &n2), 0);
+    dt_gen(&frame, seed, len, &img);
+    int rc1 = dt_run_emu(img.p, img.len, 1000000, e1, &u1, &n1);
+    int rc2 = dt_run_emu(img.p, img.len, 1000000, e2, &u2, &n2);
+    CU_ASSERT(rc1 == 0 && rc2 == 0);
     CU_ASSERT_EQUAL(n1, n2);
     CU_ASSERT(u1.len == u2.len && !memcmp(u1.p, u2.p, u1.len));
     free(u1.p);
     free(u2.p);
     free(img.p);
     free(frame.p);
+}
+
+/* Same image, same final state and instruction count. */
+static void test_determinism(void)
+{
+    check_same_run(42, 20000, engine, engine);
 }
 
 /* A store into the block being run changes an instruction after it: the
@@ -903,26 +911,8 @@ static void test_engines_agree(void)
  * instruction count on both engines. */
 static void test_engines_agree_random(void)
 {
-    char path[512];
-    dt_buf frame;
-    snprintf(path, sizeof(path), "%s/dt_frame.bin", guest_dir);
-    CU_ASSERT_FATAL(dt_read_file(path, &frame) == 0);
-    for (uint64_t seed = 500; seed < 530; seed++) {
-        dt_buf img, u1, u2;
-        uint64_t n1, n2;
-        dt_gen(&frame, seed, 5000, &img);
-        int rc1 = dt_run_emu(img.p, img.len, 1000000, ARM_ENGINE_FAST, &u1,
-                             &n1);
-        int rc2 = dt_run_emu(img.p, img.len, 1000000, ARM_ENGINE_REF, &u2,
-                             &n2);
-        CU_ASSERT_EQUAL(rc1, rc2);
-        CU_ASSERT_EQUAL(n1, n2);
-        CU_ASSERT(u1.len == u2.len && !memcmp(u1.p, u2.p, u1.len));
-        free(u1.p);
-        free(u2.p);
-        free(img.p);
-    }
-    free(frame.p);
+    for (uint64_t seed = 500; seed < 530; seed++)
+        check_same_run(seed, 5000, ARM_ENGINE_FAST, ARM_ENGINE_REF);
 }
 
 static int use_fast(void)
