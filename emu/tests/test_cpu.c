@@ -593,6 +593,7 @@ static void test_hvc_and_wfe(void)
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .hvc = hvc_hook };
     sys = arm_sys_new(map, 2, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     arm_cpu *c1 = arm_sys_cpu(sys, 1);
     arm_set_powered(c1, 1);
@@ -808,7 +809,7 @@ static void test_code_cache_refill(void)
 /* A device whose write ends the run, as the time engine's hooks do
  * (vt_set_cpu_hz, an interrupt for the other core): records the
  * instruction count it saw. */
-static uint64_t exit_seen[64];
+static uint64_t exit_seen[128];
 static int nexit_seen;
 
 static void exit_dev_write(void *opaque, uint32_t off, uint32_t val,
@@ -818,9 +819,18 @@ static void exit_dev_write(void *opaque, uint32_t off, uint32_t val,
     (void)val;
     (void)size_log2;
     arm_cpu *c = opaque;
-    if (nexit_seen < 64)
+    if (nexit_seen < 128)
         exit_seen[nexit_seen++] = arm_insn_count(c);
     arm_request_exit(c);
+}
+
+/* SMC firmware that ends the run, as a DVFS call through
+ * vt_set_cpu_hz() does. */
+static int exit_smc(void *opaque, arm_cpu *c)
+{
+    (void)opaque;
+    exit_dev_write(c, 0, 0, 2);
+    return 1;
 }
 
 static uint32_t exit_dev_read(void *opaque, uint32_t off, int size_log2)
@@ -853,19 +863,23 @@ static int record_runs(int eng, run_record *rec, int nrec, uint64_t *exits,
         0xe3100007,     /* tst r0, #7 */
         0x05876000,     /* streq r6, [r7] (the device) */
         0xe1a03183,     /* lsl r3, r3, #3 */
-        0xeafffff5,     /* b loop */
+        0xe3100003,     /* tst r0, #3 */
+        0x01600070,     /* smceq #0 (the firmware hook) */
+        0xeafffff3,     /* b loop */
     };
     static const uint32_t irq[] = {
         0xe2855001,     /* add r5, r5, #1 */
         0xe25ef004,     /* subs pc, lr, #4 */
     };
-    int saved = engine;
-    engine = eng;
-    setup(1);
-    engine = saved;
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .smc = exit_smc };
+    sys = arm_sys_new(map, 1, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
+    cpu = arm_sys_cpu(sys, 0);
     phys_register_device(map, 0x08000000, 0x1000, cpu, exit_dev_read,
                          exit_dev_write);
-    load(CODE, code, 11);
+    load(CODE, code, 13);
     load(0x18, irq, 2);
     arm_set_cpi(cpu, 3);
     arm_set_reg(cpu, 4, DATA);
@@ -890,13 +904,14 @@ static int record_runs(int eng, run_record *rec, int nrec, uint64_t *exits,
     return 0;
 }
 
-/* The engines run the same instructions, take the IRQ and honour a hook's
- * exit request at the same instruction counts, and use the same cycles. */
+/* The engines run the same instructions, take the IRQ and honour an exit
+ * request from a device or the SMC firmware at the same instruction
+ * counts, and use the same cycles. */
 static void test_engines_agree(void)
 {
     enum { N = 400 };
     static run_record a[N], b[N];
-    uint64_t ea[64], eb[64];
+    uint64_t ea[128], eb[128];
     int na, nb;
     record_runs(ARM_ENGINE_FAST, a, N, ea, &na);
     record_runs(ARM_ENGINE_REF, b, N, eb, &nb);
@@ -962,7 +977,7 @@ int main(int argc, char **argv)
         CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
         CU_add_test(s, "T16 POP {} is UNDEFINED", test_thumb_empty_list);
         CU_add_test(s, "determinism", test_determinism);
-        CU_add_test(s, "SMC inside a translated block", test_smc_in_block);
+        CU_add_test(s, "self-modifying code inside a translated block", test_smc_in_block);
         CU_add_test(s, "TLB flush remaps a code page", test_tlb_flush_remaps_code);
         CU_add_test(s, "code crossing a page", test_page_crossing_code);
         CU_add_test(s, "code cache dropped and refilled", test_code_cache_refill);
