@@ -49,7 +49,7 @@ struct jit_cache {
 
 /* ---- x86-64 emitter ---- */
 
-enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8 };
+enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8, R9 = 9 };
 enum {
     CC_O = 0, CC_NO = 1, CC_C = 2, CC_NC = 3, CC_E = 4, CC_NE = 5,
     CC_S = 8, CC_NS = 9,
@@ -398,16 +398,37 @@ static void emit_dp(xlate *x, const arm_insn *d)
         st(e, RAX, OFF_R(d->rd));
 }
 
-/* LDR/STR/LDRB/STRB with an immediate offset: the soft-TLB hit inline,
- * anything else (miss, MMIO, unaligned, fault) through the handler. */
+/* LDR/STR/LDRB/STRB with an immediate or LSL-register offset, offset,
+ * pre-indexed or post-indexed: the soft-TLB hit inline, anything else
+ * (miss, MMIO, unaligned, fault) through the handler, which also does the
+ * write-back then. */
 static void emit_ldst(xlate *x, int k, const arm_insn *d)
 {
     emit *e = &x->e;
-    int load = (d->raw >> 20) & 1, byte = (d->raw >> 22) & 1;
+    uint32_t raw = d->raw;
+    int load = (raw >> 20) & 1, byte = (raw >> 22) & 1;
+    int p = (raw >> 24) & 1, u = (raw >> 23) & 1, w = (raw >> 21) & 1;
+    int wb = !p || w;
     int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
     ld(e, RAX, OFF_R(d->rn));
-    if (d->imm)
-        alu_ri(e, X_ADD, RAX, d->imm);
+    if (d->fn != exec_ldst) {               /* offset form, signed d->imm */
+        if (d->imm)
+            alu_ri(e, X_ADD, RAX, d->imm);
+    } else {
+        /* r9d = base +/- offset; eax = the address */
+        b1(e, 0x41); b1(e, 0x89); b1(e, 0xc1);          /* mov r9d, eax */
+        if ((raw >> 25) & 1) {
+            ld(e, RCX, OFF_R(d->rm));
+            if ((raw >> 7) & 31)
+                shift_ri(e, 4, RCX, (raw >> 7) & 31);
+            b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
+        } else if (raw & 0xfff) {
+            b1(e, 0x41); b1(e, 0x81); b1(e, u ? 0xc1 : 0xe9); b4(e, raw & 0xfff);
+        }
+        if (p) {
+            b1(e, 0x44); b1(e, 0x89); b1(e, 0xc8);      /* mov eax, r9d */
+        }
+    }
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 12);
     alu_ri(e, X_AND, RCX, TLB_SIZE - 1);
@@ -446,6 +467,8 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
             b1(e, 0x89); b1(e, 0x10);                   /* mov [rax], edx */
         }
     }
+    if (d->fn == exec_ldst && wb)
+        st(e, R9, OFF_R(d->rn));
     uint8_t *back = e->p;
     for (int i = 0; i < n; i++)
         add_exit(x, slow[i], EX_SLOW, k, back);
@@ -453,9 +476,18 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
 
 static int is_ldst_imm(const arm_insn *d)
 {
-    return (d->fn == exec_ldr_imm || d->fn == exec_str_imm ||
-            d->fn == exec_ldrb_imm || d->fn == exec_strb_imm) &&
-           d->rn != 15;
+    uint32_t raw = d->raw;
+    if (d->fn == exec_ldr_imm || d->fn == exec_str_imm ||
+        d->fn == exec_ldrb_imm || d->fn == exec_strb_imm)
+        return d->rn != 15;
+    if (d->fn != exec_ldst || d->rd == 15 || d->rn == 15)
+        return 0;
+    int p = (raw >> 24) & 1, w = (raw >> 21) & 1;
+    if (!p && w)
+        return 0;                           /* LDRT/STRT */
+    if ((!p || w) && d->rd == d->rn)
+        return 0;
+    return !((raw >> 25) & 1) || (d->rm != 15 && !((raw >> 5) & 3));
 }
 
 /* Instructions that always leave straight-line code. */

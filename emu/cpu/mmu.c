@@ -12,9 +12,11 @@ enum {
 };
 #define FSR_WNR (1u << 11)
 
-static void tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t,
-                                               uint32_t),
-                     uint32_t va, uint32_t asid)
+/* Inlined into each caller so that `match` is not an indirect call per
+ * entry: the kernel issues TLBIMVA by the thousand. */
+static inline __attribute__((always_inline)) void
+tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t, uint32_t),
+         uint32_t va, uint32_t asid)
 {
     tlb_entry *all[3] = { &c->tlb_r[0][0], &c->tlb_w[0][0], &c->tlb_x[0][0] };
     for (int k = 0; k < 3; k++)
