@@ -122,6 +122,11 @@ struct arm_cpu {
     cp15_state cp15;
     uint32_t asid;
     uint32_t tlb_domains;   /* bit d: some TLB entry was made in domain d */
+    /* Bit s: since the last full flush, a TLB entry was made from a mapping
+     * larger than 4 KiB covering some of the 1 MiB section s. A TLBIMVA in
+     * a section without one can only hit the entry slots of its own page
+     * (the kernel sweeps whole ranges page by page). */
+    uint64_t tlb_large[4096 / 64];
     /* Soft TLBs indexed [pl1][va page]. */
     tlb_entry tlb_r[2][TLB_SIZE], tlb_w[2][TLB_SIZE], tlb_x[2][TLB_SIZE];
     arm_insn *dcache;       /* ARM decode cache, indexed by pa >> 2 */
