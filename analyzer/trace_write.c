@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The inverse of trace_read.c: lays out events exactly as FORMAT.md describes. */
+/* The inverse of trace_read.c: lays out events exactly as include/FORMAT.md describes. */
 #include "panlab/trace.h"
 
 #include <errno.h>

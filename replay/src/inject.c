@@ -1,5 +1,5 @@
 /* The injector: plays a parsed script as evdev frames at exact CLOCK_MONOTONIC times and writes
- * ground truth (analyzer/FORMAT.md). Linux only. Frames go to any fd, so tests read them from a
+ * ground truth (include/FORMAT.md). Linux only. Frames go to any fd, so tests read them from a
  * pipe; in the guest the fd is the uinput device "panlab-touch". Nothing here calls or links the
  * tracer's logger: ground truth must come from outside the tracer. */
 #include "panlab/replay.h"

@@ -120,7 +120,7 @@ static int cmd_play(const char *path, const char *gt_path)
 	}
 	struct pl_injector *inj = NULL;
 	int rc = pl_injector_open(&inj, gt_fd, err, sizeof err);
-	/* The file header of analyzer/FORMAT.md; pl_injector_run writes the records after it. */
+	/* The file header of include/FORMAT.md; pl_injector_run writes the records after it. */
 	static const char header[] = "panlab-ground-truth 1\n";
 	if (rc == 0 && write(gt_fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
 		snprintf(err, sizeof err, "writing ground truth: %s", strerror(errno));

@@ -118,7 +118,7 @@ static void test_frames(void)
 	CU_ASSERT_STRING_EQUAL(p.gt, "");
 }
 
-/* Lines and times follow analyzer/FORMAT.md; each input lands at ready + at_ns or just after. */
+/* Lines and times follow include/FORMAT.md; each input lands at ready + at_ns or just after. */
 static void test_ground_truth(void)
 {
 	struct played p;

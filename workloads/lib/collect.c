@@ -19,7 +19,7 @@
 
 #include "panlab/trace_format.h"
 #include "panlab/ulog_reader.h"
-#include "panlab_klog_uapi.h"
+#include "panlab/klog_uapi.h"
 
 #define CHUNK_RECORDS 2048u
 #define OUT_BUF_BYTES (64u * 1024u)
@@ -161,7 +161,7 @@ static int open_kernel(struct collector *c)
 	return 0;
 }
 
-/* read() drains the kernel buffers; a short count means they are empty (panlab_klog_uapi.h).
+/* read() drains the kernel buffers; a short count means they are empty (panlab/klog_uapi.h).
  * Each run of one cpu's records goes to that cpu's spool file. */
 static int drain_kernel(struct collector *c)
 {

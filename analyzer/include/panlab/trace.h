@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage 1 (trace_read.c): trace file bytes -> events, strictly checked
- * against analyzer/FORMAT.md. trace_write.c is the inverse, used by the unit
+ * against include/FORMAT.md. trace_write.c is the inverse, used by the unit
  * tests and meant for a trace synthesizer.
  *
  * Ownership: pl_trace_parse/pl_trace_read_file fill a caller-provided
@@ -106,7 +106,7 @@ int pl_trace_builder_write_file(const struct pl_trace_builder *b,
 				const char *path, struct pl_error *err);
 void pl_trace_builder_free(struct pl_trace_builder *b);
 
-/* Byte offsets of the file layout (FORMAT.md), shared by reader and writer. */
+/* Byte offsets of the file layout (include/FORMAT.md), shared by reader and writer. */
 enum {
 	PL_HEADER_BYTES = 32,
 	PL_SOURCE_BYTES = 24,

@@ -12,7 +12,7 @@
  * Error buffers are caller-owned; on failure they hold one line without a trailing newline.
  * There is no global state; distinct scripts and injectors may be used from different threads.
  *
- * The language is documented in replay/README.md. Ground-truth lines follow analyzer/FORMAT.md.
+ * The language is documented in replay/README.md. Ground-truth lines follow include/FORMAT.md.
  */
 #ifndef PANLAB_REPLAY_H
 #define PANLAB_REPLAY_H

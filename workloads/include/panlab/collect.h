@@ -1,7 +1,7 @@
 /*
  * The event collector (Panappticon section 3.2): drains the kernel logger
  * and every userspace logger buffer into one trace v1 file
- * (analyzer/FORMAT.md): kernel per-cpu sources first, then one source per
+ * (include/FORMAT.md): kernel per-cpu sources first, then one source per
  * userspace thread (in tid order), each with its lost count, then the
  * events of threads that found no slot, per process.
  *
