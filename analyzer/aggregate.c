@@ -6,7 +6,7 @@
  * hops that decided the latency. And the critical-path steps summed by
  * kind and threads: the top edges.
  */
-#include "panlab/model.h"
+#include "panlab/aggregate.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * and each causal hop is charged whole to what it waited for. The steps
  * tile the latency, so every transaction's parts sum to it exactly.
  */
-#include "panlab/model.h"
+#include "panlab/breakdown.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * edge, so each backward step lowers the event index: the walk terminates
  * and the steps tile [input, last update] in time.
  */
-#include "panlab/model.h"
+#include "panlab/critical_path.h"
 
 #include <stdio.h>
 #include <stdlib.h>

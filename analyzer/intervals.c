@@ -17,7 +17,7 @@
  * after a wait without waiting again is a one-shot worker that was held up
  * by a contended lock: its next interval is RESUMED, caused by its own wait.
  */
-#include "panlab/model.h"
+#include "panlab/intervals.h"
 
 #include <stdlib.h>
 #include <string.h>

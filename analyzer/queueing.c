@@ -5,7 +5,7 @@
  * run of the interval it started. A long wait behind a busy worker is the
  * bottleneck the critical path alone does not name.
  */
-#include "panlab/model.h"
+#include "panlab/queueing.h"
 
 #include <stdlib.h>
 #include <string.h>

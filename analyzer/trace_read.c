@@ -323,6 +323,8 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 	}
 	if (merge_in_time_order(name, out, err) < 0)
 		goto fail;
+	/* The last step of reading: the stages after it take the trace as it is. */
+	pl_trace_repair_skew(out);
 	return 0;
 fail:
 	pl_trace_free(out);

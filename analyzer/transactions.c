@@ -12,7 +12,7 @@
  * as the animation; it is recognised by frames chained causally one after
  * another and labelled, so reports can keep it apart.
  */
-#include "panlab/model.h"
+#include "panlab/transactions.h"
 
 #include <stdlib.h>
 #include <string.h>
