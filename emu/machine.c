@@ -16,10 +16,6 @@
 #define INITRD_OFF_MAX 0x08000000u
 #define DTB_MAX_BYTES 0x10000u
 
-/* virtio-mmio slots, as QEMU fills them from the top. Unused slots
- * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
-enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29, SLOT_DISK = 28,
-       SLOT_NET = 27 };
 /* QEMU's default MAC prefix and address for its first NIC. */
 static const uint8_t nic_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const virtio_ops empty_slot;
@@ -116,6 +112,56 @@ static void system_event(void *opaque, int reset)
     vt_stop(m->vt);
 }
 
+/* ---- the virtio-mmio slots ---- */
+
+/* Each makes its slot's device, or returns NULL to leave the slot empty. */
+static virtio_dev *make_console(machine *m, irq_line irq)
+{
+    m->vcon = virtio_console_new(m->phys, irq, m->cfg.nports, m->cfg.port_name,
+                                 m->cfg.port_out);
+    return virtio_console_dev(m->vcon);
+}
+
+static virtio_dev *make_gpu(machine *m, irq_line irq)
+{
+    m->gpu = virtio_gpu_new(m->phys, irq, m->vt, m->cfg.display);
+    return virtio_gpu_dev(m->gpu);
+}
+
+static virtio_dev *make_input(machine *m, irq_line irq)
+{
+    m->input = virtio_input_new(m->phys, irq, m->vt, m->cfg.keys, m->cfg.nkeys,
+                                m->cfg.input);
+    return virtio_input_dev(m->input);
+}
+
+static virtio_dev *make_disk(machine *m, irq_line irq)
+{
+    if (m->cfg.disk_fd < 0)
+        return NULL;
+    m->disk = virtio_blk_new(m->phys, irq, m->vt, m->cfg.disk_fd,
+                             m->cfg.disk_bytes, &m->cfg.disk_timing);
+    return virtio_blk_dev(m->disk);
+}
+
+static virtio_dev *make_nic(machine *m, irq_line irq)
+{
+    if (!m->cfg.net.send)
+        return NULL;
+    m->nic = virtio_net_new(m->phys, irq, nic_mac, m->cfg.net);
+    return virtio_net_dev(m->nic);
+}
+
+/* virtio-mmio slots, as QEMU fills them from the top. Unused slots
+ * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
+static const struct {
+    int slot;
+    virtio_dev *(*make)(machine *m, irq_line irq);
+} slots[] = {
+    { 31, make_console }, { 30, make_gpu }, { 29, make_input },
+    { 28, make_disk }, { 27, make_nic },
+};
+
 machine *machine_new(const machine_config *cfg)
 {
     machine *m = calloc(1, sizeof(*m));
@@ -157,28 +203,12 @@ machine *machine_new(const machine_config *cfg)
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
         uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
         irq_line irq = gic_spi_line(m->gic, MACH_VIRTIO_SPI + i);
-        virtio_dev *d;
-        if (i == SLOT_CONSOLE) {
-            m->vcon = virtio_console_new(m->phys, irq, cfg->nports,
-                                         cfg->port_name, cfg->port_out);
-            d = virtio_console_dev(m->vcon);
-        } else if (i == SLOT_GPU) {
-            m->gpu = virtio_gpu_new(m->phys, irq, m->vt, cfg->display);
-            d = virtio_gpu_dev(m->gpu);
-        } else if (i == SLOT_INPUT) {
-            m->input = virtio_input_new(m->phys, irq, m->vt, cfg->keys,
-                                        cfg->nkeys, cfg->input);
-            d = virtio_input_dev(m->input);
-        } else if (i == SLOT_DISK && cfg->disk_fd >= 0) {
-            m->disk = virtio_blk_new(m->phys, irq, m->vt, cfg->disk_fd,
-                                     cfg->disk_bytes, &cfg->disk_timing);
-            d = virtio_blk_dev(m->disk);
-        } else if (i == SLOT_NET && cfg->net.send) {
-            m->nic = virtio_net_new(m->phys, irq, nic_mac, cfg->net);
-            d = virtio_net_dev(m->nic);
-        } else {
+        virtio_dev *d = NULL;
+        for (size_t k = 0; !d && k < sizeof(slots) / sizeof(slots[0]); k++)
+            if (slots[k].slot == i)
+                d = slots[k].make(m, irq);
+        if (!d)
             d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
-        }
         virtio_register(d, addr);
     }
     return m;
