@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 void pl_aggregates_build(const struct pl_transactions *tx, const struct pl_critical_paths *cp,

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 #define NO_CPU UINT32_MAX

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct builder {
 	struct pl_critical_paths *out;

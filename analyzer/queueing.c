@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 static int cmp_queue(const void *a, const void *b)

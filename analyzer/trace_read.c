@@ -4,6 +4,7 @@
  * record at fault, so a bad trace can be inspected with `xxd -s OFFSET`.
  */
 #include "panlab/trace.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "bytes.h"
 
 /* Kernel events are 1..63, userspace events 64..127 (trace_format.h). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "bytes.h"
 
 void pl_trace_builder_init(struct pl_trace_builder *b, uint32_t ncpus)

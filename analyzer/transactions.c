@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct walk {
 	const struct pl_trace *trace;

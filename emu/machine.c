@@ -9,6 +9,7 @@
 #include "dev/timer.h"
 #include "dev/psci.h"
 #include "dev/virtio_console.h"
+#include "panlab/error.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
  * 128 MiB (or half of a smaller RAM), DTB after it on a 4 KiB boundary. */
@@ -164,11 +165,7 @@ static const struct {
 
 machine *machine_new(const machine_config *cfg)
 {
-    machine *m = calloc(1, sizeof(*m));
-    if (!m) {
-        fprintf(stderr, "panlab-phone: out of memory\n");
-        exit(1);
-    }
+    machine *m = pl_xcalloc(1, sizeof(*m));
     m->cfg = *cfg;
     m->phys = phys_map_new();
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);

@@ -5,6 +5,7 @@
 #include <linux/input-event-codes.h>
 #include "panlab/replay.h"
 #include "replay.h"
+#include "panlab/error.h"
 
 struct phone_replay {
     vt_engine *t;
@@ -58,11 +59,7 @@ static uint64_t engine_ns(const phone_replay *r, uint64_t guest)
 phone_replay *phone_replay_new(const struct pl_script *script, FILE *gt,
                                const guest_clock *clk)
 {
-    phone_replay *r = calloc(1, sizeof(*r));
-    if (!r) {
-        fprintf(stderr, "panlab-phone: out of memory\n");
-        exit(1);
-    }
+    phone_replay *r = pl_xcalloc(1, sizeof(*r));
     r->script = script;
     r->gt = gt;
     r->clk = clk;
