@@ -4,6 +4,7 @@
 #include "guest.h"
 #include "host/host_clock.h"
 #include "host/snapshot.h"
+#include "panlab/error.h"
 
 static const char prog[] = "panlab-phone";
 
@@ -14,14 +15,13 @@ void handshake_port(void *opaque, const uint8_t *buf, size_t n)
         h->asked = 1;
 }
 
-static int send_config(machine *m, const char *config, char *err,
-                       size_t err_len)
+static int send_config(machine *m, const char *config, struct pl_error *err)
 {
     char line[VCON_INPUT_BYTES];
     int n = snprintf(line, sizeof(line), "%s\n", config);
     if (virtio_console_send(machine_console(m), GUEST_PORT_CONFIG,
                             (const uint8_t *)line, (size_t)n) < 0) {
-        snprintf(err, err_len, "--config: the guest's configuration did not "
+        pl_error_set(err, "--config: the guest's configuration did not "
                  "fit the " GUEST_PORT_CONFIG " port");
         return -1;
     }
@@ -29,23 +29,23 @@ static int send_config(machine *m, const char *config, char *err,
 }
 
 int handshake_restore(handshake *h, const char *path, machine *m,
-                      slirp_net *net, char *err, size_t err_len)
+                      slirp_net *net, struct pl_error *err)
 {
     h->restored = 1;
-    if (snapshot_load(path, m, net, err, err_len) < 0)
+    if (snapshot_load(path, m, net, err) < 0)
         return -1;
-    return send_config(m, h->config, err, err_len);
+    return send_config(m, h->config, err);
 }
 
 enum handshake_step handshake_poll(handshake *h, machine *m, slirp_net *net,
-                                   uint64_t now_ns, char *err, size_t err_len)
+                                   uint64_t now_ns, struct pl_error *err)
 {
     if (h->asked != 1 || h->restored)
         return HANDSHAKE_GO_ON;
     h->asked = 2;
     if (h->save_path) {
         double t0 = host_now_s();
-        if (snapshot_save(h->save_path, m, net, err, err_len) < 0)
+        if (snapshot_save(h->save_path, m, net, err) < 0)
             return HANDSHAKE_FAILED;
         fprintf(stderr, "%s: saved %s at %.6f s of virtual time in %.3f s of "
                 "host time\n", prog, h->save_path, (double)now_ns / 1e9,
@@ -53,6 +53,6 @@ enum handshake_step handshake_poll(handshake *h, machine *m, slirp_net *net,
     }
     if (!h->config)
         return HANDSHAKE_SAVED_ONLY;
-    return send_config(m, h->config, err, err_len) < 0 ? HANDSHAKE_FAILED
+    return send_config(m, h->config, err) < 0 ? HANDSHAKE_FAILED
                                                        : HANDSHAKE_GO_ON;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "machine.h"
 #include "host/slirp_net.h"
+#include "panlab/error.h"
 
 typedef struct handshake {
     const char *config;         /* one line for the guest, or NULL */
@@ -29,13 +30,13 @@ void handshake_port(void *opaque, const uint8_t *buf, size_t len_bytes);
 /* Restores the snapshot at path and sends the configuration. Returns 0,
  * or -1 with err set. */
 int handshake_restore(handshake *h, const char *path, machine *m,
-                      slirp_net *net, char *err, size_t err_len);
+                      slirp_net *net, struct pl_error *err);
 
 enum handshake_step { HANDSHAKE_GO_ON, HANDSHAKE_SAVED_ONLY, HANDSHAKE_FAILED };
 /* Between vt_run calls, at engine time now_ns: answers a request that came
  * in. HANDSHAKE_SAVED_ONLY means the snapshot was the run's only purpose
  * (no configuration to send): the run ends there. */
 enum handshake_step handshake_poll(handshake *h, machine *m, slirp_net *net,
-                                   uint64_t now_ns, char *err, size_t err_len);
+                                   uint64_t now_ns, struct pl_error *err);
 
 #endif

@@ -242,7 +242,7 @@ virtio_console *machine_console(machine *m) { return m->vcon; }
 
 /* Writes the initrd range into a given blob's /chosen. */
 static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
-                        char *err, size_t err_len)
+                        struct pl_error *err)
 {
     int node = fdt_path_offset(blob, "/chosen");
     if (node < 0)
@@ -253,7 +253,7 @@ static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
     if (!rc && end > start)
         rc = fdt_setprop_u32(blob, node, "linux,initrd-end", end);
     if (rc < 0) {
-        snprintf(err, err_len, "device tree: cannot set /chosen: %s",
+        pl_error_set(err, "device tree: cannot set /chosen: %s",
                  fdt_strerror(rc));
         return -1;
     }
@@ -263,14 +263,13 @@ static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
 int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  const uint8_t *initrd, size_t initrd_bytes,
                  const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
-                 uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
-                 size_t err_len)
+                 uint8_t **dtb_used, size_t *dtb_used_bytes, struct pl_error *err)
 {
     uint32_t ram = m->cfg.ram_bytes;
     uint32_t initrd_off = ram / 2 < INITRD_OFF_MAX ? ram / 2 : INITRD_OFF_MAX;
     if (kernel_bytes > initrd_off - KERNEL_OFF ||
         initrd_bytes + 0x1000 + DTB_MAX_BYTES > ram - initrd_off) {
-        snprintf(err, err_len, "boot images do not fit in RAM: kernel %zu "
+        pl_error_set(err, "boot images do not fit in RAM: kernel %zu "
                  "bytes (at most %u), initramfs %zu bytes (at most %u)",
                  kernel_bytes, initrd_off - KERNEL_OFF, initrd_bytes,
                  ram - initrd_off - 0x1000 - DTB_MAX_BYTES);
@@ -287,15 +286,15 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
     int n;
     if (dtb) {
         if (dtb_bytes < fdt_totalsize(dtb)) {
-            snprintf(err, err_len, "device tree: truncated");
+            pl_error_set(err, "device tree: truncated");
             return -1;
         }
         n = fdt_open_into(dtb, blob, DTB_MAX_BYTES);
         if (n < 0) {
-            snprintf(err, err_len, "device tree: %s", fdt_strerror(n));
+            pl_error_set(err, "device tree: %s", fdt_strerror(n));
             return -1;
         }
-        if (patch_chosen(blob, initrd_start, initrd_end, err, err_len) < 0)
+        if (patch_chosen(blob, initrd_start, initrd_end, err) < 0)
             return -1;
         fdt_pack(blob);
         n = (int)fdt_totalsize(blob);
@@ -310,14 +309,14 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
             .initrd_start = initrd_bytes ? initrd_start : 0,
             .initrd_end = initrd_bytes ? initrd_end : 0,
         };
-        n = fdt_generate(blob, DTB_MAX_BYTES, &d, err, err_len);
+        n = fdt_generate(blob, DTB_MAX_BYTES, &d, err);
         if (n < 0)
             return -1;
     }
     if (dtb_used) {
         *dtb_used = malloc((size_t)n);
         if (!*dtb_used) {
-            snprintf(err, err_len, "out of memory");
+            pl_error_set(err, "out of memory");
             return -1;
         }
         memcpy(*dtb_used, blob, (size_t)n);

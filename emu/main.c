@@ -9,6 +9,7 @@
 #include <string.h>
 #include "run.h"
 #include "guest.h"
+#include "panlab/error.h"
 
 static const char prog[] = "panlab-phone";
 
@@ -95,7 +96,7 @@ static int parse_option(phone_options *o, const char *name, const char *v)
 {
     const char **s;
     uint64_t *n, max;
-    char err[256];
+    struct pl_error err;
     if ((s = string_option(o, name))) {
         *s = v;
     } else if ((n = number_option(o, name, &max))) {
@@ -117,9 +118,8 @@ static int parse_option(phone_options *o, const char *name, const char *v)
         const char *eq = strchr(v, '=');
         if (!eq || eq == v || !eq[1])
             return bad_usage("--port takes NAME=FILE, got '%s'", v);
-        if (port_list_set(&o->ports, v, (size_t)(eq - v), eq + 1, err,
-                          sizeof(err)) < 0)
-            return bad_usage("--port '%s': %s", v, err);
+        if (port_list_set(&o->ports, v, (size_t)(eq - v), eq + 1, &err) < 0)
+            return bad_usage("--port '%s': %s", v, err.msg);
     } else {
         return bad_usage("unknown option '%s' (see --help)", name);
     }
@@ -129,7 +129,7 @@ static int parse_option(phone_options *o, const char *name, const char *v)
 /* Options that only make sense together. Returns 0, or the exit status. */
 static int check_options(phone_options *o)
 {
-    char err[256];
+    struct pl_error err;
     if (!o->kernel && !o->snap_load)
         return bad_usage("--kernel is required (see --help)");
     if (o->snap_load && (o->kernel || o->initrd || o->dtb_in || o->dtb_out ||
@@ -145,8 +145,8 @@ static int check_options(phone_options *o)
                          "above 0");
     if ((o->snap_save || o->snap_load || o->config) &&
         port_list_set(&o->ports, GUEST_PORT_CONFIG, strlen(GUEST_PORT_CONFIG),
-                      NULL, err, sizeof(err)) < 0)
-        return bad_usage("%s", err);
+                      NULL, &err) < 0)
+        return bad_usage("%s", err.msg);
     if ((o->pcap_path || o->content_dir) && !o->want_net)
         return bad_usage("--pcap and --content-dir need --net user");
     if (o->replay_path && !o->gt_path)

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "ports.h"
 #include "guest.h"
+#include "panlab/error.h"
 
 void port_list_default(port_list *l)
 {
@@ -15,10 +16,10 @@ void port_list_default(port_list *l)
 }
 
 int port_list_set(port_list *l, const char *name, size_t name_len,
-                  const char *path, char *err, size_t err_len)
+                  const char *path, struct pl_error *err)
 {
     if (name_len > PORT_NAME_MAX) {
-        snprintf(err, err_len, "port name '%.*s' is longer than %d bytes",
+        pl_error_set(err, "port name '%.*s' is longer than %d bytes",
                  (int)name_len, name, PORT_NAME_MAX);
         return -1;
     }
@@ -27,7 +28,7 @@ int port_list_set(port_list *l, const char *name, size_t name_len,
                         strncmp(l->name[k], name, name_len)))
         k++;
     if (k == MACH_MAX_PORTS) {
-        snprintf(err, err_len, "no room for port '%.*s' (at most %d ports)",
+        pl_error_set(err, "no room for port '%.*s' (at most %d ports)",
                  (int)name_len, name, MACH_MAX_PORTS);
         return -1;
     }
@@ -52,14 +53,14 @@ static void port_put(void *opaque, const uint8_t *buf, size_t n)
 }
 
 int port_files_open(port_files *p, const port_list *l, console_watch *con,
-                    machine_config *cfg, char *err, size_t err_len)
+                    machine_config *cfg, struct pl_error *err)
 {
     p->n = l->n;
     cfg->nports = l->n;
     for (int i = 0; i < l->n; i++) {
         p->file[i] = (port_file){ .path = l->path[i], .con = con };
         if (l->path[i] && !(p->file[i].f = fopen(l->path[i], "wb"))) {
-            snprintf(err, err_len, "%s: cannot create: %s", l->path[i],
+            pl_error_set(err, "%s: cannot create: %s", l->path[i],
                      strerror(errno));
             return -1;
         }
@@ -84,11 +85,11 @@ void port_files_flush(port_files *p)
             fflush(p->file[i].f);
 }
 
-int port_files_close(port_files *p, char *err, size_t err_len)
+int port_files_close(port_files *p, struct pl_error *err)
 {
     for (int i = 0; i < p->n; i++)
         if (p->file[i].f && fclose(p->file[i].f) != 0) {
-            snprintf(err, err_len, "%s: cannot write: %s", p->file[i].path,
+            pl_error_set(err, "%s: cannot write: %s", p->file[i].path,
                      strerror(errno));
             return -1;
         }

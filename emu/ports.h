@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "machine.h"
 #include "console_watch.h"
+#include "panlab/error.h"
 
 #define PORT_NAME_MAX 63
 
@@ -26,7 +27,7 @@ void port_list_default(port_list *l);
 /* Sends port `name`'s output to path (NULL: only adds the port). Returns
  * 0, or -1 with err set if the name is too long or no port is left. */
 int port_list_set(port_list *l, const char *name, size_t name_len,
-                  const char *path, char *err, size_t err_len);
+                  const char *path, struct pl_error *err);
 
 typedef struct port_file {
     FILE *f;
@@ -43,12 +44,12 @@ typedef struct port_files {
 /* Opens the output files and fills cfg's ports. Returns 0, or -1 with err
  * set. */
 int port_files_open(port_files *p, const port_list *l, console_watch *con,
-                    machine_config *cfg, char *err, size_t err_len);
+                    machine_config *cfg, struct pl_error *err);
 /* Also sends port `name`'s output to tap (before the machine exists). */
 void port_files_tap(port_files *p, const port_list *l, const char *name,
                     byte_sink tap);
 void port_files_flush(port_files *p);
 /* Returns 0, or -1 with err set if a file could not be written. */
-int port_files_close(port_files *p, char *err, size_t err_len);
+int port_files_close(port_files *p, struct pl_error *err);
 
 #endif

@@ -19,8 +19,8 @@
 #include "host/sdl_display.h"
 #include "host/slirp_net.h"
 #include "panlab/replay.h"
+#include "panlab/error.h"
 
-#define ERR_LEN 512
 /* The run loop checks for the end of the run this often (virtual). */
 #define CHECK_NS 10000000ull
 /* After a panic message, how long the guest may keep printing. */
@@ -121,16 +121,16 @@ typedef struct phone {
 
 /* Reads the inputs and opens the outputs, in the order the options name
  * them, before the machine exists. */
-static void open_host_side(phone *p, char *err)
+static void open_host_side(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (o->replay_path &&
-        pl_script_parse_file(o->replay_path, &p->script, err, ERR_LEN) < 0)
-        die("%s", err);
-    if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err, ERR_LEN) < 0) ||
-        (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err, ERR_LEN) < 0) ||
-        (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err, ERR_LEN) < 0))
-        die("%s", err);
+        pl_script_parse_file(o->replay_path, &p->script, err) < 0)
+        die("%s", err->msg);
+    if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err) < 0) ||
+        (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
+        (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
+        die("%s", err->msg);
 
     p->con.f = stdout;
     if (o->console_path && !(p->con.f = fopen(o->console_path, "wb")))
@@ -151,14 +151,14 @@ static void open_host_side(phone *p, char *err)
 
     p->fr = (frames){ .con = &p->con, .truth = p->rp, .w = GPU_WIDTH_PX,
                       .h = GPU_HEIGHT_PX };
-    if (o->want_sdl && !(p->fr.sdl = sdl_display_new(p->fr.w, p->fr.h, err, ERR_LEN)))
-        die("%s", err);
+    if (o->want_sdl && !(p->fr.sdl = sdl_display_new(p->fr.w, p->fr.h, err)))
+        die("%s", err->msg);
     if (o->shot_path && !(p->fr.last = calloc((size_t)p->fr.w * p->fr.h, 4)))
         die("out of memory");
 }
 
 /* The machine and what hangs on it: disk, ports, network, replay, clock. */
-static void build_machine(phone *p, char *err)
+static void build_machine(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     machine_config *cfg = &p->cfg;
@@ -167,16 +167,16 @@ static void build_machine(phone *p, char *err)
     if (p->rp)
         cfg->input = (input_host){ p->rp, phone_replay_delivered };
     if (o->disk_path && loader_open_disk(o->disk_path, &cfg->disk_fd,
-                                         &cfg->disk_bytes, err, ERR_LEN) < 0)
-        die("%s", err);
+                                         &cfg->disk_bytes, err) < 0)
+        die("%s", err->msg);
     cfg->keys = p->keys;
     cfg->nkeys = pl_key_count();
     cfg->cpu_hz = o->cpu_mhz * 1000000ull;
     if (o->quantum_us)
         cfg->quantum_ns = o->quantum_us * 1000ull;
     cfg->console = (byte_sink){ console_watch_put, &p->con };
-    if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err, ERR_LEN) < 0)
-        die("%s", err);
+    if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
+        die("%s", err->msg);
     if (p->rp)
         port_files_tap(&p->ports, &o->ports, GUEST_PORT_INPUT,
                        (byte_sink){ input_port, p->rp });
@@ -192,8 +192,8 @@ static void build_machine(phone *p, char *err)
         net_timing nt;
         net_timing_phone(&nt);
         if (!(p->net = slirp_net_new(p->vt, &nt, o->pcap_path, o->content_dir,
-                                     err, ERR_LEN)))
-            die("%s", err);
+                                     err)))
+            die("%s", err->msg);
         slirp_net_attach(p->net, machine_nic(p->m));
     }
     p->con.vt = p->vt;
@@ -201,17 +201,17 @@ static void build_machine(phone *p, char *err)
         phone_replay_attach(p->rp, p->vt, machine_input(p->m));
     if (p->system_map &&
         guest_clock_init(&p->clk, machine_phys(p->m), p->system_map,
-                         GUEST_PAGE_OFFSET, MACH_RAM, err, ERR_LEN) < 0)
-        die("%s", err);
+                         GUEST_PAGE_OFFSET, MACH_RAM, err) < 0)
+        die("%s", err->msg);
 }
 
 /* Restores the snapshot, or boots the images. */
-static void start_guest(phone *p, char *err)
+static void start_guest(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (o->snap_load) {
-        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err, ERR_LEN) < 0)
-            die("%s", err);
+        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
+            die("%s", err->msg);
         console_watch_progress(&p->con, vt_now_ns(p->vt));
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
                 "of host time (%.3f s CPU)\n", prog, o->snap_load,
@@ -222,8 +222,8 @@ static void start_guest(phone *p, char *err)
         size_t dtb_used_bytes;
         if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
-                         err, ERR_LEN) < 0)
-            die("%s", err);
+                         err) < 0)
+            die("%s", err->msg);
         free(p->kimg);
         free(p->rd);
         free(p->dtb);
@@ -236,8 +236,8 @@ static void start_guest(phone *p, char *err)
         free(dtb_used);
     }
     if (o->gdb_port && !(p->gdb = gdbstub_new(p->m, (int)o->gdb_port,
-                                               GUEST_PAGE_OFFSET, err, ERR_LEN)))
-        die("%s", err);
+                                               GUEST_PAGE_OFFSET, err)))
+        die("%s", err->msg);
 }
 
 /* Why the run must stop now, printed; 0 if it goes on. *stop is set when
@@ -276,7 +276,7 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
 }
 
 /* Runs the guest in CHECK_NS stretches; returns the exit status. */
-static int run_loop(phone *p, char *err)
+static int run_loop(phone *p, struct pl_error *err)
 {
     uint64_t until = p->o->max_s * VT_NS_PER_S;
     for (;;) {
@@ -288,9 +288,9 @@ static int run_loop(phone *p, char *err)
         uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
         now = vt_run(p->vt, next);
         fflush(p->con.f);
-        switch (handshake_poll(&p->hs, p->m, p->net, now, err, ERR_LEN)) {
+        switch (handshake_poll(&p->hs, p->m, p->net, now, err)) {
         case HANDSHAKE_FAILED:
-            die("%s", err);
+            die("%s", err->msg);
         case HANDSHAKE_SAVED_ONLY:
             p->saved_only = 1;
             return 0;
@@ -337,7 +337,7 @@ static void report(phone *p, int status, double h0, double c0)
 }
 
 /* Closes the outputs, checking each was written, and frees the run. */
-static void close_all(phone *p, char *err)
+static void close_all(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (p->con.f != stdout)
@@ -348,12 +348,12 @@ static void close_all(phone *p, char *err)
     pl_script_free(p->script);
     free(p->found_map);
     if (o->shot_path && screenshot_png(o->shot_path, p->fr.last, p->fr.w,
-                                       p->fr.h, err, ERR_LEN) < 0)
-        die("%s", err);
+                                       p->fr.h, err) < 0)
+        die("%s", err->msg);
     free(p->fr.last);
     sdl_display_free(p->fr.sdl);
-    if (port_files_close(&p->ports, err, ERR_LEN) < 0)
-        die("%s", err);
+    if (port_files_close(&p->ports, err) < 0)
+        die("%s", err->msg);
     slirp_net_free(p->net);
     machine_free(p->m);
     if (p->cfg.disk_fd >= 0)
@@ -362,15 +362,15 @@ static void close_all(phone *p, char *err)
 
 int phone_run(const phone_options *o)
 {
-    char err[ERR_LEN];
+    struct pl_error err;
     phone p = { .o = o, .start_s = host_now_s(),
                 .hs = { .config = o->config, .save_path = o->snap_save } };
-    open_host_side(&p, err);
-    build_machine(&p, err);
-    start_guest(&p, err);
+    open_host_side(&p, &err);
+    build_machine(&p, &err);
+    start_guest(&p, &err);
 
     double h0 = host_now_s(), c0 = host_cpu_s();
-    int status = run_loop(&p, err);
+    int status = run_loop(&p, &err);
     if (!status && o->snap_save && !p.hs.asked) {
         fprintf(stderr, "%s: --snapshot-save: the guest never asked for its "
                 "configuration (boot it with panlab.wait_config=1)\n", prog);
@@ -383,6 +383,6 @@ int phone_run(const phone_options *o)
     }
     gdbstub_free(p.gdb);
     report(&p, status, h0, c0);
-    close_all(&p, err);
+    close_all(&p, &err);
     return status;
 }

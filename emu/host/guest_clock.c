@@ -5,14 +5,15 @@
 #include <string.h>
 #include "guest_clock.h"
 #include "../guest.h"
+#include "panlab/error.h"
 
 int guest_clock_init(guest_clock *g, const phys_map *map,
                      const char *system_map, uint32_t page_offset,
-                     uint32_t phys_offset, char *err, size_t err_len)
+                     uint32_t phys_offset, struct pl_error *err)
 {
     FILE *f = fopen(system_map, "r");
     if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", system_map, strerror(errno));
+        pl_error_set(err, "%s: cannot open: %s", system_map, strerror(errno));
         return -1;
     }
     char line[256];
@@ -25,7 +26,7 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
         if (sscanf(line, "%" SCNx32 " %c %199s", &va, &type, name) == 3 &&
             !strcmp(name, GUEST_VDSO_SYMBOL)) {
             if (va < page_offset) {
-                snprintf(err, err_len, "%s:%u: " GUEST_VDSO_SYMBOL " at 0x%08x is "
+                pl_error_set(err, "%s:%u: " GUEST_VDSO_SYMBOL " at 0x%08x is "
                          "below PAGE_OFFSET 0x%08x", system_map, lineno, va,
                          page_offset);
                 fclose(f);
@@ -37,7 +38,7 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
     }
     fclose(f);
     if (!found) {
-        snprintf(err, err_len, "%s: no symbol " GUEST_VDSO_SYMBOL ", expected the "
+        pl_error_set(err, "%s: no symbol " GUEST_VDSO_SYMBOL ", expected the "
                  "System.map of a kernel built with CONFIG_VDSO", system_map);
         return -1;
     }

@@ -8,6 +8,7 @@
 #include <slirp/libslirp.h>
 #include "content_request.h"
 #include "slirp_net.h"
+#include "panlab/error.h"
 
 #define WIRE_FRAMES 256
 #define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
@@ -314,11 +315,13 @@ static void respond_text(slirp_net *s, const char *status, const char *text)
 static void serve(slirp_net *s)
 {
     content_req r;
-    char err[160], file[1024];
-    if (content_req_parse(s->req, &r, err, sizeof(err)) < 0) {
-        fprintf(stderr, "panlab-phone: content server: %s\n", err);
-        strcat(err, "\n");
-        respond_text(s, "400 Bad Request", err);
+    struct pl_error err;
+    char file[1024];
+    if (content_req_parse(s->req, &r, &err) < 0) {
+        fprintf(stderr, "panlab-phone: content server: %s\n", err.msg);
+        char body[sizeof(err.msg) + 1];
+        snprintf(body, sizeof(body), "%s\n", err.msg);
+        respond_text(s, "400 Bad Request", body);
         return;
     }
     if (r.generated) {
@@ -434,7 +437,8 @@ static int udp_intercept(slirp_net *s, const uint8_t *f, size_t len)
     size_t n = len - 14 - ihl - 8, ulen = (size_t)(udp[4] << 8 | udp[5]);
     if (ulen >= 8 && ulen - 8 < n)
         n = ulen - 8;                       /* the frame may be padded */
-    char req[REQ_MAX], err[160];
+    char req[REQ_MAX];
+    struct pl_error err;
     if (n > sizeof(req) - 1)
         n = sizeof(req) - 1;
     memcpy(req, udp + 8, n);
@@ -445,9 +449,9 @@ static int udp_intercept(slirp_net *s, const uint8_t *f, size_t len)
     memcpy(u->ip, ip + 12, 4);
     u->port = (uint16_t)(udp[0] << 8 | udp[1]);
     content_req r;
-    int ok = content_req_parse(req, &r, err, sizeof(err)) == 0;
+    int ok = content_req_parse(req, &r, &err) == 0;
     if (ok && !r.generated) {
-        snprintf(err, sizeof(err), "bad request: UDP serves /fetch only");
+        pl_error_set(&err, "bad request: UDP serves /fetch only");
         ok = 0;
     }
     if (ok) {
@@ -457,8 +461,8 @@ static int udp_intercept(slirp_net *s, const uint8_t *f, size_t len)
         vt_schedule(s->t, &u->ev, vt_now_ns(s->t) + r.latency_ms * 1000000ull);
         return 1;
     }
-    fprintf(stderr, "panlab-phone: content server (UDP): %s\n", err);
-    udp_send(s, (const uint8_t *)err, strlen(err));
+    fprintf(stderr, "panlab-phone: content server (UDP): %s\n", err.msg);
+    udp_send(s, (const uint8_t *)err.msg, strlen(err.msg));
     return 1;
 }
 
@@ -475,11 +479,11 @@ static void poll_tick(void *opaque)
 
 slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
-                         char *err, size_t err_len)
+                         struct pl_error *err)
 {
     slirp_net *s = calloc(1, sizeof(*s));
     if (!s) {
-        snprintf(err, err_len, "--net: out of memory");
+        pl_error_set(err, "--net: out of memory");
         return NULL;
     }
     s->t = t;
@@ -498,7 +502,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                                                       PCAP_TSTAMP_PRECISION_NANO);
         s->dump = s->pcap ? pcap_dump_open(s->pcap, pcap_path) : NULL;
         if (!s->dump) {
-            snprintf(err, err_len, "%s: cannot create: %s", pcap_path,
+            pl_error_set(err, "%s: cannot create: %s", pcap_path,
                      s->pcap ? pcap_geterr(s->pcap) : "libpcap failed");
             slirp_net_free(s);
             return NULL;
@@ -514,7 +518,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     inet_aton(SERVER_ADDR, &s->server);
     if (!s->slirp || slirp_add_guestfwd(s->slirp, server_write, s, &s->server,
                                         SERVER_PORT) < 0) {
-        snprintf(err, err_len, "--net: libslirp could not start");
+        pl_error_set(err, "--net: libslirp could not start");
         slirp_net_free(s);
         return NULL;
     }

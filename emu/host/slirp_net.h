@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "../time.h"
 #include "../dev/virtio_net.h"
+#include "panlab/error.h"
 
 typedef struct net_timing {
     uint64_t one_way_ns;        /* half the round-trip time */
@@ -33,7 +34,7 @@ typedef struct slirp_net slirp_net;
 /* pcap_path and content_dir may be NULL. Returns NULL with err set. */
 slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
-                         char *err, size_t err_len);
+                         struct pl_error *err);
 void slirp_net_free(slirp_net *s);
 void slirp_net_attach(slirp_net *s, virtio_net *nic);
 /* net_host.send for the NIC: a frame from the guest. */

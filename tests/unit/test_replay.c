@@ -9,17 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "panlab/error.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
 
 struct pl_script *test_replay_parse(const char *text)
 {
-	char err[512] = "";
+	struct pl_error err = { "" };
 	struct pl_script *s = NULL;
-	int rc = pl_script_parse_buffer("t.rply", text, strlen(text), &s, err, sizeof err);
+	int rc = pl_script_parse_buffer("t.rply", text, strlen(text), &s, &err);
 	if (rc != 0)
-		fprintf(stderr, "\nunexpected parse error: %s\n", err);
+		fprintf(stderr, "\nunexpected parse error: %s\n", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
 	return rc == 0 ? s : NULL;
 }
@@ -493,15 +494,15 @@ static void test_errors(void)
 		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char err[512] = "";
+		struct pl_error err = { "" };
 		struct pl_script *s = (struct pl_script *)1;
 		int rc = pl_script_parse_buffer("t.rply", cases[i].text, strlen(cases[i].text), &s,
-						err, sizeof err);
+						&err);
 		CU_ASSERT_EQUAL(rc, -1);
 		CU_ASSERT_PTR_NULL(s);
-		if (strcmp(err, cases[i].err) != 0)
-			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err, cases[i].err);
-		CU_ASSERT_STRING_EQUAL(err, cases[i].err);
+		if (strcmp(err.msg, cases[i].err) != 0)
+			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err.msg, cases[i].err);
+		CU_ASSERT_STRING_EQUAL(err.msg, cases[i].err);
 	}
 }
 
@@ -628,37 +629,40 @@ static void test_monkey(void)
 static void test_error_nul(void)
 {
 	static const char text[] = "wait 1s\nta\0p 1 2\n";
-	char err[256];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", text, sizeof text - 1, &s, err, sizeof err),
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", text, sizeof text - 1, &s, &err),
 			-1);
-	CU_ASSERT_STRING_EQUAL(err, "t.rply:2:3: unexpected control byte 0x00, expected text");
+	CU_ASSERT_STRING_EQUAL(err.msg, "t.rply:2:3: unexpected control byte 0x00, expected text");
 }
 
-/* Messages are cut to the buffer, never overrun it, and a zero-length buffer is left alone. */
+/* A message longer than struct pl_error holds is cut, never overruns it, and stays one line. */
 static void test_error_truncated(void)
 {
-	char err[12];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "t.rply:1:1:");
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, NULL, 0), -1);
+	char name[PL_ERROR_MAX + 100];
+	memset(name, 'a', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	CU_ASSERT_EQUAL(pl_script_parse_buffer(name, "nope", 4, &s, &err), -1);
+	CU_ASSERT_EQUAL(strlen(err.msg), PL_ERROR_MAX - 1);
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 }
 
 static void test_parse_file(void)
 {
-	char err[512];
+	struct pl_error err;
 	struct pl_script *s;
 	char *path = test_replay_temp_file("wait 1s\ntap 1 2\n");
-	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), 0);
 	CU_ASSERT_EQUAL(pl_script_action_count(s), 1);
 	pl_script_free(s);
 	unlink(path);
-	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "%s: No such file or directory, expected a readable script file",
 		 path);
-	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
 	free(path);
 	pl_script_free(NULL);
 }
@@ -667,10 +671,9 @@ static void test_parse_file(void)
  * durations from 10 to 500 ms, each given its duration + 300 ms, under 20 s in all. */
 static void test_asynctask_script(void)
 {
-	char err[512];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL_FATAL(pl_script_parse_file(PL_REPLAY_SCRIPTS "/asynctask.rply", &s, err,
-						   sizeof err),
+	CU_ASSERT_EQUAL_FATAL(pl_script_parse_file(PL_REPLAY_SCRIPTS "/asynctask.rply", &s, &err),
 			      0);
 	size_t n = pl_script_action_count(s);
 	CU_ASSERT(n >= 24);
