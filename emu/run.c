@@ -3,7 +3,6 @@
  * Host time is read only here and in the console watch, to report speed;
  * the simulation itself never sees it. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +27,20 @@
 
 static const char prog[] = "panlab-phone";
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
+/* A failed run: one line, exit status 1. */
+static void die(const struct pl_error *err) __attribute__((noreturn));
+static void die(const struct pl_error *err)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
+    pl_error_exit(prog, err, PL_EXIT_FAILED);
+}
+
+/* A file that could not be created or written. */
+static void die_file(const char *path, const char *what) __attribute__((noreturn));
+static void die_file(const char *path, const char *what)
+{
+    struct pl_error err;
+    pl_error_file(&err, path, "%s: %s", what, strerror(errno));
+    die(&err);
 }
 
 /* Where scanout frames go: ground truth, the window, the last frame kept
@@ -126,15 +129,15 @@ static void open_host_side(phone *p, struct pl_error *err)
     const phone_options *o = p->o;
     if (o->replay_path &&
         pl_script_parse_file(o->replay_path, &p->script, err) < 0)
-        die("%s", err->msg);
+        die(err);
     if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err) < 0) ||
         (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
         (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
-        die("%s", err->msg);
+        die(err);
 
     p->con.f = stdout;
     if (o->console_path && !(p->con.f = fopen(o->console_path, "wb")))
-        die("%s: cannot create: %s", o->console_path, strerror(errno));
+        die_file(o->console_path, "cannot create");
 
     for (size_t i = 0; i < pl_key_count() && i < 256; i++)
         p->keys[i] = pl_key_code_at(i);
@@ -145,16 +148,16 @@ static void open_host_side(phone *p, struct pl_error *err)
         p->system_map = p->found_map = system_map_beside(o->kernel);
     if (o->gt_path) {
         if (!(p->gt = fopen(o->gt_path, "w")))
-            die("%s: cannot create: %s", o->gt_path, strerror(errno));
+            die_file(o->gt_path, "cannot create");
         p->rp = phone_replay_new(p->script, p->gt, p->system_map ? &p->clk : NULL);
     }
 
     p->fr = (frames){ .con = &p->con, .truth = p->rp, .w = GPU_WIDTH_PX,
                       .h = GPU_HEIGHT_PX };
     if (o->want_sdl && !(p->fr.sdl = sdl_display_new(p->fr.w, p->fr.h, err)))
-        die("%s", err->msg);
-    if (o->shot_path && !(p->fr.last = calloc((size_t)p->fr.w * p->fr.h, 4)))
-        die("out of memory");
+        die(err);
+    if (o->shot_path)
+        p->fr.last = pl_xcalloc((size_t)p->fr.w * p->fr.h, 4);
 }
 
 /* The machine and what hangs on it: disk, ports, network, replay, clock. */
@@ -168,7 +171,7 @@ static void build_machine(phone *p, struct pl_error *err)
         cfg->input = (input_host){ p->rp, phone_replay_delivered };
     if (o->disk_path && loader_open_disk(o->disk_path, &cfg->disk_fd,
                                          &cfg->disk_bytes, err) < 0)
-        die("%s", err->msg);
+        die(err);
     cfg->keys = p->keys;
     cfg->nkeys = pl_key_count();
     cfg->cpu_hz = o->cpu_mhz * 1000000ull;
@@ -176,7 +179,7 @@ static void build_machine(phone *p, struct pl_error *err)
         cfg->quantum_ns = o->quantum_us * 1000ull;
     cfg->console = (byte_sink){ console_watch_put, &p->con };
     if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
-        die("%s", err->msg);
+        die(err);
     if (p->rp)
         port_files_tap(&p->ports, &o->ports, GUEST_PORT_INPUT,
                        (byte_sink){ input_port, p->rp });
@@ -193,7 +196,7 @@ static void build_machine(phone *p, struct pl_error *err)
         net_timing_phone(&nt);
         if (!(p->net = slirp_net_new(p->vt, &nt, o->pcap_path, o->content_dir,
                                      err)))
-            die("%s", err->msg);
+            die(err);
         slirp_net_attach(p->net, machine_nic(p->m));
     }
     p->con.vt = p->vt;
@@ -202,7 +205,7 @@ static void build_machine(phone *p, struct pl_error *err)
     if (p->system_map &&
         guest_clock_init(&p->clk, machine_phys(p->m), p->system_map,
                          GUEST_PAGE_OFFSET, MACH_RAM, err) < 0)
-        die("%s", err->msg);
+        die(err);
 }
 
 /* Restores the snapshot, or boots the images. */
@@ -211,7 +214,7 @@ static void start_guest(phone *p, struct pl_error *err)
     const phone_options *o = p->o;
     if (o->snap_load) {
         if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
-            die("%s", err->msg);
+            die(err);
         console_watch_progress(&p->con, vt_now_ns(p->vt));
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
                 "of host time (%.3f s CPU)\n", prog, o->snap_load,
@@ -223,7 +226,7 @@ static void start_guest(phone *p, struct pl_error *err)
         if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
                          err) < 0)
-            die("%s", err->msg);
+            die(err);
         free(p->kimg);
         free(p->rd);
         free(p->dtb);
@@ -231,13 +234,13 @@ static void start_guest(phone *p, struct pl_error *err)
             FILE *f = fopen(o->dtb_out, "wb");
             if (!f || fwrite(dtb_used, 1, dtb_used_bytes, f) != dtb_used_bytes ||
                 fclose(f) != 0)
-                die("%s: cannot write: %s", o->dtb_out, strerror(errno));
+                die_file(o->dtb_out, "cannot write");
         }
         free(dtb_used);
     }
     if (o->gdb_port && !(p->gdb = gdbstub_new(p->m, (int)o->gdb_port,
                                                GUEST_PAGE_OFFSET, err)))
-        die("%s", err->msg);
+        die(err);
 }
 
 /* Why the run must stop now, printed; 0 if it goes on. *stop is set when
@@ -290,7 +293,7 @@ static int run_loop(phone *p, struct pl_error *err)
         fflush(p->con.f);
         switch (handshake_poll(&p->hs, p->m, p->net, now, err)) {
         case HANDSHAKE_FAILED:
-            die("%s", err->msg);
+            die(err);
         case HANDSHAKE_SAVED_ONLY:
             p->saved_only = 1;
             return 0;
@@ -343,17 +346,17 @@ static void close_all(phone *p, struct pl_error *err)
     if (p->con.f != stdout)
         fclose(p->con.f);
     if (p->gt && fclose(p->gt) != 0)
-        die("%s: cannot write: %s", o->gt_path, strerror(errno));
+        die_file(o->gt_path, "cannot write");
     phone_replay_free(p->rp);
     pl_script_free(p->script);
     free(p->found_map);
     if (o->shot_path && screenshot_png(o->shot_path, p->fr.last, p->fr.w,
                                        p->fr.h, err) < 0)
-        die("%s", err->msg);
+        die(err);
     free(p->fr.last);
     sdl_display_free(p->fr.sdl);
     if (port_files_close(&p->ports, err) < 0)
-        die("%s", err->msg);
+        die(err);
     slirp_net_free(p->net);
     machine_free(p->m);
     if (p->cfg.disk_fd >= 0)

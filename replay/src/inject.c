@@ -38,67 +38,29 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-/* The event's time stays zero: evdev stamps events itself when uinput passes them on. */
-static size_t put(struct input_event *ev, size_t n, uint16_t type, uint16_t code, int32_t value)
-{
-	ev[n] = (struct input_event){.type = type, .code = code, .value = value};
-	return n + 1;
-}
-
-/* One input frame (events up to SYN_REPORT) for an action's press or release. A tap's press
- * carries its param as MSC_RAW in the same frame, so the app reads both in one dispatch. */
-static size_t build_frame(const struct pl_action *a, bool down, struct input_event ev[5])
-{
-	size_t n = 0;
-	if (a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_SWIPE) {
-		if (down) {
-			n = put(ev, n, EV_ABS, ABS_X, a->x_px);
-			n = put(ev, n, EV_ABS, ABS_Y, a->y_px);
-		}
-		n = put(ev, n, EV_KEY, BTN_TOUCH, down);
-		if (down)
-			n = put(ev, n, EV_MSC, MSC_RAW, a->param);
-	} else {
-		n = put(ev, n, EV_KEY, a->key_code, down);
-	}
-	return put(ev, n, EV_SYN, SYN_REPORT, 0);
-}
-
 /* One write() per frame: uinput hands a whole write to evdev before returning, so the time read
- * after it is when the frame reached the kernel. */
-static int send_frame(int ev_fd, const struct pl_action *a, bool down, struct pl_error *err)
+ * after it is when the frame reached the kernel. The events' time stays zero: evdev stamps
+ * events itself when uinput passes them on. */
+static int send_frame(int ev_fd, const struct pl_action *a, uint32_t frame, struct pl_error *err)
 {
-	struct input_event ev[5];
-	size_t bytes = build_frame(a, down, ev) * sizeof ev[0];
+	struct pl_input_event pe[PL_FRAME_MAX_EVENTS];
+	struct input_event ev[PL_FRAME_MAX_EVENTS];
+	size_t count = pl_action_frame(a, frame, pe);
+	for (size_t i = 0; i < count; i++)
+		ev[i] = (struct input_event){.type = pe[i].type, .code = pe[i].code,
+					     .value = pe[i].value};
+	size_t bytes = count * sizeof ev[0];
 	ssize_t n;
 	do
 		n = write(ev_fd, ev, bytes);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)bytes)
 		return pl_fail(err,
-			    "line %" PRIu32 ": writing the %s frame to the input device: %s, "
-			    "expected a complete write",
-			    a->line, down ? "press" : "release", n < 0 ? strerror(errno) : "short write");
-	return 0;
-}
-
-/* A swipe's move frame k of steps: the position k/steps of the way from start to end. */
-static int send_move(int ev_fd, const struct pl_action *a, uint32_t k, struct pl_error *err)
-{
-	struct input_event ev[3];
-	size_t n = put(ev, 0, EV_ABS, ABS_X,
-		       a->x_px + (int32_t)((int64_t)(a->x2_px - a->x_px) * k / a->steps));
-	n = put(ev, n, EV_ABS, ABS_Y, a->y_px + (int32_t)((int64_t)(a->y2_px - a->y_px) * k / a->steps));
-	n = put(ev, n, EV_SYN, SYN_REPORT, 0);
-	ssize_t w;
-	do
-		w = write(ev_fd, ev, n * sizeof ev[0]);
-	while (w < 0 && errno == EINTR);
-	if (w != (ssize_t)(n * sizeof ev[0]))
-		return pl_fail(err,
-			    "line %" PRIu32 ": writing a move frame to the input device: %s, "
-			    "expected a complete write",
-			    a->line, w < 0 ? strerror(errno) : "short write");
+			       "line %" PRIu32 ": writing %s frame to the input device: %s, "
+			       "expected a complete write",
+			       a->line, frame == 0 ? "the press" :
+			       frame + 1 == pl_action_frame_count(a) ? "the release" : "a move",
+			       n < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
@@ -176,8 +138,7 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 			base_ns = resume_ns - a->at_ns;
 			continue;
 		}
-		if (sleep_until(base_ns + a->at_ns, err) < 0 ||
-		    send_frame(ev_fd, a, true, err) < 0)
+		if (sleep_until(base_ns + a->at_ns, err) < 0 || send_frame(ev_fd, a, 0, err) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
 		int rc = a->kind != PL_ACTION_KEY
@@ -186,14 +147,12 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 				 : gt_line(gt_fd, err, "input %" PRIu64 " %" PRIu64 " key %u\n",
 					   seq, t_in_ns, (unsigned)a->key_code);
 		seq++;
-		for (uint32_t k = 1; rc == 0 && a->kind == PL_ACTION_SWIPE && k <= a->steps; k++)
-			if (sleep_until(base_ns + a->at_ns + a->hold_ns * k / a->steps, err) < 0 ||
-			    send_move(ev_fd, a, k, err) < 0)
+		/* The moves of a swipe, then the release. */
+		for (uint32_t k = 1; rc == 0 && k < pl_action_frame_count(a); k++)
+			if (sleep_until(base_ns + pl_action_frame_at_ns(a, k), err) < 0 ||
+			    send_frame(ev_fd, a, k, err) < 0)
 				rc = -1;
 		if (rc < 0)
-			return -1;
-		if (sleep_until(base_ns + a->at_ns + a->hold_ns, err) < 0 ||
-		    send_frame(ev_fd, a, false, err) < 0)
 			return -1;
 	}
 	if (sleep_until(base_ns + pl_script_duration_ns(script), err) < 0)

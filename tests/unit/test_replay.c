@@ -698,6 +698,36 @@ static void test_asynctask_script(void)
 	pl_script_free(s);
 }
 
+/* The one frame builder (pl_action_frame), exactly: a swipe's press, moves and release, and a
+ * key's press and release, with their times. */
+static void test_action_frames(void)
+{
+	struct pl_script *s = test_replay_parse("swipe 10 20 40 80 300ms steps=3 param=7\nkey BACK\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	const struct pl_action *sw = pl_script_action(s, 0), *key = pl_script_action(s, 1);
+	struct pl_input_event ev[PL_FRAME_MAX_EVENTS];
+	CU_ASSERT_EQUAL(pl_action_frame_count(sw), 5);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 0, ev), 5);
+	CU_ASSERT(ev[0].type == EV_ABS && ev[0].code == ABS_X && ev[0].value == 10);
+	CU_ASSERT(ev[1].type == EV_ABS && ev[1].code == ABS_Y && ev[1].value == 20);
+	CU_ASSERT(ev[2].type == EV_KEY && ev[2].code == BTN_TOUCH && ev[2].value == 1);
+	CU_ASSERT(ev[3].type == EV_MSC && ev[3].code == MSC_RAW && ev[3].value == 7);
+	CU_ASSERT(ev[4].type == EV_SYN && ev[4].code == SYN_REPORT);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 2, ev), 3);
+	CU_ASSERT(ev[0].code == ABS_X && ev[0].value == 30 && ev[1].code == ABS_Y && ev[1].value == 60);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(sw, 2), sw->at_ns + 200000000u);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 4, ev), 2);
+	CU_ASSERT(ev[0].code == BTN_TOUCH && ev[0].value == 0 && ev[1].type == EV_SYN);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(sw, 4), sw->at_ns + 300000000u);
+	CU_ASSERT_EQUAL(pl_action_frame_count(key), 2);
+	CU_ASSERT_EQUAL(pl_action_frame(key, 0, ev), 2);
+	CU_ASSERT(ev[0].type == EV_KEY && ev[0].code == KEY_BACK && ev[0].value == 1);
+	CU_ASSERT_EQUAL(pl_action_frame(key, 1, ev), 2);
+	CU_ASSERT(ev[0].code == KEY_BACK && ev[0].value == 0);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(key, 1), key->at_ns + key->hold_ns);
+	pl_script_free(s);
+}
+
 int test_replay_add_parse_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_parse", NULL, NULL);
@@ -720,6 +750,7 @@ int test_replay_add_parse_suite(void)
 		{"format duration", test_format_duration},
 		{"longpress", test_longpress},
 		{"swipe", test_swipe},
+		{"action frames", test_action_frames},
 		{"text", test_text},
 		{"monkey", test_monkey},
 		{"errors", test_errors},

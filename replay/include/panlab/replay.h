@@ -83,6 +83,25 @@ static inline int pl_action_is_input(const struct pl_action *a)
 	return a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_KEY || a->kind == PL_ACTION_SWIPE;
 }
 
+/* Input frames of an action, the one builder both injectors use (a pure function: no device, no
+ * clock). An input action is frames 0 .. count-1: frame 0 the press (a touch's carries x, y and
+ * param as MSC_RAW), frames 1 .. steps a swipe's moves (k/steps of the way, integer arithmetic),
+ * the last the release. Each frame is a few events ending with SYN_REPORT, in the Linux input ABI
+ * (type, code, value). Control actions have no frames. */
+#define PL_FRAME_MAX_EVENTS 5
+struct pl_input_event {
+	uint16_t type;
+	uint16_t code;
+	int32_t value;
+};
+uint32_t pl_action_frame_count(const struct pl_action *a);
+/* When frame is due on the script's clock: at_ns, at_ns + hold_ns * k / steps for move k, and
+ * at_ns + hold_ns for the release. */
+uint64_t pl_action_frame_at_ns(const struct pl_action *a, uint32_t frame);
+/* Fills ev with the frame's events; returns how many. */
+size_t pl_action_frame(const struct pl_action *a, uint32_t frame,
+		       struct pl_input_event ev[PL_FRAME_MAX_EVENTS]);
+
 struct pl_script;
 
 /* Parse a script file. Returns 0 and sets *out, or -1 with err holding
