@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include "arm_int.h"
+#include "panlab/error.h"
 
 #if defined(__x86_64__)
 
@@ -788,19 +789,13 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
 
 static jit_cache *jit_new(void)
 {
-    jit_cache *j = calloc(1, sizeof(*j));
-    if (!j) {
-        perror("jit");
-        exit(1);
-    }
+    jit_cache *j = pl_xcalloc(1, sizeof(*j));
     j->code = mmap(NULL, JIT_CODE_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    j->blocks = calloc(JIT_MAX_BLOCKS, sizeof(jit_block));
-    j->insns = calloc(JIT_MAX_INSNS, sizeof(arm_insn));
-    if (j->code == MAP_FAILED || !j->blocks || !j->insns) {
-        perror("jit: code cache");
-        exit(1);
-    }
+    if (j->code == MAP_FAILED)
+        pl_out_of_memory(1, JIT_CODE_BYTES);
+    j->blocks = pl_xcalloc(JIT_MAX_BLOCKS, sizeof(jit_block));
+    j->insns = pl_xcalloc(JIT_MAX_INSNS, sizeof(arm_insn));
     return j;
 }
 
