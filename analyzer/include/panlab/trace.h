@@ -18,6 +18,12 @@
 #include "panlab/error.h"
 #include "panlab/trace_format.h"
 
+/*
+ * The largest count or time (ns) the reader accepts: every number the reports
+ * write, sums and differences included, then fits JSON's signed 64-bit integers.
+ */
+#define PL_COUNT_MAX ((uint64_t)INT64_MAX)
+
 /* Events as decoded into host byte order; same fields as the file record. */
 struct pl_trace {
 	uint32_t ncpus;
