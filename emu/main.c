@@ -1,7 +1,6 @@
 /* panlab-phone: the phone emulator's command line. It checks the options
  * and hands them to the run (run.h). Exit status: 0 for a good run, 1 for
  * a failed one, 2 for a wrong command line. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -43,13 +42,9 @@ static int bad_usage(const char *fmt, ...)
 /* A whole decimal number up to max: returns 0, or the exit status. */
 static int parse_u64(const char *opt, const char *v, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (!*v || *end || errno || x > max || v[0] == '-')
+    if (pl_parse_u64(v, max, out) < 0)
         return bad_usage("%s takes a whole number up to %llu, got '%s'", opt,
                          (unsigned long long)max, v);
-    *out = x;
     return 0;
 }
 

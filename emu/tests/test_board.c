@@ -184,6 +184,14 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--max-virtual-s takes a whole number"));
+    /* Numbers are digits only: no sign, no leading space. */
+    static const char *const not_numbers[] = { "+5", "' 5'", "-0", "5x", "''" };
+    for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+        snprintf(args, sizeof(args), "--kernel %s --cpu-mhz %s", k, not_numbers[i]);
+        CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 2);
+        CU_ASSERT_EQUAL(lines, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(first, "--cpu-mhz takes a whole number"));
+    }
     snprintf(args, sizeof(args), "--kernel %s --replay %s", k,
              write_file("s.rply", "tap 1 2\n", 8));
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
