@@ -184,6 +184,16 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--max-virtual-s takes a whole number"));
+    /* An unwritable snapshot path and a missing --content-dir end the run
+     * before the guest boots. */
+    snprintf(args, sizeof(args), "--kernel %s --snapshot-save /nonexistent/dir/snap.bin", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir/snap.bin: cannot create"));
+    snprintf(args, sizeof(args), "--kernel %s --net user --content-dir /nonexistent/dir", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir: --content-dir: No such file or directory, expected a directory"));
     /* Numbers are digits only: no sign, no leading space. */
     static const char *const not_numbers[] = { "+5", "' 5'", "-0", "5x", "''" };
     for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
