@@ -104,6 +104,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	fprintf(out, "summary:\n");
 	fprintf(out, "  inputs %" PRIu64 ", transactions %" PRIu64 ", matched %" PRIu64,
 		v->inputs, v->transactions, v->matched);
+	if (v->true_negatives)
+		fprintf(out, ", %" PRIu64 " rightly without (no frame)", v->true_negatives);
 	if (v->has_precision)
 		fprintf(out, ", precision %.3f", v->precision);
 	if (v->has_recall)
@@ -347,6 +349,9 @@ json_t *pl_report_validation_json(const struct pl_validation *v)
 	json_object_set_new(o, "inputs", count(v->inputs));
 	json_object_set_new(o, "transactions", count(v->transactions));
 	json_object_set_new(o, "matched", count(v->matched));
+	json_object_set_new(o, "true_positives", count(v->true_positives));
+	json_object_set_new(o, "false_negatives", count(v->false_negatives));
+	json_object_set_new(o, "true_negatives", count(v->true_negatives));
 	json_object_set_new(o, "precision", v->has_precision ? json_real(v->precision) : json_null());
 	json_object_set_new(o, "recall", v->has_recall ? json_real(v->recall) : json_null());
 	json_object_set_new(o, "latency_error_ns", stat_json(&v->error_ns, 0));
