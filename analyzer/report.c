@@ -192,6 +192,14 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	if (a->trace->skew_repaired)
 		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
 			" another cpu and were moved after it\n", a->trace->skew_repaired);
+	uint64_t pairs = 0, out_of_order = 0;
+
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		pairs += a->trace->causal.pairs[k];
+		out_of_order += a->trace->causal.out_of_order[k];
+	}
+	fprintf(out, "  causal pairs: %" PRIu64 ", %" PRIu64 " with the consumer logged before its"
+		" producer\n", pairs, out_of_order);
 }
 
 void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
@@ -266,9 +274,20 @@ static json_t *model_json(const struct pl_analysis *a)
 {
 	json_t *edges = json_object();
 
+	json_t *pairs = json_object(), *out_of_order = json_object(), *repaired = json_object();
+	uint64_t total_out_of_order = 0;
+
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		json_object_set_new(pairs, pl_causal_kind_name(k), count(a->trace->causal.pairs[k]));
+		json_object_set_new(out_of_order, pl_causal_kind_name(k),
+				    count(a->trace->causal.out_of_order[k]));
+		json_object_set_new(repaired, pl_causal_kind_name(k),
+				    count(a->trace->skew_repaired_by_kind[k]));
+		total_out_of_order += a->trace->causal.out_of_order[k];
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
@@ -278,7 +297,11 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "unmatched_consumes", count(a->graph->unmatched_consumes),
 			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes),
 			 "notifies_without_interval", count(a->graph->notifies_without_interval),
-			 "skew_repaired", count(a->trace->skew_repaired));
+			 "skew_repaired", count(a->trace->skew_repaired),
+			 "skew_repaired_by_kind", repaired,
+			 "causal_pairs", pairs,
+			 "causal_pairs_out_of_order", count(total_out_of_order),
+			 "causal_pairs_out_of_order_by_kind", out_of_order);
 }
 
 /*

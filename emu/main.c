@@ -39,6 +39,7 @@ static void usage(FILE *f)
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--quantum-policy causal|fixed]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
         "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
         prog);
@@ -219,6 +220,7 @@ int main(int argc, char **argv)
     double start_s = host_s();
     int want_net = 0;
     int want_sdl = 0;
+    int quantum_policy = VT_CAUSAL;
     uint64_t max_s = 3600, hang_s = 60, cpu_mhz = 1200, gdb_port = 0,
              quantum_us = 0;
     const char *port_name[MACH_MAX_PORTS], *port_path[MACH_MAX_PORTS] = { 0 };
@@ -301,6 +303,14 @@ int main(int argc, char **argv)
         else if (!strcmp(o, "--hang-s")) hang_s = parse_u64(o, v, 1000000);
         else if (!strcmp(o, "--cpu-mhz")) cpu_mhz = parse_u64(o, v, 4000);
         else if (!strcmp(o, "--quantum-us")) quantum_us = parse_u64(o, v, 100000);
+        else if (!strcmp(o, "--quantum-policy")) {
+            if (strcmp(v, "causal") && strcmp(v, "fixed")) {
+                fprintf(stderr, "%s: --quantum-policy '%s', expected causal or "
+                        "fixed\n", prog, v);
+                return 2;
+            }
+            quantum_policy = strcmp(v, "causal") ? VT_FIXED_QUANTUM : VT_CAUSAL;
+        }
         else {
             fprintf(stderr, "%s: unknown option '%s' (see --help)\n", prog, o);
             return 2;
@@ -403,6 +413,7 @@ int main(int argc, char **argv)
     cfg.cpu_hz = cpu_mhz * 1000000ull;
     if (quantum_us)
         cfg.quantum_ns = quantum_us * 1000ull;
+    cfg.quantum_policy = quantum_policy;
     cfg.console = (byte_sink){ console_put, &con };
     port_file ports[MACH_MAX_PORTS];
     cfg.nports = nports;

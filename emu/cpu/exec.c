@@ -332,13 +332,12 @@ void exec_hint(arm_cpu *c, const arm_insn *d)
         }
         break;
     case 4:
-        for (int i = 0; i < c->sys->ncores; i++) {
-            arm_cpu *o = c->sys->cpu[i];
-            if (o->halted == HALT_WFE)
-                o->halted = 0;
-            else
-                o->event = 1;
+        if (c->sys->hooks.send_event) {
+            c->sys->hooks.send_event(c->sys->hooks.opaque, c);
+            break;
         }
+        for (int i = 0; i < c->sys->ncores; i++)
+            arm_signal_event(c->sys->cpu[i]);
         break;
     }
 }
@@ -1284,6 +1283,14 @@ void arm_set_powered(arm_cpu *c, int on)
 int arm_is_powered(const arm_cpu *c)
 {
     return c->powered;
+}
+
+void arm_signal_event(arm_cpu *c)
+{
+    if (c->halted == HALT_WFE)
+        c->halted = 0;
+    else
+        c->event = 1;
 }
 
 void arm_set_irq(arm_cpu *c, int level)
