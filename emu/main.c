@@ -577,6 +577,8 @@ int main(int argc, char **argv)
             machine_state(m) == MACHINE_OFF ? "guest powered off" : "stopped",
             (double)vt_now_ns(vt) / 1e9, host, cpu,
             cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
+    fprintf(stderr, "%s: %llu windows ended early for cross-core causality\n",
+            prog, (unsigned long long)vt_cross_core_cuts(vt));
     /* A failed run shows where each core was. */
     for (int i = 0; status && i < arm_sys_ncores(machine_cpus(m)); i++) {
         fprintf(stderr, "core %d:\n", i);
