@@ -217,13 +217,7 @@ static void test_condition_variable_join(void)
 	tb_kernel(&t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
 	tb_user(&t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
 	tb_user(&t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, 1, POOL);
-	tb_user(&t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
-	tb_user(&t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 0, 0);
-	tb_user(&t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
-	tb_user(&t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
-	tb_user(&t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
-	tb_user(&t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
-	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
+	tb_result_drawn(&t, MAIN, VSYNC, QUEUE, 2, 1600);
 	model_build(&t, &m);
 
 	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, WAITER, US(1506));

@@ -158,13 +158,7 @@ static void pool_fork(struct tb *t, uint64_t fork_child_us)
 	tb_user(t, WORKER, US(c + 1), PL_EV_CONSUME_ASYNC_TASK, 7, 9);
 	tb_user(t, WORKER, US(1100), PL_EV_ENQUEUE_MSG, 2, QUEUE);
 	tb_user(t, WORKER, US(1101), PL_EV_ASYNC_TASK_END, 7, 9);
-	tb_user(t, MAIN, US(1150), PL_EV_DEQUEUE_MSG, 2, QUEUE);
-	tb_user(t, MAIN, US(1160), PL_EV_UI_INVALIDATE, 0, 0);
-	tb_user(t, MAIN, US(1170), PL_EV_MSG_DONE, 2, QUEUE);
-	tb_user(t, VSYNC, US(1180), PL_EV_ENQUEUE_MSG, 3, QUEUE);
-	tb_user(t, MAIN, US(1200), PL_EV_DEQUEUE_MSG, 3, QUEUE);
-	tb_user(t, MAIN, US(1210), PL_EV_UI_UPDATE, 0, 0);
-	tb_user(t, MAIN, US(1220), PL_EV_MSG_DONE, 3, QUEUE);
+	tb_result_drawn(t, MAIN, VSYNC, QUEUE, 2, 1150);
 }
 
 /*
