@@ -93,6 +93,13 @@ static void hook_send_event(void *opaque, arm_cpu *cpu)
     vt_send_event(m->vt, arm_cpu_index(cpu));
 }
 
+static void hook_exclusive_store(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    (void)cpu;
+    vt_sync_point(m->vt);
+}
+
 static int current_core(void *opaque)
 {
     machine *m = opaque;
@@ -136,7 +143,7 @@ machine *machine_new(const machine_config *cfg)
     arm_hooks hooks = {
         .opaque = m, .smc = hook_psci, .hvc = hook_psci,
         .counter = hook_counter, .timer_changed = hook_timer_changed,
-        .send_event = hook_send_event,
+        .send_event = hook_send_event, .exclusive_store = hook_exclusive_store,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
     for (int i = 0; i < cfg->ncores; i++)

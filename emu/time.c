@@ -322,6 +322,24 @@ void vt_send_event(vt_engine *t, int from_core)
     }
 }
 
+void vt_sync_point(vt_engine *t)
+{
+    if (t->policy != VT_CAUSAL || t->cur < 0)
+        return;
+    uint64_t now = vt_now_ns(t);
+    if (now >= t->win_end_ns)
+        return;
+    for (int i = 0; i < t->ncores; i++) {
+        arm_cpu *c = arm_sys_cpu(t->sys, i);
+        if (i != t->cur && arm_is_powered(c) && !arm_is_halted(c) && core_ns(t, i) < now) {
+            t->win_end_ns = now;
+            t->cross_core_cuts++;
+            arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+            return;
+        }
+    }
+}
+
 uint64_t vt_cross_core_cuts(const vt_engine *t)
 {
     return t->cross_core_cuts;

@@ -650,6 +650,8 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
         for (int i = 0; i < c->sys->ncores; i++)
             if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
                 c->sys->excl[i].size = 0;
+        if (c->sys->hooks.exclusive_store)
+            c->sys->hooks.exclusive_store(c->sys->hooks.opaque, c);
     }
     e->size = 0;
     c->r[RD(raw)] = !ok;
