@@ -315,10 +315,13 @@ int vt_defer_to_peer(vt_engine *t, int target, vt_event *e)
 
 void vt_send_event(vt_engine *t, int from_core)
 {
+    /* Only a halted core's wake is an effect in time; a running core just
+     * finds its event register set (its next WFE returns at once). */
     for (int i = 0; i < t->ncores; i++) {
-        vt_event *e = &t->core[i].wake;
-        if (i == from_core || !vt_defer_to_peer(t, i, e))
-            arm_signal_event(arm_sys_cpu(t->sys, i));
+        arm_cpu *c = arm_sys_cpu(t->sys, i);
+        if (i == from_core || !arm_is_halted(c) ||
+            !vt_defer_to_peer(t, i, &t->core[i].wake))
+            arm_signal_event(c);
     }
 }
 
