@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "run.h"
+#include "time.h"
 #include "guest.h"
 #include "panlab/error.h"
 
@@ -21,6 +22,7 @@ static void usage(FILE *f)
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--quantum-policy causal|fixed]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
         "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
         prog);
@@ -105,6 +107,10 @@ static int parse_option(phone_options *o, const char *name, const char *v)
         if (strcmp(v, "user"))
             return bad_usage("--net takes user, got '%s'", v);
         o->want_net = 1;
+    } else if (!strcmp(name, "--quantum-policy")) {
+        if (strcmp(v, "causal") && strcmp(v, "fixed"))
+            return bad_usage("--quantum-policy takes causal or fixed, got '%s'", v);
+        o->quantum_policy = strcmp(v, "causal") ? VT_FIXED_QUANTUM : VT_CAUSAL;
     } else if (!strcmp(name, "--display")) {
         if (strcmp(v, "sdl") && strcmp(v, "none"))
             return bad_usage("--display takes none or sdl, got '%s'", v);

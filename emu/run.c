@@ -199,6 +199,7 @@ static void build_machine(phone *p, struct pl_error *err)
     cfg->cpu_hz = o->cpu_mhz * 1000000ull;
     if (o->quantum_us)
         cfg->quantum_ns = o->quantum_us * 1000ull;
+    cfg->quantum_policy = o->quantum_policy;
     cfg->console = (byte_sink){ console_watch_put, &p->con };
     if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
         die(err);
@@ -355,6 +356,8 @@ static void report(phone *p, int status, double h0, double c0)
             st == MACHINE_OFF ? "guest powered off" : "stopped",
             (double)vt_now_ns(p->vt) / 1e9, host, cpu,
             cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
+    fprintf(stderr, "%s: %llu windows ended early for cross-core causality\n",
+            prog, (unsigned long long)vt_cross_core_cuts(p->vt));
     for (int i = 0; status && i < arm_sys_ncores(cpus); i++) {
         fprintf(stderr, "core %d:\n", i);
         arm_dump(arm_sys_cpu(cpus, i), stderr);
