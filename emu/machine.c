@@ -84,6 +84,19 @@ static void core_irq(void *opaque, int n, int level)
     arm_set_irq(arm_sys_cpu(m->sys, n), level);
 }
 
+static void hook_send_event(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    vt_send_event(m->vt, arm_cpu_index(cpu));
+}
+
+static void hook_exclusive_store(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    (void)cpu;
+    vt_sync_point(m->vt);
+}
+
 static int current_core(void *opaque)
 {
     machine *m = opaque;
@@ -173,16 +186,19 @@ machine *machine_new(const machine_config *cfg)
     arm_hooks hooks = {
         .opaque = m, .smc = hook_psci, .hvc = hook_psci,
         .counter = hook_counter, .timer_changed = hook_timer_changed,
+        .send_event = hook_send_event, .exclusive_store = hook_exclusive_store,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
     for (int i = 0; i < cfg->ncores; i++)
         arm_set_cntfrq(arm_sys_cpu(m->sys, i), (uint32_t)cfg->counter_hz);
     m->vt = vt_new(m->sys, cfg->cpu_hz, cfg->counter_hz, cfg->quantum_ns);
+    vt_set_quantum_policy(m->vt, (enum vt_quantum_policy)cfg->quantum_policy);
 
     irq_line outs[GIC_MAX_CPUS];
     for (int i = 0; i < cfg->ncores; i++)
         outs[i] = (irq_line){ core_irq, m, i };
     m->gic = gic_new(cfg->ncores, outs, (cpu_id_fn){ current_core, m });
+    gic_set_clock(m->gic, m->vt);
     gic_register(m->gic, m->phys, MACH_GIC_DIST, MACH_GIC_CPU);
 
     for (int i = 0; i < cfg->ncores; i++) {

@@ -37,6 +37,7 @@ typedef struct machine_config {
     uint64_t cpu_hz;
     uint64_t counter_hz;
     uint64_t quantum_ns;
+    int quantum_policy;         /* enum vt_quantum_policy (time.h) */
     byte_sink console;          /* PL011 output */
     /* Named virtio-console ports and where their output goes. */
     int nports;

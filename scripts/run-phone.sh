@@ -20,10 +20,14 @@
 # The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
 # FILE.guest records their hash at save, and a load from another build of
 # them is refused: it would run old guest code against today's scripts.
+#
+# --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
+# "Virtual time"; default causal); `make bench` runs both side by side.
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
 engine=()
+policy=causal
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -33,6 +37,9 @@ while [ $# -gt 0 ]; do
 	--engine)
 		[ -n "${2:-}" ] || { echo "$0: --engine needs fast or ref" >&2; exit 2; }
 		engine=(--engine "$2"); shift 2 ;;
+	--quantum-policy)
+		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
+		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -69,5 +76,5 @@ run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
 	--net user --pcap "$out/net.pcap" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
-	"${replay[@]}"
+	--quantum-policy "$policy" "${replay[@]}"
 check_result

@@ -333,13 +333,12 @@ void exec_hint(arm_cpu *c, const arm_insn *d)
         }
         break;
     case 4:
-        for (int i = 0; i < c->sys->ncores; i++) {
-            arm_cpu *o = c->sys->cpu[i];
-            if (o->halted == HALT_WFE)
-                o->halted = 0;
-            else
-                o->event = 1;
+        if (c->sys->hooks.send_event) {
+            c->sys->hooks.send_event(c->sys->hooks.opaque, c);
+            break;
         }
+        for (int i = 0; i < c->sys->ncores; i++)
+            arm_signal_event(c->sys->cpu[i]);
         break;
     }
 }
@@ -652,6 +651,8 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
         for (int i = 0; i < c->sys->ncores; i++)
             if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
                 c->sys->excl[i].size = 0;
+        if (c->sys->hooks.exclusive_store)
+            c->sys->hooks.exclusive_store(c->sys->hooks.opaque, c);
     }
     e->size = 0;
     c->r[RD(raw)] = !ok;
@@ -1298,6 +1299,14 @@ void arm_set_powered(arm_cpu *c, int on)
 int arm_is_powered(const arm_cpu *c)
 {
     return c->powered;
+}
+
+void arm_signal_event(arm_cpu *c)
+{
+    if (c->halted == HALT_WFE)
+        c->halted = 0;
+    else
+        c->event = 1;
 }
 
 void arm_set_irq(arm_cpu *c, int level)

@@ -184,6 +184,24 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--max-virtual-s takes a whole number"));
+    /* An unwritable snapshot path and a missing --content-dir end the run
+     * before the guest boots. */
+    snprintf(args, sizeof(args), "--kernel %s --snapshot-save /nonexistent/dir/snap.bin", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir/snap.bin: cannot create"));
+    snprintf(args, sizeof(args), "--kernel %s --net user --content-dir /nonexistent/dir", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir: --content-dir: No such file or directory, expected a directory"));
+    /* Numbers are digits only: no sign, no leading space. */
+    static const char *const not_numbers[] = { "+5", "' 5'", "-0", "5x", "''" };
+    for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+        snprintf(args, sizeof(args), "--kernel %s --cpu-mhz %s", k, not_numbers[i]);
+        CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 2);
+        CU_ASSERT_EQUAL(lines, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(first, "--cpu-mhz takes a whole number"));
+    }
     snprintf(args, sizeof(args), "--kernel %s --replay %s", k,
              write_file("s.rply", "tap 1 2\n", 8));
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
@@ -400,6 +418,80 @@ static void test_psci_hotplug(void)
     CU_ASSERT_FALSE(arm_is_powered(c1));
     CU_ASSERT(arm_insn_count(c1) >= 4);
     machine_free(m);
+}
+
+/* Core 0 computes for 517 us, reads the counter into r5 and sends SGI 1 to
+ * core 1, which enabled its GIC interface and waits in WFI (IRQs masked:
+ * the pending interrupt only wakes it); woken, core 1 reads the counter into
+ * r0 and acknowledges. Returns core 1's counter minus core 0's, in ticks. */
+static int64_t sgi_wake_lag(int policy)
+{
+    static const uint32_t sender[] = {
+        0xe30b0af0,     /* movw r0, #0xbaf0 */
+        0xe3400004,     /* movt r0, #4: 310000 iterations */
+        0xe2500001,     /* 1: subs r0, r0, #1 */
+        0x1afffffd,     /* bne 1b */
+        0xec565f0e,     /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe3002000,     /* movw r2, #0 */
+        0xe3402800,     /* movt r2, #0x800: GICD */
+        0xe3003001,     /* movw r3, #1: SGI 1 */
+        0xe3403002,     /* movt r3, #2: to cpu 1 */
+        0xe5823f00,     /* str r3, [r2, #0xf00]: GICD_SGIR */
+        0xe320f003,     /* 2: wfi */
+        0xeafffffd,     /* b 2b */
+    };
+    static const uint32_t receiver[] = {
+        0xe3002000,     /* movw r2, #0 */
+        0xe3402800,     /* movt r2, #0x800: GICD */
+        0xe3a03001,     /* mov r3, #1 */
+        0xe5823000,     /* str r3, [r2]: GICD_CTLR */
+        0xe3e03000,     /* mvn r3, #0 */
+        0xe5823100,     /* str r3, [r2, #0x100]: its SGIs and PPIs on */
+        0xe3004000,     /* movw r4, #0 */
+        0xe3404801,     /* movt r4, #0x801: GICC */
+        0xe3a03001,     /* mov r3, #1 */
+        0xe5843000,     /* str r3, [r4]: GICC_CTLR */
+        0xe3a030f0,     /* mov r3, #0xf0 */
+        0xe5843004,     /* str r3, [r4, #4]: GICC_PMR */
+        0xe320f003,     /* wfi */
+        0xec510f0e,     /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe594300c,     /* ldr r3, [r4, #0xc]: GICC_IAR */
+        0xe5843010,     /* str r3, [r4, #0x10]: GICC_EOIR */
+        0xe320f003,     /* 3: wfi */
+        0xeafffffd,     /* b 3b */
+    };
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 2;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    cfg.quantum_policy = policy;
+    machine *m = machine_new(&cfg);
+    phys_map *p = machine_phys(m);
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sizeof(sender)), sender, sizeof(sender));
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, sizeof(receiver)), receiver,
+           sizeof(receiver));
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0), *c1 = arm_sys_cpu(machine_cpus(m), 1);
+    arm_set_pc(c0, MACH_RAM + 0x1000);
+    arm_set_pc(c1, MACH_RAM + 0x2000);
+    arm_set_powered(c0, 1);
+    arm_set_powered(c1, 1);
+    run_until_halted(m);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 3), 1);     /* it took SGI 1 */
+    int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
+    machine_free(m);
+    return lag;
+}
+
+/* Cross-core causality (time.h): the SGI sent at 517 us wakes core 1 at the
+ * sender's time (within a tick: the receiver reads the counter two
+ * instructions later), not at the start of the window core 0 sent it in, as
+ * the fixed quantum does (6.7 us early here). */
+static void test_sgi_at_sender_time(void)
+{
+    int64_t causal = sgi_wake_lag(VT_CAUSAL), fixed = sgi_wake_lag(VT_FIXED_QUANTUM);
+    CU_ASSERT(causal >= 0 && causal <= 2);
+    CU_ASSERT(fixed < 0);
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -1323,6 +1415,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "CPU frequency", test_cpu_frequency);
     CU_add_test(s, "idle skip", test_idle_skip);
+    CU_add_test(s, "an SGI reaches its core at the sender's time", test_sgi_at_sender_time);
     CU_add_test(s, "PSCI hotplug", test_psci_hotplug);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
