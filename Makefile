@@ -6,7 +6,7 @@ BACKEND ?= phone
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run test bench difftest fuzz clean
+.PHONY: all deps build run experiment test bench difftest fuzz clean
 all: build
 
 deps:
@@ -19,13 +19,21 @@ build: deps
 	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
 	@scripts/mkinitramfs.sh
 
-# WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
+# WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html.
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/run-suite.sh --backend $(BACKEND) --snapshot
+	@scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
 endif
+
+# An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,
+# JOBS=runs at once (default: what cores and memory allow).
+SPEC ?= scripts/experiments/small.spec
+EXECUTOR ?= local
+experiment: build
+	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
 
 test: build
 	@tests/run-all.sh
@@ -45,7 +53,14 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
 
-difftest: build
+diff# An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,
+# JOBS=runs at once (default: what cores and memory allow).
+SPEC ?= scripts/experiments/small.spec
+EXECUTOR ?= local
+experiment: build
+	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
+
+test: build
 	@$(MAKE) --no-print-directory -C emu difftest
 
 clean:

@@ -54,6 +54,7 @@ expect_file=$top/workloads/apps/${workload%%+*}.expect
 
 echo "run $run_id: analyzing"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
-	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id" "${expect[@]}"
+	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id" "${expect[@]}" \
+	--sqlite "$out/model.sqlite"
 ln -sfn "$run_id" "$top/out/latest"
-echo "run $run_id: results in out/$run_id/ (summary.json, transactions.csv)"
+echo "run $run_id: results in out/$run_id/ (summary.json, transactions.csv, model.sqlite)"
