@@ -46,6 +46,7 @@ bench: build
 		[ $$? = 2 ] && { echo "bench: $$d has no benchmarks yet"; continue; }; \
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
+	@echo "=== bench: experiments"; scripts/experiment-bench.sh
 
 # libFuzzer on the trace and ground-truth readers and the replay script
 # parser; FUZZ_SECONDS per target (default 60).

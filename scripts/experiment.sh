@@ -57,7 +57,7 @@ parse_spec() {
 			name=${v[0]} ;;
 		backend)
 			for b in "${v[@]}"; do
-				case "$b" in phone|qemu) ;; *) spec_error $n "unknown backend '$b', expected phone or qemu" ;; esac
+				case "$b" in phone|qemu|libvirt) ;; *) spec_error $n "unknown backend '$b', expected phone, qemu or libvirt" ;; esac
 			done
 			backends=("${v[@]}") ;;
 		workloads)
@@ -118,12 +118,13 @@ build_hash() {
 	local k=$top/build/kernel
 	local files=("$k/arch/arm/boot/zImage" "$top/build/initramfs.cpio.gz" "$k/System.map" "$analyze"
 		"$top/scripts/run-experiment.sh" "$top/scripts/run-$1.sh" "$top/scripts/backend-common.sh")
+	[ "$1" != libvirt ] || files+=("$top/scripts/libvirt-domain.sh")
 	for f in "${files[@]}"; do
 		[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }
 	done
 	case "$1" in
 	phone) hash_files "${files[@]}" "$top/build/emu/panlab-phone" ;;
-	qemu) { hash_files "${files[@]}"; qemu-system-arm --version; } | sha256sum | cut -d' ' -f1 ;;
+	qemu|libvirt) { hash_files "${files[@]}"; qemu-system-arm --version; } | sha256sum | cut -d' ' -f1 ;;
 	esac
 }
 
@@ -344,6 +345,10 @@ EOF
 if [ "${1:-}" = --task ]; then
 	[ $# = 3 ] || usage
 	run_task "$2" "$3"
+	exit 0
+fi
+if [ "${1:-}" = --default-jobs ]; then
+	default_jobs
 	exit 0
 fi
 

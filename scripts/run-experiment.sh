@@ -5,16 +5,18 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
+	echo "usage: $0 [--backend phone|qemu|libvirt] [--via libvirt] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
 	echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-backend=phone workload=asynctask trace=on run_id="" display=none snapshot=()
+backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() via=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--backend) backend=${2:-}; shift 2 ;;
+	--via) [ "${2:-}" = libvirt ] || { echo "$0: --via takes libvirt, got '${2:-}'" >&2; exit 2; }
+		via=libvirt; shift 2 ;;
 	--workload) workload=${2:-}; shift 2 ;;
 	--trace) trace=${2:-}; shift 2 ;;
 	--run-id) run_id=${2:-}; shift 2 ;;
@@ -24,9 +26,14 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$backend" in
-qemu | phone) ;;
-*) echo "$0: unknown backend '$backend', expected qemu or phone" >&2; exit 2 ;;
+qemu | phone | libvirt) ;;
+*) echo "$0: unknown backend '$backend', expected qemu, phone or libvirt" >&2; exit 2 ;;
 esac
+# The qemu machine through libvirt (scripts/run-libvirt.sh; LIBVIRT_DEFAULT_URI picks the host).
+if [ -n "$via" ]; then
+	[ "$backend" = qemu ] || [ "$backend" = libvirt ] || { echo "$0: --via libvirt needs --backend qemu" >&2; exit 2; }
+	backend=libvirt
+fi
 [ "${#snapshot[@]}" = 0 ] || [ "$backend" = phone ] ||
 	{ echo "$0: ${snapshot[0]} needs --backend phone" >&2; exit 2; }
 [ -f "$top/replay/scripts/$workload.rply" ] ||
@@ -42,7 +49,7 @@ echo "run $run_id: booting the guest on $backend, workload $workload, tracing $t
 # processes: the injector's (which starts with the format line) and the
 # compositor's; the analyzer orders the lines by time. The phone writes
 # ground_truth.txt itself, from its devices.
-if [ "$backend" = qemu ]; then
+if [ "$backend" != phone ]; then
 	cat "$out/gt-input.txt" "$out/gt-display.txt" > "$out/ground_truth.txt"
 fi
 
