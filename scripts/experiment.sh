@@ -155,7 +155,7 @@ expand() {
 
 # Line INDEX of DIR/matrix.tsv into the run's fields.
 read_run() {
-	IFS=$'\t' read -r idx run cfg backend workload ncores freq trace rep opts hash \
+	IFS=$'\t' read -r _ run cfg backend workload ncores freq trace rep opts hash \
 		< <(sed -n "$(($2 + 1))p" "$1/matrix.tsv")
 	[ -n "${hash:-}" ] || { echo "$0: $1/matrix.tsv has no run $2" >&2; exit 2; }
 }
@@ -327,7 +327,7 @@ EOF
 		for i in "${!left[@]}"; do
 			grep -q "^$i " <<<"$active" && continue
 			unset "left[$i]"
-			gather "$dir" "$i" "Slurm task $job_$i ended without a result; see $dir/slurm-$i.out"
+			gather "$dir" "$i" "Slurm task ${job}_$i ended without a result; see $dir/slurm-$i.out"
 			ndone=$((ndone + 1)) ran=$((ran + 1))
 			read_run "$dir" "$i"
 			progress "finished $run"
