@@ -54,14 +54,7 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
 
-diff# An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,
-# JOBS=runs at once (default: what cores and memory allow).
-SPEC ?= scripts/experiments/small.spec
-EXECUTOR ?= local
-experiment: build
-	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
-
-test: build
+difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest
 
 clean:

@@ -305,7 +305,7 @@ run_local() {
 
 # One array job, one task per run; a task that leaves squeue is gathered.
 run_slurm() {
-	local dir=$1 jobs=$2 job i
+	local dir=$1 jobs=$2 job i shown=-
 	local list
 	list=$(IFS=,; echo "${todo[*]}")
 	cat > "$dir/array.sbatch" <<EOF
@@ -335,7 +335,8 @@ EOF
 		[ ${#left[@]} = 0 ] && break
 		local now
 		now=$(awk '$2 == "RUNNING" { printf "%s ", $1 }' <<<"$active")
-		progress "running task(s) ${now:-none yet}of job $job"
+		[ "$now" = "${shown:-}" ] || progress "running task(s) ${now:-none yet }of job $job"
+		shown=$now
 		sleep 2	# squeue is polled: Slurm tells the submitter nothing when a task ends
 	done
 }
