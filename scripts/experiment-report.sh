@@ -132,10 +132,12 @@ if [ -n "$cats" ]; then
 	ncat=$(wc -l <<<"$cats")
 	titles=$(echo "$cats" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $0 }')
 	plot breakdown <<EOF
+set terminal svg size 720,520 font 'sans,11' background '#ffffff' noenhanced
+set output '$work/breakdown.svg'
 set title "mean time per transaction by category (ms)"
 set style data histograms; set style histogram rowstacked; set style fill solid 0.85 border -1
 set boxwidth 0.6; set key outside right; set xtics rotate by -25 left; set ylabel "ms"
-set grid ytics; set bmargin 8
+set grid ytics; set bmargin 12
 cats = "$titles"
 plot for [i=2:$((ncat + 1))] '$work/breakdown.dat' using i:xtic(1) title word(cats, i - 1)
 EOF
