@@ -6,7 +6,7 @@ BACKEND ?= phone
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment test bench difftest fuzz clean
+.PHONY: all deps build run experiment labs-check test bench difftest fuzz clean
 all: build
 
 deps:
@@ -34,6 +34,10 @@ SPEC ?= scripts/experiments/small.spec
 EXECUTOR ?= local
 experiment: build
 	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
+
+# The lab handbook's keys (workloads/labs/) checked against this build.
+labs-check: build
+	@tests/integration/labs_keys.sh
 
 test: build
 	@tests/run-all.sh

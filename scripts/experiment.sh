@@ -177,7 +177,6 @@ run_task() {
 	case "$freq" in -) ;; [0-9]*) args+=(--freq-mhz "$freq") ;; *) args+=(--governor "$freq") ;; esac
 	# shellcheck disable=SC2206
 	[ "$opts" = - ] || args+=($opts)
-	start=$(date +%s.%N)
 	exec 9>&-
 	if [ "$backend" = phone ]; then
 		snap=$dir/snapshots/$cfg.snap
@@ -191,6 +190,7 @@ run_task() {
 			boot=(--snapshot-save "$snap")
 		fi
 	fi
+	start=$(date +%s.%N)	# the run's own time, not the wait for its snapshot
 	rc=0
 	"$top/scripts/run-experiment.sh" "${args[@]}" "${boot[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?
 	exec 9>&-
