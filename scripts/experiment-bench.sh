@@ -1,6 +1,6 @@
 #!/bin/bash
 # `make bench`: the experiment runner's throughput. One matrix (BENCH_SPEC_WORKLOADS traced and
-# untraced, twice: 8 phone runs by default) run with --executor local --jobs 1, then the same
+# untraced, twice: 4 phone runs of timer by default) run with --executor local --jobs 1, then the same
 # matrix under another name with --jobs N (the default the runner picks), then that one again,
 # which must skip every run. Writes out/bench/experiments.json: runs, jobs, wall_s and
 # runs_per_hour for each, parallel_speedup (wall with 1 job / wall with N), resume_skipped and
@@ -8,7 +8,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 json=$top/out/bench/experiments.json
-workloads=${BENCH_SPEC_WORKLOADS:-timer asynctask@gestures}
+workloads=${BENCH_SPEC_WORKLOADS:-timer}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$json")"
