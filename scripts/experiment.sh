@@ -201,8 +201,9 @@ run_task() {
 	fi
 	if [ $rc != 0 ] || [ ! -s "$rd/summary.json" ] || [ ! -s "$rd/model.sqlite" ]; then
 		status=failed
-		# The last error line, not a usage text's continuation.
-		reason=$(grep -v '^[[:space:]]\|^$\|^usage:' "$rd/run.err" | tail -n 1 | tr '\t' ' ' || true)
+		# The last error line ("PROGRAM: what" or "FILE:LINE: what"), not a usage or help text.
+		reason=$(grep '^[^[:space:]]*: ' "$rd/run.err" | grep -v '^usage:' | tail -n 1 | tr '\t' ' ' || true)
+		[ -n "$reason" ] || reason=$(grep -v '^[[:space:]]*$' "$rd/run.err" | tail -n 1 | tr '\t' ' ' || true)
 		[ -n "$reason" ] || reason="run-experiment.sh exited $rc without a result"
 	fi
 	printf '%s\t%s\t%s\t%s\n' "$status" "$(echo "$(date +%s.%N) - $start" | bc)" "$hash" "$reason" \
