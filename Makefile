@@ -6,7 +6,7 @@ BACKEND ?= phone
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run test bench difftest fuzz clean
+.PHONY: all deps build run experiment labs-check test bench difftest fuzz clean
 all: build
 
 deps:
@@ -22,13 +22,25 @@ build: deps
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
 	@scripts/mkinitramfs.sh
 
-# WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
+# WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html.
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/run-suite.sh --backend $(BACKEND) --snapshot
+	@scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
 endif
+
+# An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,
+# JOBS=runs at once (default: what cores and memory allow).
+SPEC ?= scripts/experiments/small.spec
+EXECUTOR ?= local
+experiment: build
+	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
+
+# The lab handbook's keys (workloads/labs/) checked against this build.
+labs-check: build
+	@tests/integration/labs_keys.sh
 
 test: build
 	@tests/run-all.sh
@@ -41,6 +53,7 @@ bench: build
 		[ $$? = 2 ] && { echo "bench: $$d has no benchmarks yet"; continue; }; \
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
+	@echo "=== bench: experiments"; scripts/experiment-bench.sh
 
 # libFuzzer on the trace and ground-truth readers and the replay script
 # parser; FUZZ_SECONDS per target (default 60).

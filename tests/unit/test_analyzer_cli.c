@@ -364,8 +364,8 @@ static void test_ground_truth_syntax(void)
 }
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--no-trace-json]" \
-	      " [--no-plots]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
+	      " [--no-plots] | panlab-analyze schema" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]\n"
 

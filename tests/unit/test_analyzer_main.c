@@ -22,6 +22,7 @@ int main(void)
 	add_stream_tests();
 	add_idmap_tests();
 	add_export_tests();
+	add_sqlite_tests();
 	add_cli_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
