@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/input-event-codes.h>
+#include "panlab/marker.h"
 #include "panlab/replay.h"
 #include "replay.h"
 
@@ -97,11 +98,16 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
                         uint32_t width_px, uint32_t height_px)
 {
     phone_replay *r = opaque;
-    (void)pixels;
-    (void)width_px;
-    (void)height_px;
-    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "\n", r->frames++,
-            guest_ns(r, ns));
+    /* The marker is read off the scan-out as the flush completes, as a
+     * camera would see the frame (panlab/marker.h). */
+    struct pl_marker m;
+    enum pl_marker_status st = pl_marker_read(pixels, width_px, height_px,
+                                              width_px * 4, &m, NULL);
+    char tail[160];
+    if (pl_marker_format(st, &m, tail, sizeof(tail)) < 0)
+        st = PL_MARKER_UNREADABLE, pl_marker_format(st, &m, tail, sizeof(tail));
+    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "%s\n", r->frames++,
+            guest_ns(r, ns), tail);
 }
 
 /* Frames of an action, as replay/src/inject.c builds them for uinput:

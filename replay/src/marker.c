@@ -1,6 +1,8 @@
 /* The frame marker; see panlab/marker.h. */
 #include "panlab/marker.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #define PAYLOAD_BYTES (1 + 4 * PL_MARKER_MAX_INPUTS)
@@ -116,4 +118,14 @@ enum pl_marker_status pl_marker_read(const uint8_t *pixels, uint32_t width_px, u
 		for (int b = 0; b < 4; b++)
 			out->input_ids[i] = out->input_ids[i] << 8 | bytes[3 + 4 * i + b];
 	return PL_MARKER_OK;
+}
+
+int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, char *buf,
+		     size_t size)
+{
+	size_t n = (size_t)snprintf(buf, size, "%s", status == PL_MARKER_OK ? " answers" :
+					status == PL_MARKER_UNREADABLE ? " unreadable" : " no-marker");
+	for (uint32_t i = 0; status == PL_MARKER_OK && i < m->count && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, " %" PRIu32, m->input_ids[i]);
+	return n < size ? (int)n : -1;
 }

@@ -157,6 +157,23 @@ static void test_count_too_large(void)
 	expect_unreadable(p, "input count above the maximum");
 }
 
+static void test_format(void)
+{
+	char buf[64];
+	struct pl_marker m = { .count = 3, .input_ids = { 0, 7, 4294967295u } };
+	CU_ASSERT_EQUAL(pl_marker_format(PL_MARKER_OK, &m, buf, sizeof(buf)), 23);
+	CU_ASSERT_STRING_EQUAL(buf, " answers 0 7 4294967295");
+	m.count = 0;
+	pl_marker_format(PL_MARKER_OK, &m, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, " answers");
+	pl_marker_format(PL_MARKER_UNREADABLE, &m, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, " unreadable");
+	pl_marker_format(PL_MARKER_NONE, NULL, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, " no-marker");
+	m.count = 3;
+	CU_ASSERT_EQUAL(pl_marker_format(PL_MARKER_OK, &m, buf, 12), -1);
+}
+
 int test_replay_add_marker_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_marker", NULL, NULL);
@@ -167,7 +184,8 @@ int test_replay_add_marker_suite(void)
 	    !CU_add_test(suite, "flipped bit", test_flipped_bit) ||
 	    !CU_add_test(suite, "damaged start", test_damaged_start) ||
 	    !CU_add_test(suite, "partial", test_partial) ||
-	    !CU_add_test(suite, "count too large", test_count_too_large))
+	    !CU_add_test(suite, "count too large", test_count_too_large) ||
+	    !CU_add_test(suite, "format", test_format))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

@@ -6,6 +6,8 @@
  *   intervals.c     events -> threads and per-thread execution intervals
  *   graph.c         intervals -> causal edges between events
  *   transactions.c  graph -> transactions (UI_INPUT ... last UI_UPDATE), animations
+ *   display.c       transactions -> input to pixels: the kernel's delivery of the
+ *                   input and the display flush that first showed the last update
  *   critical_path.c transaction -> its critical path
  *   breakdown.c     critical path -> time per resource category
  *   queueing.c      graph -> per queue and executor waits and runs
@@ -171,6 +173,29 @@ const char *pl_edge_kind_name(enum pl_edge_kind kind);
 
 /* ---- transactions.c --------------------------------------------------- */
 
+/*
+ * A transaction from input to pixels (display.c): from the kernel's delivery
+ * of its input (inputd's INPUT_READ) to the display flush of the first
+ * composed frame that holds its last update (the compositor's FRAME_LATCH of
+ * that app frame, then DISPLAY_SUBMIT and DISPLAY_FLUSHED). The segments
+ * before and after the critical path [input_ns, end_ns] tile the rest. Where
+ * the trace lacks those events (traces from before them, an input or frame
+ * they missed) that end stays at UI_INPUT or UI_UPDATE and its segments are 0.
+ */
+struct pl_pixels {
+	uint64_t delivered_ns;		/* INPUT_READ time - its a1; input_ns if unknown */
+	uint64_t shown_ns;		/* that DISPLAY_FLUSHED; end_ns if unknown */
+	uint64_t latency_ns;		/* shown_ns - delivered_ns: the detected latency */
+	uint64_t input_dispatch_ns;	/* delivered .. UI_INPUT: inputd, the socket, the main queue */
+	uint64_t vsync_queue_ns;	/* last UI_UPDATE .. FRAME_LATCH: waiting for the vsync */
+	uint64_t composition_ns;	/* FRAME_LATCH .. DISPLAY_SUBMIT: the compositor's copy */
+	uint64_t flush_ns;		/* DISPLAY_SUBMIT .. DISPLAY_FLUSHED: transfer and flush */
+	uint64_t read_event;		/* the INPUT_READ, or PL_NONE */
+	uint64_t latch_event;		/* the FRAME_LATCH, or PL_NONE */
+	uint64_t flushed_event;		/* the DISPLAY_FLUSHED, or PL_NONE */
+	uint64_t display_frame;		/* its display frame number, or PL_NONE */
+};
+
 struct pl_transaction {
 	uint64_t input_event;		/* the UI_INPUT or UI_KEY event */
 	uint64_t input_id;		/* its a0: dispatcher sequence number */
@@ -196,6 +221,7 @@ struct pl_transaction {
 	uint64_t nintervals;		/* intervals with a reached event */
 	uint64_t nevents;		/* events reached */
 	uint64_t first_member;		/* they are members[first_member .. + nevents) */
+	struct pl_pixels pixels;	/* input to pixels, filled by display.c */
 };
 
 struct pl_transactions {
@@ -218,6 +244,17 @@ struct pl_transactions {
 void pl_transactions_extract(const struct pl_trace *trace, const struct pl_intervals *iv,
 			     const struct pl_graph *g, struct pl_transactions *out);
 void pl_transactions_free(struct pl_transactions *tx);
+
+/* ---- display.c -------------------------------------------------------- */
+
+/*
+ * Fills every transaction's pixels. Ends by app frames only: an update is a
+ * UI_UPDATE (a0 frame number, a1 pid) that a FRAME_LATCH takes (same pid,
+ * frame number at or above it); other kinds of updates (a native program's
+ * DRM or fbdev writes) would add their own way of finding the frame that
+ * shows them in display.c's frame_of_update().
+ */
+void pl_display_attach(const struct pl_trace *trace, struct pl_transactions *tx);
 
 /* ---- critical_path.c -------------------------------------------------- */
 

@@ -24,6 +24,7 @@
 #ifndef PANLAB_MARKER_H
 #define PANLAB_MARKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -60,6 +61,12 @@ void pl_marker_draw(uint8_t *pixels, uint32_t width_px, uint32_t height_px, uint
  * PL_MARKER_UNREADABLE sets *why (if why is not NULL) to a static phrase saying what failed. */
 enum pl_marker_status pl_marker_read(const uint8_t *pixels, uint32_t width_px, uint32_t height_px,
 				     uint32_t stride_bytes, struct pl_marker *out, const char **why);
+
+/* The marker as a ground-truth frame line ends (analyzer/FORMAT.md): " no-marker",
+ * " unreadable", or " answers" followed by " ID" per input. Returns the length written, or -1
+ * if size is too small (then buf holds a truncated, terminated string). */
+int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, char *buf,
+		     size_t size);
 
 #ifdef __cplusplus
 }
