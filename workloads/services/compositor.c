@@ -12,9 +12,9 @@
  * armed only while someone needs a tick.
  *
  * It logs the display pipeline for the tracer: FRAME_LATCH when it takes an
- * app's frame, DISPLAY_SUBMIT before the flush, DISPLAY_FLUSHED when the
- * driver returns from it, which with guest-kernel patch 0004 is when the
- * device has completed the flush.
+ * app's frame, DISPLAY_SUBMIT before the flush, DISPLAY_FLUSHED when
+ * display_flush returns, which is when the device has completed the flush
+ * (display_drm.h).
  *
  * Ground truth (the qemu backend's; the phone takes its own at the device)
  * goes to the display port with one write() per line, never through the
