@@ -190,19 +190,21 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 static int parse_marker(const struct line *l, struct pl_ground_truth *gt,
 			enum pl_gt_marker *marker, struct pl_error *err)
 {
-	static const char usage[] = "frame <seq> <t_ns> [no-marker | unreadable | answers <input>...]";
+	static const char usage[] =
+		"frame <seq> <t_ns> [no-marker | unreadable | repeat | answers <input>...]";
 	char q[64];
 
 	*marker = PL_GT_MARKER_UNREAD;
 	if (l->nfields == 3)
 		return 0;
-	if (is(l, 3, "no-marker") || is(l, 3, "unreadable")) {
-		*marker = is(l, 3, "unreadable") ? PL_GT_MARKER_UNREADABLE : PL_GT_MARKER_ABSENT;
+	if (is(l, 3, "no-marker") || is(l, 3, "unreadable") || is(l, 3, "repeat")) {
+		*marker = is(l, 3, "unreadable") ? PL_GT_MARKER_UNREADABLE :
+			  is(l, 3, "repeat") ? PL_GT_MARKER_REPEAT : PL_GT_MARKER_ABSENT;
 		return expect_fields(l, 4, usage, err);
 	}
 	if (!is(l, 3, "answers")) {
 		pl_error_at_line(err, l->name, l->no,
-				 "frame marker \"%s\", expected no-marker, unreadable or answers",
+				 "frame marker \"%s\", expected no-marker, unreadable, repeat or answers",
 				 quote_field(q, sizeof(q), l, 3));
 		return -1;
 	}

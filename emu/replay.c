@@ -24,6 +24,7 @@ struct phone_replay {
     int waiting;                /* at a control action, for the guest's "resume" */
     uint64_t inputs;            /* press frames sent: the next input's seq */
     uint64_t frames;
+    struct pl_marker_seen seen; /* app frames shown so far */
     vt_event ev;
 };
 
@@ -103,6 +104,7 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
     struct pl_marker m;
     enum pl_marker_status st = pl_marker_read(pixels, width_px, height_px,
                                               width_px * 4, &m, NULL);
+    st = pl_marker_seen_check(&r->seen, st, &m);
     char tail[160];
     if (pl_marker_format(st, &m, tail, sizeof(tail)) < 0)
         st = PL_MARKER_UNREADABLE, pl_marker_format(st, &m, tail, sizeof(tail));

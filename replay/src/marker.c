@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PAYLOAD_BYTES (1 + 4 * PL_MARKER_MAX_INPUTS)
+#define PAYLOAD_BYTES (1 + 4 + 4 + 4 * PL_MARKER_MAX_INPUTS)
+#define IDS_AT 9	/* count, pid, frame, then the ids */
 #define BITS (16 + 8 * PAYLOAD_BYTES + 16)
 
 _Static_assert(BITS <= PL_MARKER_ROWS * PL_MARKER_COLS, "the marker's bits fit its strip");
@@ -22,14 +23,26 @@ static uint16_t crc16(const uint8_t *p, size_t n)
 	return crc;
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int b = 0; b < 4; b++)
+		p[b] = (uint8_t)(v >> (24 - 8 * b));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 static void encode_payload(const struct pl_marker *m, uint8_t out[PAYLOAD_BYTES])
 {
 	uint32_t count = m->count < PL_MARKER_MAX_INPUTS ? m->count : PL_MARKER_MAX_INPUTS;
 	memset(out, 0, PAYLOAD_BYTES);
 	out[0] = (uint8_t)count;
+	put32(out + 1, m->pid);
+	put32(out + 5, m->frame);
 	for (uint32_t i = 0; i < count; i++)
-		for (int b = 0; b < 4; b++)
-			out[1 + 4 * i + b] = (uint8_t)(m->input_ids[i] >> (24 - 8 * b));
+		put32(out + IDS_AT + 4 * i, m->input_ids[i]);
 }
 
 static uint8_t *cell_at(uint8_t *pixels, uint32_t height_px, uint32_t stride_bytes, unsigned bit)
@@ -114,9 +127,30 @@ enum pl_marker_status pl_marker_read(const uint8_t *pixels, uint32_t width_px, u
 	}
 	memset(out, 0, sizeof(*out));
 	out->count = bytes[2];
+	out->pid = get32(bytes + 3);
+	out->frame = get32(bytes + 7);
 	for (uint32_t i = 0; i < out->count; i++)
-		for (int b = 0; b < 4; b++)
-			out->input_ids[i] = out->input_ids[i] << 8 | bytes[3 + 4 * i + b];
+		out->input_ids[i] = get32(bytes + 2 + IDS_AT + 4 * i);
+	return PL_MARKER_OK;
+}
+
+enum pl_marker_status pl_marker_seen_check(struct pl_marker_seen *s, enum pl_marker_status st,
+					   const struct pl_marker *m)
+{
+	if (st != PL_MARKER_OK)
+		return st;
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->pid[i] != m->pid)
+			continue;
+		if (m->frame <= s->frame[i])
+			return PL_MARKER_REPEAT;
+		s->frame[i] = m->frame;
+		return PL_MARKER_OK;
+	}
+	/* A new process takes a free entry, or the oldest one's. */
+	unsigned k = s->n < PL_MARKER_SEEN_PIDS ? s->n++ : s->next++ % PL_MARKER_SEEN_PIDS;
+	s->pid[k] = m->pid;
+	s->frame[k] = m->frame;
 	return PL_MARKER_OK;
 }
 
@@ -124,7 +158,8 @@ int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, ch
 		     size_t size)
 {
 	size_t n = (size_t)snprintf(buf, size, "%s", status == PL_MARKER_OK ? " answers" :
-					status == PL_MARKER_UNREADABLE ? " unreadable" : " no-marker");
+					status == PL_MARKER_UNREADABLE ? " unreadable" :
+					status == PL_MARKER_REPEAT ? " repeat" : " no-marker");
 	for (uint32_t i = 0; status == PL_MARKER_OK && i < m->count && n < size; i++)
 		n += (size_t)snprintf(buf + n, size - n, " %" PRIu32, m->input_ids[i]);
 	return n < size ? (int)n : -1;

@@ -99,9 +99,9 @@ static void test_syntax_errors(void)
 	BAD(H "frame 0 100\nframe 1 50\n",
 	    "g.txt:3: frame time 50 ns is before the previous frame's 100 ns, expected non-decreasing times");
 	BAD(H "frame 0 100 7\n",
-	    "g.txt:2: frame marker \"7\", expected no-marker, unreadable or answers");
+	    "g.txt:2: frame marker \"7\", expected no-marker, unreadable, repeat or answers");
 	BAD(H "frame 0 100 unreadable 3\n", "g.txt:2: 5 fields, expected 4: frame <seq> <t_ns> "
-	    "[no-marker | unreadable | answers <input>...]");
+	    "[no-marker | unreadable | repeat | answers <input>...]");
 	BAD(H "frame 0 100 answers 1 x\n",
 	    "g.txt:2: answered input is \"x\", expected a decimal integer up to 4294967295");
 	BAD(H "frame 0 100 answers 4294967296\n", "g.txt:2: answered input is \"4294967296\", "
@@ -157,13 +157,14 @@ static void test_markers(void)
 		"frame 1 130 answers\n"	/* an animation frame: answers no input */
 		"frame 2 140 answers 0 1\n"	/* both inputs' updates in one frame */
 		"frame 3 150 answers 0\n"
+		"frame 4 160 repeat\n"		/* frame 3 shown again (a raised surface): no match */
 		"input 2 200 key 1\n"
-		"frame 4 210 unreadable\n"	/* never matched: input 2 has no ground truth */
+		"frame 5 210 unreadable\n"	/* never matched: input 2 has no ground truth */
 		"input 3 300 key 1\n"
-		"frame 5 310 no-marker\n"	/* a program without a marker: the window rule */
-		"frame 6 320 answers\n"
+		"frame 6 310 no-marker\n"	/* a program without a marker: the window rule */
+		"frame 7 320 answers\n"
 		"input 4 400 tap 1 1\n"
-		"frame 7 410\n"		/* a display that reads no marker: the window rule */
+		"frame 8 410\n"		/* a display that reads no marker: the window rule */
 		"end 500\n";
 	struct pl_ground_truth gt;
 	struct pl_error err = { "" };
@@ -171,7 +172,8 @@ static void test_markers(void)
 
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", text, strlen(text), &gt, &err), 0);
 	CU_ASSERT_EQUAL(gt.unreadable_frames, 1);
-	CU_ASSERT_EQUAL(gt.frame_marker[4], PL_GT_MARKER_UNREADABLE);
+	CU_ASSERT_EQUAL(gt.frame_marker[4], PL_GT_MARKER_REPEAT);
+	CU_ASSERT_EQUAL(gt.frame_marker[5], PL_GT_MARKER_UNREADABLE);
 	CU_ASSERT_EQUAL(gt.answer_first[2], 1);
 	CU_ASSERT_EQUAL(gt.answer_first[3], 3);
 	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 0, &t), PL_GT_RULE_MARKER);

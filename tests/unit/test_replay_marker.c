@@ -29,12 +29,14 @@ static void test_round_trip(void)
 	static const uint32_t counts[] = { 0, 1, 3, PL_MARKER_MAX_INPUTS };
 	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
 		uint8_t *p = frame(0x20);
-		struct pl_marker m = { .count = counts[k] }, back;
+		struct pl_marker m = { .count = counts[k], .pid = 4242, .frame = 0xfedcba98u }, back;
 		for (uint32_t i = 0; i < m.count; i++)
 			m.input_ids[i] = i * 0x01020304u + (i == 1 ? 0xffffffffu : 7);
 		pl_marker_draw(p, W, H, STRIDE, &m);
 		CU_ASSERT_EQUAL(read_back(p, &back, NULL), PL_MARKER_OK);
 		CU_ASSERT_EQUAL(back.count, m.count);
+		CU_ASSERT_EQUAL(back.pid, 4242);
+		CU_ASSERT_EQUAL(back.frame, 0xfedcba98u);
 		CU_ASSERT(memcmp(back.input_ids, m.input_ids, sizeof(m.input_ids)) == 0);
 		/* Everything above the strip is untouched. */
 		CU_ASSERT_EQUAL(p[(size_t)(H - PL_MARKER_HEIGHT_PX - 1) * STRIDE], 0x20);
@@ -106,7 +108,7 @@ static void test_impure_cell(void)
 /* A payload bit flipped, whole cell: the checksum catches it. */
 static void test_flipped_bit(void)
 {
-	for (unsigned bit = 16; bit < 16 + 8 * 33 + 16; bit += 37) {
+	for (unsigned bit = 16; bit < 16 + 8 * 41 + 16; bit += 37) {
 		uint8_t *p = coded_frame();
 		uint8_t v = pixel(p, bit, 0, 0)[0] ? 0 : 0xff;
 		for (int y = 0; y < PL_MARKER_CELL_PX; y++)
@@ -157,6 +159,30 @@ static void test_count_too_large(void)
 	expect_unreadable(p, "input count above the maximum");
 }
 
+/* A raised surface re-shows its last frame: the same app frame again answers nothing new. */
+static void test_seen(void)
+{
+	struct pl_marker_seen seen = { 0 };
+	struct pl_marker a = { .pid = 10, .frame = 5 }, b = { .pid = 20, .frame = 1 };
+
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &a), PL_MARKER_OK);
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &b), PL_MARKER_OK);
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &a), PL_MARKER_REPEAT);
+	a.frame = 4;
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &a), PL_MARKER_REPEAT);
+	a.frame = 6;
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &a), PL_MARKER_OK);
+	CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_UNREADABLE, &a), PL_MARKER_UNREADABLE);
+	/* More processes than it holds: the oldest is forgotten, never a wrong repeat. */
+	for (uint32_t pid = 100; pid < 100 + PL_MARKER_SEEN_PIDS; pid++) {
+		struct pl_marker m = { .pid = pid, .frame = 0 };
+		CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &m), PL_MARKER_OK);
+	}
+	char buf[16];
+	pl_marker_format(PL_MARKER_REPEAT, &a, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, " repeat");
+}
+
 static void test_format(void)
 {
 	char buf[64];
@@ -185,6 +211,7 @@ int test_replay_add_marker_suite(void)
 	    !CU_add_test(suite, "damaged start", test_damaged_start) ||
 	    !CU_add_test(suite, "partial", test_partial) ||
 	    !CU_add_test(suite, "count too large", test_count_too_large) ||
+	    !CU_add_test(suite, "seen frames", test_seen) ||
 	    !CU_add_test(suite, "format", test_format))
 		return CU_get_error();
 	return CUE_SUCCESS;

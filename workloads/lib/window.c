@@ -181,7 +181,8 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 static void draw_marker(struct pl_window *w, struct pl_canvas *c)
 {
 	struct pl_marker m = { .count = w->nanswers < PL_MARKER_MAX_INPUTS ? w->nanswers
-									 : PL_MARKER_MAX_INPUTS };
+									 : PL_MARKER_MAX_INPUTS,
+			       .pid = (uint32_t)getpid(), .frame = (uint32_t)w->frame_seq };
 	memcpy(m.input_ids, w->answers, m.count * sizeof(m.input_ids[0]));
 	memmove(w->answers, w->answers + m.count, (w->nanswers - m.count) * sizeof(w->answers[0]));
 	w->nanswers -= m.count;

@@ -72,6 +72,7 @@ struct compositor {
 	int listen_sock;
 	int timer_fd;
 	int gt_fd;		/* -1: no ground-truth port */
+	struct pl_marker_seen seen;	/* app frames shown so far, for the ground truth */
 	uint64_t epoch_ns;	/* vsync grid origin */
 	bool timer_armed;
 	bool frame_pending;	/* a frame was posted since the last composition */
@@ -111,6 +112,7 @@ static void write_ground_truth(struct compositor *c, uint64_t t_ns)
 	enum pl_marker_status st = pl_marker_read((const uint8_t *)d->pixels, (uint32_t)d->width_px,
 						  (uint32_t)d->height_px,
 						  (uint32_t)d->stride_px * PL_PIXEL_BYTES, &marker, NULL);
+	st = pl_marker_seen_check(&c->seen, st, &marker);
 	char line[256];
 	int n = snprintf(line, sizeof(line), "frame %" PRIu64 " %" PRIu64, c->frame_seq, t_ns);
 	int m = pl_marker_format(st, &marker, line + n, sizeof(line) - (size_t)n - 1);

@@ -35,6 +35,7 @@ enum pl_gt_marker {
 	PL_GT_MARKER_ABSENT,		/* "no-marker": the frame carries none */
 	PL_GT_MARKER_UNREADABLE,	/* "unreadable": never matched, counted */
 	PL_GT_MARKER_ANSWERS,		/* "answers ID...": the inputs it answers (maybe none) */
+	PL_GT_MARKER_REPEAT,		/* "repeat": an app frame shown before, shown again: never matched */
 };
 
 /* How an input's ground-truth end was found. */

@@ -8,9 +8,9 @@
  * Layout: a strip PL_MARKER_HEIGHT_PX tall across the bottom of the frame, of square cells
  * PL_MARKER_CELL_PX wide, read row by row, left to right, one bit each: pure white (0xffffff)
  * is 1, pure black is 0. The bits, most significant first: a 16-bit start pattern
- * (PL_MARKER_START), an 8-bit count of inputs (0..PL_MARKER_MAX_INPUTS), PL_MARKER_MAX_INPUTS
- * 32-bit input ids (unused ones 0) and a CRC-16/CCITT-FALSE over the count and ids (33 bytes,
- * big-endian). Pixels are 4 bytes each; only the three colour bytes are read, so the strip reads
+ * (PL_MARKER_START), an 8-bit count of inputs (0..PL_MARKER_MAX_INPUTS), the drawing process's
+ * pid and its frame number (32 bits each), PL_MARKER_MAX_INPUTS 32-bit input ids (unused ones 0)
+ * and a CRC-16/CCITT-FALSE over everything after the start pattern (41 bytes, big-endian). Pixels are 4 bytes each; only the three colour bytes are read, so the strip reads
  * the same in XRGB and BGRX order.
  *
  * A frame reads as PL_MARKER_NONE when its start pattern is absent (fewer than
@@ -42,6 +42,8 @@ extern "C" {
 
 struct pl_marker {
 	uint32_t count;				/* inputs answered, <= PL_MARKER_MAX_INPUTS */
+	uint32_t pid;				/* the process that drew the frame */
+	uint32_t frame;				/* its frame number (UI_UPDATE a0), increasing */
 	uint32_t input_ids[PL_MARKER_MAX_INPUTS];	/* the first count are meaningful */
 };
 
@@ -49,7 +51,22 @@ enum pl_marker_status {
 	PL_MARKER_NONE = 0,	/* no marker drawn */
 	PL_MARKER_OK,		/* read; the struct holds it */
 	PL_MARKER_UNREADABLE,	/* a marker is there but cannot be read: never matched */
+	PL_MARKER_REPEAT,	/* read, but that app frame was shown before (pl_marker_seen) */
 };
+
+/* What a display has shown so far: the newest frame number per process, as a rig remembers the
+ * frames it has seen. A zeroed struct is empty; it holds the last PL_MARKER_SEEN_PIDS processes. */
+#define PL_MARKER_SEEN_PIDS 16
+struct pl_marker_seen {
+	uint32_t pid[PL_MARKER_SEEN_PIDS], frame[PL_MARKER_SEEN_PIDS];
+	unsigned n, next;
+};
+
+/* For a marker read PL_MARKER_OK: PL_MARKER_REPEAT if its process showed this frame or a later
+ * one before (a surface raised again re-shows its last frame, which answers nothing new), else
+ * PL_MARKER_OK, remembering the frame. Any other status is returned as is. */
+enum pl_marker_status pl_marker_seen_check(struct pl_marker_seen *s, enum pl_marker_status st,
+					   const struct pl_marker *m);
 
 /* Draws m (count clamped to PL_MARKER_MAX_INPUTS) into the bottom PL_MARKER_HEIGHT_PX rows of a
  * frame of width_px x height_px pixels, stride_bytes apart. A frame smaller than the strip gets
@@ -63,7 +80,7 @@ enum pl_marker_status pl_marker_read(const uint8_t *pixels, uint32_t width_px, u
 				     uint32_t stride_bytes, struct pl_marker *out, const char **why);
 
 /* The marker as a ground-truth frame line ends (analyzer/FORMAT.md): " no-marker",
- * " unreadable", or " answers" followed by " ID" per input. Returns the length written, or -1
+ * " unreadable", " repeat", or " answers" followed by " ID" per input. Returns the length written, or -1
  * if size is too small (then buf holds a truncated, terminated string). */
 int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, char *buf,
 		     size_t size);
