@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Input to pixels: the pipeline before and after each critical path (panlab/model.h). */
+/* Stage 5: input to pixels, the pipeline before and after each critical path (panlab/display.h). */
+#include "panlab/display.h"
+
 #include <stdlib.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
-#include "panlab/model.h"
 
 /* The compositor's events, indexed once per trace. */
 struct display_index {

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/display.h"
+#include "panlab/error.h"
 
 struct window {
 	struct pl_event *ev;
