@@ -28,7 +28,11 @@ tarball=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 
 key=$({
 	sha256sum "$tarball" | cut -d' ' -f1
-	cat "$here"/patches/*.patch "$here"/config/panlab.config
+	cat "$here"/patches/*.patch
+	# The fragment's settings, not its comments or their order: branches that
+	# add the same options in different places share one build.
+	grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' \
+		"$here"/config/panlab.config | LC_ALL=C sort
 	sed '/^# kernel-cache.sh keys the kernel on the lines above/,$d' "$here"/Makefile
 	cat "$here"/check-config.sh
 	arm-linux-gnueabi-gcc --version | head -1
