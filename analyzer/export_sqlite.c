@@ -69,7 +69,7 @@ const char pl_sqlite_schema[] =
 	"  PRIMARY KEY (run_id, tx_id, step));\n"
 	"CREATE TABLE IF NOT EXISTS breakdown (  -- per transaction and category (breakdown.c); with\n"
 	"  run_id TEXT, tx_id INTEGER,            -- input_dispatch and display_pipeline (matched\n"
-	"  category TEXT, ns INTEGER,             -- rows) they sum to the ground-truth latency\n"
+	"  category TEXT, ns INTEGER,             -- rows) they sum to the detected latency\n"
 	"  PRIMARY KEY (run_id, tx_id, category));\n"
 	"CREATE TABLE IF NOT EXISTS freq_residency ( -- critical-path running time by cpu frequency\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
@@ -282,7 +282,7 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 	for (uint32_t i = 0; rc == 0 && i < a->bd->nfreqs; i++)
 		rc = db_row(d, fr, "snuu", a->run_id, (uint64_t)a->bd->freq_khz[i],
 			    a->bd->running_ns_by_freq[i]);
-	/* The ground-truth segments around the tracer's view, so a row sums to the truth. */
+	/* The trace's segments around the critical path, so a row sums to input-to-pixels latency. */
 	for (uint64_t i = 0; rc == 0 && i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 

@@ -44,23 +44,23 @@ static void text_row(FILE *out, const struct pl_analysis *a, const struct pl_row
 
 	if (t) {
 		snprintf(id, sizeof(id), "%" PRIu64, r->tx);
-		ms(det, sizeof(det), (int64_t)t->latency_ns);
-	}
-	if (r->has_truth)
-		ms(truth, sizeof(truth), (int64_t)r->truth_latency_ns);
-	if (t && r->has_truth) {
-		ms(diff, sizeof(diff), r->difference_ns);
+		ms(det, sizeof(det), (int64_t)t->pixels.latency_ns);
 		ms(disp, sizeof(disp), r->input_dispatch_ns);
 		ms(pipe, sizeof(pipe), r->display_pipeline_ns);
 	}
+	if (r->has_truth)
+		ms(truth, sizeof(truth), (int64_t)r->truth_latency_ns);
+	if (t && r->has_truth)
+		ms(diff, sizeof(diff), r->difference_ns);
 	char input[24] = "-";
 
 	if (r->input != PL_NONE)
 		snprintf(input, sizeof(input), "%" PRIu64, r->input);
 	else
 		snprintf(input, sizeof(input), "(id %" PRIu64 ")", t->input_id);
-	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", id, input,
-		ms(in, sizeof(in), (int64_t)(in_ns - base)), det, truth, diff, disp, pipe);
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s %7s\n", id, input,
+		ms(in, sizeof(in), (int64_t)(in_ns - base)), det, truth, diff, disp, pipe,
+		r->has_truth ? pl_gt_rule_name(r->rule) : "-");
 }
 
 static void text_stat(FILE *out, const char *label, const struct pl_stat *s)
@@ -97,8 +97,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		a->workload, a->run_id);
 	fprintf(out, "t_in_ms is the input time in ms since %s; diff = detected - truth\n",
 		a->gt->has_ready ? "ground-truth `ready`" : "clock zero (no `ready` line)");
-	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", "tx", "input", "t_in_ms",
-		"detected_ms", "truth_ms", "diff_ms", "dispatch_ms", "display_ms");
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s %7s\n", "tx", "input", "t_in_ms",
+		"detected_ms", "truth_ms", "diff_ms", "dispatch_ms", "display_ms", "match");
 	for (uint64_t i = 0; i < v->nrows; i++)
 		text_row(out, a, &v->rows[i]);
 	fprintf(out, "summary:\n");
@@ -117,9 +117,17 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	text_stat(out, "difference det-truth", &v->difference_ns);
 	text_stat(out, "input dispatch", &v->input_dispatch_ns);
 	text_stat(out, "display pipeline", &v->display_pipeline_ns);
+	text_stat(out, "  vsync queue", &v->vsync_queue_ns);
+	text_stat(out, "  composition", &v->composition_ns);
+	text_stat(out, "  flush", &v->flush_ns);
+	fprintf(out, "  ground truth matched by marker %" PRIu64 ", by time window %" PRIu64
+		"; frames with an unreadable marker %" PRIu64 "\n",
+		v->rule_counts[PL_GT_RULE_MARKER], v->rule_counts[PL_GT_RULE_WINDOW],
+		v->unreadable_frames);
 	fprintf(out,
-		"  detected latency runs UI_INPUT..UI_UPDATE; ground truth adds input dispatch before\n"
-		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
+		"  detected latency runs from the kernel's delivery of the input (inputd) to the flush\n"
+		"  that first showed its last update (compositor): input dispatch + critical path +\n"
+		"  display pipeline\n");
 	fprintf(out, "  critical-path time over all transactions (ms):");
 	for (int c = 0; c < PL_CATEGORIES; c++) {
 		char total[32];
@@ -381,6 +389,13 @@ json_t *pl_report_validation_json(const struct pl_validation *v)
 	json_object_set_new(o, "latency_difference_ns", stat_json(&v->difference_ns, 1));
 	json_object_set_new(o, "input_dispatch_ns", stat_json(&v->input_dispatch_ns, 1));
 	json_object_set_new(o, "display_pipeline_ns", stat_json(&v->display_pipeline_ns, 1));
+	json_object_set_new(o, "vsync_queue_ns", stat_json(&v->vsync_queue_ns, 1));
+	json_object_set_new(o, "composition_ns", stat_json(&v->composition_ns, 1));
+	json_object_set_new(o, "flush_ns", stat_json(&v->flush_ns, 1));
+	json_object_set_new(o, "match_rule_counts", json_pack("{s:o, s:o}",
+		"marker", count(v->rule_counts[PL_GT_RULE_MARKER]),
+		"window", count(v->rule_counts[PL_GT_RULE_WINDOW])));
+	json_object_set_new(o, "unreadable_frames", count(v->unreadable_frames));
 	json_object_set_new(o, "detected_latency_ns", percentiles_json(&v->detected_latency_ns));
 	json_object_set_new(o, "truth_latency_ns", percentiles_json(&v->truth_latency_ns));
 	json_object_set_new(o, "inputs_without_frame", count(v->inputs_without_frame));
@@ -414,18 +429,24 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		json_object_set_new(bd, pl_category_name(c), count(a->bd->total_ns[c]));
 	/*
-	 * The ground-truth segments around the detected latency, over matched
-	 * rows: with them, a row's parts sum to its ground-truth latency.
+	 * The trace's segments around the critical paths, over all transactions:
+	 * with them, the parts sum to the detected latency (input to pixels).
 	 */
-	int64_t dispatch_ns = 0, display_ns = 0;
+	uint64_t dispatch_ns = 0, vsync_ns = 0, compose_ns = 0, flush_ns = 0;
 
-	for (uint64_t i = 0; i < v->nrows; i++)
-		if (v->rows[i].tx != PL_NONE && v->rows[i].has_truth) {
-			dispatch_ns += v->rows[i].input_dispatch_ns;
-			display_ns += v->rows[i].display_pipeline_ns;
-		}
-	json_object_set_new(bd, "input_dispatch", json_integer(dispatch_ns));
-	json_object_set_new(bd, "display_pipeline", json_integer(display_ns));
+	for (uint64_t k = 0; k < a->tx->count; k++) {
+		const struct pl_pixels *p = &a->tx->items[k].pixels;
+
+		dispatch_ns += p->input_dispatch_ns;
+		vsync_ns += p->vsync_queue_ns;
+		compose_ns += p->composition_ns;
+		flush_ns += p->flush_ns;
+	}
+	json_object_set_new(bd, "input_dispatch", count(dispatch_ns));
+	json_object_set_new(bd, "vsync_queue", count(vsync_ns));
+	json_object_set_new(bd, "composition", count(compose_ns));
+	json_object_set_new(bd, "flush", count(flush_ns));
+	json_object_set_new(bd, "display_pipeline", count(vsync_ns + compose_ns + flush_ns));
 	json_object_set_new(o, "breakdown_ns", bd);
 	json_t *pre = json_array();
 
@@ -532,7 +553,8 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 	}
 	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		   "input_dispatch_ns,display_pipeline_ns,updates,first_update_ns,chained_frames,"
+		   "match_rule,delivered_ns,shown_ns,input_dispatch_ns,display_pipeline_ns,"
+		   "vsync_queue_ns,composition_ns,flush_ns,updates,first_update_ns,chained_frames,"
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
@@ -547,13 +569,19 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, 1, r->input != PL_NONE ? r->input : t->input_id);	/* as in text_row */
 		csv_u64(f, t != NULL, t ? t->input_ns : 0);
 		csv_u64(f, t != NULL, t ? t->end_ns : 0);
-		csv_u64(f, t != NULL, t ? t->latency_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.latency_ns : 0);
 		csv_u64(f, r->input != PL_NONE, r->truth_in_ns);
 		csv_u64(f, r->has_truth, r->truth_out_ns);
 		csv_u64(f, r->has_truth, r->truth_latency_ns);
 		csv_i64(f, both, r->difference_ns);
-		csv_i64(f, both, r->input_dispatch_ns);
-		csv_i64(f, both, r->display_pipeline_ns);
+		fprintf(f, ",%s", r->has_truth ? pl_gt_rule_name(r->rule) : "");
+		csv_u64(f, t != NULL, t ? t->pixels.delivered_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.shown_ns : 0);
+		csv_i64(f, t != NULL, r->input_dispatch_ns);
+		csv_i64(f, t != NULL, r->display_pipeline_ns);
+		csv_u64(f, t != NULL, t ? t->pixels.vsync_queue_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.composition_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.flush_ns : 0);
 		csv_u64(f, t != NULL, t ? t->nupdates : 0);
 		csv_u64(f, t != NULL, t ? t->first_update_ns : 0);
 		csv_u64(f, t != NULL, t ? t->chained_frames : 0);

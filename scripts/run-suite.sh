@@ -95,6 +95,7 @@ for w in "${workloads[@]}"; do
 			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
 			precision, recall, latency_error_ns_max: .latency_error_ns.max,
 			latency_error_ns_mean: .latency_error_ns.mean,
+			match_rule_counts, unreadable_frames,
 			shape_ok: .shape_ok,
 			causal_pairs_out_of_order: .model.causal_pairs_out_of_order,
 			skew_repaired: .model.skew_repaired,
@@ -110,8 +111,8 @@ for w in "${workloads[@]}"; do
 		obj=$(jq -nc --arg w "$w" --arg id "$run_id" --argjson expect "$expect" --arg s "$status" '{
 			workload: $w, run_id: $id, transactions: null, expected_transactions: $expect,
 			precision: null, recall: null, latency_error_ns_max: null,
-			latency_error_ns_mean: null, shape_ok: null, causal_pairs_out_of_order: null,
-			skew_repaired: null, status: $s }')
+			latency_error_ns_mean: null, match_rule_counts: null, unreadable_frames: null,
+			shape_ok: null, causal_pairs_out_of_order: null, skew_repaired: null, status: $s }')
 	fi
 	[ "$status" = ok ] || failed=1
 	results+=("$obj")
@@ -120,7 +121,7 @@ for w in "${workloads[@]}"; do
 		(if .precision == null then "-" else "\(.precision * 1000 | round / 1000)" end),
 		(if .recall == null then "-" else "\(.recall * 1000 | round / 1000)" end),
 		(if .latency_error_ns_max == null then "-" else
-			"\(.latency_error_ns_max / 1e5 | round / 10)/\(.latency_error_ns_mean / 1e5 | round / 10) ms" end),
+			"\(.latency_error_ns_max / 1e3 | round)/\(.latency_error_ns_mean / 1e3 | round) us" end),
 		(if .shape_ok == null then "-" elif .shape_ok then "ok" else "FAIL" end),
 		"\(.causal_pairs_out_of_order // "-")/\(.skew_repaired // "-")",
 		.status] | @tsv' <<<"$obj" |

@@ -106,7 +106,18 @@ struct pl_event {
  *   CONSUME_ASYNC_TASK a0=task id, a1=executor id
  *   ASYNC_TASK_END  a0=task id, a1=executor id
  *   UI_INVALIDATE   a0=view id
- *   UI_UPDATE       a0=frame sequence number of the app's surface
+ *   UI_UPDATE       a0=frame sequence number of the app's surface, a1=app pid
+ *   INPUT_READ      inputd read an input from evdev: a0=input id, a1=ns
+ *                   since the kernel delivered it (the evdev event's
+ *                   CLOCK_MONOTONIC time stamp), saturated at 2^32-1
+ *   INPUT_DISPATCH  inputd sent it to the focused app: a0=input id, a1=app
+ *                   pid (0: no app had the focus)
+ *   FRAME_LATCH     the compositor took an app's newest posted frame for the
+ *                   display frame it composes: a0=the app's frame sequence
+ *                   number (UI_UPDATE a0), a1=app pid, a2=display frame number
+ *   DISPLAY_SUBMIT  composed, handed to the display driver: a0=display frame
+ *   DISPLAY_FLUSHED the driver reports the display flushed it (the device
+ *                   completed RESOURCE_FLUSH): a0=display frame
  *   ENTER/EXIT_FOREGROUND  a0=pid (tgid) of the app
  */
 #define PL_EVENT_TYPES(X) \
@@ -156,7 +167,12 @@ struct pl_event {
 	X(UI_INVALIDATE, 72, "ui_invalidate") \
 	X(UI_UPDATE, 73, "ui_update") \
 	X(ENTER_FOREGROUND, 74, "enter_foreground") \
-	X(EXIT_FOREGROUND, 75, "exit_foreground")
+	X(EXIT_FOREGROUND, 75, "exit_foreground") \
+	X(INPUT_READ, 76, "input_read") \
+	X(INPUT_DISPATCH, 77, "input_dispatch") \
+	X(FRAME_LATCH, 78, "frame_latch") \
+	X(DISPLAY_SUBMIT, 79, "display_submit") \
+	X(DISPLAY_FLUSHED, 80, "display_flushed")
 
 #define PL_EV_ENUM_ENTRY(name, value, str) PL_EV_##name = value,
 enum pl_event_type {

@@ -21,6 +21,8 @@ struct tb {
 void tb_init(struct tb *t, uint32_t ncpus);
 /* A userspace event of thread tid (its own buffer, created on first use). */
 void tb_user(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1);
+void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1,
+	      uint32_t a2);
 /* A kernel event logged on cpu, about thread tid. */
 void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
 	       uint64_t a0, uint32_t a1);
@@ -67,6 +69,7 @@ void add_queueing_tests(void);
 void add_aggregate_tests(void);
 void add_native_tests(void);
 void add_animation_tests(void);
+void add_display_tests(void);
 void add_skew_tests(void);
 void add_fixture_tests(void);
 void add_stream_tests(void);

@@ -32,8 +32,14 @@ static uint32_t user_source(struct tb *t, uint32_t tid)
 
 void tb_user(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1)
 {
+	tb_user3(t, tid, ts_ns, type, a0, a1, 0);
+}
+
+void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1,
+	      uint32_t a2)
+{
 	struct pl_event ev = { .ts_ns = ts_ns, .type = type, .cpu = PL_CPU_NONE, .tid = tid,
-			       .a0 = a0, .a1 = a1 };
+			       .a0 = a0, .a1 = a1, .a2 = a2 };
 
 	pl_trace_builder_add_event(&t->b, user_source(t, tid), &ev);
 }

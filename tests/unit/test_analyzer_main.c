@@ -17,6 +17,7 @@ int main(void)
 	add_aggregate_tests();
 	add_native_tests();
 	add_animation_tests();
+	add_display_tests();
 	add_skew_tests();
 	add_fixture_tests();
 	add_stream_tests();

@@ -97,8 +97,8 @@ static void test_sqlite_model(void)
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT t.latency_ns - sum(c.duration_ns) AS d"
 				      " FROM transactions t JOIN critical_path c USING (run_id, tx_id)"
 				      " GROUP BY run_id, tx_id) WHERE d != 0"), 0);
-	/* Breakdown plus the ground-truth segments = ground-truth latency, per matched row. */
-	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT v.truth_latency_ns - sum(b.ns) AS d"
+	/* Breakdown plus the pipeline segments = detected latency, input to pixels, per matched row. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT v.truth_latency_ns + v.difference_ns - sum(b.ns) AS d"
 				      " FROM validation_rows v JOIN breakdown b USING (run_id, tx_id)"
 				      " GROUP BY v.run_id, v.tx_id) WHERE d != 0"), 0);
 	CU_ASSERT(query_int(db, "SELECT count(*) FROM validation_rows WHERE tx_id IS NOT NULL") > 0);

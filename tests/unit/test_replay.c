@@ -795,7 +795,8 @@ int main(void)
 	if (test_replay_add_parse_suite() != CUE_SUCCESS ||
 	    test_replay_add_play_suite() != CUE_SUCCESS ||
 	    test_replay_add_record_suite() != CUE_SUCCESS ||
-	    test_replay_add_cli_suite() != CUE_SUCCESS) {
+	    test_replay_add_cli_suite() != CUE_SUCCESS ||
+	    test_replay_add_marker_suite() != CUE_SUCCESS) {
 		CU_cleanup_registry();
 		return 1;
 	}
