@@ -4,6 +4,9 @@
 SHELL := /bin/bash
 BACKEND ?= phone
 WORKLOAD ?= asynctask
+# The machine: cores online (1 or 2), and on the phone the cpufreq governor or a fixed frequency.
+CORES ?= 2
+MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
 .PHONY: all deps build run test bench difftest fuzz clean
@@ -22,9 +25,9 @@ build: deps
 # WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/run-suite.sh --backend $(BACKEND) --snapshot
+	@scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE)
 else
-	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
+	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif
 
 test: build

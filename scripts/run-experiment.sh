@@ -6,14 +6,17 @@ set -euo pipefail
 
 usage() {
 	echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
+	echo "       [--cores 1|2] [--governor NAME | --freq-mhz 350|700|920|1200]   (governor, frequency: phone only)" >&2
 	echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 backend=phone workload=asynctask trace=on run_id="" display=none snapshot=()
+machine=()	# --cores, --governor, --freq-mhz: checked by the backend's script
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--cores|--governor|--freq-mhz) machine+=("$1" "${2:-}"); shift 2 ;;
 	--backend) backend=${2:-}; shift 2 ;;
 	--workload) workload=${2:-}; shift 2 ;;
 	--trace) trace=${2:-}; shift 2 ;;
@@ -34,9 +37,9 @@ esac
 [ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$top/out/$run_id
 
-echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace"
+echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace${machine[*]:+, ${machine[*]}}"
 "$top/scripts/run-$backend.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display" \
-	"${snapshot[@]}"
+	"${machine[@]}" "${snapshot[@]}"
 
 # On qemu the two ground-truth ports are written by different guest
 # processes: the injector's (which starts with the format line) and the

@@ -17,21 +17,15 @@
 # The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
 # FILE.guest records their hash at save, and a load from another build of
 # them is refused: it would run old guest code against today's scripts.
-#
-# --cpu-mhz N runs the phone's CPU clock at N MHz (default 1200).
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
-phone_opts=()
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--snapshot-save|--snapshot-load)
 		[ -n "${2:-}" ] || { echo "$0: $1 needs a FILE" >&2; exit 2; }
 		snapshot=("$1" "$2"); shift 2 ;;
-	--cpu-mhz)
-		[[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "$0: --cpu-mhz takes whole MHz, got '${2:-}'" >&2; exit 2; }
-		phone_opts+=(--cpu-mhz "$2"); shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -66,7 +60,7 @@ case "${snapshot[0]:-}" in
 esac
 run_with_console "$phone" "${boot[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
-	--net user --pcap "$out/net.pcap" "${phone_opts[@]}" \
+	--net user --pcap "$out/net.pcap" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	"${replay[@]}"
 check_result
