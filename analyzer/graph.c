@@ -6,12 +6,12 @@
  * executor id, which the platform makes globally unique, because records
  * carry no process id; binder ids are unique kernel-wide.
  */
-#include "panlab/model.h"
+#include "panlab/graph.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 struct pending_invalidates {
@@ -67,6 +67,25 @@ static void index_edges(struct builder *b, uint64_t nevents)
 	free(fill);
 }
 
+/*
+ * A wait inside a message, task, binder call or input handling that a
+ * notify ended: the notifier's work is what the waiter waited for (a
+ * condition variable's signal, a lock's release). The edge joins, but hands
+ * nothing over (pl_edge_hands_over).
+ */
+static int waits_inside_work(const struct pl_interval *iv)
+{
+	return iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK || iv->kind == PL_IV_BINDER ||
+	       iv->kind == PL_IV_INPUT;
+}
+
+int pl_edge_hands_over(const struct pl_intervals *iv, const struct pl_edge *edge)
+{
+	const struct pl_interval *to = &iv->intervals[iv->event_interval[edge->to_event]];
+
+	return edge->kind != PL_EDGE_NOTIFY || iv->event_slot[edge->to_event] == to->first_slot;
+}
+
 void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    struct pl_graph *out)
 {
@@ -101,7 +120,8 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    pl_idmap_take(&notifies, ev->tid, 0, &from)) {
 			const struct pl_interval *to = &iv->intervals[iv->event_interval[e]];
 
-			if (to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot)
+			if ((to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot) ||
+			    waits_inside_work(to))
 				add_edge(&b, PL_EDGE_NOTIFY, from, e);
 			else
 				out->notifies_without_interval++;

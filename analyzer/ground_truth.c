@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Ground-truth reader: strict line format of FORMAT.md, errors as file:line. */
+/* Ground-truth reader: strict line format of include/FORMAT.md, errors as file:line. */
 #include "panlab/ground_truth.h"
+#include "panlab/read_file.h"
+#include "panlab/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,8 +156,8 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 
 	if (l->nfields < 4)
 		return expect_fields(l, 6, usage_tap, err);
-	if (number(l, 1, "input seq", UINT64_MAX, &seq, err) < 0 ||
-	    number(l, 2, "input time", UINT64_MAX, &in.t_ns, err) < 0 ||
+	if (number(l, 1, "input seq", PL_COUNT_MAX, &seq, err) < 0 ||
+	    number(l, 2, "input time", PL_COUNT_MAX, &in.t_ns, err) < 0 ||
 	    check_seq(l, seq, gt->ninputs, "input", err) < 0)
 		return -1;
 	if (is(l, 3, "tap")) {
@@ -191,8 +193,8 @@ static int parse_frame(const struct line *l, struct pl_ground_truth *gt, struct 
 	uint64_t prev = gt->nframes ? gt->frames_ns[gt->nframes - 1] : 0;
 
 	if (expect_fields(l, 3, "frame <seq> <t_ns>", err) < 0 ||
-	    number(l, 1, "frame seq", UINT64_MAX, &seq, err) < 0 ||
-	    number(l, 2, "frame time", UINT64_MAX, &t, err) < 0 ||
+	    number(l, 1, "frame seq", PL_COUNT_MAX, &seq, err) < 0 ||
+	    number(l, 2, "frame time", PL_COUNT_MAX, &t, err) < 0 ||
 	    check_seq(l, seq, gt->nframes, "frame", err) < 0 ||
 	    check_order(l, t, gt->nframes, prev, "frame", err) < 0)
 		return -1;
@@ -210,11 +212,11 @@ static int parse_record(const struct line *l, struct pl_ground_truth *gt, struct
 	if (is(l, 0, "ready"))
 		return expect_fields(l, 2, "ready <t_ns>", err) < 0 ||
 		       once(l, &gt->has_ready, "ready", err) < 0 ||
-		       number(l, 1, "ready time", UINT64_MAX, &gt->ready_ns, err) < 0 ? -1 : 0;
+		       number(l, 1, "ready time", PL_COUNT_MAX, &gt->ready_ns, err) < 0 ? -1 : 0;
 	if (is(l, 0, "end"))
 		return expect_fields(l, 2, "end <t_ns>", err) < 0 ||
 		       once(l, &gt->has_end, "end", err) < 0 ||
-		       number(l, 1, "end time", UINT64_MAX, &gt->end_ns, err) < 0 ? -1 : 0;
+		       number(l, 1, "end time", PL_COUNT_MAX, &gt->end_ns, err) < 0 ? -1 : 0;
 	pl_error_at_line(err, l->name, l->no,
 			 "unknown record \"%s\", expected ready, input, frame or end",
 			 quote_field(q, sizeof(q), l, 0));
@@ -237,6 +239,35 @@ static int parse_header(const struct line *l, struct pl_error *err)
 	if (version != VERSION) {
 		pl_error_at_line(err, l->name, l->no, "unsupported version %llu, expected %d",
 				 (unsigned long long)version, VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A complete file: every writer ends its inputs with "end" (a file cut short
+ * loses it), and the inputs lie between "ready" and "end".
+ */
+static int check_whole(const char *name, uint64_t lines, const struct pl_ground_truth *gt,
+		       struct pl_error *err)
+{
+	const struct pl_gt_input *first = gt->ninputs ? &gt->inputs[0] : NULL;
+	const struct pl_gt_input *last = gt->ninputs ? &gt->inputs[gt->ninputs - 1] : NULL;
+
+	if (!gt->has_end) {
+		pl_error_at_line(err, name, lines + 1,
+				 "end of file without an \"end\" record, expected the writer's end marker (a truncated file?)");
+		return -1;
+	}
+	if (first && gt->has_ready && first->t_ns < gt->ready_ns) {
+		pl_error_file(err, name, "input 0 at %llu ns is before ready at %llu ns, expected inputs after ready",
+			      (unsigned long long)first->t_ns, (unsigned long long)gt->ready_ns);
+		return -1;
+	}
+	if (last && last->t_ns > gt->end_ns) {
+		pl_error_file(err, name, "input %llu at %llu ns is after end at %llu ns, expected inputs before end",
+			      (unsigned long long)(gt->ninputs - 1), (unsigned long long)last->t_ns,
+			      (unsigned long long)gt->end_ns);
 		return -1;
 	}
 	return 0;
@@ -269,6 +300,10 @@ int pl_ground_truth_parse(const char *name, const char *buf, size_t len,
 	if (!header) {
 		pl_error_at_line(err, name, l.no + 1, "end of file, expected header \"%s %d\"",
 				 HEADER, VERSION);
+		return -1;
+	}
+	if (check_whole(name, l.no, out, err) < 0) {
+		pl_ground_truth_free(out);
 		return -1;
 	}
 	return 0;

@@ -104,6 +104,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	fprintf(out, "summary:\n");
 	fprintf(out, "  inputs %" PRIu64 ", transactions %" PRIu64 ", matched %" PRIu64,
 		v->inputs, v->transactions, v->matched);
+	if (v->true_negatives)
+		fprintf(out, ", %" PRIu64 " rightly without (no frame)", v->true_negatives);
 	if (v->has_precision)
 		fprintf(out, ", precision %.3f", v->precision);
 	if (v->has_recall)
@@ -190,6 +192,14 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	if (a->trace->skew_repaired)
 		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
 			" another cpu and were moved after it\n", a->trace->skew_repaired);
+	uint64_t pairs = 0, out_of_order = 0;
+
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		pairs += a->trace->causal.pairs[k];
+		out_of_order += a->trace->causal.out_of_order[k];
+	}
+	fprintf(out, "  causal pairs: %" PRIu64 ", %" PRIu64 " with the consumer logged before its"
+		" producer\n", pairs, out_of_order);
 }
 
 void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
@@ -264,9 +274,20 @@ static json_t *model_json(const struct pl_analysis *a)
 {
 	json_t *edges = json_object();
 
+	json_t *pairs = json_object(), *out_of_order = json_object(), *repaired = json_object();
+	uint64_t total_out_of_order = 0;
+
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		json_object_set_new(pairs, pl_causal_kind_name(k), count(a->trace->causal.pairs[k]));
+		json_object_set_new(out_of_order, pl_causal_kind_name(k),
+				    count(a->trace->causal.out_of_order[k]));
+		json_object_set_new(repaired, pl_causal_kind_name(k),
+				    count(a->trace->skew_repaired_by_kind[k]));
+		total_out_of_order += a->trace->causal.out_of_order[k];
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
@@ -276,7 +297,11 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "unmatched_consumes", count(a->graph->unmatched_consumes),
 			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes),
 			 "notifies_without_interval", count(a->graph->notifies_without_interval),
-			 "skew_repaired", count(a->trace->skew_repaired));
+			 "skew_repaired", count(a->trace->skew_repaired),
+			 "skew_repaired_by_kind", repaired,
+			 "causal_pairs", pairs,
+			 "causal_pairs_out_of_order", count(total_out_of_order),
+			 "causal_pairs_out_of_order_by_kind", out_of_order);
 }
 
 /*
@@ -347,6 +372,9 @@ json_t *pl_report_validation_json(const struct pl_validation *v)
 	json_object_set_new(o, "inputs", count(v->inputs));
 	json_object_set_new(o, "transactions", count(v->transactions));
 	json_object_set_new(o, "matched", count(v->matched));
+	json_object_set_new(o, "true_positives", count(v->true_positives));
+	json_object_set_new(o, "false_negatives", count(v->false_negatives));
+	json_object_set_new(o, "true_negatives", count(v->true_negatives));
 	json_object_set_new(o, "precision", v->has_precision ? json_real(v->precision) : json_null());
 	json_object_set_new(o, "recall", v->has_recall ? json_real(v->recall) : json_null());
 	json_object_set_new(o, "latency_error_ns", stat_json(&v->error_ns, 0));

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct window {
 	struct pl_event *ev;
@@ -34,7 +34,8 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 
 	/* A copy: the skew repair re-merges it, and the window keeps the stream's order. */
 	t.events = pl_xcalloc(w->n ? w->n : 1, sizeof(*t.events));
-	memcpy(t.events, w->ev, w->n * sizeof(*t.events));
+	if (w->n)	/* an empty window (a trace with no records) has no buffer yet */
+		memcpy(t.events, w->ev, w->n * sizeof(*t.events));
 	t.nevents = w->n;
 	pl_trace_repair_skew(&t);
 	pl_intervals_build(&t, &iv);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct acc {
 	struct pl_stat *s;
@@ -48,6 +48,36 @@ struct pl_percentiles pl_percentiles_of(uint64_t *v, uint64_t n)
 #undef RANK
 	p.max = v[n - 1];
 	return p;
+}
+
+/*
+ * Classification against the ground truth's own view of each input: an input
+ * whose window holds a frame should have a transaction (true positive, or a
+ * miss); one whose window holds none changed nothing on screen, so no
+ * transaction is right (a true negative) and one is a false positive. Every
+ * transaction that matched no such input is a false positive too.
+ */
+static void score(struct pl_validation *v)
+{
+	for (uint64_t r = 0; r < v->nrows; r++) {
+		const struct pl_row *row = &v->rows[r];
+
+		if (row->input == PL_NONE)
+			continue;
+		if (row->has_truth && row->tx != PL_NONE)
+			v->true_positives++;
+		else if (row->has_truth)
+			v->false_negatives++;
+		else if (row->tx == PL_NONE)
+			v->true_negatives++;
+	}
+	v->has_precision = v->transactions > 0;
+	v->has_recall = v->true_positives + v->false_negatives > 0;
+	if (v->has_precision)
+		v->precision = (double)v->true_positives / (double)v->transactions;
+	if (v->has_recall)
+		v->recall = (double)v->true_positives /
+			    (double)(v->true_positives + v->false_negatives);
 }
 
 void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth *gt,
@@ -99,12 +129,7 @@ void pl_validate(const struct pl_transactions *tx, const struct pl_ground_truth 
 	for (uint64_t k = 0; k < tx->count; k++)
 		if (!tx_matched[k])
 			out->rows[out->nrows++] = (struct pl_row){ .input = PL_NONE, .tx = k };
-	out->has_precision = out->transactions > 0;
-	out->has_recall = out->inputs > 0;
-	if (out->has_precision)
-		out->precision = (double)out->matched / (double)out->transactions;
-	if (out->has_recall)
-		out->recall = (double)out->matched / (double)out->inputs;
+	score(out);
 	uint64_t *lat = pl_xcalloc(tx->count + gt->ninputs, sizeof(*lat)), n = 0;
 
 	for (uint64_t k = 0; k < tx->count; k++)

@@ -100,7 +100,15 @@ check_result() {
 	fi
 	result=$(grep -a '^PANLAB-RESULT: ' "$out/console.log" | tail -n 1 || true)
 	case "$result" in
-	"PANLAB-RESULT: OK"*) echo "$backend: run finished in ${wall} s of host time" ;;
+	"PANLAB-RESULT: OK"*)
+		# The guest's verdict is not the whole run: the emulator fails a run
+		# the guest cannot see fail (a replay script that did not end, a
+		# ground-truth file it could not write).
+		[ "$status" = 0 ] || {
+			echo "$0: the guest reported OK but $backend exited with status $status; see $out/console.log" >&2
+			exit 1
+		}
+		echo "$backend: run finished in ${wall} s of host time" ;;
 	"") echo "$0: the guest stopped without a result ($backend exit status $status); see $out/console.log" >&2; exit 1 ;;
 	*) echo "$0: guest reported ${result#PANLAB-RESULT: }; see $out/console.log" >&2; exit 1 ;;
 	esac

@@ -1,8 +1,12 @@
 #!/bin/sh
 # Packs the guest root filesystem into a gzip'd newc cpio archive:
 # busybox, /init, the armel programs in build/guest/bin, the kernel modules
-# and the replay scripts. The archive is byte-identical for identical inputs
-# (sorted entries, fixed owner and mtime, gzip -n).
+# and the replay scripts. The archive is bit-identical for identical inputs,
+# wherever the tree lives and whatever the host: entries sorted by name,
+# inode numbers renumbered in that order and device numbers zero
+# (cpio --reproducible; the host's inode numbers used to leak in), owner 0:0,
+# modes set here rather than by the umask, every mtime SOURCE_DATE_EPOCH
+# (default 0), names relative to the root, and gzip -n (no name or time).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
@@ -23,7 +27,6 @@ rm -rf "$root"
 mkdir -p "$root/bin" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys" "$root/dev" "$root/run" "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
-chmod 755 "$root/init"
 # The platform and apps, and the kernel logger's guest tests.
 for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 	if [ -d "$d" ]; then
@@ -33,7 +36,11 @@ done
 cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
 
-find "$root" -exec touch -h -d @0 {} +
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > "$out.tmp"
+find "$root" -type d -exec chmod 755 {} +
+find "$root" -type f -exec chmod 644 {} +
+chmod 755 "$root/init" "$root"/bin/*
+find "$root" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --reproducible --quiet | gzip -n -9) > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "mkinitramfs: $out ($(wc -c < "$out") bytes, $(find "$root" -type f | wc -l) files)"

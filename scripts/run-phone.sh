@@ -17,15 +17,22 @@
 # The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
 # FILE.guest records their hash at save, and a load from another build of
 # them is refused: it would run old guest code against today's scripts.
+#
+# --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
+# "Virtual time"; default causal); `make bench` runs both side by side.
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
+policy=causal
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--snapshot-save|--snapshot-load)
 		[ -n "${2:-}" ] || { echo "$0: $1 needs a FILE" >&2; exit 2; }
 		snapshot=("$1" "$2"); shift 2 ;;
+	--quantum-policy)
+		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
+		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -62,5 +69,5 @@ run_with_console "$phone" "${boot[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
 	--net user --pcap "$out/net.pcap" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
-	"${replay[@]}"
+	--quantum-policy "$policy" "${replay[@]}"
 check_result

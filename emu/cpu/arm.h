@@ -33,6 +33,13 @@ typedef struct arm_hooks {
     uint64_t (*counter)(void *opaque, arm_cpu *cpu);
     /* CNTx_CTL or CNTx_CVAL of timer `which` changed: reschedule. */
     void (*timer_changed)(void *opaque, arm_cpu *cpu, int which);
+    /* SEV: the hook signals every core (arm_signal_event), each at the
+     * time it chooses; without it they are signalled at once. */
+    void (*send_event)(void *opaque, arm_cpu *cpu);
+    /* A STREX succeeded: the core may have released a lock or published
+     * data another core synchronises on (the time engine may end the
+     * core's run here). */
+    void (*exclusive_store)(void *opaque, arm_cpu *cpu);
 } arm_hooks;
 
 arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);
@@ -59,6 +66,9 @@ int arm_is_halted(const arm_cpu *c);
 void arm_set_powered(arm_cpu *c, int on);
 int arm_is_powered(const arm_cpu *c);
 
+/* The event register (ARM ARM B1.8.13): wakes the core from WFE, or makes
+ * its next WFE return at once. */
+void arm_signal_event(arm_cpu *c);
 /* Interrupt lines, level-sensitive. Raising one wakes a halted core. */
 void arm_set_irq(arm_cpu *c, int level);
 void arm_set_fiq(arm_cpu *c, int level);

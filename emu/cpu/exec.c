@@ -8,6 +8,7 @@
  * instruction plus 8 (plus 4 in Thumb) while it executes. */
 #include <stdlib.h>
 #include "arm_int.h"
+#include "panlab/error.h"
 
 #define RN(raw) (((raw) >> 16) & 15)
 #define RD(raw) (((raw) >> 12) & 15)
@@ -332,13 +333,12 @@ void exec_hint(arm_cpu *c, const arm_insn *d)
         }
         break;
     case 4:
-        for (int i = 0; i < c->sys->ncores; i++) {
-            arm_cpu *o = c->sys->cpu[i];
-            if (o->halted == HALT_WFE)
-                o->halted = 0;
-            else
-                o->event = 1;
+        if (c->sys->hooks.send_event) {
+            c->sys->hooks.send_event(c->sys->hooks.opaque, c);
+            break;
         }
+        for (int i = 0; i < c->sys->ncores; i++)
+            arm_signal_event(c->sys->cpu[i]);
         break;
     }
 }
@@ -651,6 +651,8 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
         for (int i = 0; i < c->sys->ncores; i++)
             if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
                 c->sys->excl[i].size = 0;
+        if (c->sys->hooks.exclusive_store)
+            c->sys->hooks.exclusive_store(c->sys->hooks.opaque, c);
     }
     e->size = 0;
     c->r[RD(raw)] = !ok;
@@ -1171,28 +1173,16 @@ arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
         fprintf(stderr, "arm_sys_new: %d cores, expected 1..8\n", ncores);
         exit(1);
     }
-    arm_sys *s = calloc(1, sizeof(*s));
-    s->cpu = calloc((size_t)ncores, sizeof(*s->cpu));
-    if (!s || !s->cpu) {
-        perror("arm_sys_new");
-        exit(1);
-    }
+    arm_sys *s = pl_xcalloc(1, sizeof(*s));
+    s->cpu = pl_xcalloc((size_t)ncores, sizeof(*s->cpu));
     s->ncores = ncores;
     s->map = map;
     if (hooks)
         s->hooks = *hooks;
     for (int i = 0; i < ncores; i++) {
-        arm_cpu *c = calloc(1, sizeof(*c));
-        if (!c) {
-            perror("arm_sys_new");
-            exit(1);
-        }
-        c->dcache = calloc(1u << DCACHE_BITS, sizeof(arm_insn));
-        c->tcache = calloc(1u << TCACHE_BITS, sizeof(arm_insn));
-        if (!c->dcache || !c->tcache) {
-            perror("arm_sys_new");
-            exit(1);
-        }
+        arm_cpu *c = pl_xcalloc(1, sizeof(*c));
+        c->dcache = pl_xcalloc(1u << DCACHE_BITS, sizeof(arm_insn));
+        c->tcache = pl_xcalloc(1u << TCACHE_BITS, sizeof(arm_insn));
         /* Entries must hold a valid decoding of their raw word. */
         for (uint32_t k = 0; k < (1u << DCACHE_BITS); k++)
             arm_decode(&c->dcache[k], 0);
@@ -1284,6 +1274,14 @@ void arm_set_powered(arm_cpu *c, int on)
 int arm_is_powered(const arm_cpu *c)
 {
     return c->powered;
+}
+
+void arm_signal_event(arm_cpu *c)
+{
+    if (c->halted == HALT_WFE)
+        c->halted = 0;
+    else
+        c->event = 1;
 }
 
 void arm_set_irq(arm_cpu *c, int level)

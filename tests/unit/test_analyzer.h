@@ -37,6 +37,15 @@ struct model {
 void model_build(struct tb *t, struct model *m);
 void model_free(struct model *m);
 
+/*
+ * The end of a tap's transaction on a looper: main_tid dequeues the result
+ * message msg at `us` microseconds and invalidates; vsync_tid posts the frame
+ * message msg + 1, which main_tid handles at us + 100 and draws (UI_UPDATE at
+ * us + 110).
+ */
+void tb_result_drawn(struct tb *t, uint32_t main_tid, uint32_t vsync_tid, uint32_t queue,
+		     uint64_t msg, uint64_t us);
+
 /* Hand-built scenarios shared by the extraction and command-line tests. */
 void scenario_overlap(struct tb *t);
 void scenario_sequential(struct tb *t);

@@ -575,6 +575,43 @@ static void test_expect(void)
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input kind \"swipe\", expected tap or key"));
 	result_free(&r);
+	/* Tap 5 declared without a transaction, in the middle: the one it has is a failure. */
+	write_text(bad, "panlab-expect 1\ntransactions 10\nexpect 0,2,4,6,8 tap fork\n"
+		   "no-transaction 5\nexpect 1,3,7,9 tap fork,lock\nexpect 10 key invalidate\n");
+	snprintf(out, sizeof(out), "%s/expect-none", test_tmpdir());
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "declared structure: FAILED (11 inputs checked,"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	json_t *s = json_load_file(path, 0, NULL);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	json_t *failed = json_object_get(json_object_get(s, "expect"), "failed");
+
+	CU_ASSERT_EQUAL(json_array_size(failed), 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_array_get(failed, 0), "input")), 5);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(failed, 0), "reason")),
+			       "a transaction, expected none");
+	json_decref(s);
+	/* As many expect'ed inputs as transactions, and no id left out. */
+	write_text(bad, "panlab-expect 1\ntransactions 2\nexpect 0 tap fork\nno-transaction 1\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wrong.expect: expect lines declare 1 inputs, expected one"
+					     " per transaction (`transactions 2`)"));
+	result_free(&r);
+	write_text(bad, "panlab-expect 1\ntransactions 1\nexpect 0 tap fork\nno-transaction 2\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wrong.expect: input 1 has no expect or no-transaction"
+					     " line, expected every id from 0 to 2"));
+	result_free(&r);
+	write_text(bad, "panlab-expect 1\ntransactions 1\nexpect 0 tap fork\nno-transaction 0\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input 0 declared again, expected each id once"));
+	result_free(&r);
 }
 
 /*

@@ -47,7 +47,7 @@ static void test_parse(void)
 	pl_ground_truth_free(&gt);
 
 	static const char none[] = "panlab-ground-truth 1\ninput 0 100 tap 1 1\ninput 1 120 tap 1 1\n"
-				   "frame 0 150\n";
+				   "frame 0 150\nend 200\n";
 
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", none, strlen(none), &gt, &err), 0);
 	CU_ASSERT_FALSE(pl_ground_truth_output(&gt, 0, &t));
@@ -83,11 +83,11 @@ static void test_syntax_errors(void)
 	BAD(H "input 0 100 tap 1\n", "g.txt:2: 5 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
 	BAD(H "input 0 100\n", "g.txt:2: 3 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
 	BAD(H "input 0 1x0 tap 1 2\n",
-	    "g.txt:2: input time is \"1x0\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"1x0\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 18446744073709551616 tap 1 2\n",
-	    "g.txt:2: input time is \"18446744073709551616\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"18446744073709551616\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 -1 tap 1 2\n",
-	    "g.txt:2: input time is \"-1\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"-1\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 100 tap 4294967296 2\n",
 	    "g.txt:2: tap x is \"4294967296\", expected a decimal integer up to 4294967295");
 	BAD(H "input 1 100 tap 1 2\n",
@@ -108,9 +108,18 @@ static void test_syntax_errors(void)
 	BAD(H "end 5\nend 6\n", "g.txt:3: second 'end' record, expected one");
 	BAD(H "ready 1\nready 2\n", "g.txt:3: second 'ready' record, expected one");
 	BAD(H "ready 01\n",
-	    "g.txt:2: ready time is \"01\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: ready time is \"01\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "ready 1\0\n", "g.txt:2: NUL byte at column 8, expected text");
 	BAD(H "input 0 1 tap 1 2 3 4\n", "g.txt:2: more than 6 fields, expected at most 6");
+	/* A file cut short has no end marker; times beyond JSON's integers; inputs outside the run. */
+	BAD(H "ready 5\ninput 0 100 tap 1 2\nframe 0 150\n",
+	    "g.txt:5: end of file without an \"end\" record, expected the writer's end marker (a truncated file?)");
+	BAD(H "input 0 9223372036854775808 tap 1 2\n",
+	    "g.txt:2: input time is \"9223372036854775808\", expected a decimal integer up to 9223372036854775807");
+	BAD(H "ready 50\ninput 0 10 tap 1 2\nend 100\n",
+	    "g.txt: input 0 at 10 ns is before ready at 50 ns, expected inputs after ready");
+	BAD(H "ready 5\ninput 0 200 tap 1 2\nend 100\n",
+	    "g.txt: input 0 at 200 ns is after end at 100 ns, expected inputs before end");
 }
 
 static void test_read_file(void)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 void tb_init(struct tb *t, uint32_t ncpus)
 {
@@ -115,6 +116,18 @@ static void task(struct tb *t, uint32_t tid, uint64_t us, uint64_t task_id, uint
  * (posts at 2500 us), input 1's fast (posts at 1500 us). Input 1's frame is
  * drawn first (UI_UPDATE at 1710 us), input 0's last (2710 us).
  */
+void tb_result_drawn(struct tb *t, uint32_t main_tid, uint32_t vsync_tid, uint32_t queue,
+		     uint64_t msg, uint64_t us)
+{
+	tb_user(t, main_tid, US(us), PL_EV_DEQUEUE_MSG, msg, queue);
+	tb_user(t, main_tid, US(us + 10), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(t, main_tid, US(us + 20), PL_EV_MSG_DONE, msg, queue);
+	tb_user(t, vsync_tid, US(us + 50), PL_EV_ENQUEUE_MSG, msg + 1, queue);
+	tb_user(t, main_tid, US(us + 100), PL_EV_DEQUEUE_MSG, msg + 1, queue);
+	tb_user(t, main_tid, US(us + 110), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(t, main_tid, US(us + 120), PL_EV_MSG_DONE, msg + 1, queue);
+}
+
 void scenario_overlap(struct tb *t)
 {
 	tb_init(t, 2);

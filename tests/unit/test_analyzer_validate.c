@@ -39,8 +39,12 @@ static void test_matching(void)
 	CU_ASSERT_EQUAL(v.transactions, 11);
 	CU_ASSERT_EQUAL(v.matched, 9);
 	CU_ASSERT(v.has_precision && v.precision == 9.0 / 11.0);
-	CU_ASSERT(v.has_recall && v.recall == 9.0 / 10.0);
+	/* Tap 9 got no frame and no transaction: a true negative, which recall does not count. */
+	CU_ASSERT(v.has_recall && v.recall == 1.0);
 	CU_ASSERT_EQUAL(v.inputs_without_frame, 1);
+	CU_ASSERT_EQUAL(v.true_positives, 9);
+	CU_ASSERT_EQUAL(v.true_negatives, 1);
+	CU_ASSERT_EQUAL(v.false_negatives, 0);
 	CU_ASSERT_EQUAL(v.nrows, 10 + 2);	/* every input, then the two unmatched transactions */
 	CU_ASSERT_EQUAL(v.rows[10].tx, 9);
 	CU_ASSERT_EQUAL(v.rows[11].tx, 10);
@@ -67,6 +71,46 @@ static void test_matching(void)
 	pl_validation_free(&v);
 }
 
+/*
+ * A tap without a frame in the middle: no transaction is right (recall 1), a
+ * transaction for it is a false positive, and a tap whose frame came but
+ * whose transaction did not is a miss.
+ */
+static void test_inputs_without_frame(void)
+{
+	struct pl_gt_input in[4];
+	uint64_t frames[3] = { 1100, 3100, 4100 };
+	struct pl_ground_truth gt = { .ninputs = 4, .inputs = in, .nframes = 3, .frames_ns = frames,
+				      .has_end = true, .end_ns = 5000 };
+	/* Transactions for taps 0 and 2, seen 10 ns after T_in, 50 ns long. */
+	struct pl_transaction items[3] = {
+		{ .input_id = 0, .input_ns = 1010, .end_ns = 1060, .latency_ns = 50 },
+		{ .input_id = 2, .input_ns = 3010, .end_ns = 3060, .latency_ns = 50 },
+		{ .input_id = 1, .input_ns = 2010, .end_ns = 2060, .latency_ns = 50 },
+	};
+	struct pl_transactions tx = { .count = 2, .items = items };
+	struct pl_validation v;
+
+	for (uint64_t i = 0; i < 4; i++)
+		in[i] = (struct pl_gt_input){ .t_ns = 1000 * (i + 1), .kind = PL_INPUT_TAP };
+	pl_validate(&tx, &gt, &v);
+	CU_ASSERT_EQUAL(v.true_negatives, 1);
+	CU_ASSERT_EQUAL(v.true_positives, 2);
+	CU_ASSERT_EQUAL(v.false_negatives, 1);	/* tap 3 */
+	CU_ASSERT(v.has_precision && v.precision == 1.0);
+	CU_ASSERT(v.has_recall && v.recall == 2.0 / 3.0);
+	pl_validation_free(&v);
+
+	/* Now also one for tap 1, which the screen never showed. */
+	tx.count = 3;
+	pl_validate(&tx, &gt, &v);
+	CU_ASSERT_EQUAL(v.true_negatives, 0);
+	CU_ASSERT_EQUAL(v.true_positives, 2);
+	CU_ASSERT(v.has_precision && v.precision == 2.0 / 3.0);
+	CU_ASSERT(v.has_recall && v.recall == 2.0 / 3.0);
+	pl_validation_free(&v);
+}
+
 static void test_empty(void)
 {
 	struct pl_ground_truth gt = { 0 };
@@ -87,5 +131,6 @@ void add_validate_tests(void)
 	CU_pSuite s = CU_add_suite("validate", NULL, NULL);
 
 	CU_add_test(s, "matching, statistics, percentiles", test_matching);
+	CU_add_test(s, "inputs without a frame are negatives", test_inputs_without_frame);
 	CU_add_test(s, "nothing to match", test_empty);
 }

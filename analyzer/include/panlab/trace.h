@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage 1 (trace_read.c): trace file bytes -> events, strictly checked
- * against analyzer/FORMAT.md. trace_write.c is the inverse, used by the unit
+ * against include/FORMAT.md, merged in time order and with the cpus' clock
+ * skew repaired (skew.c); the stages after it never change the trace. trace_write.c is the inverse, used by the unit
  * tests and meant for a trace synthesizer.
  *
  * Ownership: pl_trace_parse/pl_trace_read_file fill a caller-provided
@@ -17,6 +18,29 @@
 #include "panlab/error.h"
 #include "panlab/trace_format.h"
 
+/*
+ * The largest count or time (ns) the reader accepts: every number the reports
+ * write, sums and differences included, then fits JSON's signed 64-bit integers.
+ */
+#define PL_COUNT_MAX ((uint64_t)INT64_MAX)
+
+/* The causal edges between events of different threads (skew.c). */
+enum pl_causal_kind {
+	PL_CAUSAL_MESSAGE,	/* ENQUEUE_MSG -> DEQUEUE_MSG */
+	PL_CAUSAL_TASK,		/* SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK */
+	PL_CAUSAL_BINDER,	/* BINDER_PRODUCE_* / BINDER_REPLY -> BINDER_CONSUME */
+	PL_CAUSAL_FORK,		/* FORK -> the child's first event */
+	PL_CAUSAL_NOTIFY,	/* <lock>_NOTIFY -> the woken thread's <lock>_WAKE */
+	PL_CAUSAL_WAKEUP,	/* WAKEUP -> the CONTEXT_SWITCH that runs the sleeper */
+	PL_CAUSAL_KINDS,
+};
+
+/* Producer-consumer pairs per kind, as logged (before any repair). */
+struct pl_causal_pairs {
+	uint64_t pairs[PL_CAUSAL_KINDS];
+	uint64_t out_of_order[PL_CAUSAL_KINDS];	/* consumer timestamped before its producer */
+};
+
 /* Events as decoded into host byte order; same fields as the file record. */
 struct pl_trace {
 	uint32_t ncpus;
@@ -31,9 +55,11 @@ struct pl_trace {
 	struct pl_event *events;
 	uint64_t events_lost;		/* sum of sources[i].lost */
 	uint64_t skew_repaired;		/* consumers pl_trace_repair_skew moved after their producers */
+	uint64_t skew_repaired_by_kind[PL_CAUSAL_KINDS];
+	struct pl_causal_pairs causal;	/* set by pl_trace_repair_skew */
 };
 
-/* name is used only in error messages. */
+/* name is used only in error messages. Repairs clock skew (pl_trace_repair_skew) last. */
 int pl_trace_parse(const char *name, const void *buf, size_t len,
 		   struct pl_trace *out, struct pl_error *err);
 int pl_trace_read_file(const char *path, struct pl_trace *out,
@@ -56,16 +82,20 @@ int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct
 void pl_trace_stream_close(struct pl_trace_stream *st);
 
 /*
- * skew.c: the cpus' clocks may disagree by a little (the phone's cores meet
- * every quantum), so a consumer (DEQUEUE_MSG, CONSUME_ASYNC_TASK,
- * BINDER_CONSUME) can be logged before its producer on another source. Each
- * one up to PL_SKEW_MAX_NS ahead moves its source's events from there up to
- * just after the producer, and the timeline is merged again; times stay in ns
- * and each source keeps its order. Returns the consumers moved (also added
- * to trace->skew_repaired).
+ * skew.c: the cpus' clocks may disagree by a little (on the phone with
+ * --quantum-policy fixed the cores meet only every quantum), so a consumer
+ * can be logged before its producer on another source, on any causal edge
+ * (enum pl_causal_kind). Counts every pair and those out of order into
+ * trace->causal; each consumer up to PL_SKEW_MAX_NS ahead moves its source's
+ * events from there up to just after the producer, and the timeline is
+ * merged again; times stay in ns and each source keeps its order. Returns
+ * the consumers moved (also added to trace->skew_repaired, and by kind).
  */
 #define PL_SKEW_MAX_NS 100000u
 uint64_t pl_trace_repair_skew(struct pl_trace *trace);
+
+/* "message", "task", "binder", "fork", "notify", "wakeup". */
+const char *pl_causal_kind_name(enum pl_causal_kind kind);
 
 /* Short lower-case name of an event type ("ui_input"), or NULL if unknown. */
 const char *pl_event_type_name(uint32_t type);
@@ -106,7 +136,7 @@ int pl_trace_builder_write_file(const struct pl_trace_builder *b,
 				const char *path, struct pl_error *err);
 void pl_trace_builder_free(struct pl_trace_builder *b);
 
-/* Byte offsets of the file layout (FORMAT.md), shared by reader and writer. */
+/* Byte offsets of the file layout (include/FORMAT.md), shared by reader and writer. */
 enum {
 	PL_HEADER_BYTES = 32,
 	PL_SOURCE_BYTES = 24,

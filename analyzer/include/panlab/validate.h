@@ -9,6 +9,9 @@
  * dispatch before UI_INPUT and the compositor/display after UI_UPDATE. Both
  * are measured per row so the difference is explained, not just reported.
  *
+ * An input that changed nothing on screen (no frame in its window) is a
+ * negative: no transaction for it is right, and it does not lower recall.
+ *
  * Ownership: pl_validate allocates rows in a caller-provided struct;
  * pl_validation_free releases them. Times in ns.
  */
@@ -19,7 +22,7 @@
 #include <stdint.h>
 
 #include "panlab/ground_truth.h"
-#include "panlab/model.h"
+#include "panlab/transactions.h"
 
 /* Signed statistics over the rows that have both latencies. */
 struct pl_stat {
@@ -54,10 +57,14 @@ struct pl_percentiles {
 struct pl_validation {
 	uint64_t inputs;		/* ground-truth inputs */
 	uint64_t transactions;		/* detected */
-	uint64_t matched;
+	uint64_t matched;		/* inputs with a transaction of their id */
+	/* Against the ground truth: an input with a frame in its window is a positive. */
+	uint64_t true_positives;	/* inputs with a frame and a transaction */
+	uint64_t false_negatives;	/* inputs with a frame and no transaction */
+	uint64_t true_negatives;	/* inputs without a frame and without a transaction */
 	bool has_precision, has_recall;	/* false when the denominator is 0 */
-	double precision;		/* matched / transactions */
-	double recall;			/* matched / inputs */
+	double precision;		/* true_positives / transactions */
+	double recall;			/* true_positives / (true_positives + false_negatives) */
 	uint64_t inputs_without_frame;	/* ground-truth inputs whose window has no frame */
 	uint64_t nrows;
 	struct pl_row *rows;
