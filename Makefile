@@ -4,6 +4,9 @@
 SHELL := /bin/bash
 BACKEND ?= phone
 WORKLOAD ?= asynctask
+# The machine: cores online (1 or 2), and on the phone the cpufreq governor or a fixed frequency.
+CORES ?= 2
+MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
 .PHONY: all deps build run experiment labs-check test bench difftest fuzz clean
@@ -23,12 +26,13 @@ build: deps
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
-# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html.
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html. A machine setting
+# (CORES=1, GOVERNOR=, FREQ_MHZ=) runs the suite script with it (out/suite.json).
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec
+	@$(if $(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE),scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec)
 else
-	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
+	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif
 
 # An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,

@@ -3,13 +3,13 @@
 # board's CUnit tests (sanitized) as part of `make test`.
 
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
-BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c run.c console_watch.c ports.c \
+BOARD_SRCS := machine.c time.c dvfs.c fdt.c loader.c replay.c run.c console_watch.c ports.c \
               handshake.c host/guest_clock.c \
               host/sdl_display.c host/screenshot.c host/gdbstub.c host/slirp_net.c \
               host/content_request.c host/content_http.c host/content_udp.c \
               host/net_wire.c host/net_capture.c \
               host/snapshot.c \
-              dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
+              dev/gic.c dev/timer.c dev/pl011.c dev/psci.c dev/scmi.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
               dev/virtio_input.c dev/virtio_blk.c dev/virtio_net.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
@@ -51,8 +51,8 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # Guest-side test programs, packed as an extra initramfs to append to the
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
-# then boot with panlab.test=panlab-parallel, panlab-hotplug, or
-# panlab-nettest (with --net user --content-dir DIR holding hello.txt).
+# then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
+# or panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
 $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
@@ -65,7 +65,8 @@ $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
-                     $(BUILD)/guest-tests/bin/panlab-hotplug
+                     $(BUILD)/guest-tests/bin/panlab-hotplug \
+                     $(BUILD)/guest-tests/bin/panlab-dvfs
 	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
 	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
 	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
@@ -83,6 +84,12 @@ board-bench: $(PHONE) $(GUEST_TESTS_CPIO)
 bench: engine-bench
 engine-bench: cpu-bench board-bench $(PHONE)
 	tests/engine_bench.sh $(abspath ..)
+
+# Jobs as work, DVFS and the tracer's overhead per workload: out/bench/dvfs.json.
+.PHONY: dvfs-bench
+bench: dvfs-bench
+dvfs-bench: $(PHONE)
+	tests/dvfs_bench.sh $(abspath ..)
 
 # Two boots of the default experiment give byte-identical outputs. Not in
 # `test`: each run boots Linux (minutes of host time).

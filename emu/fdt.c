@@ -6,7 +6,8 @@
 #include "fdtgen.h"
 #include "panlab/error.h"
 
-enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2 };
+enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2, PHANDLE_SCMI_PERF = 3,
+       PHANDLE_SCMI_SHMEM = 4 };
 /* GIC binding, arm,gic.yaml: first cell 0 = SPI, 1 = PPI; flags 4 =
  * level high, with PPIs' cpu mask in bits 8..15. */
 enum { GIC_SPI = 0, GIC_PPI = 1, IRQ_LEVEL_HIGH = 4 };
@@ -73,9 +74,38 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
         E(fdt_property_string(f, "compatible", "arm,cortex-a15"));
         E(fdt_property_u32(f, "reg", (uint32_t)i));
         E(fdt_property_string(f, "enable-method", "psci"));
+        if (d->scmi_shmem) {
+            fdt32_t clk[2] = { cpu_to_fdt32(PHANDLE_SCMI_PERF), 0 };
+            E(fdt_property(f, "clocks", clk, sizeof(clk)));
+        }
         E(fdt_end_node(f));
     }
     E(fdt_end_node(f));
+
+    /* Linux populates /firmware's children: the SCMI agent, whose
+     * performance protocol node (reg 0x13) provides the cores' clocks. */
+    if (d->scmi_shmem) {
+        E(fdt_begin_node(f, "firmware"));
+        E(fdt_begin_node(f, "scmi"));
+        E(fdt_property_string(f, "compatible", "arm,scmi-smc"));
+        E(fdt_property_u32(f, "arm,smc-id", d->scmi_smc_id));
+        E(fdt_property_u32(f, "shmem", PHANDLE_SCMI_SHMEM));
+        E(fdt_property_u32(f, "#address-cells", 1));
+        E(fdt_property_u32(f, "#size-cells", 0));
+        E(begin_at(f, "protocol", 0x13));
+        E(fdt_property_u32(f, "reg", 0x13));
+        E(fdt_property_u32(f, "#clock-cells", 1));
+        E(fdt_property_u32(f, "phandle", PHANDLE_SCMI_PERF));
+        E(fdt_end_node(f));
+        E(fdt_end_node(f));
+        E(fdt_end_node(f));
+
+        E(begin_at(f, "scmi-shmem", d->scmi_shmem));
+        E(fdt_property_string(f, "compatible", "arm,scmi-shmem"));
+        E(reg64(f, "reg", d->scmi_shmem, d->scmi_shmem_bytes));
+        E(fdt_property_u32(f, "phandle", PHANDLE_SCMI_SHMEM));
+        E(fdt_end_node(f));
+    }
 
     /* arm,psci-1.0 implies the 0.2 function IDs; the legacy ones are for
      * older kernels (arm/psci.yaml). */

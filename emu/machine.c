@@ -8,6 +8,7 @@
 #include "dev/gic.h"
 #include "dev/timer.h"
 #include "dev/psci.h"
+#include "dev/scmi.h"
 #include "dev/virtio_console.h"
 #include "panlab/error.h"
 
@@ -34,6 +35,8 @@ struct machine {
     gic *gic;
     arch_timer *timer;
     psci *psci;
+    dvfs *dvfs;
+    scmi *scmi;
     pl011 *uart;
     virtio_console *vcon;
     virtio_gpu *gpu;
@@ -59,9 +62,12 @@ void machine_config_default(machine_config *cfg)
 
 /* ---- wiring between the CPU hooks, the engine and the devices ---- */
 
-static int hook_psci(void *opaque, arm_cpu *cpu)
+/* SMC and HVC: SCMI's channel, else PSCI (and SMCCC's own calls). */
+static int hook_firmware(void *opaque, arm_cpu *cpu)
 {
     machine *m = opaque;
+    if (arm_get_reg(cpu, 0) == SCMI_SMC_ID)
+        return scmi_call(m->scmi, cpu);
     return psci_call(m->psci, cpu);
 }
 
@@ -184,7 +190,7 @@ machine *machine_new(const machine_config *cfg)
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
 
     arm_hooks hooks = {
-        .opaque = m, .smc = hook_psci, .hvc = hook_psci,
+        .opaque = m, .smc = hook_firmware, .hvc = hook_firmware,
         .counter = hook_counter, .timer_changed = hook_timer_changed,
         .send_event = hook_send_event, .exclusive_store = hook_exclusive_store,
     };
@@ -209,6 +215,9 @@ machine *machine_new(const machine_config *cfg)
                               (const irq_line (*)[2])m->phys_timer_lines);
 
     m->psci = psci_new(m->sys, (psci_host){ m, cpu_started, system_event });
+    m->dvfs = dvfs_new(m->vt, dvfs_omap4460_opps, dvfs_omap4460_nopps,
+                       DVFS_OMAP4460_LATENCY_NS);
+    m->scmi = scmi_new(m->phys, MACH_SCMI_SHMEM, m->dvfs);
 
     m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
     pl011_register(m->uart, m->phys, MACH_UART);
@@ -239,6 +248,8 @@ void machine_free(machine *m)
     virtio_blk_free(m->disk);
     virtio_net_free(m->nic);
     pl011_free(m->uart);
+    scmi_free(m->scmi);
+    dvfs_free(m->dvfs);
     psci_free(m->psci);
     arch_timer_free(m->timer);
     gic_free(m->gic);
@@ -249,6 +260,7 @@ void machine_free(machine *m)
 }
 
 vt_engine *machine_engine(machine *m) { return m->vt; }
+dvfs *machine_dvfs(machine *m) { return m->dvfs; }
 phys_map *machine_phys(machine *m) { return m->phys; }
 arm_sys *machine_cpus(machine *m) { return m->sys; }
 enum machine_state machine_state(const machine *m) { return m->state; }
@@ -322,6 +334,8 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
             .nvirtio = MACH_VIRTIO_SLOTS, .virtio_base = MACH_VIRTIO_BASE,
             .virtio_spi_base = MACH_VIRTIO_SPI, .psci_method = "hvc",
             .bootargs = bootargs,
+            .scmi_shmem = MACH_SCMI_SHMEM, .scmi_shmem_bytes = SCMI_SHMEM_BYTES,
+            .scmi_smc_id = SCMI_SMC_ID,
             .initrd_start = initrd_bytes ? initrd_start : 0,
             .initrd_end = initrd_bytes ? initrd_end : 0,
         };
@@ -430,6 +444,8 @@ void machine_save(const machine *m, snap_w *w)
     gic_save(m->gic, w);
     arch_timer_save(m->timer, w);
     pl011_save(m->uart, w);
+    dvfs_save(m->dvfs, w);
+    scmi_save(m->scmi, w);
     virtio_console_save(m->vcon, w);
     virtio_gpu_save(m->gpu, w);
     virtio_input_save(m->input, w);
@@ -469,7 +485,8 @@ static int load_config(machine *m, snap_r *r)
 static int load_devices(machine *m, snap_r *r)
 {
     if (gic_load(m->gic, r) < 0 || arch_timer_load(m->timer, r) < 0 ||
-        pl011_load(m->uart, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
+        pl011_load(m->uart, r) < 0 || dvfs_load(m->dvfs, r) < 0 ||
+        scmi_load(m->scmi, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
         virtio_gpu_load(m->gpu, r) < 0 || virtio_input_load(m->input, r) < 0 ||
         (m->disk && virtio_blk_load(m->disk, r) < 0) ||
         (m->nic && virtio_net_load(m->nic, r) < 0))

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "time.h"
+#include "dvfs.h"
 #include "dev/pl011.h"
 #include "dev/virtio_gpu.h"
 #include "dev/virtio_input.h"
@@ -28,6 +29,8 @@
 #define MACH_VIRTIO_BASE  0x0a000000u
 #define MACH_VIRTIO_SPI   16u
 #define MACH_VIRTIO_SLOTS 32
+/* Free in QEMU's map (its secure GPIO ends at 0x090b1000). */
+#define MACH_SCMI_SHMEM   0x090c0000u
 #define MACH_RAM          0x40000000u
 #define MACH_MAX_PORTS    6
 
@@ -53,7 +56,8 @@ typedef struct machine_config {
     net_host net;               /* the network; no NIC if send is NULL */
 } machine_config;
 
-/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 20 us quantum,
+/* Defaults: 2 cores, 1 GiB, 1.2 GHz (the top of the OMAP4460's OPPs,
+ * dvfs.h), 62.5 MHz counter, 20 us quantum,
  * no SD card (an SD card's timing if one is given). */
 void machine_config_default(machine_config *cfg);
 
@@ -63,6 +67,8 @@ machine *machine_new(const machine_config *cfg);
 void machine_free(machine *m);
 
 vt_engine *machine_engine(machine *m);
+/* The CPU frequency domain (dvfs.h), which the guest drives through SCMI. */
+dvfs *machine_dvfs(machine *m);
 phys_map *machine_phys(machine *m);
 arm_sys *machine_cpus(machine *m);
 

@@ -251,6 +251,21 @@ uint64_t vt_cpu_hz(const vt_engine *t)
     return t->cpu_hz;
 }
 
+void vt_stall(vt_engine *t, uint64_t ns)
+{
+    if (t->cur < 0)
+        return;
+    fold(t, t->cur);
+    t->core[t->cur].t_ns += ns;
+    t->core[t->cur].busy_ns += ns;
+    arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+}
+
+int vt_ncores(const vt_engine *t)
+{
+    return t->ncores;
+}
+
 void vt_stop(vt_engine *t)
 {
     t->stop = 1;

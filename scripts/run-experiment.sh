@@ -9,6 +9,7 @@ usage() {
 	local status=${1:-2}
 	{
 		echo "usage: $0 [--backend phone|qemu|libvirt] [--via libvirt] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]"
+		echo "       [--cores 1|2] [--governor NAME | --freq-mhz 350|700|920|1200]   (governor, frequency: phone only)"
 		echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)"
 		echo "       [--engine fast|ref]   (phone: the CPU engine; ref is the reference interpreter)"
 		echo "Boots the guest on the backend (default phone), replays replay/scripts/NAME.rply"
@@ -22,8 +23,10 @@ usage() {
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() engine=() via=""
+machine=()	# --cores, --governor, --freq-mhz: checked by the backend's script
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--cores|--governor|--freq-mhz) machine+=("$1" "${2:-}"); shift 2 ;;
 	--backend) backend=${2:-}; shift 2 ;;
 	--via) [ "${2:-}" = libvirt ] || { echo "$0: --via takes libvirt, got '${2:-}'" >&2; exit 2; }
 		via=libvirt; shift 2 ;;
@@ -55,9 +58,9 @@ fi
 [ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
 out=$top/out/$run_id
 
-echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace"
+echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace${machine[*]:+, ${machine[*]}}"
 "$top/scripts/run-$backend.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display" \
-	"${snapshot[@]}" "${engine[@]}"
+	"${machine[@]}" "${snapshot[@]}" "${engine[@]}"
 
 # On qemu the two ground-truth ports are written by different guest
 # processes: the injector's (which starts with the format line) and the

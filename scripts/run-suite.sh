@@ -21,15 +21,17 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--backend phone|qemu] [--snapshot] [--out FILE] [WORKLOAD...]" >&2
+	echo "usage: $0 [--backend phone|qemu] [--snapshot] [--out FILE] [--cores 1|2] [--governor NAME | --freq-mhz MHZ] [WORKLOAD...]" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 backend=phone suite_json=$top/out/suite.json use_snapshot=0
 workloads=()
+machine=()	# --cores, --governor, --freq-mhz for every run (run-experiment.sh)
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--cores|--governor|--freq-mhz) machine+=("$1" "${2:-}"); shift 2 ;;
 	--backend) backend=${2:-}; shift 2 ;;
 	--out) suite_json=${2:-}; shift 2 ;;
 	--snapshot) use_snapshot=1; shift ;;
@@ -65,7 +67,7 @@ printf '%-20s %12s %9s %9s %24s %6s %9s  %s\n' workload transactions precision r
 run_one() {
 	rm -f "$out/summary.json"
 	"$top/scripts/run-experiment.sh" --backend "$backend" --workload "$w" --run-id "$run_id" \
-		"$@" >"$out/run.log" 2>&1 && [ -f "$out/summary.json" ]
+		"${machine[@]}" "$@" >"$out/run.log" 2>&1 && [ -f "$out/summary.json" ]
 }
 
 n=0

@@ -39,7 +39,8 @@
  * PANLAB_TRACE=0 (tracing off) it does not drain during the run.
  *
  * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
- * process per LOAD (cpu, mem, io, net), started before the app and stopped after it. A VARIANT only
+ * process per LOAD (cpu, mem, io, net), or the configuration daemon `panlab-configd` for LOAD
+ * configd, started before the app and stopped after it. A VARIANT only
  * names another script for the same app (the caller passes it as --script).
  *
  * With --injector host the machine plays the script (the phone backend
@@ -74,6 +75,7 @@
 
 #include "panlab/binder.h"
 #include "panlab/clock.h"
+#include "panlab/cpustat.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
@@ -287,20 +289,11 @@ static int ask(int *sock, const char *service, struct pl_wire *m, uint64_t timeo
 	return 0;
 }
 
-/* The sum of the "cpu" line of /proc/stat: idle + iowait, and all fields, in clock ticks. */
-static void cpu_ticks(uint64_t *idle, uint64_t *total)
+static void read_cpu_ticks(struct pl_cpu_ticks *t)
 {
-	uint64_t f[8] = { 0 };
-	FILE *st = fopen("/proc/stat", "re");
-	if (!st || fscanf(st, "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			  " %" SCNu64 " %" SCNu64 " %" SCNu64, &f[0], &f[1], &f[2], &f[3], &f[4],
-			  &f[5], &f[6], &f[7]) != 8)
-		pl_die("read /proc/stat: %s", st ? "unexpected format" : strerror(errno));
-	fclose(st);
-	*idle = f[3] + f[4];
-	*total = 0;
-	for (int i = 0; i < 8; i++)
-		*total += f[i];
+	int err = pl_cpu_ticks_read(t);
+	if (err)
+		pl_die("read /proc/stat: %s", strerror(-err));
 }
 
 #define IDLE_WINDOW_NS 100000000ull	/* 10 ticks at HZ=100: the accounting's resolution */
@@ -309,18 +302,18 @@ static void cpu_ticks(uint64_t *idle, uint64_t *total)
 static int wait_idle(const struct activity_manager *am, const struct pl_action *a,
 		     uint64_t *resume_ns, struct pl_error *err)
 {
-	uint64_t start_ns = pl_now_ns(), t_ns = start_ns, idle0, total0, idle, total;
-	cpu_ticks(&idle0, &total0);
+	uint64_t start_ns = pl_now_ns(), t_ns = start_ns;
+	struct pl_cpu_ticks before, now;
+	read_cpu_ticks(&before);
 	while (t_ns - start_ns < a->timeout_ns) {
 		t_ns += IDLE_WINDOW_NS;
 		sleep_until(t_ns);
-		cpu_ticks(&idle, &total);
-		if (total > total0 && (idle - idle0) * 100 >= IDLE_PERCENT * (total - total0)) {
+		read_cpu_ticks(&now);
+		if (pl_cpu_idle_between(&before, &now, IDLE_PERCENT)) {
 			*resume_ns = t_ns;
 			return 0;
 		}
-		idle0 = idle;
-		total0 = total;
+		before = now;
 	}
 	char d[32];
 	pl_format_duration(d, sizeof(d), a->timeout_ns);
@@ -491,7 +484,10 @@ int main(int argc, char **argv)
 	for (char *l = loads ? strtok_r(loads, "+", &save) : NULL; l; l = strtok_r(NULL, "+", &save)) {
 		if (nloads++ == MAX_LOADS)
 			pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
-		start_child(bin_dir, "panlab-stress", l);
+		if (!strcmp(l, "configd"))
+			start_service(bin_dir, "panlab-configd");
+		else
+			start_child(bin_dir, "panlab-stress", l);
 	}
 	/* A script that launches its first app starts with none: ready is when the services are. */
 	const struct pl_action *first = pl_script_action(script, 0);

@@ -16,6 +16,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/clocksource_ids.h>
+#include <linux/cpu.h>
+#include <linux/cpufreq.h>
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
@@ -641,6 +643,20 @@ static void klog_dump_threads(void)
 	rcu_read_unlock();
 }
 
+/* Each online cpu's frequency when tracing starts, as a CPU_FREQUENCY. */
+static void klog_dump_frequencies(void)
+{
+	unsigned int cpu, khz;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		khz = cpufreq_quick_get(cpu);
+		if (khz)
+			klog_record(PL_EV_CPU_FREQUENCY, current->pid, khz, cpu, 0);
+	}
+	cpus_read_unlock();
+}
+
 static void klog_unregister(int count)
 {
 	while (count-- > 0)
@@ -677,6 +693,7 @@ static int klog_set_enabled(bool on)
 	}
 	WRITE_ONCE(klog_enabled, true);
 	klog_dump_threads();
+	klog_dump_frequencies();
 out:
 	mutex_unlock(&klog_state_lock);
 	return ret;
