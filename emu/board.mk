@@ -9,7 +9,7 @@ BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
               host/snapshot.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
-              dev/virtio_input.c dev/virtio_blk.c dev/virtio_net.c
+              dev/virtio_input.c dev/virtio_net.c dev/sdcard.c dev/pl181.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
 BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng -lpcap $(shell pkg-config --libs slirp) \
               $(shell sdl2-config --libs)

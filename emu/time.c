@@ -240,6 +240,15 @@ void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz)
     t->cpu_hz = cpu_hz;
 }
 
+void vt_stall_ns(vt_engine *t, uint64_t ns)
+{
+    if (t->cur < 0)
+        return;
+    arm_cpu *c = arm_sys_cpu(t->sys, t->cur);
+    arm_add_stall_cycles(c, (ns * t->cpu_hz + VT_NS_PER_S - 1) / VT_NS_PER_S);
+    arm_request_exit(c);
+}
+
 uint64_t vt_cpu_hz(const vt_engine *t)
 {
     return t->cpu_hz;

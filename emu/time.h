@@ -71,6 +71,11 @@ uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks);
 void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz);
 uint64_t vt_cpu_hz(const vt_engine *t);
 
+/* The running core waits ns on the bus (an uncached device access): its
+ * clock moves on by ns whatever the CPU frequency, and its run returns so
+ * that its budget is recomputed. No effect between runs. */
+void vt_stall_ns(vt_engine *t, uint64_t ns);
+
 /* Runs until virtual time until_ns or vt_stop(). Returns the time reached. */
 uint64_t vt_run(vt_engine *t, uint64_t until_ns);
 /* Makes vt_run return after the current instruction. */

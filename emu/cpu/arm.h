@@ -45,6 +45,9 @@ int arm_sys_ncores(const arm_sys *s);
 void arm_reset(arm_cpu *c, int hivecs);
 /* Cycles charged per instruction (default 1). */
 void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn);
+/* Charges cycles the core spent waiting (a stalled bus access) to its
+ * cycle count, from a hook or a device access inside arm_run(). */
+void arm_add_stall_cycles(arm_cpu *c, uint64_t cycles);
 /* CNTFRQ reset value in Hz, as firmware would program it. */
 void arm_set_cntfrq(arm_cpu *c, uint32_t hz);
 

@@ -1332,6 +1332,11 @@ void arm_set_pc(arm_cpu *c, uint32_t pc)
     c->flow |= FLOW_BREAK;
 }
 
+void arm_add_stall_cycles(arm_cpu *c, uint64_t cycles)
+{
+    c->cycles_base += cycles;
+}
+
 void arm_set_cpsr(arm_cpu *c, uint32_t cpsr)
 {
     cpsr_write(c, cpsr, 0xffffffffu, 1);
