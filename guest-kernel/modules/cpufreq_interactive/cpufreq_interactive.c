@@ -91,12 +91,17 @@ static u64 idle_time_us(unsigned int cpu, u64 *wall_us)
 	return get_cpu_idle_time(cpu, wall_us, 0);
 }
 
+static ktime_t sample_period(void)
+{
+	return ns_to_ktime((u64)timer_rate * NSEC_PER_USEC);
+}
+
 /* Starts a sample window now and samples timer_rate later. */
 static void resched(struct ia_cpu *c)
 {
 	c->window_idle_us = idle_time_us(c->cpu, &c->window_start_us);
 	c->idle_cancel = false;
-	hrtimer_start(&c->timer, us_to_ktime(timer_rate), HRTIMER_MODE_REL_PINNED_SOFT);
+	hrtimer_start(&c->timer, sample_period(), HRTIMER_MODE_REL_PINNED_SOFT);
 }
 
 static unsigned int load_since(unsigned int cpu, u64 start_us, u64 start_idle_us, u64 *now_us)
@@ -183,7 +188,7 @@ static enum hrtimer_restart ia_timer(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	c->window_idle_us = idle_time_us(c->cpu, &c->window_start_us);
 	c->idle_cancel = c->target_freq == policy->min;
-	hrtimer_forward_now(t, us_to_ktime(timer_rate));
+	hrtimer_forward_now(t, sample_period());
 	return HRTIMER_RESTART;
 }
 
