@@ -6,7 +6,7 @@ BACKEND ?= phone
 WORKLOAD ?= asynctask
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run test bench difftest fuzz clean
+.PHONY: all deps build run test bench difftest fuzz section6 clean
 all: build
 
 deps:
@@ -44,6 +44,10 @@ bench: build
 fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
+
+# Panappticon section 6: the newsreader mix in four configurations (out/experiments/section6/).
+section6: build
+	@scripts/section6.sh
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest
