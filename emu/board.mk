@@ -49,7 +49,8 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # Guest-side test programs, packed as an extra initramfs to append to the
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
-# then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-governor, or
+# then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-governor,
+# panlab-sdcard, or
 # panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
@@ -61,12 +62,17 @@ $(BUILD)/guest-tests/bin/panlab-governor: tests/guest/governor.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
 
+$(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-governor \
+                     $(BUILD)/guest-tests/bin/panlab-sdcard \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug
 	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
