@@ -209,14 +209,19 @@ static void speedchange_work(struct work_struct *work)
 	mutex_unlock(&ip->speedchange_lock);
 }
 
-/* power:cpu_idle on the cpu itself, with interrupts off: Android's idle notifier. */
+/*
+ * power:cpu_idle on the cpu itself, in the idle task: Android's idle notifier. The exit
+ * event comes with interrupts on, so they are held off here against this cpu's timer.
+ */
 static void ia_cpu_idle(void *data, unsigned int state, unsigned int cpu)
 {
 	struct ia_cpu *c = this_cpu_ptr(&ia_cpus);
 	struct ia_policy *ip = READ_ONCE(c->ip);
+	unsigned long flags;
 
 	if (!ip || cpu != c->cpu)
 		return;
+	local_irq_save(flags);
 	if (state != PWR_EVENT_EXIT) {
 		/* Idle above the minimum: keep sampling, or it holds the clock up. */
 		if (c->idle_cancel)
@@ -226,6 +231,7 @@ static void ia_cpu_idle(void *data, unsigned int state, unsigned int cpu)
 	} else if (!hrtimer_active(&c->timer)) {
 		resched(c);
 	}
+	local_irq_restore(flags);
 }
 
 /* Sets every governed cpu's target and floor to hispeed_freq. */
