@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "panlab/energy.h"
 
 /* Panappticon Table 5: Galaxy Nexus, synthetic workload at 100% load. */

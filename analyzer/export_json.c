@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Chrome/Perfetto trace.json from the model (see panlab/export_json.h). */
 #include "panlab/export_json.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
 #include <inttypes.h>

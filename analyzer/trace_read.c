@@ -4,6 +4,7 @@
  * record at fault, so a bad trace can be inspected with `xxd -s OFFSET`.
  */
 #include "panlab/trace.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "bytes.h"
 
 /* Kernel events are 1..63, userspace events 64..127 (trace_format.h). */
@@ -323,6 +324,8 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 	}
 	if (merge_in_time_order(name, out, err) < 0)
 		goto fail;
+	/* The last step of reading: the stages after it take the trace as it is. */
+	pl_trace_repair_skew(out);
 	return 0;
 fail:
 	pl_trace_free(out);

@@ -12,12 +12,12 @@
  * as the animation; it is recognised by frames chained causally one after
  * another and labelled, so reports can keep it apart.
  */
-#include "panlab/model.h"
+#include "panlab/transactions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct walk {
 	const struct pl_trace *trace;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pl181.h"
+#include "panlab/error.h"
 
 enum {
     MCI_POWER = 0x00, MCI_CLOCK = 0x04, MCI_ARGUMENT = 0x08,
@@ -252,11 +253,7 @@ void pl181_write(void *opaque, uint32_t off, uint32_t val, int size_log2)
 pl181 *pl181_new(vt_engine *t, irq_line irq_cmd, irq_line irq_pio,
                  sd_card *card)
 {
-    pl181 *p = calloc(1, sizeof(*p));
-    if (!p) {
-        fprintf(stderr, "pl181: out of memory\n");
-        exit(1);
-    }
+    pl181 *p = pl_xcalloc(1, sizeof(*p));
     p->t = t;
     p->irq[0] = irq_cmd;
     p->irq[1] = irq_pio;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "sdcard.h"
+#include "panlab/error.h"
 
 enum card_state { ST_IDLE, ST_READY, ST_IDENT, ST_STBY, ST_TRAN };
 
@@ -92,11 +93,7 @@ static void make_registers(sd_card *c)
 sd_card *sd_card_new(vt_engine *t, int fd, uint64_t size_bytes,
                      const blk_timing *timing)
 {
-    sd_card *c = calloc(1, sizeof(*c));
-    if (!c) {
-        fprintf(stderr, "sdcard: out of memory\n");
-        exit(1);
-    }
+    sd_card *c = pl_xcalloc(1, sizeof(*c));
     c->t = t;
     c->fd = fd;
     c->size = size_bytes;
