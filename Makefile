@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test bench difftest fuzz clean
+.PHONY: all deps build run experiment labs-check test bench difftest fuzz section6 clean
 all: build
 
 deps:
@@ -64,6 +64,10 @@ bench: build
 fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
+
+# Panappticon section 6: the newsreader mix in four configurations (out/experiments/section6/).
+section6: build
+	@scripts/section6.sh
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest

@@ -21,6 +21,7 @@
 #include "panlab/overhead.h"
 #include "panlab/plot.h"
 #include "panlab/report.h"
+#include "panlab/energy.h"
 #include "panlab/stream.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
@@ -325,6 +326,7 @@ int main(int argc, char **argv)
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
 	struct pl_model m;
+	struct pl_energy energy;
 	struct pl_validation val;
 	struct pl_expect expect;
 	struct pl_expect_result checked;
@@ -355,6 +357,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pl_model_build(&trace, &m);
+	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
 	if (o.expect)
 		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
@@ -363,7 +366,7 @@ int main(int argc, char **argv)
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
 		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx, .cp = &m.cp,
 		.bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
-		.expect = o.expect ? &checked : NULL,
+		.energy = &energy, .expect = o.expect ? &checked : NULL,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -398,6 +401,7 @@ int main(int argc, char **argv)
 		pl_expect_free(&expect);
 	}
 	pl_validation_free(&val);
+	pl_energy_free(&energy);
 	pl_model_free(&m);
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);

@@ -402,6 +402,51 @@ json_t *pl_report_validation_json(const struct pl_validation *v)
 	return o;
 }
 
+static json_t *mj(uint64_t pj)
+{
+	return json_real((double)pj / 1e9);
+}
+
+/* Energy of the run and per transaction (mJ), and each core's frequency residency. */
+static json_t *energy_json(const struct pl_analysis *a)
+{
+	const struct pl_energy *e = a->energy;
+	json_t *o = json_object(), *cores = json_object(), *tx = json_array();
+	uint64_t window = e->end_ns - e->start_ns;
+
+	json_object_set_new(o, "model", json_string(e->model->name));
+	json_object_set_new(o, "window_ns", count(window));
+	json_object_set_new(o, "energy_mj", mj(e->energy_pj));
+	json_object_set_new(o, "cpu_energy_mj", mj(e->cpu_energy_pj));
+	json_object_set_new(o, "mean_power_mw",
+			    window ? json_real((double)e->energy_pj / (double)window) : json_null());
+	for (uint64_t k = 0; k < e->count; k++)
+		json_array_append_new(tx, mj(e->tx_energy_pj[k]));
+	json_object_set_new(o, "transaction_energy_mj", tx);
+	for (uint32_t c = 0; c < e->ncpus; c++) {
+		const struct pl_core_energy *core = &e->cores[c];
+		json_t *res = json_object(), *co = json_object();
+		char name[16];
+
+		for (uint32_t i = 0; i < core->nfreqs; i++) {
+			char khz[16];
+
+			snprintf(khz, sizeof(khz), "%" PRIu32, core->by_freq[i].khz);
+			json_object_set_new(res, khz, json_pack("{s:o, s:o}",
+				"busy_ns", count(core->by_freq[i].busy_ns),
+				"idle_ns", count(core->by_freq[i].idle_ns)));
+		}
+		json_object_set_new(co, "residency_by_khz", res);
+		json_object_set_new(co, "offline_ns", count(core->offline_ns));
+		json_object_set_new(co, "assumed_frequency_ns", count(core->assumed_freq_ns));
+		json_object_set_new(co, "energy_mj", mj(core->energy_pj));
+		snprintf(name, sizeof(name), "cpu%" PRIu32, c);
+		json_object_set_new(cores, name, co);
+	}
+	json_object_set_new(o, "cores", cores);
+	return o;
+}
+
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
@@ -502,6 +547,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	if (a->te)
 		json_object_set_new(o, "top_critical_path_edges", top_edges_json(a));
 	json_object_set_new(o, "model", model_json(a));
+	if (a->energy)
+		json_object_set_new(o, "energy", energy_json(a));
 	return o;
 }
 
@@ -558,7 +605,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,critical_path\n");
+	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -598,6 +645,9 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 				a->bd->tx_freq_khz[i], a->bd->tx_running_ns[i]);
 		csv_u64(f, t && a->bd->top_preempter_tid[r->tx], t ? a->bd->top_preempter_tid[r->tx] : 0);
 		csv_u64(f, t != NULL, t ? a->ag->outlier[r->tx] : 0);
+		fputc(',', f);
+		if (t && a->energy)
+			fprintf(f, "%.6f", (double)a->energy->tx_energy_pj[r->tx] / 1e9);
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

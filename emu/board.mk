@@ -11,7 +11,7 @@ BOARD_SRCS := machine.c time.c dvfs.c fdt.c loader.c replay.c run.c console_watc
               host/snapshot.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c dev/scmi.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
-              dev/virtio_input.c dev/virtio_blk.c dev/virtio_net.c
+              dev/virtio_input.c dev/virtio_net.c dev/sdcard.c dev/pl181.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
 BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng -lpcap $(shell pkg-config --libs slirp) \
               $(shell sdl2-config --libs)
@@ -52,18 +52,29 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
 # then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
-# or panlab-nettest (with --net user --content-dir DIR holding hello.txt).
+# panlab-governor, panlab-sdcard, or
+# panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
 $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
 
+$(BUILD)/guest-tests/bin/panlab-governor: tests/guest/governor.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
+$(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
+                     $(BUILD)/guest-tests/bin/panlab-governor \
+                     $(BUILD)/guest-tests/bin/panlab-sdcard \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
                      $(BUILD)/guest-tests/bin/panlab-dvfs

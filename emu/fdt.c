@@ -7,7 +7,7 @@
 #include "panlab/error.h"
 
 enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2, PHANDLE_SCMI_PERF = 3,
-       PHANDLE_SCMI_SHMEM = 4 };
+       PHANDLE_SCMI_SHMEM = 4, PHANDLE_MCLK = 5, PHANDLE_3V3 = 6 };
 /* GIC binding, arm,gic.yaml: first cell 0 = SPI, 1 = PPI; flags 4 =
  * level high, with PPIs' cpu mask in bits 8..15. */
 enum { GIC_SPI = 0, GIC_PPI = 1, IRQ_LEVEL_HIGH = 4 };
@@ -171,6 +171,47 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
         E(fdt_property(f, "clock-names", names, sizeof(names)));
     }
     E(fdt_end_node(f));
+
+    if (d->mmci) {
+        /* MCLK of the PL181: 50 MHz, so the 25 MHz card clock is MCLK/2
+         * and mmci's register-write delay is 120 ns rather than 30 us. */
+        E(fdt_begin_node(f, "mclk"));
+        E(fdt_property_string(f, "compatible", "fixed-clock"));
+        E(fdt_property_u32(f, "#clock-cells", 0));
+        E(fdt_property_u32(f, "clock-frequency", 50000000));
+        E(fdt_property_string(f, "clock-output-names", "mclk50mhz"));
+        E(fdt_property_u32(f, "phandle", PHANDLE_MCLK));
+        E(fdt_end_node(f));
+        /* The card's supply: mmci takes its voltage range (OCR) from it. */
+        E(fdt_begin_node(f, "regulator-3v3"));
+        E(fdt_property_string(f, "compatible", "regulator-fixed"));
+        E(fdt_property_string(f, "regulator-name", "3V3"));
+        E(fdt_property_u32(f, "regulator-min-microvolt", 3300000));
+        E(fdt_property_u32(f, "regulator-max-microvolt", 3300000));
+        E(fdt_property(f, "regulator-always-on", NULL, 0));
+        E(fdt_property_u32(f, "phandle", PHANDLE_3V3));
+        E(fdt_end_node(f));
+        /* arm,pl18x.yaml */
+        E(begin_at(f, "mmci", d->mmci));
+        static const char compat[] = "arm,pl181\0arm,primecell";
+        static const char names[] = "mclk\0apb_pclk";
+        fdt32_t clk[2] = { cpu_to_fdt32(PHANDLE_MCLK), cpu_to_fdt32(PHANDLE_CLK) };
+        fdt32_t irq[6];
+        for (int i = 0; i < 2; i++) {
+            irq[3 * i] = cpu_to_fdt32(GIC_SPI);
+            irq[3 * i + 1] = cpu_to_fdt32(d->mmci_spi[i]);
+            irq[3 * i + 2] = cpu_to_fdt32(IRQ_LEVEL_HIGH);
+        }
+        E(fdt_property(f, "compatible", compat, sizeof(compat)));
+        E(reg64(f, "reg", d->mmci, 0x1000));
+        E(fdt_property(f, "interrupts", irq, sizeof(irq)));
+        E(fdt_property(f, "clocks", clk, sizeof(clk)));
+        E(fdt_property(f, "clock-names", names, sizeof(names)));
+        E(fdt_property_u32(f, "max-frequency", 25000000));
+        E(fdt_property_u32(f, "vmmc-supply", PHANDLE_3V3));
+        E(fdt_property(f, "non-removable", NULL, 0));
+        E(fdt_end_node(f));
+    }
 
     /* Slots from the top down, in the order QEMU lists them. */
     for (int i = d->nvirtio - 1; i >= 0; i--) {

@@ -16,6 +16,7 @@ typedef struct fdt_desc {
     int ncores;
     uint32_t gic_dist, gic_cpu;
     uint32_t uart, uart_spi;
+    uint32_t mmci, mmci_spi[2];  /* PL181 SD host (0 = none), cmd and PIO */
     int nvirtio;                 /* slots described, each 0x200 bytes */
     uint32_t virtio_base, virtio_spi_base;
     const char *psci_method;     /* "hvc" or "smc" */

@@ -10,6 +10,7 @@
 #include "dev/psci.h"
 #include "dev/scmi.h"
 #include "dev/virtio_console.h"
+#include "dev/pl181.h"
 #include "panlab/error.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
@@ -41,7 +42,7 @@ struct machine {
     virtio_console *vcon;
     virtio_gpu *gpu;
     virtio_input *input;
-    virtio_blk *disk;
+    pl181 *mmci;                /* the SD card's host controller */
     virtio_net *nic;
     virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
@@ -155,15 +156,6 @@ static virtio_dev *make_input(machine *m, irq_line irq)
     return virtio_input_dev(m->input);
 }
 
-static virtio_dev *make_disk(machine *m, irq_line irq)
-{
-    if (m->cfg.disk_fd < 0)
-        return NULL;
-    m->disk = virtio_blk_new(m->phys, irq, m->vt, m->cfg.disk_fd,
-                             m->cfg.disk_bytes, &m->cfg.disk_timing);
-    return virtio_blk_dev(m->disk);
-}
-
 static virtio_dev *make_nic(machine *m, irq_line irq)
 {
     if (!m->cfg.net.send)
@@ -179,7 +171,7 @@ static const struct {
     virtio_dev *(*make)(machine *m, irq_line irq);
 } slots[] = {
     { 31, make_console }, { 30, make_gpu }, { 29, make_input },
-    { 28, make_disk }, { 27, make_nic },
+    { 27, make_nic },
 };
 
 machine *machine_new(const machine_config *cfg)
@@ -222,6 +214,14 @@ machine *machine_new(const machine_config *cfg)
     m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
     pl011_register(m->uart, m->phys, MACH_UART);
 
+    if (cfg->disk_fd >= 0) {
+        sd_card *card = sd_card_new(m->vt, cfg->disk_fd, cfg->disk_bytes,
+                                    &cfg->disk_timing);
+        m->mmci = pl181_new(m->vt, gic_spi_line(m->gic, MACH_MMCI_SPI),
+                            gic_spi_line(m->gic, MACH_MMCI_SPI + 1), card);
+        pl181_register(m->mmci, m->phys, MACH_MMCI);
+    }
+
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
         uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
         irq_line irq = gic_spi_line(m->gic, MACH_VIRTIO_SPI + i);
@@ -245,7 +245,7 @@ void machine_free(machine *m)
     virtio_console_free(m->vcon);
     virtio_gpu_free(m->gpu);
     virtio_input_free(m->input);
-    virtio_blk_free(m->disk);
+    pl181_free(m->mmci);
     virtio_net_free(m->nic);
     pl011_free(m->uart);
     scmi_free(m->scmi);
@@ -331,6 +331,7 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
             .ram_addr = MACH_RAM, .ram_bytes = ram, .ncores = m->cfg.ncores,
             .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
             .uart = MACH_UART, .uart_spi = MACH_UART_SPI,
+            .mmci = m->mmci ? MACH_MMCI : 0, .mmci_spi = { MACH_MMCI_SPI, MACH_MMCI_SPI + 1 },
             .nvirtio = MACH_VIRTIO_SLOTS, .virtio_base = MACH_VIRTIO_BASE,
             .virtio_spi_base = MACH_VIRTIO_SPI, .psci_method = "hvc",
             .bootargs = bootargs,
@@ -429,7 +430,7 @@ void machine_save(const machine *m, snap_w *w)
     snap_w_begin(w, "MACH");
     snap_put_u32(w, (uint32_t)m->cfg.ncores);
     snap_put_u32(w, m->cfg.ram_bytes);
-    snap_put_u32(w, m->disk != NULL);
+    snap_put_u32(w, m->mmci != NULL);
     snap_put_u32(w, m->nic != NULL);
     snap_put_u32(w, (uint32_t)m->state);
     snap_w_end(w);
@@ -449,8 +450,8 @@ void machine_save(const machine *m, snap_w *w)
     virtio_console_save(m->vcon, w);
     virtio_gpu_save(m->gpu, w);
     virtio_input_save(m->input, w);
-    if (m->disk)
-        virtio_blk_save(m->disk, w);
+    if (m->mmci)
+        pl181_save(m->mmci, w);
     if (m->nic)
         virtio_net_save(m->nic, w);
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
@@ -472,11 +473,12 @@ static int load_config(machine *m, snap_r *r)
         return snap_r_fail(r, "a machine with %u cores and %u bytes of RAM, "
                            "expected %d and %u", ncores, ram, m->cfg.ncores,
                            m->cfg.ram_bytes);
-    if (disk != (m->disk != NULL) || nic != (m->nic != NULL))
+    int has_disk = m->mmci != NULL;
+    if (disk != (uint32_t)has_disk || nic != (m->nic != NULL))
         return snap_r_fail(r, "saved %s an SD card and %s a NIC; this run "
                            "has %s and %s (give the same --disk and --net)",
                            disk ? "with" : "without", nic ? "with" : "without",
-                           m->disk ? "one" : "none", m->nic ? "one" : "none");
+                           has_disk ? "one" : "none", m->nic ? "one" : "none");
     m->state = (enum machine_state)snap_get_u32_max(r, MACHINE_RESET,
                                                     "machine state");
     return snap_r_failed(r) ? -1 : 0;
@@ -488,7 +490,7 @@ static int load_devices(machine *m, snap_r *r)
         pl011_load(m->uart, r) < 0 || dvfs_load(m->dvfs, r) < 0 ||
         scmi_load(m->scmi, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
         virtio_gpu_load(m->gpu, r) < 0 || virtio_input_load(m->input, r) < 0 ||
-        (m->disk && virtio_blk_load(m->disk, r) < 0) ||
+        (m->mmci && pl181_load(m->mmci, r) < 0) ||
         (m->nic && virtio_net_load(m->nic, r) < 0))
         return -1;
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)

@@ -16,7 +16,7 @@
 #include "dev/pl011.h"
 #include "dev/virtio_gpu.h"
 #include "dev/virtio_input.h"
-#include "dev/virtio_blk.h"
+#include "dev/sdcard.h"
 #include "dev/virtio_net.h"
 #include "dev/virtio_console.h"
 #include "panlab/error.h"
@@ -26,11 +26,14 @@
 #define MACH_GIC_CPU      0x08010000u
 #define MACH_UART         0x09000000u
 #define MACH_UART_SPI     1u
+#define MACH_MMCI         0x090c0000u   /* a hole in QEMU virt's map */
+#define MACH_MMCI_SPI     10u           /* and 11: cmd and PIO lines */
 #define MACH_VIRTIO_BASE  0x0a000000u
 #define MACH_VIRTIO_SPI   16u
 #define MACH_VIRTIO_SLOTS 32
-/* Free in QEMU's map (its secure GPIO ends at 0x090b1000). */
-#define MACH_SCMI_SHMEM   0x090c0000u
+/* Free in QEMU's map (its secure GPIO ends at 0x090b1000; the MMCI is at
+ * 0x090c0000). */
+#define MACH_SCMI_SHMEM   0x090d0000u
 #define MACH_RAM          0x40000000u
 #define MACH_MAX_PORTS    6
 

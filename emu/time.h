@@ -105,9 +105,10 @@ uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks);
  * called by a device from inside a core's run. */
 void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz);
 uint64_t vt_cpu_hz(const vt_engine *t);
-/* The core inside arm_run spends ns more in firmware (a DVFS transition):
- * its clock moves on, busy, and its run ends at this instruction. Does
- * nothing between runs. */
+/* The core inside arm_run spends ns more, whatever the CPU frequency (a
+ * DVFS transition in firmware, an uncached device access on the bus): its
+ * clock moves on, busy, and its run ends at this instruction. Does nothing
+ * between runs. */
 void vt_stall(vt_engine *t, uint64_t ns);
 int vt_ncores(const vt_engine *t);
 

@@ -74,5 +74,6 @@ void add_skew_tests(void);
 void add_fixture_tests(void);
 void add_stream_tests(void);
 void add_sqlite_tests(void);
+void add_energy_tests(void);
 
 #endif /* TEST_ANALYZER_H */

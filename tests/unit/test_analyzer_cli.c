@@ -202,6 +202,10 @@ static void test_good_run(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(src, "kind")), "kernel_cpu");
 	CU_ASSERT_EQUAL(integer_at(src, "lost", NULL), 3);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(s, "sources")), 6);
+	json_t *energy = json_object_get(s, "energy");
+
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(energy, "transaction_energy_mj")), 2);
+	CU_ASSERT_PTR_NOT_NULL(json_object_get(json_object_get(energy, "cores"), "cpu1"));
 	json_decref(s);
 
 	snprintf(path, sizeof(path), "%s/transactions.csv", out1);
@@ -215,14 +219,14 @@ static void test_good_run(void)
 		"animation,intervals,threads,running_ns,"
 		"runnable_ns,io_ns,network_ns,lock_ns,sleeping_ns,unknown_ns,queue_message_ns,"
 		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,running_ns_by_khz,"
-		"top_preempter_tid,outlier,"
+		"top_preempter_tid,outlier,energy_mj,"
 		"critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,window,1110000,1710000,0,0,"
 		"0,0,0,1,1710000,1,0,4,2,"
-		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,0:320000,,0,task>message>invalidate\n"
+		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,0:320000,,0,2.193600,task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,window,3110000,4210000,0,0,"
 		"0,0,0,1,4210000,1,0,4,2,"
-		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,0:820000,,0,task>message>invalidate\n");
+		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,0:820000,,0,4.246000,task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

@@ -21,6 +21,7 @@ int main(void)
 	add_skew_tests();
 	add_fixture_tests();
 	add_stream_tests();
+	add_energy_tests();
 	add_idmap_tests();
 	add_export_tests();
 	add_sqlite_tests();

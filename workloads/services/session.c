@@ -30,8 +30,9 @@
  * "panlab-recorded-script begin" and "panlab-recorded-script end", for a
  * test to replay it (tests/integration/test_record_replay.sh). uinput only.
  *
- * If the machine has an SD card (/dev/vda, ext2), it is mounted at /sdcard and the collector
- * spills there when the host link fails (--spill overrides the path).
+ * If the machine has an SD card (ext2: /dev/mmcblk0 on the phone's PL181, /dev/vda on qemu's
+ * virtio-blk), it is mounted at /sdcard and the collector spills there when the host link
+ * fails (--spill overrides the path).
  *
  * The collector drains the loggers every --drain-ms (default 100 ms; 0:
  * only at the end), so a run longer than the 15 MB and 30 MB buffers hold
@@ -67,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -88,7 +90,13 @@
 #define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
 /* The SD card: the machine's first virtio block device, an ext2 file system. */
-#define SDCARD_DEVICE "/dev/vda"
+#define SDCARD_MMC_HOST "/sys/class/mmc_host/mmc0"
+#define SDCARD_MMC "/dev/mmcblk0"
+#define SDCARD_VIRTIO "/dev/vda"
+/* The mmc core identifies the card in a work item after the host probes
+ * (tens of ms of power-up delays), so /init can start before the block
+ * device exists. Past this, the card is taken to be broken. */
+#define SDCARD_WAIT_MS 5000
 #define SDCARD_DIR "/sdcard"
 #define SDCARD_SPILL SDCARD_DIR "/panlab-trace.spill"
 
@@ -179,6 +187,36 @@ static void stop(struct child *c)
 	}
 }
 
+/* Waits for devtmpfs to create `path` (inotify on /dev); false after SDCARD_WAIT_MS. */
+static bool wait_for_device(const char *path)
+{
+	const char *name = strrchr(path, '/') + 1;
+	int fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0)
+		pl_die("inotify_init1: %s", strerror(errno));
+	if (inotify_add_watch(fd, "/dev", IN_CREATE) < 0)
+		pl_die("inotify_add_watch /dev: %s", strerror(errno));
+	uint64_t deadline = pl_now_ns() + (uint64_t)SDCARD_WAIT_MS * 1000000;
+	bool found = access(path, F_OK) == 0;
+	while (!found) {
+		uint64_t now = pl_now_ns();
+		int left_ms = now < deadline ? (int)((deadline - now + 999999) / 1000000) : 0;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (left_ms == 0 || poll(&p, 1, left_ms) <= 0)
+			break;
+		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n = read(fd, buf, sizeof(buf));
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *e = (const struct inotify_event *)(buf + off);
+			if (e->len && strcmp(e->name, name) == 0)
+				found = true;
+			off += (ssize_t)sizeof(*e) + e->len;
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /*
  * Mount the SD card at SDCARD_DIR if the machine has one (the guest has no udev and /init
  * mounts nothing but the basics). Apps find it there; the collector spills to it. Returns
@@ -187,12 +225,19 @@ static void stop(struct child *c)
 static bool mount_sdcard(void)
 {
 	struct stat st;
-	if (stat(SDCARD_DEVICE, &st) != 0 || !S_ISBLK(st.st_mode))
+	const char *dev = SDCARD_VIRTIO;
+	if (access(SDCARD_MMC_HOST, F_OK) == 0) {
+		dev = SDCARD_MMC;
+		if (!wait_for_device(dev))
+			pl_die("%s: the SD card did not appear within %d ms of boot", dev,
+			       SDCARD_WAIT_MS);
+	}
+	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode))
 		return false;
 	if (mkdir(SDCARD_DIR, 0755) != 0 && errno != EEXIST)
 		pl_die("mkdir %s: %s", SDCARD_DIR, strerror(errno));
-	if (mount(SDCARD_DEVICE, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
-		pl_die("mount %s on %s (ext2): %s", SDCARD_DEVICE, SDCARD_DIR, strerror(errno));
+	if (mount(dev, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
+		pl_die("mount %s on %s (ext2): %s", dev, SDCARD_DIR, strerror(errno));
 	return true;
 }
 
