@@ -44,7 +44,7 @@ experiment: build
 
 # The lab handbook's keys (workloads/labs/) checked against this build.
 labs-check: build
-	@tests/integration/labs_keys.sh
+	@tests/integration/test_labs.sh
 
 test: build
 	@tests/run-all.sh

@@ -1,7 +1,7 @@
 #!/bin/bash
-# `make labs-check`: the lab handbook's keys against the current build. Runs the labs' experiment
-# (workloads/labs/labs.spec, six phone runs, 4-6 min here, so not in `make test`; resumable,
-# so a second check on the same build runs nothing and takes seconds),
+# The lab handbook's keys against the current build (in `make test`; alone: `make labs-check`).
+# Runs the labs' experiment (workloads/labs/labs.spec, six phone runs, about 30 s on the fast
+# engine; resumable, so a second check on the same build runs nothing and takes seconds),
 # then checks every claim of every lab's key (the ```key blocks of workloads/labs/*.md,
 # format in workloads/labs/README.md) and prints one line per claim. Fails if any claim does
 # not hold, so the handbook cannot rot silently.
@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/panlab-labs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
 "$top/scripts/experiment.sh" "$labs/labs.spec" --no-report > "$work/run.log" 2>&1 ||
-	{ tail -n 30 "$work/run.log"; echo "labs_keys: the labs' experiment failed" >&2; exit 1; }
+	{ tail -n 30 "$work/run.log"; echo "test_labs: the labs' experiment failed" >&2; exit 1; }
 
 # holds VALUE OP EXPECTED: numbers compare as numbers, '~' is a regular expression match.
 holds() {
@@ -53,10 +53,10 @@ for lab in "$labs"/[0-9]*.md; do
 			passed=$((passed + 1))
 		else
 			failed=$((failed + 1))
-			echo "labs_keys: $(basename "$lab") claim $n does not hold: got '$value', expected $op $expected: $what"
+			echo "test_labs: $(basename "$lab") claim $n does not hold: got '$value', expected $op $expected: $what"
 		fi
 	done < <(awk '/^```key/ { on = 1; next } /^```/ { on = 0 } on' "$lab")
-	[ "$n" -gt 0 ] || { echo "labs_keys: $(basename "$lab") has no key"; failed=$((failed + 1)); }
+	[ "$n" -gt 0 ] || { echo "test_labs: $(basename "$lab") has no key"; failed=$((failed + 1)); }
 done
-echo "labs_keys: $passed claims hold, $failed do not"
+echo "test_labs: $passed claims hold, $failed do not"
 [ "$failed" = 0 ]
