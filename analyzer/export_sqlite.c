@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "panlab/energy.h"
 #include "panlab/export_sqlite.h"
 
 const char pl_sqlite_schema[] =
@@ -74,14 +75,14 @@ const char pl_sqlite_schema[] =
 	"CREATE TABLE IF NOT EXISTS freq_residency ( -- critical-path running time by cpu frequency\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
 	"  khz INTEGER, running_ns INTEGER);      -- 0 kHz: before any CPU_FREQUENCY event\n"
-	"CREATE TABLE IF NOT EXISTS energy (     -- empty until the phone models power (DVFS issue)\n"
+	"CREATE TABLE IF NOT EXISTS energy (     -- energy.c: the phone (Table 5 model), in uJ\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
-	"  cpu_uj INTEGER, system_uj INTEGER);\n";
+	"  cpu_uj INTEGER, system_uj INTEGER);    -- cpu_uj: the run's total only\n";
 
 /* Tables of the model, cleared for a run before it is written again. */
 static const char *const model_tables[] = {
 	"validation", "threads", "intervals", "edges", "transactions", "validation_rows",
-	"critical_path", "breakdown", "freq_residency",
+	"critical_path", "breakdown", "freq_residency", "energy",
 };
 
 struct db {
@@ -318,6 +319,24 @@ static int write_validation_rows(struct db *d, const struct pl_analysis *a)
 	return rc;
 }
 
+static int write_energy(struct db *d, const struct pl_analysis *a)
+{
+	const struct pl_energy *e = a->energy;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!e)
+		return 0;
+	st = db_prepare(d, "INSERT INTO energy VALUES (?,?,?,?)");
+	rc = st ? db_row(d, st, "snuu", a->run_id, e->cpu_energy_pj / 1000000,
+			 e->energy_pj / 1000000) : -1;
+	for (uint64_t k = 0; rc == 0 && k < e->count; k++)
+		rc = db_row(d, st, "suUu", a->run_id, k, 0, (uint64_t)0,
+			    e->tx_energy_pj[k] / 1000000);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct pl_error *err)
 {
 	struct db d = { NULL, path, err };
@@ -352,6 +371,8 @@ int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct
 		rc = write_transactions(&d, a);
 	if (rc == 0)
 		rc = write_validation_rows(&d, a);
+	if (rc == 0)
+		rc = write_energy(&d, a);
 	if (rc == 0)
 		rc = db_exec(&d, "COMMIT");
 	else

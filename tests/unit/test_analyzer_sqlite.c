@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "panlab/energy.h"
 #include "panlab/export_sqlite.h"
 #include "panlab/ground_truth.h"
 #include "panlab/validate.h"
@@ -33,6 +34,7 @@ struct run {
 	struct model m;
 	struct pl_ground_truth gt;
 	struct pl_validation v;
+	struct pl_energy e;
 	struct pl_analysis a;
 };
 
@@ -47,17 +49,19 @@ static void run_load(struct run *r, const char *fixture, const char *run_id)
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_read_file(path, &r->gt, &err), 0);
 	pl_model_build(&r->m.trace, &r->m.s);
 	pl_validate(&r->m.s.tx, &r->gt, &r->v);
+	pl_energy_build(&r->m.trace, &r->m.s.tx, &pl_power_galaxy_nexus, &r->e);
 	r->a = (struct pl_analysis){
 		.backend = "qemu", .workload = fixture, .run_id = run_id, .trace = &r->m.trace,
 		.gt = &r->gt, .iv = &r->m.s.iv, .graph = &r->m.s.graph, .tx = &r->m.s.tx,
 		.cp = &r->m.s.cp, .bd = &r->m.s.bd, .qs = &r->m.s.qs, .ag = &r->m.s.ag,
-		.te = &r->m.s.te, .val = &r->v,
+		.te = &r->m.s.te, .val = &r->v, .energy = &r->e,
 	};
 }
 
 static void run_free(struct run *r)
 {
 	pl_validation_free(&r->v);
+	pl_energy_free(&r->e);
 	pl_ground_truth_free(&r->gt);
 	model_free(&r->m);
 }
@@ -91,6 +95,15 @@ static void test_sqlite_model(void)
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM critical_path WHERE run_id = 'svc'"),
 			(long long)r.m.s.cp.first_step[r.m.s.cp.count]);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM validation"), 2);
+	/* Energy: the run's total and one row per transaction, which the run's total bounds. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT system_uj FROM energy WHERE run_id = 'svc' AND tx_id IS NULL"),
+			(long long)(r.e.energy_pj / 1000000));
+	CU_ASSERT(r.e.energy_pj > 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM energy WHERE run_id = 'svc' AND tx_id IS NOT NULL"),
+			(long long)r.m.s.tx.count);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM energy e JOIN energy t ON t.run_id = e.run_id"
+				      " WHERE e.run_id = 'svc' AND e.tx_id IS NULL AND t.tx_id IS NOT NULL"
+				      " AND t.system_uj > e.system_uj"), 0);
 	snprintf(sql, sizeof(sql), "SELECT matched FROM validation WHERE run_id = 'svc'");
 	CU_ASSERT_EQUAL(query_int(db, sql), (long long)r.v.matched);
 	/* Each path's steps tile its latency; no transaction's sum differs. */
