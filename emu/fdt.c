@@ -32,6 +32,21 @@ static int begin_at(void *f, const char *name, uint32_t addr)
     return fdt_begin_node(f, node);
 }
 
+/* A fixed-clock node (clock/fixed-clock.yaml) that others reach by phandle. */
+static int fixed_clock(void *f, const char *node, uint32_t hz, const char *output,
+                       uint32_t phandle)
+{
+    int rc;
+    if ((rc = fdt_begin_node(f, node)) < 0 ||
+        (rc = fdt_property_string(f, "compatible", "fixed-clock")) < 0 ||
+        (rc = fdt_property_u32(f, "#clock-cells", 0)) < 0 ||
+        (rc = fdt_property_u32(f, "clock-frequency", hz)) < 0 ||
+        (rc = fdt_property_string(f, "clock-output-names", output)) < 0 ||
+        (rc = fdt_property_u32(f, "phandle", phandle)) < 0)
+        return rc;
+    return fdt_end_node(f);
+}
+
 /* Each step returns a libfdt error code; E() stops at the first. */
 #define E(x) do { if ((rc = (x)) < 0) goto fail; } while (0)
 
@@ -151,13 +166,7 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
     E(fdt_property(f, "always-on", NULL, 0));
     E(fdt_end_node(f));
 
-    E(fdt_begin_node(f, "apb-pclk"));
-    E(fdt_property_string(f, "compatible", "fixed-clock"));
-    E(fdt_property_u32(f, "#clock-cells", 0));
-    E(fdt_property_u32(f, "clock-frequency", 24000000));
-    E(fdt_property_string(f, "clock-output-names", "clk24mhz"));
-    E(fdt_property_u32(f, "phandle", PHANDLE_CLK));
-    E(fdt_end_node(f));
+    E(fixed_clock(f, "apb-pclk", 24000000, "clk24mhz", PHANDLE_CLK));
 
     E(begin_at(f, "pl011", d->uart));
     {
@@ -175,13 +184,7 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
     if (d->mmci) {
         /* MCLK of the PL181: 50 MHz, so the 25 MHz card clock is MCLK/2
          * and mmci's register-write delay is 120 ns rather than 30 us. */
-        E(fdt_begin_node(f, "mclk"));
-        E(fdt_property_string(f, "compatible", "fixed-clock"));
-        E(fdt_property_u32(f, "#clock-cells", 0));
-        E(fdt_property_u32(f, "clock-frequency", 50000000));
-        E(fdt_property_string(f, "clock-output-names", "mclk50mhz"));
-        E(fdt_property_u32(f, "phandle", PHANDLE_MCLK));
-        E(fdt_end_node(f));
+        E(fixed_clock(f, "mclk", 50000000, "mclk50mhz", PHANDLE_MCLK));
         /* The card's supply: mmci takes its voltage range (OCR) from it. */
         E(fdt_begin_node(f, "regulator-3v3"));
         E(fdt_property_string(f, "compatible", "regulator-fixed"));
