@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The real qemu runs in the fixtures, one per app pattern: the breakdown
- * invariant for every transaction (its parts sum to the detected latency,
- * and with the ground-truth input-dispatch and display-pipeline segments to
- * the ground-truth latency), and what each pattern must give.
+ * The real runs in the fixtures: qemu runs, one per app pattern, and the
+ * start of phone runs (tests/unit/make-phone-fixtures.sh) with the events
+ * only the phone's kernel logs. For every transaction, the breakdown
+ * invariant (its parts sum to the detected latency, and with the
+ * ground-truth input-dispatch and display-pipeline segments to the
+ * ground-truth latency) and what each pattern must give; for the phone
+ * runs, every transaction's exact breakdown.
  */
 #include "test_analyzer.h"
 
@@ -33,6 +36,10 @@ static const struct fixture fixtures[] = {
 	/* A's worker takes the lock; B's worker waits for it (a lock hop); the key draws at once. */
 	{ "qemu-lockcontention",
 	  "fork>message>invalidate|fork>lock>message>invalidate|invalidate", 0 },
+	{ "phone-configd", "task>message>invalidate", 0 },
+	{ "phone-sdcache", "task>message>invalidate", 0 },
+	{ "phone-netdgram", "task>message>invalidate", 0 },
+	{ "phone-lockcontention", "fork>message>invalidate|fork>lock>message>invalidate", 0 },
 };
 
 /* Is shape one of the '|'-separated alternatives? */
@@ -118,10 +125,160 @@ static void test_fixtures(void)
 		check_fixture(&fixtures[i]);
 }
 
+#define MAX_PHONE_TX 7
+
+/* A phone fixture's transactions: each one's breakdown (enum pl_category order), exact. */
+struct phone_fixture {
+	const char *name;
+	uint64_t count;
+	uint64_t ns[MAX_PHONE_TX][PL_CATEGORIES];
+	/* The thread that fetches: its network sleeps are all on the critical path. */
+	uint32_t fetch_tid;
+};
+
+/*
+ * running, runnable, io, network, lock, sleeping, unknown, queue_message, queue_task, binder,
+ * thread_start, frame_wait (ns).
+ */
+static const struct phone_fixture phone_fixtures[] = {
+	/* configd takes cpu1 offline for 2, 3, 5 and 6; in 6 the clock is at 700 MHz for 18 ms. */
+	{ "phone-configd", 7, {
+		{ 10024128, 5216, 0, 0, 0, 0, 0, 4656, 52400, 0, 0, 6238720 },
+		{ 500854176, 32608, 0, 0, 0, 0, 0, 4720, 5328, 0, 0, 16103120 },
+		{ 20045456, 645776, 0, 0, 0, 0, 0, 4640, 6656, 0, 0, 14066416 },
+		{ 400684064, 1284048, 0, 0, 0, 0, 0, 4432, 12016, 0, 0, 2339440 },
+		{ 50122768, 1071648, 0, 0, 0, 0, 0, 4448, 12032, 0, 0, 16443904 },
+		{ 300520896, 1159488, 0, 0, 0, 0, 0, 4432, 12016, 0, 0, 9293968 },
+		{ 107832464, 1938720, 0, 0, 0, 0, 0, 4672, 20592, 0, 0, 10833568 } }, 0 },
+	/* A 32 KiB TCP fetch, then the fsync of its cache file (io), and a contended lock. */
+	{ "phone-sdcache", 1, {
+		{ 8459840, 194000, 1064176, 327509664, 203408, 0, 0, 5488, 65952, 0, 0, 10832288 } },
+	  68 },
+	{ "phone-netdgram", 1, {
+		{ 440480, 73136, 0, 172320928, 0, 0, 0, 5488, 65952, 0, 0, 8763200 } }, 68 },
+	/* B's worker waits 300 ms for the lock A's housekeeping thread holds. */
+	{ "phone-lockcontention", 2, {
+		{ 10072576, 16400, 0, 0, 0, 0, 1216, 4656, 0, 0, 208, 6227488 },
+		{ 100223184, 29856, 0, 0, 300128464, 0, 1232, 4720, 0, 0, 208, 4606624 } }, 0 },
+};
+
+static int is_network_block(uint16_t type)
+{
+	return type == PL_EV_SOCK_BLOCK || type == PL_EV_DATAGRAM_BLOCK || type == PL_EV_STREAM_BLOCK;
+}
+
+static int is_network_resume(uint16_t type)
+{
+	return type == PL_EV_SOCK_RESUME || type == PL_EV_DATAGRAM_RESUME ||
+	       type == PL_EV_STREAM_RESUME;
+}
+
+/*
+ * The network time of tid straight from the records, apart from the analyzer's stages: from
+ * each switch-out inside one of its SOCK/DATAGRAM/STREAM_BLOCK .. _RESUME spans to the WAKEUP
+ * that ends that sleep.
+ */
+static uint64_t network_sleep_ns(const struct pl_trace *t, uint32_t tid)
+{
+	uint64_t sum = 0, out_ns = 0;
+	int in_span = 0, out_in_span = 0;
+
+	for (uint64_t i = 0; i < t->nevents; i++) {
+		const struct pl_event *e = &t->events[i];
+
+		if (e->tid == tid && is_network_block(e->type))
+			in_span = 1;
+		else if (e->tid == tid && is_network_resume(e->type))
+			in_span = 0;
+		else if (e->type == PL_EV_CONTEXT_SWITCH && e->tid == tid)
+			out_ns = e->ts_ns, out_in_span = in_span;
+		else if (e->type == PL_EV_WAKEUP && e->a0 == tid && out_ns) {
+			sum += out_in_span ? e->ts_ns - out_ns : 0;
+			out_ns = 0;
+		}
+	}
+	return sum;
+}
+
+static void test_phone_breakdowns(void)
+{
+	/* The kernel events the phone fixtures hold together: every one but binder and mutex. */
+	static const uint16_t wanted[] = {
+		PL_EV_FUTEX_WAIT, PL_EV_FUTEX_WAKE, PL_EV_FUTEX_NOTIFY, PL_EV_SEM_WAIT, PL_EV_SEM_WAKE,
+		PL_EV_SEM_NOTIFY, PL_EV_WAITQUEUE_WAIT, PL_EV_WAITQUEUE_WAKE, PL_EV_WAITQUEUE_NOTIFY,
+		PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME, PL_EV_DATAGRAM_BLOCK, PL_EV_DATAGRAM_RESUME,
+		PL_EV_STREAM_BLOCK, PL_EV_STREAM_RESUME, PL_EV_IO_BLOCK, PL_EV_IO_RESUME,
+		PL_EV_CPU_FREQUENCY, PL_EV_CPU_ONLINE, PL_EV_CPU_OFFLINE, PL_EV_CPU_IDLE_ENTER,
+		PL_EV_CPU_IDLE_EXIT, PL_EV_INPUT_READ, PL_EV_INPUT_DISPATCH, PL_EV_FRAME_LATCH,
+		PL_EV_DISPLAY_SUBMIT, PL_EV_DISPLAY_FLUSHED,
+	};
+	uint64_t seen[PL_EV_TYPE_MAX + 1] = { 0 };
+
+	for (size_t f = 0; f < sizeof(phone_fixtures) / sizeof(phone_fixtures[0]); f++) {
+		const struct phone_fixture *want = &phone_fixtures[f];
+		char path[512];
+		struct pl_error err;
+		struct model m;
+
+		snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", want->name);
+		CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &m.trace, &err), 0);
+		pl_model_build(&m.trace, &m.s);
+		CU_ASSERT_EQUAL_FATAL(m.s.tx.count, want->count);
+		for (uint64_t k = 0; k < want->count; k++)
+			for (int c = 0; c < PL_CATEGORIES; c++)
+				if (m.s.bd.ns[k][c] != want->ns[k][c]) {
+					fprintf(stderr, "\n  %s transaction %llu: %s %llu ns, expected %llu",
+						want->name, (unsigned long long)k, pl_category_name(c),
+						(unsigned long long)m.s.bd.ns[k][c],
+						(unsigned long long)want->ns[k][c]);
+					CU_FAIL("breakdown differs");
+				}
+		if (want->fetch_tid)
+			CU_ASSERT_EQUAL(network_sleep_ns(&m.trace, want->fetch_tid),
+					want->ns[0][PL_CAT_NETWORK]);
+		for (uint64_t i = 0; i < m.trace.nevents; i++)
+			seen[m.trace.events[i].type]++;
+		model_free(&m);
+	}
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (!seen[wanted[i]]) {
+			fprintf(stderr, "\n  no phone fixture has event type %u", wanted[i]);
+			CU_FAIL("an event type missing from the phone fixtures");
+		}
+}
+
+/* configd's DVFS: its last tap runs 18 ms at 700 MHz, the rest at 1.2 GHz as every tap before. */
+static void test_phone_frequencies(void)
+{
+	struct pl_error err;
+	struct model m;
+
+	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(PANLAB_TEST_DATA "/phone-configd.trace.bin",
+						 &m.trace, &err), 0);
+	pl_model_build(&m.trace, &m.s);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 7);
+	for (uint64_t k = 0; k < 6; k++) {
+		CU_ASSERT_EQUAL(m.s.bd.tx_freq_first[k + 1] - m.s.bd.tx_freq_first[k], 1);
+		CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[m.s.bd.tx_freq_first[k]], 1200000);
+	}
+	uint64_t i = m.s.bd.tx_freq_first[6];
+
+	CU_ASSERT_EQUAL_FATAL(m.s.bd.tx_freq_first[7] - i, 2);
+	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[i], 700000);
+	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[i], 18318000);
+	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[i + 1], 1200000);
+	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[i + 1], 89514464);
+	model_free(&m);
+}
+
 void add_fixture_tests(void)
 {
 	CU_pSuite s = CU_add_suite("fixtures", NULL, NULL);
 
 	CU_add_test(s, "every transaction of every real run: breakdown sums, shapes, animations",
 		    test_fixtures);
+	CU_add_test(s, "phone runs: exact breakdowns, network time from the records, event types",
+		    test_phone_breakdowns);
+	CU_add_test(s, "phone run: running time by frequency across a DVFS change",
+		    test_phone_frequencies);
 }
