@@ -40,24 +40,31 @@ static int number(const char *s, uint64_t max, uint64_t *v)
 	return *end || *v > max ? -1 : 0;
 }
 
-/* EDGES: a comma-separated list of kinds, or "none". */
-static int needs_of(char *s, uint32_t *needs)
+static const char *need_name(int k)
+{
+	return k == PL_NEED_NETWORK ? "network" : k == PL_NEED_IO ? "io" : pl_edge_kind_name(k);
+}
+
+/* EDGES: a comma-separated list of kinds, each once, a kind ending in '?' optional; or "none". */
+static int needs_of(char *s, uint32_t *needs, uint32_t *optional)
 {
 	char *save = NULL;
 
-	*needs = 0;
+	*needs = *optional = 0;
 	if (!strcmp(s, "none"))
 		return 0;
 	for (char *t = strtok_r(s, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		size_t len = strlen(t);
+		bool maybe = len > 1 && t[len - 1] == '?';
 		int k;
 
-		for (k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS && strcmp(t, pl_edge_kind_name(k)); k++)
+		if (maybe)
+			t[len - 1] = '\0';
+		for (k = PL_EDGE_MESSAGE; k < PL_NEEDS && strcmp(t, need_name(k)); k++)
 			;
-		if (k == PL_EDGE_KINDS)
-			k = !strcmp(t, "network") ? PL_NEED_NETWORK : !strcmp(t, "io") ? PL_NEED_IO : -1;
-		if (k < 0)
+		if (k == PL_NEEDS || ((*needs | *optional) & (1u << k)))
 			return -1;
-		*needs |= 1u << k;
+		*(maybe ? optional : needs) |= 1u << k;
 	}
 	return 0;
 }
@@ -115,10 +122,13 @@ static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, boo
 	}
 	in.key = !strcmp(l->f[2], "key");
 	in.animation = l->n == 5;
-	if (needs_of(l->f[3], &in.needs) < 0) {
+	char edges[128];
+
+	snprintf(edges, sizeof(edges), "%s", l->f[3]);	/* needs_of cuts it up */
+	if (needs_of(l->f[3], &in.needs, &in.optional) < 0) {
 		pl_error_at_line(err, path, line, "edge kinds \"%s\", expected a comma-separated list"
-				 " of message, task, binder, fork, invalidate, notify, lock, network, io,"
-				 " or none", l->f[3]);
+				 " of message, task, binder, fork, invalidate, notify, lock, network, io"
+				 " (each once, optional ones ending in ?), or none", edges);
 		return -1;
 	}
 	return declare(e, l->f[1], &in, seen, path, line, err);
@@ -264,11 +274,12 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 		if (tx->items[k].animation != want->animation)
 			fail(out, s, "%s", want->animation ? "no animation, expected one"
 						  : "an animation, expected none");
-		for (int n = PL_EDGE_MESSAGE; n < PL_NEEDS; n++)
+		for (int n = PL_EDGE_MESSAGE; n < PL_NEEDS; n++) {
 			if ((want->needs & ~have) & (1u << n))
-				fail(out, s, "critical path crosses no %s",
-				     n == PL_NEED_NETWORK ? "network" : n == PL_NEED_IO ? "io"
-							   : pl_edge_kind_name(n));
+				fail(out, s, "critical path crosses no %s", need_name(n));
+			else if ((have & ~(want->needs | want->optional)) & (1u << n))
+				fail(out, s, "critical path crosses %s, not declared", need_name(n));
+		}
 	}
 	out->ok = out->count_ok && out->nfailed == 0;
 }

@@ -3,8 +3,8 @@
 # service and switches between them with taps in each. Checks that every tap is one matched
 # transaction whose critical path has its app's shape (workloads/apps/switch.expect: task ->
 # message for asynctask, task -> binder -> message for service, so a tap routed to the wrong app
-# fails it), and that the trace's foreground events alternate between the two apps, each
-# EXIT_FOREGROUND before the next ENTER_FOREGROUND.
+# fails it, in either direction: the check is exact), and that the trace's foreground events
+# alternate between the two apps, each EXIT_FOREGROUND before the next ENTER_FOREGROUND.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 run_id=test-switch
@@ -38,4 +38,20 @@ awk '
 	      if (!bad && (enters != 5 || n != 2)) bad = enters " enters by " n " apps, expected 5 by 2"
 	      if (bad) { print "test_switch: foreground events: " bad; exit 1 } }' "$out/foreground.txt" ||
 	{ cat "$out/foreground.txt"; exit 1; }
-echo "test_switch: ok (8 transactions on two apps, shapes as declared, foreground alternating)"
+
+# A misroute in each direction, as the shape check sees it in this run's trace: tap 0 (taken by
+# asynctask) declared as service's, so meant for service and delivered to asynctask, and tap 2
+# (taken by service) declared as asynctask's. The first lacks the binder hop; the second has one
+# more kind than declared, which only an exact check catches.
+crossed=$out/crossed.expect
+sed -e 's/^expect 0,1,4,6 /expect 1,2,4,6 /' -e 's/^expect 2,3,5 /expect 0,3,5 /' \
+	"$top/workloads/apps/switch.expect" > "$crossed"
+"$top/build/analyzer/panlab-analyze" --trace "$trace" --ground-truth "$out/ground_truth.txt" \
+	--out "$out/crossed" --backend qemu --workload switch --expect "$crossed" --no-plots \
+	--no-trace-json > "$out/crossed.log" 2>&1 ||
+	{ cat "$out/crossed.log"; echo "test_switch: the analysis with $crossed failed"; exit 1; }
+failed=$(jq -c '[.shape_ok, [.expect.failed[] | "\(.input): \(.reason)"]]' "$out/crossed/summary.json")
+[ "$failed" = '[false,["0: critical path crosses no binder","2: critical path crosses binder, not declared"]]' ] ||
+	{ echo "test_switch: misroutes not caught as expected with $crossed: $failed"; exit 1; }
+echo "test_switch: ok (8 transactions on two apps, shapes as declared, foreground alternating," \
+	"a misroute caught in each direction)"

@@ -553,8 +553,9 @@ static void test_expect(void)
 			/* 12 transactions, taps 1-3 through binder, the key an animation. */
 			snprintf(bad, sizeof(bad), "%s/wrong.expect", test_tmpdir());
 			write_text(bad, "panlab-expect 1\n# wrong on purpose\ntransactions 12\n"
-				   "expect 0,4-9 tap fork,message,invalidate\n"
-				   "expect 1-3 tap binder\nexpect 10 key invalidate\n"
+				   "expect 0,4-9 tap fork,lock?,message,invalidate\n"
+				   "expect 1-3 tap fork,binder,lock?,message,invalidate\n"
+				   "expect 10 key invalidate\n"
 				   "expect 11 key none animation\n");
 			args[11] = bad;
 		}
@@ -586,8 +587,9 @@ static void test_expect(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input kind \"swipe\", expected tap or key"));
 	result_free(&r);
 	/* Tap 5 declared without a transaction, in the middle: the one it has is a failure. */
-	write_text(bad, "panlab-expect 1\ntransactions 10\nexpect 0,2,4,6,8 tap fork\n"
-		   "no-transaction 5\nexpect 1,3,7,9 tap fork,lock\nexpect 10 key invalidate\n");
+	write_text(bad, "panlab-expect 1\ntransactions 10\nexpect 0,2,4,6,8 tap fork,message,invalidate\n"
+		   "no-transaction 5\nexpect 1,3,7,9 tap fork,lock,message,invalidate\n"
+		   "expect 10 key invalidate\n");
 	snprintf(out, sizeof(out), "%s/expect-none", test_tmpdir());
 	run(args, &r);
 	CU_ASSERT_EQUAL(r.status, 0);
@@ -604,6 +606,42 @@ static void test_expect(void)
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(failed, 0), "reason")),
 			       "a transaction, expected none");
 	json_decref(s);
+	/*
+	 * Exact: A's taps (fork, message, invalidate) declared with B's lock hop fail for the
+	 * missing one, and B's taps declared as A's fail for the extra one, unless it is optional.
+	 */
+	write_text(bad, "panlab-expect 1\ntransactions 11\n"
+		   "expect 0,2 tap fork,lock,message,invalidate\n"
+		   "expect 4,6,8 tap fork,message,invalidate,lock?\n"
+		   "expect 1,3 tap fork,message,invalidate\n"
+		   "expect 5,7,9 tap fork,lock?,message,invalidate\n"
+		   "expect 10 key invalidate\n");
+	snprintf(out, sizeof(out), "%s/expect-exact", test_tmpdir());
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "declared structure: FAILED (11 inputs checked)"));
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/summary.json", out);
+	s = json_load_file(path, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	failed = json_object_get(json_object_get(s, "expect"), "failed");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(failed), 4);
+	for (int i = 0; i < 4; i++) {
+		json_t *f = json_array_get(failed, i);
+
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(f, "input")), i);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(f, "reason")),
+				       i % 2 ? "critical path crosses lock, not declared"
+					     : "critical path crosses no lock");
+	}
+	json_decref(s);
+	/* A kind twice, or twice with and without '?', is an error naming the list. */
+	write_text(bad, "panlab-expect 1\ntransactions 1\nexpect 0 tap fork,lock?,fork?\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "wrong.expect:3: edge kinds \"fork,lock?,fork?\","
+					     " expected a comma-separated list of"));
+	result_free(&r);
 	/* As many expect'ed inputs as transactions, and no id left out. */
 	write_text(bad, "panlab-expect 1\ntransactions 2\nexpect 0 tap fork\nno-transaction 1\n");
 	run(args, &r);

@@ -3,8 +3,9 @@
  * A workload's declared structure (workloads/README.md, "Expected structure":
  * workloads/apps/NAME.expect) and the graph-shape check of a run against it:
  * per input, its kind (tap or key), the causal-edge kinds its critical path
- * must cross, and whether it is an animation, or that it has no transaction
- * (it changes nothing on screen); and the number of transactions.
+ * crosses (exactly: a kind not declared fails, as a missing one does, unless
+ * it is declared optional), and whether it is an animation, or that it has no
+ * transaction (it changes nothing on screen); and the number of transactions.
  *
  * Ownership: pl_expect_read_file allocates the arrays of a caller-provided
  * struct; pl_expect_free releases them (also after an error). pl_expect_check
@@ -33,6 +34,7 @@ struct pl_expect_input {
 	bool key;		/* UI_KEY rather than a tap's UI_INPUT */
 	bool animation;
 	uint32_t needs;		/* bit k: PL_EDGE_* or PL_NEED_* k is required */
+	uint32_t optional;	/* bit k: kind k may be crossed or not; any other kind fails */
 	uint64_t line;		/* where it was declared */
 };
 
