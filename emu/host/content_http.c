@@ -47,9 +47,7 @@ static void respond(content_http *h, const char *status, const uint8_t *body,
                     size_t body_len, uint64_t latency_ns, uint32_t bytes_per_s)
 {
     char head[256];
-    int n = snprintf(head, sizeof(head), "HTTP/1.0 %s\r\nContent-Length: %zu\r\n"
-                     "Content-Type: application/octet-stream\r\n"
-                     "Connection: close\r\n\r\n", status, body_len);
+    int n = content_response_head(head, sizeof(head), status, body_len);
     vt_cancel(h->t, &h->pace);
     free(h->resp);
     h->resp = pl_xcalloc(1, (size_t)n + body_len);
@@ -75,7 +73,7 @@ static void respond_text(content_http *h, const char *status, const char *text)
  * content_dir; a bad one gets 400 with the reason as its body. */
 static void serve(content_http *h)
 {
-    content_req r;
+    struct content_req r;
     struct pl_error err;
     char file[1024];
     if (content_req_parse(h->req, &r, &err) < 0) {

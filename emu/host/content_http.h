@@ -1,4 +1,4 @@
-/* The content server's TCP side: HTTP/1.0 requests (content_request.h)
+/* The content server's TCP side: HTTP/1.0 requests (panlab/content_request.h)
  * arrive as bytes, and responses (a head, then the file or generated
  * content) are released after the request's latency and paced in
  * CONTENT_PIECE_BYTES pieces, as the guest's svc-content does. Where the
@@ -12,9 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../time.h"
-#include "content_request.h"
+#include "panlab/content_request.h"
 
-#define CONTENT_REQ_MAX 4096
 
 /* The connection to the guest: how many bytes it takes now, and taking them. */
 typedef struct content_conn {

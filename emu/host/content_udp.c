@@ -85,7 +85,7 @@ int content_udp_intercept(content_udp *u, const uint8_t *f, size_t len)
     memcpy(u->mac, f + 6, 6);
     memcpy(u->ip, ip + 12, 4);
     u->port = (uint16_t)(udp[0] << 8 | udp[1]);
-    content_req r;
+    struct content_req r;
     int ok = content_req_parse(req, &r, &err) == 0;
     if (ok && !r.generated) {
         pl_error_set(&err, "bad request: UDP serves /fetch only");

@@ -1,9 +1,9 @@
 /* The content server's UDP side. libslirp forwards only TCP to an
  * in-emulator server, so a datagram to the server's UDP port is taken off
  * the wire before slirp and answered with Ethernet/IPv4/UDP frames made
- * here: svc-content's UDP response (workloads/apps/content_service.h), one
- * datagram per piece, the last shorter or empty. The request is the same
- * text as over TCP, "GET /fetch?... HTTP/1.0".
+ * here: the UDP response of the content protocol
+ * (include/panlab/content_request.h), one datagram per piece, the last
+ * shorter or empty. The request is the same text as over TCP.
  *
  * Ownership: the struct is the caller's; the engine must outlive it. */
 #ifndef PANLAB_HOST_CONTENT_UDP_H
@@ -12,8 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../time.h"
-
-#define CONTENT_UDP_PORT 7070   /* svc-content's port, content_service.h */
+#include "panlab/content_request.h"
 
 typedef struct content_udp {
     vt_engine *t;

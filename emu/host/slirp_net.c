@@ -15,7 +15,7 @@
 
 #define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
 #define SERVER_ADDR "10.0.2.100"
-#define SERVER_PORT 80
+#define SERVER_PORT CONTENT_HTTP_PORT
 
 /* libslirp's timers, kept in creation order: slirp creates them in the
  * same order in every process, which is how a snapshot finds them. */

@@ -3,7 +3,7 @@
  * virtio-net and libslirp's user-mode TCP/IP stack (guest 10.0.2.15,
  * gateway 10.0.2.2), with a content server inside the emulator at
  * 10.0.2.100:80 (HTTP/1.0 GET of files under a host directory, or of
- * generated content with a latency and pacing: content_request.h), and a
+ * generated content with a latency and pacing: include/panlab/content_request.h), and a
  * UDP responder for the same requests at 10.0.2.100:7070. Slirp
  * runs restricted: the guest reaches nothing outside, and slirp's clock
  * and timers are the engine's, so network runs are deterministic. Every
@@ -11,8 +11,8 @@
  * time) at the moment it crosses the guest's NIC.
  *
  * The jobs live apart: net_wire.c (the link model), net_capture.c (pcap),
- * content_http.c and content_udp.c (the server over TCP and UDP),
- * content_request.c (parsing requests); this file is the libslirp glue
+ * content_http.c and content_udp.c (the server over TCP and UDP, parsing
+ * requests with include/panlab/content_request.h); this file is the libslirp glue
  * that joins them.
  *
  * Ownership: slirp_net_new() allocates, slirp_net_free() frees and closes

@@ -1,14 +1,15 @@
-/* CUnit tests of the in-emulator content server's request parsing
- * (host/content_request.c): good requests, and each bad one refused with
- * its reason. */
+/* CUnit tests of the content protocol's request parsing, which the
+ * emulator's content server and the guest's svc-content share
+ * (include/panlab/content_request.h): good requests, the apps' request
+ * parsed back, and each bad one refused with its reason. */
 #include <CUnit/Basic.h>
 #include <string.h>
-#include "../host/content_request.h"
+#include "panlab/content_request.h"
 #include "panlab/error.h"
 
 static void test_file(void)
 {
-    content_req r;
+    struct content_req r;
     struct pl_error err = { "" };
     CU_ASSERT_EQUAL(content_req_parse("GET /hello.txt HTTP/1.0\r\n\r\n", &r, &err), 0);
     CU_ASSERT_EQUAL(r.generated, 0);
@@ -17,7 +18,7 @@ static void test_file(void)
 
 static void test_fetch(void)
 {
-    content_req r;
+    struct content_req r;
     struct pl_error err = { "" };
     CU_ASSERT_EQUAL(content_req_parse("GET /fetch?bytes=32768&latency_ms=200&rate=524288"
                                       " HTTP/1.1\r\nHost: x\r\n\r\n", &r, &err), 0);
@@ -32,9 +33,30 @@ static void test_fetch(void)
     CU_ASSERT_EQUAL(r.bytes_per_s, 0);
 }
 
+/* What content_fetch sends is what both peers parse, to the same numbers. */
+static void test_round_trip(void)
+{
+    struct content_req r;
+    struct pl_error err = { "" };
+    char req[128];
+    int n = content_req_format(req, sizeof(req), CONTENT_MAX_BYTES, CONTENT_MAX_LATENCY_MS,
+                               UINT32_MAX);
+    CU_ASSERT(n > 0 && (size_t)n < sizeof(req));
+    CU_ASSERT_EQUAL(content_req_parse(req, &r, &err), 0);
+    CU_ASSERT_EQUAL(r.generated, 1);
+    CU_ASSERT_EQUAL(r.bytes, CONTENT_MAX_BYTES);
+    CU_ASSERT_EQUAL(r.latency_ms, CONTENT_MAX_LATENCY_MS);
+    CU_ASSERT_EQUAL(r.bytes_per_s, UINT32_MAX);
+    n = content_response_head(req, sizeof(req), "200 OK", 32768);
+    CU_ASSERT(n > 0 && (size_t)n < sizeof(req));
+    static const char start[] = "HTTP/1.0 200 OK\r\nContent-Length: 32768\r\n";
+    CU_ASSERT_EQUAL(strncmp(req, start, sizeof(start) - 1), 0);
+    CU_ASSERT_STRING_EQUAL(req + n - 4, "\r\n\r\n");
+}
+
 static void expect_bad(const char *req, const char *reason)
 {
-    content_req r;
+    struct content_req r;
     struct pl_error err = { "" };
     CU_ASSERT_EQUAL(content_req_parse(req, &r, &err), -1);
     if (!strstr(err.msg, reason))
@@ -67,9 +89,10 @@ int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 1;
-    CU_pSuite s = CU_add_suite("content server requests", NULL, NULL);
+    CU_pSuite s = CU_add_suite("content protocol requests", NULL, NULL);
     CU_add_test(s, "file", test_file);
     CU_add_test(s, "fetch", test_fetch);
+    CU_add_test(s, "the apps' request and the response head", test_round_trip);
     CU_add_test(s, "bad requests", test_bad);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

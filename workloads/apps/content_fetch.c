@@ -1,7 +1,5 @@
 /* See content_fetch.h. */
 #include <arpa/inet.h>
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -9,26 +7,7 @@
 #include <unistd.h>
 
 #include "content_fetch.h"
-#include "content_service.h"
-
-/* The emulator's content server, or NULL for svc-content. */
-const char *content_emulator_host(void)
-{
-	return getenv("PANLAB_CONTENT_HOST");
-}
-
-/* Sends the request: svc-content's struct, or an HTTP GET to the emulator's server. */
-static int send_request(int fd, const struct content_request *req)
-{
-	char get[128];
-	int n;
-
-	if (!content_emulator_host())
-		return send(fd, req, sizeof(*req), MSG_NOSIGNAL) == (ssize_t)sizeof(*req) ? 0 : -1;
-	n = snprintf(get, sizeof(get), "GET /fetch?bytes=%u&latency_ms=%u&rate=%u HTTP/1.0\r\n\r\n",
-		     req->bytes, req->latency_ms, req->bytes_per_s);
-	return send(fd, get, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -1;
-}
+#include "panlab/content_request.h"
 
 /* Skips an HTTP response head ending in buf[0..n): returns how many of those bytes are still
  * head (the rest is body); *state counts the matched "\r\n\r\n" bytes, 4 once the head is over,
@@ -49,47 +28,44 @@ static size_t skip_head(const uint8_t *buf, size_t n, unsigned *state, unsigned 
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache)
 {
-	const struct content_request req = { bytes, latency_ms, bytes_per_s };
-	const char *host = content_emulator_host();
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(CONTENT_PORT),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	const char *host = getenv("PANLAB_CONTENT_HOST");
+	int http = sock_type == SOCK_STREAM;
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(http ? CONTENT_HTTP_PORT : CONTENT_UDP_PORT) };
 	/* A datagram lost on the way must not hang the app: give up after 5 s. */
 	struct timeval timeout = { .tv_sec = 5 };
-	uint8_t buf[CONTENT_CHUNK_BYTES];
+	uint8_t buf[CONTENT_PIECE_BYTES];
+	char get[128];
 	uint64_t sum = 0, got = 0;
-	/* The emulator's TCP response has an HTTP head and is not closed after its body. */
-	int http = host && sock_type == SOCK_STREAM;
+	/* Over TCP the body follows an HTTP head, and the server need not close after it. */
 	unsigned head_state = http ? 0 : 4, head_seen = 0;
-	int head_ok = 1;
+	int head_ok = host && inet_pton(AF_INET, host, &a.sin_addr) == 1;
+	int n = content_req_format(get, sizeof(get), bytes, latency_ms, bytes_per_s);
 	int fd = socket(AF_INET, sock_type | SOCK_CLOEXEC, 0);
+
 	if (fd < 0)
 		return 0;
-	if (host) {
-		if (sock_type == SOCK_STREAM)
-			a.sin_port = htons(CONTENT_HTTP_PORT);
-		if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-			head_ok = 0;
-	}
 	if (head_ok && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
-	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && send_request(fd, &req) == 0) {
+	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    send(fd, get, (size_t)n, MSG_NOSIGNAL) == n) {
 		while (!http || got < bytes) {
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
-			if (n <= 0)
+			ssize_t r = recv(fd, buf, sizeof(buf), 0);
+			if (r <= 0)
 				break;
 			size_t off = head_state < 4 ?
-				skip_head(buf, (size_t)n, &head_state, &head_seen, &head_ok) : 0;
+				skip_head(buf, (size_t)r, &head_state, &head_seen, &head_ok) : 0;
 			if (!head_ok)
 				break;
-			n -= (ssize_t)off;
-			got += (uint64_t)n;
-			if (*cache >= 0 && write(*cache, buf + off, (size_t)n) != n) {
+			r -= (ssize_t)off;
+			got += (uint64_t)r;
+			if (*cache >= 0 && write(*cache, buf + off, (size_t)r) != r) {
 				close(*cache);
 				*cache = -1;
 			}
-			for (ssize_t i = 0; i < n; i++)
+			for (ssize_t i = 0; i < r; i++)
 				sum = sum * 31 + buf[off + (size_t)i];
 			/* A datagram response ends with a short datagram. */
-			if (sock_type == SOCK_DGRAM && (size_t)n < sizeof(buf))
+			if (!http && (size_t)r < sizeof(buf))
 				break;
 		}
 	}

@@ -1,20 +1,20 @@
 /*
- * One fetch from the content server (content_service.h): svc-content over loopback, or the
- * emulator's server at PANLAB_CONTENT_HOST on the phone. Shared by the network apps.
+ * One fetch from the network workloads' content peer, in the one protocol of
+ * include/panlab/content_request.h, at the address the session exports in PANLAB_CONTENT_HOST
+ * (the emulator's server on the phone, svc-content on loopback on qemu). Shared by the network
+ * apps.
  */
 #ifndef PANLAB_CONTENT_FETCH_H
 #define PANLAB_CONTENT_FETCH_H
 
 #include <stdint.h>
 
-/* The emulator's content server's address (PANLAB_CONTENT_HOST), or NULL for svc-content. */
-const char *content_emulator_host(void);
-
 /*
- * Fetches `bytes` over sock_type (SOCK_STREAM or SOCK_DGRAM) after the server's latency_ms,
- * paced to bytes_per_s, blocking in recv(). What arrives is also written to *cache unless it
- * is -1; a failed write closes it and sets it to -1. Returns a checksum of the content plus
- * its length, or 0 on failure.
+ * Fetches `bytes` over sock_type (SOCK_STREAM: HTTP over TCP; SOCK_DGRAM: a request datagram and
+ * paced response datagrams) after the peer's latency_ms, paced to bytes_per_s, blocking in
+ * recv(). What arrives is also written to *cache unless it is -1; a failed write closes it and
+ * sets it to -1. Returns a checksum of the content plus its length, or 0 on failure (no peer
+ * address among them).
  */
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache);

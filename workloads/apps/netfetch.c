@@ -3,11 +3,9 @@
  * THREAD_POOL_EXECUTOR whose background step fetches NETFETCH_BYTES from the content server
  * with the tap's param as the server's latency in ms and NETFETCH_BYTES_PER_S of bandwidth,
  * blocking in recv() on the socket; post-execute draws the result (the byte count's checksum).
- * The server is svc-content (another process, over loopback TCP), or, when the session exports
- * PANLAB_CONTENT_HOST (the phone, whose init brings eth0 up), the emulator's own HTTP content
- * server at that address over virtio-net: GET /fetch?bytes=&latency_ms=&rate= (TCP port 80, or
- * one datagram to UDP port 7070) gives the same response after the same latency and pacing,
- * timed on the emulator's clock.
+ * The server is the content peer at PANLAB_CONTENT_HOST (content_fetch.h): GET
+ * /fetch?bytes=&latency_ms=&rate= over HTTP (or one datagram) gives the same response after the
+ * same latency and pacing on either backend.
  *
  * Built again with NETFETCH_UDP as app-netdgram: the same fetch as a request datagram and
  * paced response datagrams (UDP datagram blocking).
@@ -18,7 +16,6 @@
  *
  * No logging here: every trace event comes from the platform and the kernel.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +90,6 @@ static void on_tap(struct bench_ui *ui, int32_t param)
 
 static int on_create(struct pl_app *app, void *ctx)
 {
-	/* The emulator's server needs no peer in the guest. */
-	if (!content_emulator_host() && pl_app_start_service(app, "content") != 0)
-		return -ECHILD;
 	return bench_ui_create(app, ctx);
 }
 

@@ -150,9 +150,6 @@ static int on_create(struct pl_app *app, void *ctx)
 {
 	if (make_story_file() != 0)
 		return -EIO;
-	/* The emulator's server needs no peer in the guest. */
-	if (!content_emulator_host() && pl_app_start_service(app, "content") != 0)
-		return -ECHILD;
 	return bench_ui_create(app, ctx);
 }
 

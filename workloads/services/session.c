@@ -109,7 +109,8 @@ struct child {
 #define MAX_LOADS 4
 #define DEFAULT_DRAIN_MS 100
 #define MAX_APPS 4
-static struct child children[4 + MAX_LOADS + MAX_APPS];
+/* servicemanager, compositor, inputd, svc-content, panlab-replay; the loads; the apps */
+static struct child children[5 + MAX_LOADS + MAX_APPS];
 static size_t nchildren;
 
 static void kill_children(void)
@@ -518,6 +519,13 @@ int main(int argc, char **argv)
 	start_binder(bin_dir);
 	start_service(bin_dir, "compositor");
 	start_service(bin_dir, "inputd");
+	/* The network workloads' content peer: the backend's (the phone's init exports its
+	 * address), or svc-content on loopback; the apps only read the address. */
+	if (!getenv("PANLAB_CONTENT_HOST")) {
+		start_service(bin_dir, "svc-content");
+		if (setenv("PANLAB_CONTENT_HOST", "127.0.0.1", 1) != 0)
+			pl_die("setenv PANLAB_CONTENT_HOST: %s", strerror(errno));
+	}
 	char app[256];
 	snprintf(app, sizeof(app), "app-%s", workload);
 	/* app-APP@VARIANT+LOAD+LOAD: the app's name ends at the first '@' or '+'. */
