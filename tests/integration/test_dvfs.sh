@@ -10,14 +10,11 @@
 #  - on qemu, a DVFS option is refused with one line before anything boots.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$top/build
 mkdir -p "$top/out"
 fail() { echo "test_dvfs: $*"; exit 1; }
 
-cat "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz" > "$top/out/test-dvfs-initrd.gz"
 out=$top/out/test-dvfs-guest
-"$top/scripts/run-phone.sh" --test panlab-dvfs --initrd "$top/out/test-dvfs-initrd.gz" --out "$out" \
-	> "$out.log" 2>&1 || { tail -n 20 "$out.log"; fail "the guest test failed; log in out/test-dvfs-guest.log"; }
+"$top/tests/integration/guest-test.sh" panlab-dvfs "$out"
 grep -a '^panlab-dvfs: ' "$out/console.log" | tr -d '\r'
 
 run_id=test-dvfs-ondemand
