@@ -202,7 +202,8 @@ done | jq -R -s 'split("\n") | map(select(length > 0) | split(" ") | map(tonumbe
 	| {p96_on_minus_off_2cores_ms: {all: .[0][0], even_half: .[1][0], odd_half: .[2][0]},
 	   p98_on_minus_off_1core_ms: {all: .[0][1], even_half: .[1][1], odd_half: .[2][1]}}')
 jq -n --argjson determinism "$determinism" --argjson stability "$stability" --argjson halves "$halves" \
-	--argjson ntaps "$(wc -l < "$dir/c1-on.latency.txt")" \ --argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$((nshort1 + nshort2))" \
+	--argjson ntaps "$(wc -l < "$dir/c1-on.latency.txt")" \
+	--argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$((nshort1 + nshort2))" \
 	--argjson p96 "$p96_2" --argjson p98 "$p98_1" \
 	--argjson below60 "$below60" --argjson above60 "$above60" --argjson max60 "$max60" \
 	--argjson cores_short "$cores_short" --argjson cores_long "$cores_long" --argjson ncores_short "$ncores_short" \
