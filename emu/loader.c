@@ -10,49 +10,27 @@
 #include <libfdt.h>
 #include "loader.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 #include "dev/sdcard.h"
 
 #define ZIMAGE_MAGIC 0x016f2818u
 #define ZIMAGE_MAGIC_OFF 0x24
 #define CPIO_NEWC "070701"
 
-static int read_all(const char *path, uint8_t **data, size_t *bytes,
-                    struct pl_error *err)
+/* Reads a whole boot image of at most cap bytes; an empty file is an error too. */
+static int read_all(const char *path, size_t cap, const char *what, uint8_t **data,
+                    size_t *bytes, struct pl_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    char *buf;
+    size_t n;
+    if (pl_read_file(path, cap, what, &buf, &n, err) < 0)
         return -1;
-    }
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        uint8_t *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        pl_error_set(err, "%s: cannot read: %s", path,
-                 buf ? strerror(errno) : "out of memory");
-        free(buf);
-        return -1;
-    }
     if (n == 0) {
-        pl_error_set(err, "%s@0: empty file", path);
+        pl_error_at_offset(err, path, 0, "empty file, expected %s", what);
         free(buf);
         return -1;
     }
-    *data = buf;
+    *data = (uint8_t *)buf;
     *bytes = n;
     return 0;
 }
@@ -68,7 +46,7 @@ int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err) < 0)
+    if (read_all(path, PL_CAP_KERNEL_BYTES, "a zImage", &d, &n, err) < 0)
         return -1;
     if (n < ZIMAGE_MAGIC_OFF + 12) {
         pl_error_set(err, "%s@%zu: truncated, expected a zImage header "
@@ -116,7 +94,7 @@ int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err) < 0)
+    if (read_all(path, PL_CAP_INITRD_BYTES, "an initramfs", &d, &n, err) < 0)
         return -1;
     uint8_t head[6];
     size_t off = 0;
@@ -149,7 +127,7 @@ int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err) < 0)
+    if (read_all(path, PL_CAP_DTB_BYTES, "a device tree blob", &d, &n, err) < 0)
         return -1;
     int rc = n < sizeof(struct fdt_header) ? -FDT_ERR_TRUNCATED
                                            : fdt_check_header(d);

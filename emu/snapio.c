@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include "snapio.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 #define MAGIC "PANLABSN"
 #define MAGIC_BYTES 8
@@ -200,12 +201,15 @@ static uint64_t le(const uint8_t *b, int n)
 
 snap_r *snap_r_open(const char *path, uint32_t version, struct pl_error *err)
 {
-    snap_r *r = calloc(1, sizeof(*r));
+    snap_r *r = pl_xcalloc(1, sizeof(*r));
     struct stat st;
-    if (!r || !(r->f = fopen(path, "rb")) || fstat(fileno(r->f), &st) != 0) {
-        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-        if (r && r->f)
-            fclose(r->f);
+    if (!(r->f = pl_open_input(path, err))) {
+        free(r);
+        return NULL;
+    }
+    if (fstat(fileno(r->f), &st) != 0) {
+        pl_error_file(err, path, "cannot open: %s", strerror(errno));
+        fclose(r->f);
         free(r);
         return NULL;
     }

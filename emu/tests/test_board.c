@@ -29,6 +29,7 @@
 #include "../host/snapshot.h"
 #include "../host/slirp_net.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
 static char tmpdir[] = "/tmp/test_board.XXXXXX";
@@ -107,6 +108,42 @@ static void test_zimage(void)
     fclose(f);
     expect_err(loader_read_zimage(p, &d, &n, &err), err.msg,
                "trunc@4096: truncated");
+}
+
+static machine *machine_of(int ncores);
+
+/* A directory, an endless device or a file over the cap, for each boot
+ * image, the System.map and a snapshot: one line, nothing read past the
+ * cap. */
+static void test_not_files(void)
+{
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    expect_err(loader_read_zimage(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_initrd(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_dtb(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_zimage("/dev/zero", &d, &n, &err), err.msg,
+               "/dev/zero@67108864: more than the 67108864-byte cap for a zImage");
+    expect_err(loader_read_dtb("/dev/zero", &d, &n, &err), err.msg,
+               "/dev/zero@2097152: more than the 2097152-byte cap for a device tree blob");
+    const char *big = write_file("big.cpio.gz", "", 0);
+    CU_ASSERT_FATAL(truncate(big, (off_t)PL_CAP_INITRD_BYTES + 1) == 0);
+    expect_err(loader_read_initrd(big, &d, &n, &err), err.msg,
+               "big.cpio.gz: 536870913 bytes, more than the 536870912-byte cap for an initramfs");
+    unlink(big);
+    guest_clock g;
+    phys_map *m = phys_map_new();
+    expect_err(guest_clock_init(&g, m, "/dev/zero", 0xc0000000u, MACH_RAM, &err),
+               err.msg, "/dev/zero@268435456: more than the 268435456-byte cap for a System.map");
+    phys_map_free(m);
+    machine *mach = machine_of(1);
+    expect_err(snapshot_load(tmpdir, mach, NULL, &err), err.msg,
+               "is a directory, expected a file");
+    machine_free(mach);
 }
 
 static void test_initrd(void)
@@ -1518,6 +1555,7 @@ int main(int argc, char **argv)
         return 1;
     CU_pSuite s = CU_add_suite("board", NULL, NULL);
     CU_add_test(s, "zImage checks", test_zimage);
+    CU_add_test(s, "directories, endless and huge inputs", test_not_files);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
