@@ -139,6 +139,8 @@ typedef struct phone {
     gdbstub *gdb;
     double start_s;
     int saved_only;             /* the run ended at the snapshot point */
+    uint64_t seen_output_ns;    /* the guest's last progress, when the host guard saw it */
+    double seen_cpu_s;          /* host_cpu_s() then */
 } phone;
 
 /* Reads the inputs and opens the outputs, in the order the options name
@@ -296,6 +298,20 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
         fprintf(stderr, "%s: the guest made no progress for %llu virtual "
                 "seconds (at %.3f s); stopping\n", prog,
                 (unsigned long long)o->hang_s, (double)now / 1e9);
+        return 1;
+    }
+    /* The host-time guard: a core taking one fault after another (a
+     * vector table that is not mapped) crawls through virtual time, so
+     * --hang-s alone could take hours of host time to fire. */
+    if (c->last_output_ns != p->seen_output_ns || !p->seen_cpu_s) {
+        p->seen_output_ns = c->last_output_ns;
+        p->seen_cpu_s = host_cpu_s();
+    } else if (host_cpu_s() - p->seen_cpu_s >= (double)o->hang_host_s) {
+        fprintf(stderr, "%s: the guest made no progress for %llu s of host CPU "
+                "time, in which virtual time advanced %.3f s (at %.3f s); stopping "
+                "(--hang-host-s; a core looping through its exception vectors?)\n",
+                prog, (unsigned long long)o->hang_host_s,
+                (double)(now - c->last_output_ns) / 1e9, (double)now / 1e9);
         return 1;
     }
     if (now >= until) {

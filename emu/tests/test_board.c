@@ -16,6 +16,7 @@
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+#include "../cpu/arm_int.h"
 #include "../loader.h"
 #include "../fdtgen.h"
 #include "../dev/gic.h"
@@ -272,6 +273,15 @@ static void test_hang_and_panic(void)
              make_program("spin", spin, 1, NULL));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
+    /* A jump to unmapped 0 with the vectors at 0: one Prefetch Abort after
+     * another. --hang-s would need 1000 virtual seconds; the host-time
+     * guard stops it after one CPU second. */
+    static const uint32_t to_zero[] = { 0xe3a0f000 };   /* mov pc, #0 */
+    snprintf(args, sizeof(args), "--kernel %s --hang-s 1000 --hang-host-s 1",
+             make_program("vectors", to_zero, 1, NULL));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 s of host CPU time"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "exception vectors"));
     static const uint32_t panic[] = {
         0xe3001000,     /* movw r1, #0 */
         0xe3401900,     /* movt r1, #0x0900: the PL011 */
@@ -1492,6 +1502,65 @@ static void expect_load_error(const char *path, int ncores, const char *want)
     machine_free(m);
 }
 
+/* A snapshot whose checksums pass but whose CPU state cannot run: each is
+ * refused at load with the field's offset, before any guest time passes. */
+static void expect_unresumable(const char *name, void (*spoil)(arm_cpu *),
+                               const char *want)
+{
+    machine *m = machine_of(2);
+    start_program(m);
+    vt_run(machine_engine(m), 300000);
+    spoil(arm_sys_cpu(machine_cpus(m), 0));
+    struct pl_error err;
+    const char *path = tmp_path(name);
+    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, NULL, &err), 0);
+    machine_free(m);
+    expect_load_error(path, 2, want);
+}
+
+static void mmu_on_bad_ttbr(arm_cpu *c)
+{
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.ttbr0 = 0x12340000;
+}
+
+static void pc_outside_ram(arm_cpu *c) { c->pc = 0x20000000; }
+
+/* The MMU on with a flat map of the 16 MiB of RAM in 1 MiB sections (ARM
+ * ARM B3.5.1; domain 0 as manager), the vectors at an unmapped address. */
+static void vectors_outside_ram(arm_cpu *c)
+{
+    uint32_t table = MACH_RAM + 0x100000;
+    uint8_t *l1 = phys_ram_ptr(c->sys->map, table, 0x4000);
+    for (uint32_t mb = 0; mb < 16; mb++) {
+        uint32_t pa = MACH_RAM + (mb << 20), desc = pa | 3u << 10 | 2;
+        memcpy(l1 + (pa >> 20) * 4, &desc, 4);
+    }
+    c->cp15.ttbr0 = table;
+    c->cp15.dacr = 3;
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.vbar = 0x20000000;
+}
+static void jazelle(arm_cpu *c) { c->cpsr |= CPSR_J; }
+static void lpae(arm_cpu *c) { c->cp15.ttbcr |= 1u << 31; }
+
+static void test_unresumable(void)
+{
+    /* The records begin at byte 60 (header 12, MACH 12 + 12 + 4 bytes of
+     * CRC, CPUS header 12); ttbr0 is at 268 in a record. */
+    expect_unresumable("ttbr.snap", mmu_on_bad_ttbr,
+                       "ttbr.snap@328: core 0: ttbr0 0x12340000 puts the translation "
+                       "table at 0x12340000, outside RAM");
+    expect_unresumable("pc.snap", pc_outside_ram,
+                       "core 0: pc 0x20000000 is at physical 0x20000000, expected the next "
+                       "instruction in RAM");
+    expect_unresumable("vbar.snap", vectors_outside_ram,
+                       "core 0: vbar 0x20000000: the exception vectors at 0x20000000 fault "
+                       "in translation, status 0x00000005");
+    expect_unresumable("jazelle.snap", jazelle, "core 0: cpsr");
+    expect_unresumable("lpae.snap", lpae, "core 0: ttbcr");
+}
+
 static void test_bad_files(void)
 {
     long n = file_bytes(saved_snapshot());
@@ -1579,6 +1648,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_add_test(s, "snapshot: save, restore, continue identically", test_round_trip);
     CU_add_test(s, "snapshot: bad files", test_bad_files);
+    CU_add_test(s, "snapshot: CPU state that cannot resume", test_unresumable);
     CU_add_test(s, "snapshot: command line", test_snapshot_cli);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
