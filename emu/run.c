@@ -390,9 +390,10 @@ static void report(phone *p, int status, double h0, double c0)
 static void close_all(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
-    if (p->con.f != stdout)
-        fclose(p->con.f);
-    if (p->gt && fclose(p->gt) != 0)
+    /* ferror too: a write that failed mid-run leaves no trace in fclose. */
+    if (p->con.f != stdout && (ferror(p->con.f) | (fclose(p->con.f) != 0)))
+        die_file(o->console_path, "cannot write");
+    if (p->gt && (ferror(p->gt) | (fclose(p->gt) != 0)))
         die_file(o->gt_path, "cannot write");
     phone_replay_free(p->rp);
     pl_script_free(p->script);

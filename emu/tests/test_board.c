@@ -16,6 +16,7 @@
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+#include "../ports.h"
 #include "../cpu/arm_int.h"
 #include "../loader.h"
 #include "../fdtgen.h"
@@ -844,6 +845,34 @@ static void post(int q, int slot, uint32_t buf, uint32_t len, int writable)
     put16(VQ_AVAIL + off + 2, (uint16_t)(idx + 1));
 }
 
+/* A port whose file fails mid-run (a full disk): the run learns it, counts
+ * the bytes lost, and the close fails naming the file. */
+static void test_port_write_failure(void)
+{
+    machine *m = machine_of(1);
+    console_watch con = { .vt = machine_engine(m) };
+    port_list l;
+    port_files pf;
+    machine_config cfg;
+    struct pl_error err;
+    port_list_default(&l);
+    CU_ASSERT_EQUAL_FATAL(port_list_set(&l, "panlab.trace", 12, "/dev/full", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(port_files_open(&pf, &l, &con, &cfg, &err), 0);
+    static uint8_t chunk[10000];
+    int k = 0;
+    while (strcmp(cfg.port_name[k], "panlab.trace"))
+        k++;
+    for (int i = 0; i < 3; i++) {
+        cfg.port_out[k].put(cfg.port_out[k].opaque, chunk, sizeof(chunk));
+        port_files_flush(&pf);
+    }
+    CU_ASSERT_EQUAL(pf.file[k].lost_bytes, 30000);
+    CU_ASSERT_EQUAL(port_files_close(&pf, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: cannot write: No space left on device; "
+                           "30000 bytes of the port's output were lost");
+    machine_free(m);
+}
+
 static void test_console_ports(void)
 {
     const char *names[] = { "panlab.trace" };
@@ -1648,6 +1677,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_add_test(s, "snapshot: save, restore, continue identically", test_round_trip);
     CU_add_test(s, "snapshot: bad files", test_bad_files);
+    CU_add_test(s, "a port's file fails mid-run", test_port_write_failure);
     CU_add_test(s, "snapshot: CPU state that cannot resume", test_unresumable);
     CU_add_test(s, "snapshot: command line", test_snapshot_cli);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -726,6 +727,31 @@ static void test_not_files(void)
 	unlink(huge);
 }
 
+/* Each output written to a full disk (a link to /dev/full): one line naming it, exit 1. */
+static void test_full_disk(void)
+{
+	static const char *const outputs[] = { "summary.json", "transactions.csv", "trace.json",
+					       "latency_cdf.svg", "breakdown.svg", "stream.json" };
+	char *trace = write_trace("seq-full.bin", 0, 0, -1);
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		char out[256], link[300], want[320];
+
+		snprintf(out, sizeof(out), "%s/full-%zu", test_tmpdir(), i);
+		CU_ASSERT_FATAL(mkdir(out, 0755) == 0);
+		snprintf(link, sizeof(link), "%s/%s", out, outputs[i]);
+		CU_ASSERT_FATAL(symlink("/dev/full", link) == 0);
+		snprintf(want, sizeof(want), "%s: cannot write", link);
+		int stream = !strcmp(outputs[i], "stream.json");
+		const char *run_args[] = { "--trace", trace, "--ground-truth",
+					   PANLAB_TEST_DATA "/sequential.gt", "--out", out, "--backend",
+					   "qemu", "--workload", "asynctask", NULL };
+		const char *stream_args[] = { "stream", "--trace", trace, "--out", out, NULL };
+
+		expect_one_error(stream ? stream_args : run_args, want);
+	}
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -743,4 +769,5 @@ void add_cli_tests(void)
 	CU_add_test(s, "ground-truth syntax error", test_ground_truth_syntax);
 	CU_add_test(s, "usage errors", test_usage);
 	CU_add_test(s, "directories, endless and huge inputs", test_not_files);
+	CU_add_test(s, "outputs on a full disk", test_full_disk);
 }
