@@ -273,6 +273,29 @@ static void start_guest(phone *p, struct pl_error *err)
         die(err);
 }
 
+/* When a booted guest dies before /init, the image most likely at fault,
+ * as the tail of the one error line ("" otherwise). */
+static const char *early_suspect(const phone *p, char *buf, size_t len)
+{
+    const phone_options *o = p->o;
+    const console_watch *c = &p->con;
+    if (o->snap_load || c->init_ns)
+        return "";
+    if (o->initrd && (c->initrd_failed || strstr(c->panic, GUEST_CONSOLE_NO_INIT) ||
+                      strstr(c->panic, GUEST_CONSOLE_NO_ROOT)))
+        snprintf(buf, len, "; before /init: most likely the initramfs %s (%s)", o->initrd,
+                 c->initrd_failed ? "the kernel could not unpack it" :
+                 "it gave the kernel no /init");
+    else if (!c->spoke)
+        snprintf(buf, len, "; the guest printed nothing: most likely the kernel %s%s%s "
+                 "(or a console= missing from --append)", o->kernel,
+                 o->dtb_in ? " or the device tree " : "", o->dtb_in ? o->dtb_in : "");
+    else
+        snprintf(buf, len, "; before /init: most likely the kernel %s%s%s", o->kernel,
+                 o->dtb_in ? " or the device tree " : "", o->dtb_in ? o->dtb_in : "");
+    return buf;
+}
+
 /* Why the run must stop now, printed; 0 if it goes on. *stop is set when
  * it ends without a failure (the guest powered off). */
 static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
@@ -289,15 +312,17 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
                 "the run)\n", prog);
         return 1;
     }
+    char why[1024];
     if (c->panic[0] && (st != MACHINE_RUNNING || now >= c->panic_ns + PANIC_GRACE_NS)) {
-        fprintf(stderr, "%s: guest kernel panic at %.6f s: %s\n", prog,
-                (double)c->panic_ns / 1e9, c->panic);
+        fprintf(stderr, "%s: guest kernel panic at %.6f s: %s%s\n", prog,
+                (double)c->panic_ns / 1e9, c->panic, early_suspect(p, why, sizeof(why)));
         return 1;
     }
     if (now - c->last_output_ns >= o->hang_s * VT_NS_PER_S) {
         fprintf(stderr, "%s: the guest made no progress for %llu virtual "
-                "seconds (at %.3f s); stopping\n", prog,
-                (unsigned long long)o->hang_s, (double)now / 1e9);
+                "seconds (at %.3f s); stopping%s\n", prog,
+                (unsigned long long)o->hang_s, (double)now / 1e9,
+                early_suspect(p, why, sizeof(why)));
         return 1;
     }
     /* The host-time guard: a core taking one fault after another (a
@@ -309,9 +334,10 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
     } else if (host_cpu_s() - p->seen_cpu_s >= (double)o->hang_host_s) {
         fprintf(stderr, "%s: the guest made no progress for %llu s of host CPU "
                 "time, in which virtual time advanced %.3f s (at %.3f s); stopping "
-                "(--hang-host-s; a core looping through its exception vectors?)\n",
+                "(--hang-host-s; a core looping through its exception vectors?)%s\n",
                 prog, (unsigned long long)o->hang_host_s,
-                (double)(now - c->last_output_ns) / 1e9, (double)now / 1e9);
+                (double)(now - c->last_output_ns) / 1e9, (double)now / 1e9,
+                early_suspect(p, why, sizeof(why)));
         return 1;
     }
     if (now >= until) {

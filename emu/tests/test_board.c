@@ -64,13 +64,22 @@ static const char *write_gz(const char *name, const char *text)
     return p;
 }
 
-/* A minimal zImage: the magic at 0x24, start 0 and end = size. */
+/* The gzip member of an empty file (gzip -n), as the compressed kernel a
+ * zImage must carry. */
+static const uint8_t empty_gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0,
+                                    0, 0, 0, 0, 0, 0, 0, 0 };
+#define GZ_AT 0x100
+
+/* A minimal zImage: the magic at 0x24, start 0 and end = size, an empty
+ * gzip member at GZ_AT. */
 static const char *make_zimage(const char *name, uint32_t size, uint32_t magic)
 {
     uint8_t *b = calloc(1, size);
     uint32_t end = size;
     memcpy(b + 0x24, &magic, 4);
     memcpy(b + 0x2c, &end, 4);
+    if (size >= GZ_AT + sizeof(empty_gz))
+        memcpy(b + GZ_AT, empty_gz, sizeof(empty_gz));
     const char *p = write_file(name, b, size);
     free(b);
     return p;
@@ -148,20 +157,76 @@ static void test_not_files(void)
     machine_free(mach);
 }
 
+/* A cpio newc archive of one file, "init", and the trailer. */
+static size_t make_cpio(char *out, size_t cap, const char *data)
+{
+    static const char *const names[] = { "init", "TRAILER!!!" };
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t size = i ? 0 : strlen(data), namesize = strlen(names[i]) + 1;
+        n += (size_t)snprintf(out + n, cap - n, "070701%08x%08x%08x%08x%08x%08x%08zx"
+                              "%08x%08x%08x%08x%08zx%08x%s", 0, 0100755, 0, 0, 1, 0,
+                              size, 0, 0, 0, 0, namesize, 0, names[i]);
+        n++;                                    /* the name's NUL */
+        while (n % 4)
+            out[n++] = 0;
+        memcpy(out + n, i ? "" : data, size);
+        n += size;
+        while (n % 4)
+            out[n++] = 0;
+    }
+    return n;
+}
+
+/* path's bytes, whole (malloc'd). */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(*n);
+    CU_ASSERT_EQUAL(fread(b, 1, *n, f), *n);
+    fclose(f);
+    return b;
+}
+
 static void test_initrd(void)
 {
     struct pl_error err;
     uint8_t *d;
     size_t n;
-    CU_ASSERT_EQUAL(loader_read_initrd(write_gz("ok.gz", "070701000000"), &d,
-                                       &n, &err), 0);
+    char cpio[1024];
+    size_t cpio_len = make_cpio(cpio, sizeof(cpio), "#!/bin/sh\necho hi\n");
+    cpio[cpio_len] = 0;
+    /* write_gz takes text: the archive has NULs, so gzip it from a file. */
+    const char *plain = write_file("ok.cpio", cpio, cpio_len);
+    CU_ASSERT_EQUAL(loader_read_initrd(plain, &d, &n, &err), 0);
     free(d);
-    CU_ASSERT_EQUAL(loader_read_initrd(write_file("ok.cpio", "070701xx", 8),
-                                       &d, &n, &err), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "gzip -n -c %s > %s && cat %s %s > %s", plain,
+             tmp_path("ok.cpio.gz"), tmp_path("ok.cpio.gz"), tmp_path("ok.cpio.gz"),
+             tmp_path("two.cpio.gz"));
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    CU_ASSERT_EQUAL(loader_read_initrd(tmp_path("ok.cpio.gz"), &d, &n, &err), 0);
     free(d);
+    /* Two gzip'd archives one after the other, as panlab's test initramfs. */
+    CU_ASSERT_EQUAL(loader_read_initrd(tmp_path("two.cpio.gz"), &d, &n, &err), 0);
+    free(d);
+    size_t gz_len;
+    uint8_t *gz = slurp(tmp_path("ok.cpio.gz"), &gz_len);
+    expect_err(loader_read_initrd(write_file("half.cpio.gz", gz, gz_len / 2), &d, &n, &err),
+               err.msg, "half.cpio.gz@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": the gzip data at byte 0 is corrupt: truncated"));
+    free(gz);
+    expect_err(loader_read_initrd(write_file("cut.cpio", cpio, cpio_len - 8), &d, &n, &err),
+               err.msg, "cut.cpio@136: truncated cpio entry");
+    expect_err(loader_read_initrd(write_file("notrailer.cpio", cpio, 136), &d, &n, &err),
+               err.msg, "notrailer.cpio@136: truncated cpio archive: no \"TRAILER!!!\"");
     expect_err(loader_read_initrd(write_gz("notcpio.gz", "hello world"), &d,
                                   &n, &err), err.msg,
-               "notcpio.gz@0: the gzip data does not start with the cpio");
+               "notcpio.gz@0: no cpio header, expected the newc magic \"070701\", at byte 0 "
+               "of the cpio data inflated");
     expect_err(loader_read_initrd(write_file("junk", "junkjunk", 8), &d, &n,
                                   &err), err.msg,
                "junk@0: neither gzip");
@@ -169,10 +234,73 @@ static void test_initrd(void)
                                       0xff, 0xff, 0xff, 0xff };
     expect_err(loader_read_initrd(write_file("bad.gz", bad_gz, sizeof(bad_gz)),
                                   &d, &n, &err), err.msg,
-               "corrupt or truncated gzip");
+               "the gzip data at byte 0 is corrupt");
     expect_err(loader_read_dtb(write_file("bad.dtb", "notadtb!notadtb!notadtb!"
                                           "notadtb!notadtb!", 40), &d, &n, &err), err.msg,
                "bad.dtb@0: not a valid device tree blob");
+}
+
+/* A corrupt compressed kernel, and a zImage carrying none. */
+static void test_kernel_payload(void)
+{
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    static char text[8192];
+    for (size_t i = 0; i < sizeof(text) - 1; i++)
+        text[i] = (char)('a' + (i * 7919 % 26));
+    size_t gz_len;
+    uint8_t *gz = slurp(write_gz("piggy.gz", text), &gz_len);
+    uint32_t size = GZ_AT + (uint32_t)gz_len;
+    uint8_t *img = calloc(1, size);
+    uint32_t magic = 0x016f2818;
+    memcpy(img + 0x24, &magic, 4);
+    memcpy(img + 0x2c, &size, 4);
+    memcpy(img + GZ_AT, gz, gz_len);
+    CU_ASSERT_EQUAL(loader_read_zimage(write_file("good.zimage", img, size), &d, &n, &err), 0);
+    free(d);
+    img[GZ_AT + gz_len - 6] ^= 0xff;           /* a byte of the CRC-32 */
+    expect_err(loader_read_zimage(write_file("crc.zimage", img, size), &d, &n, &err),
+               err.msg, "crc.zimage@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": the compressed kernel (gzip at byte 256) is "
+                                           "corrupt: incorrect data check"));
+    memset(img + GZ_AT, 0, gz_len);
+    expect_err(loader_read_zimage(write_file("nogz.zimage", img, size), &d, &n, &err),
+               err.msg, "nogz.zimage@48: no gzip-compressed kernel in the zImage");
+    free(img);
+    free(gz);
+}
+
+/* A device tree without the nodes Linux needs. */
+static void test_dtb_nodes(void)
+{
+    static uint8_t buf[0x10000];
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    fdt_desc desc = {
+        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
+        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
+        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
+        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
+        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
+    };
+    int len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT_EQUAL(loader_read_dtb(write_file("ok.dtb", buf, (size_t)len), &d, &n, &err), 0);
+    free(d);
+    int mem = fdt_node_offset_by_prop_value(buf, -1, "device_type", "memory", 7);
+    CU_ASSERT_FATAL(mem >= 0);
+    CU_ASSERT_EQUAL_FATAL(fdt_del_node(buf, mem), 0);
+    char at[64];
+    snprintf(at, sizeof(at), "nomem.dtb@%u: no memory node", fdt_off_dt_struct(buf));
+    expect_err(loader_read_dtb(write_file("nomem.dtb", buf, fdt_totalsize(buf)), &d, &n,
+                               &err), err.msg, at);
+    len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_EQUAL_FATAL(fdt_del_node(buf, fdt_path_offset(buf, "/cpus")), 0);
+    expect_err(loader_read_dtb(write_file("nocpus.dtb", buf, fdt_totalsize(buf)), &d, &n,
+                               &err), err.msg, "nocpus.dtb@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no /cpus node with a cpu"));
 }
 
 /* Runs panlab-phone with args; returns its exit status and the number of
@@ -249,11 +377,12 @@ static void test_cli_errors(void)
 }
 
 /* A zImage-shaped bare-metal program: code at 0, the zImage header at
- * 0x24..0x2f, a string at 0x40. */
+ * 0x24..0x2f, a string at 0x40, an empty gzip member at 0x80. */
 static const char *make_program(const char *name, const uint32_t *code,
                                 size_t nwords, const char *text)
 {
-    uint8_t b[0x80] = { 0 };
+    uint8_t b[0x80 + sizeof(empty_gz)] = { 0 };
+    memcpy(b + 0x80, empty_gz, sizeof(empty_gz));
     uint32_t magic = 0x016f2818, end = sizeof(b);
     memcpy(b, code, nwords * 4);
     memcpy(b + 0x24, &magic, 4);
@@ -1654,6 +1783,8 @@ int main(int argc, char **argv)
     CU_pSuite s = CU_add_suite("board", NULL, NULL);
     CU_add_test(s, "zImage checks", test_zimage);
     CU_add_test(s, "directories, endless and huge inputs", test_not_files);
+    CU_add_test(s, "the compressed kernel in a zImage", test_kernel_payload);
+    CU_add_test(s, "device tree nodes Linux needs", test_dtb_nodes);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
