@@ -271,6 +271,18 @@ static void test_kernel_payload(void)
     free(gz);
 }
 
+/* The phone's device tree description, 1 GiB and two cores. */
+static fdt_desc phone_fdt_desc(void)
+{
+    return (fdt_desc){
+        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
+        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
+        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
+        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
+        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
+    };
+}
+
 /* A device tree without the nodes Linux needs. */
 static void test_dtb_nodes(void)
 {
@@ -278,13 +290,7 @@ static void test_dtb_nodes(void)
     struct pl_error err;
     uint8_t *d;
     size_t n;
-    fdt_desc desc = {
-        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
-        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
-        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
-        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
-        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
-    };
+    fdt_desc desc = phone_fdt_desc();
     int len = fdt_generate(buf, sizeof(buf), &desc, &err);
     CU_ASSERT_FATAL(len > 0);
     CU_ASSERT_EQUAL(loader_read_dtb(write_file("ok.dtb", buf, (size_t)len), &d, &n, &err), 0);
@@ -1371,14 +1377,9 @@ static void test_fdt(void)
 {
     static uint8_t buf[0x10000];
     struct pl_error err;
-    fdt_desc d = {
-        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
-        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
-        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
-        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
-        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
-        .initrd_start = 0x48000000, .initrd_end = 0x48100000,
-    };
+    fdt_desc d = phone_fdt_desc();
+    d.initrd_start = 0x48000000;
+    d.initrd_end = 0x48100000;
     int n = fdt_generate(buf, sizeof(buf), &d, &err);
     CU_ASSERT(n > 0);
     CU_ASSERT_EQUAL(fdt_check_full(buf, (size_t)n), 0);
