@@ -15,12 +15,14 @@ typedef struct phone_options {
     const char *kernel, *initrd, *append, *dtb_in, *dtb_out;
     const char *console_path;   /* NULL: stdout */
     const char *replay_path, *gt_path, *system_map, *shot_path;
+    const char *cpu_path;       /* --cpu-time: busy time at each input (replay.h) */
     const char *disk_path, *pcap_path, *content_dir;
     const char *snap_save, *snap_load, *config;
     int want_net, want_sdl;
     int engine;                 /* ARM_ENGINE_* (cpu/arm.h) */
     int quantum_policy;         /* enum vt_quantum_policy (time.h), default causal */
     uint64_t max_s, hang_s, cpu_mhz, gdb_port, quantum_us;
+    uint64_t hang_host_s;       /* host CPU seconds without progress that end the run */
     port_list ports;
 } phone_options;
 
