@@ -26,11 +26,19 @@ build: deps
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
-# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html. A machine setting
-# (CORES=1, GOVERNOR=, FREQ_MHZ=) runs the suite script with it (out/suite.json).
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then
+# scripts/suite-verdict.sh: a line per workload, out/suite.json (qemu: out/suite-qemu.json), and
+# failure when a workload misses a target. A machine setting (CORES=1, GOVERNOR=, FREQ_MHZ=)
+# runs scripts/run-suite.sh with it instead (same verdict, out/suite.json).
+SUITE := suite$(if $(filter qemu,$(BACKEND)),-qemu)
 run: build
 ifeq ($(WORKLOAD),all)
-	@$(if $(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE),scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec)
+ifneq ($(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),)
+	@scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE)
+else
+	@scripts/experiment.sh scripts/experiments/$(SUITE).spec || [ $$? = 1 ]
+	@scripts/suite-verdict.sh --experiment out/$(SUITE) --out out/$(SUITE).json
+endif
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif
