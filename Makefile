@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test bench difftest fuzz section6 clean
+.PHONY: all deps build run experiment labs-check test bench repro-check difftest fuzz section6 clean
 all: build
 
 deps:
@@ -66,6 +66,11 @@ bench: build
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
 	@echo "=== bench: experiments"; scripts/experiment-bench.sh
+
+# The guest kernel built again from scratch in another directory must match build/kernel bit
+# for bit (guest-kernel/repro-check.sh; a whole kernel build, so not in `make test`; JOBS=N).
+repro-check: build
+	@guest-kernel/repro-check.sh
 
 # libFuzzer on the trace and ground-truth readers and the replay script
 # parser; FUZZ_SECONDS per target (default 60).
