@@ -38,7 +38,6 @@ runs() {
 		return
 	fi
 	local db=$experiment/results.sqlite
-	[ -s "$db" ] || { echo "$db: no such results database" >&2; exit 1; }
 	# The experiment's own runs: out/<run_id>/ (scripts/experiment.sh), one per workload.
 	sqlite3 -separator $'\t' "$db" "SELECT workload, backend, '$top/out/' || run_id,
 		CASE status WHEN 'ok' THEN '-' WHEN 'failed' THEN 'run failed: ' || coalesce(reason, '?')
@@ -47,6 +46,9 @@ runs() {
 		'$(basename "$experiment")/%' LIMIT 1) ORDER BY workload, run_id" ||
 		{ echo "$db: not a panlab results database" >&2; exit 1; }
 }
+
+[ -z "$experiment" ] || [ -s "$experiment/results.sqlite" ] ||
+	{ echo "$experiment/results.sqlite: no such results database" >&2; exit 1; }
 
 # The count a workload declares (workloads/README.md, "Expected structure"), or null.
 expected_transactions() {
