@@ -60,9 +60,10 @@ $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
 
-$(BUILD)/guest-tests/bin/panlab-governor: tests/guest/governor.c
+$(BUILD)/guest-tests/bin/panlab-governor: tests/guest/governor.c ../include/panlab/klog_uapi.h \
+                                          ../include/panlab/trace_format.h
 	@mkdir -p $(dir $@)
-	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -I../include -o $@ $<
 
 $(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
 	@mkdir -p $(dir $@)

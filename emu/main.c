@@ -18,7 +18,8 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
-        "       [--replay SCRIPT] [--ground-truth FILE] [--system-map FILE]\n"
+        "       [--replay SCRIPT] [--ground-truth FILE] [--cpu-time FILE]\n"
+        "       [--system-map FILE]\n"
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
@@ -59,7 +60,8 @@ static const char **string_option(phone_options *o, const char *name)
         S("--kernel", kernel), S("--initrd", initrd), S("--append", append),
         S("--dtb", dtb_in), S("--dtb-out", dtb_out),
         S("--console", console_path), S("--replay", replay_path),
-        S("--ground-truth", gt_path), S("--system-map", system_map),
+        S("--ground-truth", gt_path), S("--cpu-time", cpu_path),
+        S("--system-map", system_map),
         S("--screenshot", shot_path), S("--disk", disk_path),
         S("--pcap", pcap_path), S("--content-dir", content_dir),
         S("--snapshot-save", snap_save), S("--snapshot-load", snap_load),
@@ -156,6 +158,8 @@ static int check_options(phone_options *o)
         return bad_usage("--pcap and --content-dir need --net user");
     if (o->replay_path && !o->gt_path)
         return bad_usage("--replay needs --ground-truth FILE");
+    if (o->cpu_path && !o->replay_path)
+        return bad_usage("--cpu-time needs --replay SCRIPT");
     return 0;
 }
 

@@ -12,6 +12,7 @@ struct phone_replay {
     vt_engine *t;
     const struct pl_script *script;
     FILE *gt;
+    FILE *cpu;                  /* NULL, or the --cpu-time file */
     const guest_clock *clk;
     virtio_input *in;
     int64_t offset_ns;          /* engine ns - guest ns, once known */
@@ -30,6 +31,21 @@ struct phone_replay {
 };
 
 static void step(void *opaque);
+
+/* Virtual ns every core has spent running, so far. */
+static uint64_t busy_ns(const phone_replay *r)
+{
+    uint64_t ns = 0;
+    for (int c = 0; c < vt_ncores(r->t); c++)
+        ns += vt_busy_ns(r->t, c);
+    return ns;
+}
+
+void phone_replay_cpu_time(phone_replay *r, FILE *f)
+{
+    r->cpu = f;
+    fprintf(f, "panlab-cpu-time 1\n");
+}
 
 /* Guest CLOCK_MONOTONIC at engine time ns. The two clocks differ by a
  * constant once the guest runs on the arch timer (its mult/shift turn
@@ -136,7 +152,10 @@ static void step(void *opaque)
     phone_replay *r = opaque;
     size_t count = pl_script_action_count(r->script);
     if (r->next == count) {
-        fprintf(r->gt, "end %" PRIu64 "\n", guest_ns(r, vt_now_ns(r->t)));
+        uint64_t t = guest_ns(r, vt_now_ns(r->t));
+        fprintf(r->gt, "end %" PRIu64 "\n", t);
+        if (r->cpu)
+            fprintf(r->cpu, "end %" PRIu64 " %" PRIu64 "\n", t, busy_ns(r));
         r->done = 1;
         r->next++;
         return;
@@ -178,6 +197,9 @@ void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t ns)
     else
         fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", seq, t,
                 (unsigned)a->key_code);
+    if (r->cpu)
+        fprintf(r->cpu, "input %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", seq, t,
+                busy_ns(r));
 }
 
 /* The guest finished the control action the replay waits at. */

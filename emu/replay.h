@@ -46,6 +46,16 @@ void phone_replay_frame(void *opaque, uint64_t engine_ns,
 void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t engine_ns);
 /* Bytes the guest wrote on its panlab.input port. */
 void phone_replay_port(phone_replay *r, const uint8_t *buf, size_t len_bytes);
+/* Also writes to f, beside the ground truth, the CPU time the cores have
+ * spent running (not halted, not offline; virtual ns summed over cores,
+ * vt_busy_ns) at each input and at the end:
+ *   panlab-cpu-time 1
+ *   input <seq> <t_ns> <busy_ns>
+ *   end <t_ns> <busy_ns>
+ * Between two inputs of a replay it is the CPU the machine spent on a tap,
+ * tracer included, so a traced and an untraced replay compare on CPU time
+ * that the vsync grid does not round. f stays the caller's. */
+void phone_replay_cpu_time(phone_replay *r, FILE *f);
 /* 1 once "end" is written. */
 int phone_replay_done(const phone_replay *r);
 

@@ -126,7 +126,7 @@ typedef struct phone {
     uint16_t keys[256];
     char *found_map;
     const char *system_map;
-    FILE *gt;
+    FILE *gt, *cpu;
     phone_replay *rp;
     guest_clock clk;
     frames fr;
@@ -172,6 +172,11 @@ static void open_host_side(phone *p, struct pl_error *err)
         if (!(p->gt = fopen(o->gt_path, "w")))
             die_file(o->gt_path, "cannot create");
         p->rp = phone_replay_new(p->script, p->gt, p->system_map ? &p->clk : NULL);
+    }
+    if (o->cpu_path) {
+        if (!(p->cpu = fopen(o->cpu_path, "w")))
+            die_file(o->cpu_path, "cannot create");
+        phone_replay_cpu_time(p->rp, p->cpu);
     }
 
     p->fr = (frames){ .con = &p->con, .truth = p->rp, .w = GPU_WIDTH_PX,
@@ -378,6 +383,8 @@ static void close_all(phone *p, struct pl_error *err)
         fclose(p->con.f);
     if (p->gt && fclose(p->gt) != 0)
         die_file(o->gt_path, "cannot write");
+    if (p->cpu && fclose(p->cpu) != 0)
+        die_file(o->cpu_path, "cannot write");
     phone_replay_free(p->rp);
     pl_script_free(p->script);
     free(p->found_map);

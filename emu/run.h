@@ -15,6 +15,7 @@ typedef struct phone_options {
     const char *kernel, *initrd, *append, *dtb_in, *dtb_out;
     const char *console_path;   /* NULL: stdout */
     const char *replay_path, *gt_path, *system_map, *shot_path;
+    const char *cpu_path;       /* --cpu-time: busy time at each input (replay.h) */
     const char *disk_path, *pcap_path, *content_dir;
     const char *snap_save, *snap_load, *config;
     int want_net, want_sdl;

@@ -3,7 +3,8 @@
 # and runs one workload. The phone plays the replay script through its
 # virtio-input touchscreen at exact virtual times and writes the ground
 # truth at its devices, so the guest only announces when the app is ready.
-# Leaves in OUT: console.log, trace.bin, ground_truth.txt, net.pcap (every
+# Leaves in OUT: console.log, trace.bin, ground_truth.txt, cpu_time.txt (the
+# cores' busy time at each input, emu/replay.h), net.pcap (every
 # frame on the NIC: the network workloads fetch from the phone's own
 # content server, emu/README.md "Network").
 #
@@ -49,12 +50,13 @@ source "$(dirname "$0")/backend-common.sh"
 phone=$top/build/emu/panlab-phone
 require_built "$phone"
 mkdir -p "$out"
-rm -f "$out"/{console.log,trace.bin,ground_truth.txt,net.pcap}
+rm -f "$out"/{console.log,trace.bin,ground_truth.txt,cpu_time.txt,net.pcap}
 "$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
 replay=()
 if [ -n "$workload" ]; then
-	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt")
+	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt"
+		--cpu-time "$out/cpu_time.txt")
 fi
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.

@@ -6,7 +6,9 @@
 #   qq.svg            Fig. 10: Q-Q plot, 1 core, DVFS off (x) against on (y)
 #   energy.md         Table 5-style energy per configuration (from each summary.json)
 #   breakdown.md      Table 4-style breakdown of the longest front-page refreshes
-#   findings.md/.json each section 6 finding beside what panlab measured, reproduced or not
+#   findings.md/.json each section 6 finding beside what panlab measured, reproduced or not;
+#                     whether a repeated run of c1-on was identical to the first, and how stable
+#                     the upper percentiles are (the taps' two interleaved halves against each other)
 # Usage: scripts/section6.sh [--report-only]   (--report-only redoes the outputs from the runs)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +42,31 @@ if [ "$report_only" = 0 ]; then
 		"$top/scripts/run-experiment.sh" --backend phone --workload "$workload" \
 			--run-id "experiments/section6/$c" $(options "$c")
 	done
+	# Determinism: one configuration again (the one with the most timing in play: one core
+	# under the governor) must give the same trace, ground truth and results.
+	echo "section6: c1-on again, to check that a configuration gives identical results"
+	# shellcheck disable=SC2046
+	"$top/scripts/run-experiment.sh" --backend phone --workload "$workload" \
+		--run-id "experiments/section6/repeat-c1-on" $(options c1-on)
+fi
+# identical A B: the files of two runs that must match byte for byte, and summary.json but
+# for its run id; prints the first that differs, or nothing.
+identical() {
+	for f in trace.bin ground_truth.txt cpu_time.txt transactions.csv; do
+		cmp -s "$1/$f" "$2/$f" || { echo "$f"; return; }
+	done
+	cmp -s <(jq -S 'del(.run_id)' "$1/summary.json") <(jq -S 'del(.run_id)' "$2/summary.json") ||
+		echo summary.json
+}
+determinism=null
+if [ -d "$dir/repeat-c1-on" ]; then
+	differs=$(identical "$dir/c1-on" "$dir/repeat-c1-on")
+	if [ -n "$differs" ]; then
+		echo "$0: c1-on run twice differs in $differs ($dir/c1-on, $dir/repeat-c1-on): the phone is not deterministic here" >&2
+		exit 1
+	fi
+	determinism='{"configuration": "c1-on", "runs": 2, "identical": true,
+		"compared": ["trace.bin", "ground_truth.txt", "cpu_time.txt", "transactions.csv", "summary.json but run_id"]}'
 fi
 for c in $configs; do
 	for f in transactions.csv summary.json; do
@@ -55,12 +82,18 @@ awk '$1 == "tap" { for (i = 4; i <= NF; i++) if ($i ~ /^param=/) p = substr($i, 
 # figures are Panappticon's own; sorted, per configuration. Ground truth is not used here: a tap
 # whose job outlasts the next tap (a fetch the network stalls) has its code overdrawn by the
 # next one, so its ground-truth frame is the first one, not the last.
+# The taps' interleaved halves (even and odd input ids; both hold the mix's three kinds of tap
+# in about the same numbers) go to $c.latency.even.txt and .odd.txt, for the stability check.
 for c in $configs; do
 	awk -F, 'NR == FNR { param[$1] = $2; next }
 		 FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		 param[$col["input_id"]] >= 0 && $col["detected_latency_ns"] != "" {
-			printf "%.3f\n", $col["detected_latency_ns"] / 1e6 }' \
-		FS=' ' "$dir/params.txt" FS=, "$dir/$c/transactions.csv" | sort -g > "$dir/$c.latency.txt"
+			printf "%d %.3f\n", $col["input_id"], $col["detected_latency_ns"] / 1e6 }' \
+		FS=' ' "$dir/params.txt" FS=, "$dir/$c/transactions.csv" > "$dir/$c.latency.ids.txt"
+	cut -d' ' -f2 "$dir/$c.latency.ids.txt" | sort -g > "$dir/$c.latency.txt"
+	awk '$1 % 2 == 0 { print $2 }' "$dir/$c.latency.ids.txt" | sort -g > "$dir/$c.latency.even.txt"
+	awk '$1 % 2 == 1 { print $2 }' "$dir/$c.latency.ids.txt" | sort -g > "$dir/$c.latency.odd.txt"
+	rm "$dir/$c.latency.ids.txt"
 	[ -s "$dir/$c.latency.txt" ] || { echo "$0: $dir/$c/transactions.csv: no detected tap" >&2; exit 1; }
 done
 
@@ -153,7 +186,24 @@ while read -r _ total net io wait _; do
 	if awk -v w="$wait" -v n="$net" -v i="$io" 'BEGIN { exit !(w > n && w > i) }'; then cpu_wins=$((cpu_wins + 1)); fi
 done < <(breakdown_rows "$dir/c2-on/transactions.csv")
 within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "null" && v >= lo && v <= hi) }' && echo true || echo false; }
-jq -n --argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$((nshort1 + nshort2))" \
+# Stability of the upper percentiles: each configuration's p90..p98 over all taps and over each
+# interleaved half, and the two DVFS findings computed on each half.
+stability=$(for c in $configs; do
+	for q in 0.90 0.95 0.96 0.98; do
+		echo "$c $q $(quantile "$dir/$c.latency.txt" $q) $(quantile "$dir/$c.latency.even.txt" $q) $(quantile "$dir/$c.latency.odd.txt" $q)"
+	done
+done | jq -R -s 'split("\n") | map(select(length > 0) | split(" "))
+	| group_by(.[0]) | map({key: .[0][0], value: (map({key: "p\(.[1] | tonumber * 100 | round)",
+		value: {all: (.[2] | tonumber), even_half: (.[3] | tonumber), odd_half: (.[4] | tonumber)}}) | from_entries)})
+	| from_entries')
+halves=$(for h in "" .even .odd; do
+	echo "$(delta "$dir/c2-on.latency$h.txt" "$dir/c2-off.latency$h.txt" 0.96) $(delta "$dir/c1-on.latency$h.txt" "$dir/c1-off.latency$h.txt" 0.98)"
+done | jq -R -s 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber))
+	| {p96_on_minus_off_2cores_ms: {all: .[0][0], even_half: .[1][0], odd_half: .[2][0]},
+	   p98_on_minus_off_1core_ms: {all: .[0][1], even_half: .[1][1], odd_half: .[2][1]}}')
+jq -n --argjson determinism "$determinism" --argjson stability "$stability" --argjson halves "$halves" \
+	--argjson ntaps "$(wc -l < "$dir/c1-on.latency.txt")" \
+	--argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$((nshort1 + nshort2))" \
 	--argjson p96 "$p96_2" --argjson p98 "$p98_1" \
 	--argjson below60 "$below60" --argjson above60 "$above60" --argjson max60 "$max60" \
 	--argjson cores_short "$cores_short" --argjson cores_long "$cores_long" --argjson ncores_short "$ncores_short" \
@@ -163,7 +213,11 @@ jq -n --argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$(
 	--argjson r4 "$( [ "$nbelow60" -gt 0 ] && within "$below60" 0.9 1.15 | grep -q true && within "$max60" 1.3 3.0 | grep -q true && echo true || echo false)" \
 	--argjson r5 "$( [ "$ncores_short" -gt 0 ] && awk -v s="$cores_short" -v l="$cores_long" 'BEGIN { exit !(s > 1.1 && l < 1.1) }' && echo true || echo false)" \
 	--argjson r6 "$( [ "$rows" -gt 0 ] && [ $((2 * cpu_wins)) -ge "$rows" ] && echo true || echo false)" '
-{ findings: [
+{ determinism: $determinism,
+  stability: { taps_per_configuration: $ntaps,
+    halves: "taps with even and odd input ids, about 60 each; nearest-rank percentiles",
+    percentiles_ms: $stability, findings_by_half: $halves },
+  findings: [
   { id: "dvfs-short-negligible", paper: "DVFS on vs off: negligible below 20 ms",
     panlab: { mean_on_over_off_below_20ms_1core: $short1, mean_on_over_off_below_20ms_2cores: $short2, quantiles: $nshort },
     rule: "mean on/off ratio of the Q-Q quantiles below 20 ms within 0.9..1.15 on both core counts", reproduced: $r1 },
@@ -192,6 +246,26 @@ jq -n --argjson short1 "$short1" --argjson short2 "$short2" --argjson nshort "$(
 	echo "| finding (paper) | panlab | rule | reproduced |"
 	echo "|---|---|---|---|"
 	jq -r '.findings[] | "| \(.paper) | \(.panlab | to_entries | map("\(.key) = \(.value)") | join(", ")) | \(.rule) | \(if .reproduced then "yes" else "no" end) |"' "$dir/findings.json"
+	echo
+	echo "## Determinism"
+	echo
+	jq -r 'if .determinism then "c1-on run twice: identical (\(.determinism.compared | join(", ")))."
+		else "Not checked: run without --report-only to repeat c1-on." end' "$dir/findings.json"
+	echo
+	echo "## Are $(jq .stability.taps_per_configuration "$dir/findings.json") taps enough for the upper percentiles?"
+	echo
+	echo "Each percentile over all taps and over the two interleaved halves (even and odd input ids)."
+	echo "A half's p98 is its second-largest latency; where the halves disagree widely, the full"
+	echo "run's figure rests on two or three taps and is not stable."
+	echo
+	echo "| configuration | percentile | all (ms) | even half (ms) | odd half (ms) |"
+	echo "|---|---|---|---|---|"
+	jq -r '.stability.percentiles_ms | to_entries[] | .key as $c | .value | to_entries[]
+		| "| \($c) | \(.key) | \(.value.all) | \(.value.even_half) | \(.value.odd_half) |"' "$dir/findings.json"
+	echo
+	jq -r '.stability.findings_by_half | to_entries[]
+		| "- \(.key): \(.value.all) over all taps, \(.value.even_half) and \(.value.odd_half) over the halves."' \
+		"$dir/findings.json"
 	echo
 	echo "## Where the critical paths' time went"
 	echo

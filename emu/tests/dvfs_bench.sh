@@ -4,12 +4,20 @@
 #   job_ms_at_1200mhz            a 200 ms job (panlab-workbench --scaling) at 1.2 GHz, in ms
 #   job_scaling_350_over_1200    its time at 350 MHz over its time at 1.2 GHz, / (1200/350): 1 is ideal
 #   two_threads_one_core_ratio   its time sharing cpu0 with a CPU-bound thread over alone: about 2
-#   overhead                     per workload, the tracer's end-to-end overhead (tracing on vs off,
-#                                one replay, the phone at 1.2 GHz on 2 cores; ../../scripts/overhead.jq)
-#   overhead_mean_pct            per workload, overhead.WORKLOAD.overhead_mean_pct
+#   overhead                     per workload, the tracer's overhead, tracing on vs off, one replay,
+#                                the phone at 1.2 GHz on 2 cores, two ways:
+#                                  cpu_time: the CPU time the cores spent per tap (cpu_time.txt,
+#                                  ../../scripts/cpu-overhead.jq): mean, p95, 95% bound;
+#                                  latency: end-to-end ground-truth latency, which moves only when
+#                                  a frame misses a vsync (../../scripts/overhead.jq)
+#   overhead_mean_pct, overhead_p95_pct, overhead_mean_bound_pct
+#                                per workload, overhead.WORKLOAD.cpu_time's
 #   panappticon_overhead_pct     6.1, the paper's figure, for comparison
 #   opp_switch_count             per governor, frequency changes of cpu 0 in asynctask's trace
-# The workloads are BENCH_WORKLOADS (default below). About 20 minutes on an idle host.
+#   energy_mj_per_run            asynctask's energy per run (summary.json's energy stage) in
+#                                section 6's four configurations: 1 or 2 cores, DVFS on (the
+#                                interactive governor) or off (1200 MHz fixed)
+# The workloads are BENCH_WORKLOADS (default below). About 30 minutes on an idle host.
 #   usage: dvfs_bench.sh TOP_DIR
 set -euo pipefail
 top=$1
@@ -44,8 +52,12 @@ for w in $workloads; do
 	done
 	"$top/build/analyzer/panlab-analyze" overhead --on "$top/out/bench-dvfs-$w-on" \
 		--off "$top/out/bench-dvfs-$w-off" --out "$out/dvfs-overhead-$w" --no-plots > /dev/null
-	overhead=$(jq --arg w "$w" --slurpfile o <(jq -f "$top/scripts/overhead.jq" \
-		"$out/dvfs-overhead-$w/overhead.json") '.[$w] = $o[0]' <<< "$overhead")
+	latency=$(jq -f "$top/scripts/overhead.jq" "$out/dvfs-overhead-$w/overhead.json")
+	cpu=$(jq -n --rawfile on "$top/out/bench-dvfs-$w-on/cpu_time.txt" \
+		--rawfile off "$top/out/bench-dvfs-$w-off/cpu_time.txt" -f "$top/scripts/cpu-overhead.jq") ||
+		fail "no CPU time to compare for $w"
+	overhead=$(jq --arg w "$w" --argjson c "$cpu" --argjson l "$latency" \
+		'.[$w] = {cpu_time: $c, latency: $l}' <<< "$overhead")
 done
 
 switches='{}'
@@ -60,17 +72,46 @@ for g in ondemand schedutil; do
 	switches=$(jq --arg g "$g" --argjson n "$n" '.[$g] = $n' <<< "$switches")
 done
 
+# Section 6's four configurations (scripts/section6.sh) on asynctask: energy per run.
+energy='{}'
+for cores in 1 2; do
+	for dvfs in on off; do
+		config=c$cores-$dvfs
+		machine=(--freq-mhz 1200)
+		[ "$dvfs" = off ] || machine=(--governor interactive)
+		echo "dvfs_bench: asynctask, $cores core(s), DVFS $dvfs"
+		run_id=bench-dvfs-asynctask-$config
+		"$top/scripts/run-experiment.sh" --workload asynctask --cores "$cores" "${machine[@]}" \
+			--run-id "$run_id" > "$out/dvfs-asynctask-$config.log" 2>&1 ||
+			fail "the $config run failed; see $out/dvfs-asynctask-$config.log"
+		energy=$(jq --arg c "$config" --slurpfile s "$top/out/$run_id/summary.json" \
+			'.[$c] = ($s[0].energy.energy_mj * 10 | round / 10)' <<< "$energy")
+	done
+done
+
 jq -n --argjson s12 "${solo[1200]}" --argjson s35 "${solo[350]}" --argjson h12 "${shared[1200]}" \
-	--argjson overhead "$overhead" --argjson switches "$switches" '
+	--argjson overhead "$overhead" --argjson switches "$switches" --argjson energy "$energy" '
 	def r4: . * 10000 | round / 10000;
 	{
 		job_ms_at_1200mhz: ($s12 / 1e6 | r4),
 		job_scaling_350_over_1200: ($s35 / $s12 / (1200 / 350) | r4),
 		two_threads_one_core_ratio: ($h12 / $s12 | r4),
 		overhead: $overhead,
-		overhead_mean_pct: ($overhead | map_values(.overhead_mean_pct)),
+		overhead_mean_pct: ($overhead | map_values(.cpu_time.overhead_mean_pct)),
+		overhead_p95_pct: ($overhead | map_values(.cpu_time.overhead_p95_pct)),
+		overhead_mean_bound_pct: ($overhead | map_values(.cpu_time.overhead_mean_bound_pct)),
 		panappticon_overhead_pct: 6.1,
 		opp_switch_count: $switches,
+		energy_mj_per_run: $energy,
 		backend: "phone"
 	}' > "$out/dvfs.json"
 cat "$out/dvfs.json"
+echo
+echo "tracer overhead, tracing on against off (Panappticon: 6.1%):"
+jq -r '.overhead | to_entries[] | [.key, .value.cpu_time.overhead_mean_pct, .value.cpu_time.overhead_p95_pct,
+	.value.cpu_time.overhead_mean_bound_pct, .value.latency.overhead_mean_pct,
+	.value.latency.overhead_mean_bound_pct, .value.cpu_time.taps] | @tsv' "$out/dvfs.json" |
+	awk -F'\t' 'BEGIN { printf "%-22s %28s %22s %5s\n", "workload", "CPU time mean/p95/bound %", "latency mean/bound %", "taps" }
+		{ printf "%-22s %9s %8s %9s %11s %10s %5s\n", $1, $2, $3, $4, $5, $6, $7 }
+		END { printf "%-22s %9s\n", "Panappticon", "6.1" }'
+echo "energy per asynctask run (mJ): $(jq -c .energy_mj_per_run "$out/dvfs.json")"

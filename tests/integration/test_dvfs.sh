@@ -10,14 +10,11 @@
 #  - on qemu, a DVFS option is refused with one line before anything boots.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$top/build
 mkdir -p "$top/out"
 fail() { echo "test_dvfs: $*"; exit 1; }
 
-cat "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz" > "$top/out/test-dvfs-initrd.gz"
 out=$top/out/test-dvfs-guest
-"$top/scripts/run-phone.sh" --test panlab-dvfs --initrd "$top/out/test-dvfs-initrd.gz" --out "$out" \
-	> "$out.log" 2>&1 || { tail -n 20 "$out.log"; fail "the guest test failed; log in out/test-dvfs-guest.log"; }
+"$top/tests/integration/guest-test.sh" panlab-dvfs "$out"
 grep -a '^panlab-dvfs: ' "$out/console.log" | tr -d '\r'
 
 run_id=test-dvfs-ondemand
@@ -28,6 +25,18 @@ for check in '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
 	'.precision == 1' '.recall == 1' '.events_lost == 0'; do
 	[ "$(jq -r "$check" "$d/summary.json")" = true ] || fail "$check does not hold in $d/summary.json"
 done
+# cpu_time.txt (the phone's --cpu-time): one line per input and the end, busy time never falling,
+# and the taps' CPU time at least the app's fixed work (asynctask's tasks are 40 ms or more).
+[ "$(grep -c '^input ' "$d/cpu_time.txt")" = "$(jq .inputs "$d/summary.json")" ] ||
+	fail "cpu_time.txt does not have one line per input"
+awk 'NR > 1 && $NF < prev { exit 1 } { prev = $NF }' "$d/cpu_time.txt" || fail "busy time falls in cpu_time.txt"
+taps=$(jq -n --rawfile on "$d/cpu_time.txt" --rawfile off "$d/cpu_time.txt" -f "$top/scripts/cpu-overhead.jq")
+[ "$(jq '.overhead_mean_pct == 0 and .cpu_ms_per_tap_on >= 40' <<< "$taps")" = true ] ||
+	fail "cpu-overhead.jq of a run against itself: $taps"
+head -n 3 "$d/cpu_time.txt" > "$top/out/$run_id-short-cpu.txt"
+msg=$(jq -n --rawfile on "$d/cpu_time.txt" --rawfile off "$top/out/$run_id-short-cpu.txt" \
+	-f "$top/scripts/cpu-overhead.jq" 2>&1) && fail "cpu-overhead.jq compared replays of different lengths"
+grep -q 'expected the same replay' <<< "$msg" || fail "cpu-overhead.jq's error does not say why: $msg"
 grep -aq '^panlab-init: 1 cpus online' "$d/console.log" || fail "the run did not have one cpu online"
 grep -aq '^panlab-init: cpufreq governor ondemand' "$d/console.log" || fail "ondemand was not selected"
 freq=$(jq '[.traceEvents[] | select(.ph == "C" and (.name | test("^cpu [0-9]+ frequency$")))]' "$d/trace.json")

@@ -5,17 +5,9 @@
 # (2 x 1 Mi FIFO words at 200 ns of bus time each).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$top/build
-work=$build/emu/sdcard-test.$$
+work=$top/build/emu/sdcard-test.$$
 trap 'rm -rf "$work"' EXIT
-for f in "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz"; do
-	[ -s "$f" ] || { echo "test_sdcard: $f is missing; run 'make build'" >&2; exit 1; }
-done
-mkdir -p "$work"
-cat "$build/initramfs.cpio.gz" "$build/emu/guest-tests.cpio.gz" > "$work/initrd.gz"
-"$top/scripts/run-phone.sh" --test panlab-sdcard --out "$work" --initrd "$work/initrd.gz" \
-	--trace off --timeout-s 900 > "$work/run.log" 2>&1 ||
-	{ tail -n 20 "$work/run.log" >&2; echo "test_sdcard: the guest test failed" >&2; exit 1; }
+"$top/tests/integration/guest-test.sh" panlab-sdcard "$work" --trace off --timeout-s 900
 grep -aq '^panlab-sdcard: ok' "$work/console.log" ||
 	{ grep -a 'panlab-sdcard' "$work/console.log" >&2; echo "test_sdcard: no ok from the guest" >&2; exit 1; }
 echo "test_sdcard: $(grep -a '^panlab-sdcard: wrote' "$work/console.log" | tr -d '\r')"

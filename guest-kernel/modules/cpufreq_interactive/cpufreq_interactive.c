@@ -11,7 +11,8 @@
  * the load, scaled on policy->max); a lower load asks for max * load.
  * A frequency is held at least min_sample_time before it is lowered.
  * Each key or touch press boosts every governed cpu to hispeed_freq and
- * restarts that hold.
+ * restarts that hold; each cpu takes its boost in a work item bound to it, so
+ * an idle one wakes and samples rather than holding the shared clock up.
  *
  * Idle handling follows Android's idle notifier, here the power:cpu_idle
  * tracepoint: a cpu leaving idle with no sample pending starts a fresh
@@ -62,6 +63,7 @@ MODULE_PARM_DESC(input_boost, "boost to hispeed_freq on each key or touch press"
 
 struct ia_cpu {
 	struct hrtimer timer;
+	struct work_struct boost;	/* boost_work(), queued on this cpu */
 	struct ia_policy *ip;		/* NULL while not governed */
 	unsigned int cpu;
 	u64 window_start_us;		/* wall and idle time when the window began */
@@ -234,32 +236,47 @@ static void ia_cpu_idle(void *data, unsigned int state, unsigned int cpu)
 	local_irq_restore(flags);
 }
 
-/* Sets every governed cpu's target and floor to hispeed_freq. */
+/*
+ * One cpu's share of a boost, on that cpu (a bound work item): its target and floor go to
+ * hispeed_freq, and it samples from now on even if it goes idle at once. Set from another
+ * cpu, an idle cpu whose timer was cancelled would hold the shared clock at hispeed_freq
+ * until it next woke; the work item wakes it, and it arms its own pinned timer.
+ */
+static void boost_work(struct work_struct *work)
+{
+	struct ia_cpu *c = container_of(work, struct ia_cpu, boost);
+	struct ia_policy *ip = READ_ONCE(c->ip);
+	u64 now = ktime_to_us(ktime_get());
+	unsigned long flags;
+
+	/* A cpu that went offline meanwhile runs its work elsewhere: nothing to boost. */
+	if (!ip || c->cpu != raw_smp_processor_id())
+		return;
+	spin_lock_irqsave(&ip->lock, flags);
+	if (c->target_freq < hispeed_freq) {
+		c->target_freq = hispeed_freq;
+		c->hispeed_validate_us = now;
+		c->change_idle_us = idle_time_us(c->cpu, &c->change_start_us);
+	}
+	c->floor_freq = hispeed_freq;
+	c->floor_validate_us = now;
+	if (!hrtimer_active(&c->timer))
+		resched(c);
+	c->idle_cancel = false;
+	spin_unlock_irqrestore(&ip->lock, flags);
+	queue_work(system_highpri_wq, &ip->speedchange);
+}
+
+/* Boosts every governed cpu to hispeed_freq, each on itself. */
 static void boost(void)
 {
-	struct ia_policy *last = NULL;
-	unsigned long flags;
 	unsigned int cpu;
-	u64 now = ktime_to_us(ktime_get());
 
 	for_each_online_cpu(cpu) {
 		struct ia_cpu *c = &per_cpu(ia_cpus, cpu);
-		struct ia_policy *ip = READ_ONCE(c->ip);
 
-		if (!ip)
-			continue;
-		spin_lock_irqsave(&ip->lock, flags);
-		if (c->target_freq < hispeed_freq) {
-			c->target_freq = hispeed_freq;
-			c->hispeed_validate_us = now;
-			c->change_idle_us = idle_time_us(cpu, &c->change_start_us);
-		}
-		c->floor_freq = hispeed_freq;
-		c->floor_validate_us = now;
-		spin_unlock_irqrestore(&ip->lock, flags);
-		if (ip != last)
-			queue_work(system_highpri_wq, &ip->speedchange);
-		last = ip;
+		if (READ_ONCE(c->ip))
+			queue_work_on(cpu, system_highpri_wq, &c->boost);
 	}
 }
 
@@ -381,6 +398,7 @@ static int ia_start(struct cpufreq_policy *policy)
 
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
 		c->timer.function = ia_timer;
+		INIT_WORK(&c->boost, boost_work);
 		c->cpu = cpu;
 		c->target_freq = policy->cur;
 		c->floor_freq = policy->cur;
@@ -407,8 +425,10 @@ static void ia_stop(struct cpufreq_policy *policy)
 		WRITE_ONCE(per_cpu(ia_cpus, cpu).ip, NULL);
 	/* The idle probe may still be arming a timer: wait it out first. */
 	tracepoint_synchronize_unregister();
-	for_each_cpu(cpu, policy->cpus)
+	for_each_cpu(cpu, policy->cpus) {
+		cancel_work_sync(&per_cpu(ia_cpus, cpu).boost);
 		hrtimer_cancel(&per_cpu(ia_cpus, cpu).timer);
+	}
 	cancel_work_sync(&ip->speedchange);
 }
 
