@@ -146,7 +146,7 @@ int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error
 	int state = 0, rc = -1;	/* 0: want the header, 1: want transactions, 2: expect lines */
 
 	memset(out, 0, sizeof(*out));
-	if (pl_read_file(path, &buf, &len, err) < 0)
+	if (pl_read_file(path, PL_CAP_EXPECT_BYTES, "an expect file", &buf, &len, err) < 0)
 		return -1;
 	for (char *s = buf, *next; s && s < buf + len; s = next) {
 		struct fields l;

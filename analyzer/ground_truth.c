@@ -383,7 +383,7 @@ int pl_ground_truth_read_file(const char *path, struct pl_ground_truth *out,
 	size_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (pl_read_file(path, &buf, &len, err) < 0)
+	if (pl_read_file(path, PL_CAP_TEXT_BYTES, "a ground-truth file", &buf, &len, err) < 0)
 		return -1;
 	int rc = pl_ground_truth_parse(path, buf, len, out, err);
 

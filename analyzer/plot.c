@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,12 +57,40 @@ static FILE *open_plot(const char *dir, const char *name, char *path, size_t siz
 	return gp;
 }
 
+/* Whether path is a regular file ending in the SVG end tag (and blank lines). */
+static int svg_complete(const char *path)
+{
+	static const char end[] = "</svg>";
+	char tail[64];
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	int ok = 0;
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size >= (off_t)sizeof(tail) && fseeko(f, -(off_t)sizeof(tail), SEEK_END) == 0 &&
+	    fread(tail, 1, sizeof(tail), f) == sizeof(tail)) {
+		size_t n = sizeof(tail);
+
+		while (n && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+			n--;
+		ok = n >= sizeof(end) - 1 && !memcmp(tail + n - (sizeof(end) - 1), end, sizeof(end) - 1);
+	}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
 static int close_plot(FILE *gp, const char *path, struct pl_error *err)
 {
 	int status = pclose(gp);
 
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		pl_error_file(err, path, GNUPLOT " failed (status %d)", status);
+		return -1;
+	}
+	/* gnuplot exits 0 even when it could not write the file (a full disk). */
+	if (!svg_complete(path)) {
+		pl_error_file(err, path, "cannot write: " GNUPLOT " left no complete SVG (disk full?)");
 		return -1;
 	}
 	return 0;

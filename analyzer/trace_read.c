@@ -345,7 +345,9 @@ int pl_trace_read_file(const char *path, struct pl_trace *out, struct pl_error *
 	size_t len;
 
 	memset(out, 0, sizeof(*out));
-	if (pl_read_file(path, &buf, &len, err) < 0)
+	if (pl_read_file(path, PL_CAP_TRACE_BYTES,
+			 "a trace read whole (`panlab-analyze stream` has no cap)", &buf, &len,
+			 err) < 0)
 		return -1;
 	int rc = pl_trace_parse(path, buf, len, out, err);
 
@@ -446,14 +448,15 @@ int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trac
 {
 	uint8_t fixed[PL_HEADER_BYTES];
 	struct stat sb;
-	FILE *f = fopen(path, "rb");
+	FILE *f = pl_open_input(path, err);
 
 	memset(head, 0, sizeof(*head));
 	*out = NULL;
-	if (!f || fstat(fileno(f), &sb) != 0) {
+	if (!f)
+		return -1;
+	if (fstat(fileno(f), &sb) != 0) {
 		pl_error_file(err, path, "cannot open: %s", strerror(errno));
-		if (f)
-			fclose(f);
+		fclose(f);
 		return -1;
 	}
 	size_t len = (size_t)sb.st_size, got = fread(fixed, 1, sizeof(fixed), f);

@@ -14,6 +14,7 @@ void console_watch_put(void *opaque, const uint8_t *buf, size_t n)
     console_watch *c = opaque;
     fwrite(buf, 1, n, c->f);
     c->last_output_ns = vt_now_ns(c->vt);
+    c->spoke |= n > 0;
     for (size_t i = 0; i < n; i++) {
         if (buf[i] != '\n' && c->len < sizeof(c->line) - 1) {
             if (buf[i] != '\r')
@@ -25,6 +26,8 @@ void console_watch_put(void *opaque, const uint8_t *buf, size_t n)
             c->init_ns = c->last_output_ns;
             c->init_host_s = host_now_s();
         }
+        if (strstr(c->line, GUEST_CONSOLE_INITRD_FAILED))
+            c->initrd_failed = 1;
         if (!c->panic[0] && strstr(c->line, GUEST_CONSOLE_PANIC)) {
             snprintf(c->panic, sizeof(c->panic), "%s", c->line);
             c->panic_ns = c->last_output_ns;

@@ -20,6 +20,8 @@ typedef struct console_watch {
     char panic[256];            /* the first panic line, "" if none */
     uint64_t panic_ns;
     uint64_t init_ns;           /* when the kernel started /init, 0 if not yet */
+    int spoke;                  /* the guest printed anything */
+    int initrd_failed;          /* the kernel said it could not unpack the initramfs */
     double init_host_s;         /* host_now_s() then */
 } console_watch;
 

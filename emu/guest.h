@@ -18,6 +18,11 @@
 /* Console lines the run watches for (the kernel's own wording). */
 #define GUEST_CONSOLE_INIT "Run /init as init process"
 #define GUEST_CONSOLE_PANIC "Kernel panic"
+/* Linux's lines when the initramfs cannot be unpacked, or gave no init
+ * (init/initramfs.c, init/main.c, init/do_mounts.c). */
+#define GUEST_CONSOLE_INITRD_FAILED "Initramfs unpacking failed"
+#define GUEST_CONSOLE_NO_INIT "No working init found"
+#define GUEST_CONSOLE_NO_ROOT "Unable to mount root fs"
 
 /* virtio-console ports the panlab guest opens by name (workloads/README.md):
  * the collector's trace, the session's input handshake ("ready <t_ns>",

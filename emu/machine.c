@@ -504,14 +504,21 @@ int machine_load(machine *m, snap_r *r)
     if (snap_r_begin(r, "MACH", 0) < 0 || load_config(m, r) < 0 ||
         snap_r_end(r) < 0 || snap_r_begin(r, "CPUS", 0) < 0)
         return -1;
-    for (int i = 0; i < m->cfg.ncores; i++)
+    uint64_t core_off[8];       /* arm_sys_new takes at most 8 cores */
+    for (int i = 0; i < m->cfg.ncores; i++) {
+        core_off[i] = snap_r_offset(r);
         if (arm_load(arm_sys_cpu(m->sys, i), r) < 0)
             return -1;
+    }
     if (snap_r_end(r) < 0 || snap_r_begin(r, "TIME", 0) < 0 ||
         vt_load(m->vt, r) < 0 || snap_r_end(r) < 0 ||
         snap_r_begin(r, "DEVS", 0) < 0 || load_devices(m, r) < 0 ||
         snap_r_end(r) < 0 || snap_r_begin(r, "RAM ", 1) < 0 ||
         ram_load(m, r) < 0 || snap_r_end(r) < 0)
         return -1;
+    /* The checksums passed; now whether the cores can run from here. */
+    for (int i = 0; i < m->cfg.ncores; i++)
+        if (arm_check_resumable(arm_sys_cpu(m->sys, i), r, core_off[i]) < 0)
+            return -1;
     return 0;
 }

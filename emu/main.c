@@ -22,7 +22,8 @@ static void usage(FILE *f)
         "       [--system-map FILE]\n"
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
-        "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--max-virtual-s N] [--hang-s N] [--hang-host-s N] [--cpu-mhz N]\n"
+        "       [--quantum-us N]\n"
         "       [--engine fast|ref]\n"
         "       [--quantum-policy causal|fixed]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
@@ -80,6 +81,7 @@ static uint64_t *number_option(phone_options *o, const char *name, uint64_t *max
         { "--gdb", offsetof(phone_options, gdb_port), 65535 },
         { "--max-virtual-s", offsetof(phone_options, max_s), 1000000 },
         { "--hang-s", offsetof(phone_options, hang_s), 1000000 },
+        { "--hang-host-s", offsetof(phone_options, hang_host_s), 1000000 },
         { "--cpu-mhz", offsetof(phone_options, cpu_mhz), 4000 },
         { "--quantum-us", offsetof(phone_options, quantum_us), 100000 },
     };
@@ -147,9 +149,9 @@ static int check_options(phone_options *o)
     if (o->snap_load && !o->config)
         return bad_usage("--snapshot-load needs --config 'ARGS' for the "
                          "restored guest");
-    if (o->cpu_mhz == 0 || o->max_s == 0 || o->hang_s == 0)
-        return bad_usage("--cpu-mhz, --max-virtual-s and --hang-s must be "
-                         "above 0");
+    if (o->cpu_mhz == 0 || o->max_s == 0 || o->hang_s == 0 || o->hang_host_s == 0)
+        return bad_usage("--cpu-mhz, --max-virtual-s, --hang-s and --hang-host-s "
+                         "must be above 0");
     if ((o->snap_save || o->snap_load || o->config) &&
         port_list_set(&o->ports, GUEST_PORT_CONFIG, strlen(GUEST_PORT_CONFIG),
                       NULL, &err) < 0)
@@ -165,7 +167,7 @@ static int check_options(phone_options *o)
 
 int main(int argc, char **argv)
 {
-    phone_options o = { .append = "", .max_s = 3600, .hang_s = 60,
+    phone_options o = { .append = "", .max_s = 3600, .hang_s = 60, .hang_host_s = 300,
                         .cpu_mhz = 1200, .engine = ARM_ENGINE_FAST };
     port_list_default(&o.ports);
     for (int i = 1; i < argc; i++) {

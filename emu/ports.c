@@ -42,11 +42,28 @@ int port_list_set(port_list *l, const char *name, size_t name_len,
     return 0;
 }
 
+/* The first failed write: one line now; the bytes not known to be written
+ * are lost, and so is everything after. */
+static void port_failed(port_file *p)
+{
+    p->write_errno = errno ? errno : EIO;
+    p->lost_bytes = p->handed_bytes - p->flushed_bytes;
+    fprintf(stderr, "panlab-phone: %s@%llu: cannot write: %s; the rest of the "
+            "port's output is counted as lost\n", p->path,
+            (unsigned long long)p->flushed_bytes, strerror(p->write_errno));
+}
+
 static void port_put(void *opaque, const uint8_t *buf, size_t n)
 {
     port_file *p = opaque;
-    if (p->f)
-        fwrite(buf, 1, n, p->f);
+    if (p->f && p->write_errno) {
+        p->lost_bytes += n;
+    } else if (p->f) {
+        p->handed_bytes += n;
+        errno = 0;
+        if (fwrite(buf, 1, n, p->f) != n)
+            port_failed(p);
+    }
     if (p->tap.put)
         p->tap.put(p->tap.opaque, buf, n);
     console_watch_progress(p->con, vt_now_ns(p->con->vt));
@@ -80,18 +97,36 @@ void port_files_tap(port_files *p, const port_list *l, const char *name,
 
 void port_files_flush(port_files *p)
 {
-    for (int i = 0; i < p->n; i++)
-        if (p->file[i].f)
-            fflush(p->file[i].f);
+    for (int i = 0; i < p->n; i++) {
+        port_file *f = &p->file[i];
+        if (!f->f || f->write_errno)
+            continue;
+        errno = 0;
+        if (fflush(f->f) != 0)
+            port_failed(f);
+        else
+            f->flushed_bytes = f->handed_bytes;
+    }
 }
 
 int port_files_close(port_files *p, struct pl_error *err)
 {
-    for (int i = 0; i < p->n; i++)
-        if (p->file[i].f && fclose(p->file[i].f) != 0) {
-            pl_error_set(err, "%s: cannot write: %s", p->file[i].path,
-                     strerror(errno));
-            return -1;
+    port_files_flush(p);
+    int rc = 0;
+    for (int i = 0; i < p->n; i++) {
+        port_file *f = &p->file[i];
+        if (!f->f)
+            continue;
+        errno = 0;
+        if (fclose(f->f) != 0 && !f->write_errno)
+            port_failed(f);
+        f->f = NULL;
+        if (f->write_errno && !rc) {
+            pl_error_file(err, f->path, "cannot write: %s; %llu bytes of the port's "
+                          "output were lost", strerror(f->write_errno),
+                          (unsigned long long)f->lost_bytes);
+            rc = -1;
         }
-    return 0;
+    }
+    return rc;
 }

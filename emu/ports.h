@@ -34,6 +34,10 @@ typedef struct port_file {
     const char *path;
     console_watch *con;
     byte_sink tap;              /* also gets the bytes, if put is set */
+    uint64_t handed_bytes;      /* given to f so far */
+    uint64_t flushed_bytes;     /* of those, known to be written */
+    int write_errno;            /* the first failed write's errno, 0 if none */
+    uint64_t lost_bytes;        /* not written since that failure */
 } port_file;
 
 typedef struct port_files {
@@ -48,8 +52,12 @@ int port_files_open(port_files *p, const port_list *l, console_watch *con,
 /* Also sends port `name`'s output to tap (before the machine exists). */
 void port_files_tap(port_files *p, const port_list *l, const char *name,
                     byte_sink tap);
+/* Writes out what is buffered. A port whose file fails (a full disk) is
+ * reported at once in one line on stderr; from then on its output is
+ * counted as lost, not written. */
 void port_files_flush(port_files *p);
-/* Returns 0, or -1 with err set if a file could not be written. */
+/* Returns 0, or -1 with err set if a file could not be written (with the
+ * bytes lost). */
 int port_files_close(port_files *p, struct pl_error *err);
 
 #endif

@@ -139,6 +139,8 @@ typedef struct phone {
     gdbstub *gdb;
     double start_s;
     int saved_only;             /* the run ended at the snapshot point */
+    uint64_t seen_output_ns;    /* the guest's last progress, when the host guard saw it */
+    double seen_cpu_s;          /* host_cpu_s() then */
 } phone;
 
 /* Reads the inputs and opens the outputs, in the order the options name
@@ -276,6 +278,29 @@ static void start_guest(phone *p, struct pl_error *err)
         die(err);
 }
 
+/* When a booted guest dies before /init, the image most likely at fault,
+ * as the tail of the one error line ("" otherwise). */
+static const char *early_suspect(const phone *p, char *buf, size_t len)
+{
+    const phone_options *o = p->o;
+    const console_watch *c = &p->con;
+    if (o->snap_load || c->init_ns)
+        return "";
+    if (o->initrd && (c->initrd_failed || strstr(c->panic, GUEST_CONSOLE_NO_INIT) ||
+                      strstr(c->panic, GUEST_CONSOLE_NO_ROOT)))
+        snprintf(buf, len, "; before /init: most likely the initramfs %s (%s)", o->initrd,
+                 c->initrd_failed ? "the kernel could not unpack it" :
+                 "it gave the kernel no /init");
+    else if (!c->spoke)
+        snprintf(buf, len, "; the guest printed nothing: most likely the kernel %s%s%s "
+                 "(or a console= missing from --append)", o->kernel,
+                 o->dtb_in ? " or the device tree " : "", o->dtb_in ? o->dtb_in : "");
+    else
+        snprintf(buf, len, "; before /init: most likely the kernel %s%s%s", o->kernel,
+                 o->dtb_in ? " or the device tree " : "", o->dtb_in ? o->dtb_in : "");
+    return buf;
+}
+
 /* Why the run must stop now, printed; 0 if it goes on. *stop is set when
  * it ends without a failure (the guest powered off). */
 static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
@@ -292,15 +317,32 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
                 "the run)\n", prog);
         return 1;
     }
+    char why[1024];
     if (c->panic[0] && (st != MACHINE_RUNNING || now >= c->panic_ns + PANIC_GRACE_NS)) {
-        fprintf(stderr, "%s: guest kernel panic at %.6f s: %s\n", prog,
-                (double)c->panic_ns / 1e9, c->panic);
+        fprintf(stderr, "%s: guest kernel panic at %.6f s: %s%s\n", prog,
+                (double)c->panic_ns / 1e9, c->panic, early_suspect(p, why, sizeof(why)));
         return 1;
     }
     if (now - c->last_output_ns >= o->hang_s * VT_NS_PER_S) {
         fprintf(stderr, "%s: the guest made no progress for %llu virtual "
-                "seconds (at %.3f s); stopping\n", prog,
-                (unsigned long long)o->hang_s, (double)now / 1e9);
+                "seconds (at %.3f s); stopping%s\n", prog,
+                (unsigned long long)o->hang_s, (double)now / 1e9,
+                early_suspect(p, why, sizeof(why)));
+        return 1;
+    }
+    /* The host-time guard: a core taking one fault after another (a
+     * vector table that is not mapped) crawls through virtual time, so
+     * --hang-s alone could take hours of host time to fire. */
+    if (c->last_output_ns != p->seen_output_ns || !p->seen_cpu_s) {
+        p->seen_output_ns = c->last_output_ns;
+        p->seen_cpu_s = host_cpu_s();
+    } else if (host_cpu_s() - p->seen_cpu_s >= (double)o->hang_host_s) {
+        fprintf(stderr, "%s: the guest made no progress for %llu s of host CPU "
+                "time, in which virtual time advanced %.3f s (at %.3f s); stopping "
+                "(--hang-host-s; a core looping through its exception vectors?)%s\n",
+                prog, (unsigned long long)o->hang_host_s,
+                (double)(now - c->last_output_ns) / 1e9, (double)now / 1e9,
+                early_suspect(p, why, sizeof(why)));
         return 1;
     }
     if (now >= until) {
@@ -379,9 +421,10 @@ static void report(phone *p, int status, double h0, double c0)
 static void close_all(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
-    if (p->con.f != stdout)
-        fclose(p->con.f);
-    if (p->gt && fclose(p->gt) != 0)
+    /* ferror too: a write that failed mid-run leaves no trace in fclose. */
+    if (p->con.f != stdout && (ferror(p->con.f) | (fclose(p->con.f) != 0)))
+        die_file(o->console_path, "cannot write");
+    if (p->gt && (ferror(p->gt) | (fclose(p->gt) != 0)))
         die_file(o->gt_path, "cannot write");
     if (p->cpu && fclose(p->cpu) != 0)
         die_file(o->cpu_path, "cannot write");

@@ -22,6 +22,7 @@ typedef struct phone_options {
     int engine;                 /* ARM_ENGINE_* (cpu/arm.h) */
     int quantum_policy;         /* enum vt_quantum_policy (time.h), default causal */
     uint64_t max_s, hang_s, cpu_mhz, gdb_port, quantum_us;
+    uint64_t hang_host_s;       /* host CPU seconds without progress that end the run */
     port_list ports;
 } phone_options;
 

@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include "snapio.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 #define MAGIC "PANLABSN"
 #define MAGIC_BYTES 8
@@ -154,9 +155,7 @@ static int fail_at(snap_r *r, uint64_t off, const char *fmt, va_list ap)
     return -1;
 }
 
-static int fail_off(snap_r *r, uint64_t off, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail_off(snap_r *r, uint64_t off, const char *fmt, ...)
+int snap_r_fail_at(snap_r *r, uint64_t off, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -175,6 +174,7 @@ int snap_r_fail(snap_r *r, const char *fmt, ...)
 }
 
 int snap_r_failed(const snap_r *r) { return r->failed; }
+uint64_t snap_r_offset(const snap_r *r) { return r->off; }
 const char *snap_r_error(const snap_r *r) { return r->err; }
 
 /* Reads n bytes at the file position; a short read is a truncated file. */
@@ -182,7 +182,7 @@ static int file_read(snap_r *r, void *p, size_t n, const char *what)
 {
     size_t got = fread(p, 1, n, r->f);
     if (got != n) {
-        fail_off(r, r->off + got, "truncated: expected %zu more bytes of %s",
+        snap_r_fail_at(r, r->off + got, "truncated: expected %zu more bytes of %s",
                  n - got, what);
         return -1;
     }
@@ -200,12 +200,15 @@ static uint64_t le(const uint8_t *b, int n)
 
 snap_r *snap_r_open(const char *path, uint32_t version, struct pl_error *err)
 {
-    snap_r *r = calloc(1, sizeof(*r));
+    snap_r *r = pl_xcalloc(1, sizeof(*r));
     struct stat st;
-    if (!r || !(r->f = fopen(path, "rb")) || fstat(fileno(r->f), &st) != 0) {
-        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
-        if (r && r->f)
-            fclose(r->f);
+    if (!(r->f = pl_open_input(path, err))) {
+        free(r);
+        return NULL;
+    }
+    if (fstat(fileno(r->f), &st) != 0) {
+        pl_error_file(err, path, "cannot open: %s", strerror(errno));
+        fclose(r->f);
         free(r);
         return NULL;
     }
@@ -215,10 +218,10 @@ snap_r *snap_r_open(const char *path, uint32_t version, struct pl_error *err)
     uint8_t h[MAGIC_BYTES + 4];
     if (file_read(r, h, sizeof(h), "the snapshot header") == 0) {
         if (memcmp(h, MAGIC, MAGIC_BYTES) != 0)
-            fail_off(r, 0, "not a panlab-phone snapshot, expected magic "
+            snap_r_fail_at(r, 0, "not a panlab-phone snapshot, expected magic "
                      "\"%s\"", MAGIC);
         else if (le(h + MAGIC_BYTES, 4) != version)
-            fail_off(r, MAGIC_BYTES, "snapshot format version %llu, expected "
+            snap_r_fail_at(r, MAGIC_BYTES, "snapshot format version %llu, expected "
                      "%u (save it again with this panlab-phone)",
                      (unsigned long long)le(h + MAGIC_BYTES, 4), version);
     }
@@ -244,13 +247,13 @@ int snap_r_begin(snap_r *r, const char *tag, int stream)
         char got[5] = { 0 };
         for (int i = 0; i < 4; i++)
             got[i] = h[i] >= 0x20 && h[i] < 0x7f ? (char)h[i] : '?';
-        return fail_off(r, at, "section '%s', expected '%s' (a snapshot of "
+        return snap_r_fail_at(r, at, "section '%s', expected '%s' (a snapshot of "
                         "another machine configuration?)", got, tag);
     }
     memcpy(r->tag, tag, 4);
     uint64_t len = le(h + 4, 8);
     if (len > r->file_bytes || r->off + len + 4 > r->file_bytes)
-        return fail_off(r, at + 4, "truncated: section '%s' says %llu bytes, "
+        return snap_r_fail_at(r, at + 4, "truncated: section '%s' says %llu bytes, "
                         "the file holds %llu after it", tag,
                         (unsigned long long)len,
                         (unsigned long long)(r->file_bytes - r->off));
@@ -263,14 +266,14 @@ int snap_r_begin(snap_r *r, const char *tag, int stream)
         return 0;
     r->buf = malloc(len ? len : 1);
     if (!r->buf)
-        return fail_off(r, at, "out of memory for section '%s'", tag);
+        return snap_r_fail_at(r, at, "out of memory for section '%s'", tag);
     r->buf_off = r->off;
     uint8_t c[4];
     if (file_read(r, r->buf, len, what) < 0 || file_read(r, c, 4, what) < 0)
         return -1;
     uint32_t crc = (uint32_t)crc32(0, r->buf, (uInt)len);
     if (crc != le(c, 4))
-        return fail_off(r, r->sec_end, "section '%s': checksum %08x, expected "
+        return snap_r_fail_at(r, r->sec_end, "section '%s': checksum %08x, expected "
                         "%08x (corrupt snapshot)", tag, (unsigned)le(c, 4), crc);
     r->off = r->buf_off;        /* values are now read from buf */
     return 0;
@@ -282,7 +285,7 @@ void snap_get_bytes(snap_r *r, void *p, size_t n)
     if (n == 0)
         return;                 /* p may be NULL */
     if (!r->failed && r->off + n > r->sec_end)
-        fail_off(r, r->off, "section '%s' ends %llu bytes early (expected "
+        snap_r_fail_at(r, r->off, "section '%s' ends %llu bytes early (expected "
                  "more state)", r->tag,
                  (unsigned long long)(r->off + n - r->sec_end));
     if (r->failed) {
@@ -344,7 +347,7 @@ int snap_r_end(snap_r *r)
     if (r->failed)
         return -1;
     if (r->off != r->sec_end)
-        return fail_off(r, r->off, "section '%s' has %llu bytes this "
+        return snap_r_fail_at(r, r->off, "section '%s' has %llu bytes this "
                         "panlab-phone does not read", r->tag,
                         (unsigned long long)(r->sec_end - r->off));
     if (r->stream) {
@@ -352,7 +355,7 @@ int snap_r_end(snap_r *r)
         if (file_read(r, c, 4, r->tag) < 0)
             return -1;
         if (r->crc != le(c, 4))
-            return fail_off(r, r->sec_end, "section '%s': checksum %08x, "
+            return snap_r_fail_at(r, r->sec_end, "section '%s': checksum %08x, "
                             "expected %08x (corrupt snapshot)", r->tag,
                             (unsigned)le(c, 4), r->crc);
     } else {

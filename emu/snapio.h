@@ -67,6 +67,11 @@ uint32_t snap_get_u32_max(snap_r *r, uint32_t max, const char *what);
  * after "FILE@OFFSET: ". Returns -1. */
 int snap_r_fail(snap_r *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same at a given file offset (a value read earlier). */
+int snap_r_fail_at(snap_r *r, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The file offset of the next value. */
+uint64_t snap_r_offset(const snap_r *r);
 int snap_r_failed(const snap_r *r);
 const char *snap_r_error(const snap_r *r);
 void snap_r_close(snap_r *r);

@@ -28,6 +28,11 @@ inline_svg() { sed -n '/<svg/,$p' "$1"; }
 plot() {	# plot NAME: gnuplot script on stdin -> $work/NAME.svg
 	{ echo "set terminal svg size 720,420 font 'sans,11' background '#ffffff' noenhanced"
 	  echo "set output '$work/$1.svg'"; cat; } | gnuplot
+	svg_complete "$work/$1.svg"
+}
+# gnuplot exits 0 even when it could not write its output (a full disk): check the end tag.
+svg_complete() {
+	grep -q '</svg>' "$1" 2>/dev/null || { echo "$1: cannot write: gnuplot left no complete SVG (disk full?)" >&2; exit 1; }
 }
 
 experiment=$(q "SELECT group_concat(DISTINCT experiment) FROM runs")

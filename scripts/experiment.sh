@@ -367,7 +367,14 @@ done
 [ -n "$spec" ] || usage
 case "$executor" in local|slurm) ;; *) echo "$0: unknown executor '$executor', expected local or slurm" >&2; exit 2 ;; esac
 [ -z "$jobs" ] || [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "$0: --jobs takes a positive number, got '$jobs'" >&2; exit 2; }
-[ -f "$spec" ] || { echo "$spec: no such spec file" >&2; exit 2; }
+# The spec is read line by line: refuse a directory, a device (/dev/zero never ends) and a huge file first.
+spec_cap_bytes=1048576
+[ -e "$spec" ] || { echo "$spec: no such spec file" >&2; exit 2; }
+[ ! -d "$spec" ] || { echo "$spec: is a directory, expected a spec file" >&2; exit 2; }
+[ -f "$spec" ] || { echo "$spec: not a regular file, expected a spec file" >&2; exit 2; }
+spec_bytes=$(stat -c %s -- "$spec")
+[ "$spec_bytes" -le $spec_cap_bytes ] ||
+	{ echo "$spec: $spec_bytes bytes, more than the $spec_cap_bytes-byte cap for a spec" >&2; exit 2; }
 [ -x "$analyze" ] || { echo "$0: $analyze is missing; run 'make build'" >&2; exit 1; }
 parse_spec
 [ -n "$jobs" ] || jobs=$(default_jobs)

@@ -112,5 +112,12 @@ void arm_dump(const arm_cpu *c, FILE *f);
  * soft TLBs; it returns 0, or -1 with the error recorded in r. */
 void arm_save(const arm_cpu *c, snap_w *w);
 int arm_load(arm_cpu *c, snap_r *r);
+/* After RAM is loaded too: whether a powered core can resume where it was
+ * saved (a known instruction set state, its code in RAM and, with the MMU
+ * on, its translation tables and exception vectors in RAM). Returns 0, or -1 with the error recorded in
+ * r at the offending field of the core's record, which began at
+ * record_off in the file. The checksums cannot catch a snapshot that was
+ * written wrong or crafted. */
+int arm_check_resumable(arm_cpu *c, snap_r *r, uint64_t record_off);
 
 #endif

@@ -4,6 +4,7 @@
  * TLBs are flushed on load, and the decoded-instruction caches need no
  * invalidation because every entry is checked against the raw word in
  * memory at fetch (see exec.c), so stale entries are never used. */
+#include <string.h>
 #include "arm_int.h"
 #include "../snapio.h"
 
@@ -66,4 +67,76 @@ int arm_load(arm_cpu *c, snap_r *r)
     c->flow = 0;
     c->exit_req = 0;
     return snap_r_failed(r) ? -1 : 0;
+}
+
+/* Byte offset of a saved field in a core's record, from the lists above. */
+static uint64_t field_offset(const char *name)
+{
+    uint64_t off = 0;
+#define OFF(f, bytes) if (!strcmp(#f, name)) return off; off += (bytes);
+#define OFF32(f) OFF(f, 4)
+#define OFF64(f) OFF(f, 8)
+#define OFFARR(f, n) OFF(f, 4 * (n))
+    CORE_U32(OFF32)
+    CORE_U64(OFF64)
+    CORE_ARRAYS(OFFARR)
+    CP15_U32(OFF32)
+    CP15_U64(OFF64)
+    return 0;
+}
+
+/* Whether va translates, for execution at pl1 or not, to RAM; *pa gets the
+ * address and *fsr the fault status (0 if it translated). */
+static int code_in_ram(arm_cpu *c, uint32_t va, int pl1, uint32_t *pa, uint32_t *fsr)
+{
+    *pa = 0;
+    *fsr = mmu_translate(c, va, ACC_EXEC, pl1, pa, NULL);
+    return !*fsr && phys_ram_ptr(c->sys->map, *pa & ~3u, 4) != NULL;
+}
+
+int arm_check_resumable(arm_cpu *c, snap_r *r, uint64_t record_off)
+{
+    const cp15_state *cp = &c->cp15;
+#define BAD(field, ...) \
+    snap_r_fail_at(r, record_off + field_offset(#field), "core %d: " #field " " __VA_ARGS__)
+    if (!c->powered)
+        return 0;               /* CPU_ON gives it a new state */
+    if (c->cpsr & CPSR_J)
+        return BAD(cpsr, "%#010x has the Jazelle bit, expected ARM or Thumb state",
+                   c->index, c->cpsr);
+    if (cp->ttbcr & (1u << 31))
+        return BAD(ttbcr, "%#010x selects long descriptors (EAE), expected the short "
+                   "format (this core has no LPAE)", c->index, cp->ttbcr);
+    if (cp->vbar & 0x1f)
+        return BAD(vbar, "%#010x is not 32-byte aligned, expected a vector table base",
+                   c->index, cp->vbar);
+    if (cp->sctlr & SCTLR_M) {
+        uint32_t n = cp->ttbcr & 7, base0 = cp->ttbr0 & (0xffffc000u << n);
+        if (!phys_ram_ptr(c->sys->map, base0, 0x4000u >> n))
+            return BAD(ttbr0, "%#010x puts the translation table at %#010x, outside RAM, "
+                       "expected a table in RAM", c->index, cp->ttbr0, base0);
+        if (n && !phys_ram_ptr(c->sys->map, cp->ttbr1 & 0xffffc000u, 0x4000))
+            return BAD(ttbr1, "%#010x puts the translation table at %#010x, outside RAM, "
+                       "expected a table in RAM", c->index, cp->ttbr1,
+                       cp->ttbr1 & 0xffffc000u);
+    }
+    uint32_t pa, fsr;
+    int thumb = (c->cpsr & CPSR_T) != 0, pl1 = (c->cpsr & 0x1f) != MODE_USR;
+    if (c->pc & (thumb ? 1u : 3u))
+        return BAD(pc, "%#010x is not aligned for %s state", c->index, c->pc,
+                   thumb ? "Thumb" : "ARM");
+    if (!code_in_ram(c, c->pc, pl1, &pa, &fsr))
+        return BAD(pc, "%#010x %s %#010x, expected the next instruction in RAM", c->index,
+                   c->pc, fsr ? "faults in translation, status" : "is at physical", fsr ? fsr : pa);
+    /* An unmapped vector table makes every exception fault again at once.
+     * Checked once the MMU is on: an OS that turned it on has set up its
+     * vectors, while bare-metal code may never take an exception. */
+    uint32_t vectors = (cp->sctlr & SCTLR_V) ? 0xffff0000u : cp->vbar;
+    if ((cp->sctlr & SCTLR_M) && !code_in_ram(c, vectors, 1, &pa, &fsr))
+        return BAD(vbar, "%#010x: the exception vectors at %#010x%s %s %#010x, expected "
+                   "them in RAM", c->index, cp->vbar, vectors,
+                   (cp->sctlr & SCTLR_V) ? " (SCTLR.V)" : "",
+                   fsr ? "fault in translation, status" : "are at physical", fsr ? fsr : pa);
+#undef BAD
+    return 0;
 }

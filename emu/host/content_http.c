@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "content_http.h"
+#include "panlab/read_file.h"
 
 void content_http_flush(content_http *h)
 {
@@ -94,18 +95,15 @@ static void serve(content_http *h)
         return;
     }
     snprintf(file, sizeof(file), "%s%s", h->content_dir, r.path);
-    FILE *f = fopen(file, "rb");
-    uint8_t *body = NULL;
-    long len = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 &&
-        fseek(f, 0, SEEK_SET) == 0 && (body = malloc((size_t)len + 1)) &&
-        fread(body, 1, (size_t)len, f) == (size_t)len)
-        respond(h, "200 OK", body, (size_t)len, 0, 0);
-    else
+    char *body;
+    size_t len;
+    if (pl_read_file(file, PL_CAP_TEXT_BYTES, "served content", &body, &len, &err) < 0) {
+        fprintf(stderr, "panlab-phone: content server: %s\n", err.msg);
         respond_text(h, "404 Not Found", "no such file\n");
+        return;
+    }
+    respond(h, "200 OK", (const uint8_t *)body, len, 0, 0);
     free(body);
-    if (f)
-        fclose(f);
 }
 
 void content_http_receive(content_http *h, const void *buf, size_t len)

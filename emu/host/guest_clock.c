@@ -1,42 +1,41 @@
 /* Guest CLOCK_MONOTONIC from the vDSO data page; see guest_clock.h. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "guest_clock.h"
 #include "../guest.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 int guest_clock_init(guest_clock *g, const phys_map *map,
                      const char *system_map, uint32_t page_offset,
                      uint32_t phys_offset, struct pl_error *err)
 {
-    FILE *f = fopen(system_map, "r");
-    if (!f) {
-        pl_error_set(err, "%s: cannot open: %s", system_map, strerror(errno));
+    char *text;
+    size_t len;
+    if (pl_read_file(system_map, PL_CAP_TEXT_BYTES, "a System.map", &text, &len, err) < 0)
         return -1;
-    }
-    char line[256];
     unsigned lineno = 0;
     int found = 0;
-    while (!found && fgets(line, sizeof(line), f)) {
+    for (char *line = text, *next; !found && line < text + len; line = next) {
+        next = memchr(line, '\n', (size_t)(text + len - line));
+        next = next ? next + 1 : text + len;
         lineno++;
         uint32_t va;
         char type, name[200];
         if (sscanf(line, "%" SCNx32 " %c %199s", &va, &type, name) == 3 &&
             !strcmp(name, GUEST_VDSO_SYMBOL)) {
             if (va < page_offset) {
-                pl_error_set(err, "%s:%u: " GUEST_VDSO_SYMBOL " at 0x%08x is "
-                         "below PAGE_OFFSET 0x%08x", system_map, lineno, va,
-                         page_offset);
-                fclose(f);
+                pl_error_at_line(err, system_map, lineno, GUEST_VDSO_SYMBOL " at 0x%08x "
+                                 "is below PAGE_OFFSET 0x%08x", va, page_offset);
+                free(text);
                 return -1;
             }
             g->data_pa = va - page_offset + phys_offset;
             found = 1;
         }
     }
-    fclose(f);
+    free(text);
     if (!found) {
         pl_error_set(err, "%s: no symbol " GUEST_VDSO_SYMBOL ", expected the "
                  "System.map of a kernel built with CONFIG_VDSO", system_map);

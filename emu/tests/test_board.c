@@ -16,6 +16,8 @@
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+#include "../ports.h"
+#include "../cpu/arm_int.h"
 #include "../loader.h"
 #include "../fdtgen.h"
 #include "../dev/gic.h"
@@ -29,6 +31,7 @@
 #include "../host/snapshot.h"
 #include "../host/slirp_net.h"
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
 static char tmpdir[] = "/tmp/test_board.XXXXXX";
@@ -61,13 +64,22 @@ static const char *write_gz(const char *name, const char *text)
     return p;
 }
 
-/* A minimal zImage: the magic at 0x24, start 0 and end = size. */
+/* The gzip member of an empty file (gzip -n), as the compressed kernel a
+ * zImage must carry. */
+static const uint8_t empty_gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0,
+                                    0, 0, 0, 0, 0, 0, 0, 0 };
+#define GZ_AT 0x100
+
+/* A minimal zImage: the magic at 0x24, start 0 and end = size, an empty
+ * gzip member at GZ_AT. */
 static const char *make_zimage(const char *name, uint32_t size, uint32_t magic)
 {
     uint8_t *b = calloc(1, size);
     uint32_t end = size;
     memcpy(b + 0x24, &magic, 4);
     memcpy(b + 0x2c, &end, 4);
+    if (size >= GZ_AT + sizeof(empty_gz))
+        memcpy(b + GZ_AT, empty_gz, sizeof(empty_gz));
     const char *p = write_file(name, b, size);
     free(b);
     return p;
@@ -109,20 +121,112 @@ static void test_zimage(void)
                "trunc@4096: truncated");
 }
 
+static machine *machine_of(int ncores);
+
+/* A directory, an endless device or a file over the cap, for each boot
+ * image, the System.map and a snapshot: one line, nothing read past the
+ * cap. */
+static void test_not_files(void)
+{
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    expect_err(loader_read_zimage(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_initrd(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_dtb(tmpdir, &d, &n, &err), err.msg,
+               "is a directory, expected a file");
+    expect_err(loader_read_zimage("/dev/zero", &d, &n, &err), err.msg,
+               "/dev/zero@67108864: more than the 67108864-byte cap for a zImage");
+    expect_err(loader_read_dtb("/dev/zero", &d, &n, &err), err.msg,
+               "/dev/zero@2097152: more than the 2097152-byte cap for a device tree blob");
+    const char *big = write_file("big.cpio.gz", "", 0);
+    CU_ASSERT_FATAL(truncate(big, (off_t)PL_CAP_INITRD_BYTES + 1) == 0);
+    expect_err(loader_read_initrd(big, &d, &n, &err), err.msg,
+               "big.cpio.gz: 536870913 bytes, more than the 536870912-byte cap for an initramfs");
+    unlink(big);
+    guest_clock g;
+    phys_map *m = phys_map_new();
+    expect_err(guest_clock_init(&g, m, "/dev/zero", 0xc0000000u, MACH_RAM, &err),
+               err.msg, "/dev/zero@268435456: more than the 268435456-byte cap for a System.map");
+    phys_map_free(m);
+    machine *mach = machine_of(1);
+    expect_err(snapshot_load(tmpdir, mach, NULL, &err), err.msg,
+               "is a directory, expected a file");
+    machine_free(mach);
+}
+
+/* A cpio newc archive of one file, "init", and the trailer. */
+static size_t make_cpio(char *out, size_t cap, const char *data)
+{
+    static const char *const names[] = { "init", "TRAILER!!!" };
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        size_t size = i ? 0 : strlen(data), namesize = strlen(names[i]) + 1;
+        n += (size_t)snprintf(out + n, cap - n, "070701%08x%08x%08x%08x%08x%08x%08zx"
+                              "%08x%08x%08x%08x%08zx%08x%s", 0, 0100755, 0, 0, 1, 0,
+                              size, 0, 0, 0, 0, namesize, 0, names[i]);
+        n++;                                    /* the name's NUL */
+        while (n % 4)
+            out[n++] = 0;
+        memcpy(out + n, i ? "" : data, size);
+        n += size;
+        while (n % 4)
+            out[n++] = 0;
+    }
+    return n;
+}
+
+/* path's bytes, whole (malloc'd). */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    uint8_t *b = malloc(*n);
+    CU_ASSERT_EQUAL(fread(b, 1, *n, f), *n);
+    fclose(f);
+    return b;
+}
+
 static void test_initrd(void)
 {
     struct pl_error err;
     uint8_t *d;
     size_t n;
-    CU_ASSERT_EQUAL(loader_read_initrd(write_gz("ok.gz", "070701000000"), &d,
-                                       &n, &err), 0);
+    char cpio[1024];
+    size_t cpio_len = make_cpio(cpio, sizeof(cpio), "#!/bin/sh\necho hi\n");
+    cpio[cpio_len] = 0;
+    /* write_gz takes text: the archive has NULs, so gzip it from a file. */
+    const char *plain = write_file("ok.cpio", cpio, cpio_len);
+    CU_ASSERT_EQUAL(loader_read_initrd(plain, &d, &n, &err), 0);
     free(d);
-    CU_ASSERT_EQUAL(loader_read_initrd(write_file("ok.cpio", "070701xx", 8),
-                                       &d, &n, &err), 0);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "gzip -n -c %s > %s && cat %s %s > %s", plain,
+             tmp_path("ok.cpio.gz"), tmp_path("ok.cpio.gz"), tmp_path("ok.cpio.gz"),
+             tmp_path("two.cpio.gz"));
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    CU_ASSERT_EQUAL(loader_read_initrd(tmp_path("ok.cpio.gz"), &d, &n, &err), 0);
     free(d);
+    /* Two gzip'd archives one after the other, as panlab's test initramfs. */
+    CU_ASSERT_EQUAL(loader_read_initrd(tmp_path("two.cpio.gz"), &d, &n, &err), 0);
+    free(d);
+    size_t gz_len;
+    uint8_t *gz = slurp(tmp_path("ok.cpio.gz"), &gz_len);
+    expect_err(loader_read_initrd(write_file("half.cpio.gz", gz, gz_len / 2), &d, &n, &err),
+               err.msg, "half.cpio.gz@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": the gzip data at byte 0 is corrupt: truncated"));
+    free(gz);
+    expect_err(loader_read_initrd(write_file("cut.cpio", cpio, cpio_len - 8), &d, &n, &err),
+               err.msg, "cut.cpio@136: truncated cpio entry");
+    expect_err(loader_read_initrd(write_file("notrailer.cpio", cpio, 136), &d, &n, &err),
+               err.msg, "notrailer.cpio@136: truncated cpio archive: no \"TRAILER!!!\"");
     expect_err(loader_read_initrd(write_gz("notcpio.gz", "hello world"), &d,
                                   &n, &err), err.msg,
-               "notcpio.gz@0: the gzip data does not start with the cpio");
+               "notcpio.gz@0: no cpio header, expected the newc magic \"070701\", at byte 0 "
+               "of the cpio data inflated");
     expect_err(loader_read_initrd(write_file("junk", "junkjunk", 8), &d, &n,
                                   &err), err.msg,
                "junk@0: neither gzip");
@@ -130,10 +234,79 @@ static void test_initrd(void)
                                       0xff, 0xff, 0xff, 0xff };
     expect_err(loader_read_initrd(write_file("bad.gz", bad_gz, sizeof(bad_gz)),
                                   &d, &n, &err), err.msg,
-               "corrupt or truncated gzip");
+               "the gzip data at byte 0 is corrupt");
     expect_err(loader_read_dtb(write_file("bad.dtb", "notadtb!notadtb!notadtb!"
                                           "notadtb!notadtb!", 40), &d, &n, &err), err.msg,
                "bad.dtb@0: not a valid device tree blob");
+}
+
+/* A corrupt compressed kernel, and a zImage carrying none. */
+static void test_kernel_payload(void)
+{
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    static char text[8192];
+    for (size_t i = 0; i < sizeof(text) - 1; i++)
+        text[i] = (char)('a' + (i * 7919 % 26));
+    size_t gz_len;
+    uint8_t *gz = slurp(write_gz("piggy.gz", text), &gz_len);
+    uint32_t size = GZ_AT + (uint32_t)gz_len;
+    uint8_t *img = calloc(1, size);
+    uint32_t magic = 0x016f2818;
+    memcpy(img + 0x24, &magic, 4);
+    memcpy(img + 0x2c, &size, 4);
+    memcpy(img + GZ_AT, gz, gz_len);
+    CU_ASSERT_EQUAL(loader_read_zimage(write_file("good.zimage", img, size), &d, &n, &err), 0);
+    free(d);
+    img[GZ_AT + gz_len - 6] ^= 0xff;           /* a byte of the CRC-32 */
+    expect_err(loader_read_zimage(write_file("crc.zimage", img, size), &d, &n, &err),
+               err.msg, "crc.zimage@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": the compressed kernel (gzip at byte 256) is "
+                                           "corrupt: incorrect data check"));
+    memset(img + GZ_AT, 0, gz_len);
+    expect_err(loader_read_zimage(write_file("nogz.zimage", img, size), &d, &n, &err),
+               err.msg, "nogz.zimage@48: no gzip-compressed kernel in the zImage");
+    free(img);
+    free(gz);
+}
+
+/* The phone's device tree description, 1 GiB and two cores. */
+static fdt_desc phone_fdt_desc(void)
+{
+    return (fdt_desc){
+        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
+        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
+        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
+        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
+        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
+    };
+}
+
+/* A device tree without the nodes Linux needs. */
+static void test_dtb_nodes(void)
+{
+    static uint8_t buf[0x10000];
+    struct pl_error err;
+    uint8_t *d;
+    size_t n;
+    fdt_desc desc = phone_fdt_desc();
+    int len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_FATAL(len > 0);
+    CU_ASSERT_EQUAL(loader_read_dtb(write_file("ok.dtb", buf, (size_t)len), &d, &n, &err), 0);
+    free(d);
+    int mem = fdt_node_offset_by_prop_value(buf, -1, "device_type", "memory", 7);
+    CU_ASSERT_FATAL(mem >= 0);
+    CU_ASSERT_EQUAL_FATAL(fdt_del_node(buf, mem), 0);
+    char at[64];
+    snprintf(at, sizeof(at), "nomem.dtb@%u: no memory node", fdt_off_dt_struct(buf));
+    expect_err(loader_read_dtb(write_file("nomem.dtb", buf, fdt_totalsize(buf)), &d, &n,
+                               &err), err.msg, at);
+    len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_EQUAL_FATAL(fdt_del_node(buf, fdt_path_offset(buf, "/cpus")), 0);
+    expect_err(loader_read_dtb(write_file("nocpus.dtb", buf, fdt_totalsize(buf)), &d, &n,
+                               &err), err.msg, "nocpus.dtb@");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no /cpus node with a cpu"));
 }
 
 /* Runs panlab-phone with args; returns its exit status and the number of
@@ -210,11 +383,12 @@ static void test_cli_errors(void)
 }
 
 /* A zImage-shaped bare-metal program: code at 0, the zImage header at
- * 0x24..0x2f, a string at 0x40. */
+ * 0x24..0x2f, a string at 0x40, an empty gzip member at 0x80. */
 static const char *make_program(const char *name, const uint32_t *code,
                                 size_t nwords, const char *text)
 {
-    uint8_t b[0x80] = { 0 };
+    uint8_t b[0x80 + sizeof(empty_gz)] = { 0 };
+    memcpy(b + 0x80, empty_gz, sizeof(empty_gz));
     uint32_t magic = 0x016f2818, end = sizeof(b);
     memcpy(b, code, nwords * 4);
     memcpy(b + 0x24, &magic, 4);
@@ -235,6 +409,15 @@ static void test_hang_and_panic(void)
              make_program("spin", spin, 1, NULL));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
+    /* A jump to unmapped 0 with the vectors at 0: one Prefetch Abort after
+     * another. --hang-s would need 1000 virtual seconds; the host-time
+     * guard stops it after one CPU second. */
+    static const uint32_t to_zero[] = { 0xe3a0f000 };   /* mov pc, #0 */
+    snprintf(args, sizeof(args), "--kernel %s --hang-s 1000 --hang-host-s 1",
+             make_program("vectors", to_zero, 1, NULL));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 s of host CPU time"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "exception vectors"));
     static const uint32_t panic[] = {
         0xe3001000,     /* movw r1, #0 */
         0xe3401900,     /* movt r1, #0x0900: the PL011 */
@@ -797,6 +980,34 @@ static void post(int q, int slot, uint32_t buf, uint32_t len, int writable)
     put16(VQ_AVAIL + off + 2, (uint16_t)(idx + 1));
 }
 
+/* A port whose file fails mid-run (a full disk): the run learns it, counts
+ * the bytes lost, and the close fails naming the file. */
+static void test_port_write_failure(void)
+{
+    machine *m = machine_of(1);
+    console_watch con = { .vt = machine_engine(m) };
+    port_list l;
+    port_files pf;
+    machine_config cfg;
+    struct pl_error err;
+    port_list_default(&l);
+    CU_ASSERT_EQUAL_FATAL(port_list_set(&l, "panlab.trace", 12, "/dev/full", &err), 0);
+    CU_ASSERT_EQUAL_FATAL(port_files_open(&pf, &l, &con, &cfg, &err), 0);
+    static uint8_t chunk[10000];
+    int k = 0;
+    while (strcmp(cfg.port_name[k], "panlab.trace"))
+        k++;
+    for (int i = 0; i < 3; i++) {
+        cfg.port_out[k].put(cfg.port_out[k].opaque, chunk, sizeof(chunk));
+        port_files_flush(&pf);
+    }
+    CU_ASSERT_EQUAL(pf.file[k].lost_bytes, 30000);
+    CU_ASSERT_EQUAL(port_files_close(&pf, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: cannot write: No space left on device; "
+                           "30000 bytes of the port's output were lost");
+    machine_free(m);
+}
+
 static void test_console_ports(void)
 {
     const char *names[] = { "panlab.trace" };
@@ -1166,14 +1377,9 @@ static void test_fdt(void)
 {
     static uint8_t buf[0x10000];
     struct pl_error err;
-    fdt_desc d = {
-        .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
-        .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
-        .uart = MACH_UART, .uart_spi = 1, .nvirtio = 4,
-        .virtio_base = MACH_VIRTIO_BASE, .virtio_spi_base = 16,
-        .psci_method = "hvc", .bootargs = "console=ttyAMA0",
-        .initrd_start = 0x48000000, .initrd_end = 0x48100000,
-    };
+    fdt_desc d = phone_fdt_desc();
+    d.initrd_start = 0x48000000;
+    d.initrd_end = 0x48100000;
     int n = fdt_generate(buf, sizeof(buf), &d, &err);
     CU_ASSERT(n > 0);
     CU_ASSERT_EQUAL(fdt_check_full(buf, (size_t)n), 0);
@@ -1455,6 +1661,65 @@ static void expect_load_error(const char *path, int ncores, const char *want)
     machine_free(m);
 }
 
+/* A snapshot whose checksums pass but whose CPU state cannot run: each is
+ * refused at load with the field's offset, before any guest time passes. */
+static void expect_unresumable(const char *name, void (*spoil)(arm_cpu *),
+                               const char *want)
+{
+    machine *m = machine_of(2);
+    start_program(m);
+    vt_run(machine_engine(m), 300000);
+    spoil(arm_sys_cpu(machine_cpus(m), 0));
+    struct pl_error err;
+    const char *path = tmp_path(name);
+    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, NULL, &err), 0);
+    machine_free(m);
+    expect_load_error(path, 2, want);
+}
+
+static void mmu_on_bad_ttbr(arm_cpu *c)
+{
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.ttbr0 = 0x12340000;
+}
+
+static void pc_outside_ram(arm_cpu *c) { c->pc = 0x20000000; }
+
+/* The MMU on with a flat map of the 16 MiB of RAM in 1 MiB sections (ARM
+ * ARM B3.5.1; domain 0 as manager), the vectors at an unmapped address. */
+static void vectors_outside_ram(arm_cpu *c)
+{
+    uint32_t table = MACH_RAM + 0x100000;
+    uint8_t *l1 = phys_ram_ptr(c->sys->map, table, 0x4000);
+    for (uint32_t mb = 0; mb < 16; mb++) {
+        uint32_t pa = MACH_RAM + (mb << 20), desc = pa | 3u << 10 | 2;
+        memcpy(l1 + (pa >> 20) * 4, &desc, 4);
+    }
+    c->cp15.ttbr0 = table;
+    c->cp15.dacr = 3;
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.vbar = 0x20000000;
+}
+static void jazelle(arm_cpu *c) { c->cpsr |= CPSR_J; }
+static void lpae(arm_cpu *c) { c->cp15.ttbcr |= 1u << 31; }
+
+static void test_unresumable(void)
+{
+    /* The records begin at byte 60 (header 12, MACH 12 + 12 + 4 bytes of
+     * CRC, CPUS header 12); ttbr0 is at 268 in a record. */
+    expect_unresumable("ttbr.snap", mmu_on_bad_ttbr,
+                       "ttbr.snap@328: core 0: ttbr0 0x12340000 puts the translation "
+                       "table at 0x12340000, outside RAM");
+    expect_unresumable("pc.snap", pc_outside_ram,
+                       "core 0: pc 0x20000000 is at physical 0x20000000, expected the next "
+                       "instruction in RAM");
+    expect_unresumable("vbar.snap", vectors_outside_ram,
+                       "core 0: vbar 0x20000000: the exception vectors at 0x20000000 fault "
+                       "in translation, status 0x00000005");
+    expect_unresumable("jazelle.snap", jazelle, "core 0: cpsr");
+    expect_unresumable("lpae.snap", lpae, "core 0: ttbcr");
+}
+
 static void test_bad_files(void)
 {
     long n = file_bytes(saved_snapshot());
@@ -1518,6 +1783,9 @@ int main(int argc, char **argv)
         return 1;
     CU_pSuite s = CU_add_suite("board", NULL, NULL);
     CU_add_test(s, "zImage checks", test_zimage);
+    CU_add_test(s, "directories, endless and huge inputs", test_not_files);
+    CU_add_test(s, "the compressed kernel in a zImage", test_kernel_payload);
+    CU_add_test(s, "device tree nodes Linux needs", test_dtb_nodes);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
@@ -1541,6 +1809,8 @@ int main(int argc, char **argv)
     CU_add_test(s, "guest clock", test_guest_clock);
     CU_add_test(s, "snapshot: save, restore, continue identically", test_round_trip);
     CU_add_test(s, "snapshot: bad files", test_bad_files);
+    CU_add_test(s, "a port's file fails mid-run", test_port_write_failure);
+    CU_add_test(s, "snapshot: CPU state that cannot resume", test_unresumable);
     CU_add_test(s, "snapshot: command line", test_snapshot_cli);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 struct pl_script {
 	struct pl_action *actions;
@@ -748,6 +749,10 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 {
 	struct parser p = {.name = name, .text = text, .len = len, .err = err};
 	struct action_list l = {0};
+	/* Editors on some systems start UTF-8 text with a byte order mark: skip it, so columns
+	 * count from the first character the editor shows. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		p.at = 3;
 	uint64_t end_ns;
 	*out = NULL;
 	if (parse_block(&p, NULL, 0, &l, &end_ns) < 0) {
@@ -766,39 +771,12 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 
 int pl_script_parse_file(const char *path, struct pl_script **out, struct pl_error *err)
 {
+	char *text;
+	size_t len;
+
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		pl_error_set(err, "%s: %s, expected a readable script file", path,
-			 strerror(errno));
+	if (pl_read_file(path, PL_CAP_SCRIPT_BYTES, "a replay script", &text, &len, err) < 0)
 		return -1;
-	}
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-	bool oom = false;
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 4096;
-			char *t = realloc(text, cap);
-			if (!t) {
-				oom = true;
-				break;
-			}
-			text = t;
-		}
-		size_t n = fread(text + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	int bad = ferror(f) || oom;
-	fclose(f);
-	if (bad) {
-		pl_error_set(err, "%s: cannot read the file, expected a readable script file",
-			 path);
-		free(text);
-		return -1;
-	}
 	int rc = pl_script_parse_buffer(path, text, len, out, err);
 	free(text);
 	return rc;

@@ -23,6 +23,16 @@ rc=0
 "$top/scripts/experiment.sh" "$work/bad.spec" 2> "$work/bad.err" || rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$work/bad.err")" = 1 ] && grep -q "^$work/bad.spec:3: trace 'sometimes'" "$work/bad.err" ||
 	fail "a bad spec gave exit $rc and: $(cat "$work/bad.err")"
+# Not a spec file: a directory, an endless device, a file over the cap; one line each, exit 2.
+truncate -s 1048577 "$work/huge.spec"
+for pair in "$work:is a directory, expected a spec file" \
+	    "/dev/zero:not a regular file, expected a spec file" \
+	    "$work/huge.spec:1048577 bytes, more than the 1048576-byte cap for a spec"; do
+	rc=0
+	"$top/scripts/experiment.sh" "${pair%%:*}" 2> "$work/bad.err" || rc=$?
+	[ $rc = 2 ] && [ "$(wc -l < "$work/bad.err")" = 1 ] && grep -qF "${pair%%:*}: ${pair#*:}" "$work/bad.err" ||
+		fail "spec ${pair%%:*} gave exit $rc and: $(cat "$work/bad.err")"
+done
 
 cat > "$work/e.spec" <<EOF
 name $name

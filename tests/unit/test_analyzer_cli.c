@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "panlab/read_file.h"
 #include "test_analyzer.h"
 
 struct result {
@@ -659,6 +661,97 @@ static void test_untraced_run(void)
 	CU_ASSERT_NOT_EQUAL(access(path, R_OK), 0);
 }
 
+/* One stderr line holding want, and exit 1. */
+static void expect_one_error(const char *const *args, const char *want)
+{
+	struct result r;
+
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, want));
+	size_t lines = 0;
+
+	for (const char *p = r.err; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, 1);
+	if (!strstr(r.err, want))
+		fprintf(stderr, "\n  got: %s\n", r.err);
+	result_free(&r);
+}
+
+/*
+ * Inputs that are not files of their kind: a directory anywhere a file goes, an endless device
+ * (read up to its cap, never until memory runs out) and a file over the cap (refused before
+ * reading).
+ */
+static void test_not_files(void)
+{
+	char out[256], huge[256], gt[] = PANLAB_TEST_DATA "/sequential.gt";
+	char *trace = write_trace("seq-nf.bin", 0, 0, -1);
+	const char *dir = test_tmpdir();
+
+	snprintf(out, sizeof(out), "%s/not-files", dir);
+	const char *trace_dir[] = { "--trace", dir, "--ground-truth", gt, "--out", out,
+				    "--backend", "qemu", "--workload", "asynctask", NULL };
+	expect_one_error(trace_dir, ": is a directory, expected a file");
+	const char *gt_dir[] = { "--trace", trace, "--ground-truth", dir, "--out", out,
+				 "--backend", "qemu", "--workload", "asynctask", NULL };
+	expect_one_error(gt_dir, ": is a directory, expected a file");
+	const char *expect_dir[] = { "--trace", trace, "--ground-truth", gt, "--out", out,
+				     "--backend", "qemu", "--workload", "asynctask", "--expect", dir,
+				     NULL };
+	expect_one_error(expect_dir, ": is a directory, expected a file");
+	const char *stream_dir[] = { "stream", "--trace", dir, "--out", out, NULL };
+	expect_one_error(stream_dir, ": is a directory, expected a file");
+	const char *gt_zero[] = { "--trace", trace, "--ground-truth", "/dev/zero", "--out", out,
+				  "--backend", "qemu", "--workload", "asynctask", NULL };
+	expect_one_error(gt_zero, "/dev/zero@268435456: more than the 268435456-byte cap for a "
+				  "ground-truth file");
+	const char *expect_zero[] = { "--trace", trace, "--ground-truth", gt, "--out", out,
+				      "--backend", "qemu", "--workload", "asynctask", "--expect",
+				      "/dev/zero", NULL };
+	expect_one_error(expect_zero, "/dev/zero@1048576: more than the 1048576-byte cap");
+	const char *stream_zero[] = { "stream", "--trace", "/dev/zero", "--out", out, NULL };
+	expect_one_error(stream_zero, "/dev/zero@0: ");
+	/* A sparse file one byte over the whole-trace cap: refused from its size. */
+	snprintf(huge, sizeof(huge), "%s/huge.bin", dir);
+	FILE *f = fopen(huge, "wb");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	CU_ASSERT_FATAL(truncate(huge, (off_t)PL_CAP_TRACE_BYTES + 1) == 0);
+	const char *trace_huge[] = { "--trace", huge, "--ground-truth", gt, "--out", out,
+				     "--backend", "qemu", "--workload", "asynctask", NULL };
+	expect_one_error(trace_huge, "huge.bin: 1073741825 bytes, more than the 1073741824-byte cap "
+				     "for a trace read whole (`panlab-analyze stream` has no cap)");
+	unlink(huge);
+}
+
+/* Each output written to a full disk (a link to /dev/full): one line naming it, exit 1. */
+static void test_full_disk(void)
+{
+	static const char *const outputs[] = { "summary.json", "transactions.csv", "trace.json",
+					       "latency_cdf.svg", "breakdown.svg", "stream.json" };
+	char *trace = write_trace("seq-full.bin", 0, 0, -1);
+
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		char out[256], link[300], want[320];
+
+		snprintf(out, sizeof(out), "%s/full-%zu", test_tmpdir(), i);
+		CU_ASSERT_FATAL(mkdir(out, 0755) == 0);
+		snprintf(link, sizeof(link), "%s/%s", out, outputs[i]);
+		CU_ASSERT_FATAL(symlink("/dev/full", link) == 0);
+		snprintf(want, sizeof(want), "%s: cannot write", link);
+		int stream = !strcmp(outputs[i], "stream.json");
+		const char *run_args[] = { "--trace", trace, "--ground-truth",
+					   PANLAB_TEST_DATA "/sequential.gt", "--out", out, "--backend",
+					   "qemu", "--workload", "asynctask", NULL };
+		const char *stream_args[] = { "stream", "--trace", trace, "--out", out, NULL };
+
+		expect_one_error(stream ? stream_args : run_args, want);
+	}
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -675,4 +768,6 @@ void add_cli_tests(void)
 	CU_add_test(s, "unknown event type", test_unknown_type);
 	CU_add_test(s, "ground-truth syntax error", test_ground_truth_syntax);
 	CU_add_test(s, "usage errors", test_usage);
+	CU_add_test(s, "directories, endless and huge inputs", test_not_files);
+	CU_add_test(s, "outputs on a full disk", test_full_disk);
 }

@@ -228,7 +228,7 @@ char *read_text(const char *path)
 	char *buf;
 	size_t len;
 
-	if (pl_read_file(path, &buf, &len, &err) < 0) {
+	if (pl_read_file(path, PL_CAP_TEXT_BYTES, "a test output", &buf, &len, &err) < 0) {
 		CU_FAIL(err.msg);
 		return NULL;
 	}

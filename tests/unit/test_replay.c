@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
@@ -660,11 +661,43 @@ static void test_parse_file(void)
 	unlink(path);
 	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), -1);
 	char want[256];
-	snprintf(want, sizeof want, "%s: No such file or directory, expected a readable script file",
-		 path);
+	snprintf(want, sizeof want, "%s: cannot open: No such file or directory", path);
 	CU_ASSERT_STRING_EQUAL(err.msg, want);
 	free(path);
 	pl_script_free(NULL);
+}
+
+/* A byte order mark at the start is skipped (columns count after it); anywhere else it is text. */
+static void test_bom(void)
+{
+	struct pl_script *s = test_replay_parse("\xef\xbb\xbftap 1 2\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(pl_script_action_count(s), 1);
+	pl_script_free(s);
+	struct pl_error err;
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "\xef\xbb\xbftap 1 x\n", 11, &s, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.rply:1:7: "));
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "tap 1 2\n\xef\xbb\xbftap 1 2\n", 19, &s,
+					       &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "t.rply:2:1: unknown command"));
+}
+
+/* Inputs that are not a script file: a directory, an endless device, a file over the cap. */
+static void test_parse_file_not_a_script(void)
+{
+	struct pl_error err;
+	struct pl_script *s;
+	CU_ASSERT_EQUAL(pl_script_parse_file("/tmp", &s, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "/tmp: is a directory, expected a file");
+	CU_ASSERT_EQUAL(pl_script_parse_file("/dev/zero", &s, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/dev/zero@16777216: more than the 16777216-byte "
+					       "cap for a replay script"));
+	char *path = test_replay_temp_file("tap 1 2\n");
+	CU_ASSERT_FATAL(truncate(path, (off_t)PL_CAP_SCRIPT_BYTES + 1) == 0);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": 16777217 bytes, more than the 16777216-byte cap"));
+	unlink(path);
+	free(path);
 }
 
 /* The default experiment's script meets issue 2: at least 20 taps on the centre button with
@@ -781,6 +814,8 @@ int test_replay_add_parse_suite(void)
 		{"error NUL", test_error_nul},
 		{"error truncated", test_error_truncated},
 		{"parse file", test_parse_file},
+		{"byte order mark", test_bom},
+		{"parse file: not a script", test_parse_file_not_a_script},
 		{"asynctask script", test_asynctask_script},
 	};
 	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)

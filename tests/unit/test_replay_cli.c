@@ -76,8 +76,16 @@ static void test_check_missing_file(void)
 	static struct run r;
 	run_cli(&r, "check", "/nonexistent/x.rply");
 	CU_ASSERT_EQUAL(r.status, 1);
-	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/x.rply: No such file or directory, expected a "
-				      "readable script file\n");
+	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/x.rply: cannot open: No such file or directory\n");
+}
+
+/* A directory where the script belongs is one line, status 1. */
+static void test_check_directory(void)
+{
+	static struct run r;
+	run_cli(&r, "check", "/tmp");
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(r.err, "/tmp: is a directory, expected a file\n");
 }
 
 static void test_record_missing_device(void)
@@ -171,6 +179,7 @@ int test_replay_add_cli_suite(void)
 	CU_pSuite suite = CU_add_suite("replay_cli", NULL, NULL);
 	if (!suite || !CU_add_test(suite, "check bad script", test_check_bad_script) ||
 	    !CU_add_test(suite, "check missing file", test_check_missing_file) ||
+	    !CU_add_test(suite, "check a directory", test_check_directory) ||
 	    !CU_add_test(suite, "check good script", test_check_good_script) ||
 	    !CU_add_test(suite, "check control script", test_check_control_script) ||
 	    !CU_add_test(suite, "record missing device", test_record_missing_device) ||

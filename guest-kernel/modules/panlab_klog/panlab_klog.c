@@ -54,19 +54,30 @@
 #include "panlab/trace_format.h"
 #include "panlab/klog_uapi.h"
 
+/*
+ * Positions are counts of records, mod 2^32 (a ring holds fewer than 2^31),
+ * so that head - tail is the number held whatever the capacity; each side
+ * keeps its own slot pointer, so that no position is divided (32-bit ARMv7-A
+ * has no divide instruction in the kernel's instruction set).
+ */
 struct klog_ring {
-	struct pl_event *rec;
-	u32 capacity;		/* records */
+	struct pl_event *rec;	/* capacity records */
+	struct pl_event *end;	/* rec + capacity */
+	u32 capacity;
+	/* Written by this cpu only. */
+	struct pl_event *next;	/* the slot of the next record */
 	/*
-	 * Positions run over [0, 2 * capacity) so that a full ring and an
-	 * empty one differ without needing a power-of-two capacity.
+	 * Free slots when this cpu last read tail (the reader only adds to
+	 * them), so that a record needs no read of tail; 0 while dropping.
 	 */
-	u32 head;		/* next slot to write; written by this cpu only */
-	u32 tail;		/* next slot to read; written by the reader only */
+	u32 room;
 	u32 lost_pending;	/* dropped since the last stored record */
-	/* Records stored (LOST markers included): laps * 2 * capacity + head. */
-	u32 laps;
+	u32 head;		/* records stored, LOST markers included */
+	u32 head_laps;		/* times head wrapped past 2^32 */
 	u64 lost;
+	/* Written by the reader only. */
+	struct pl_event *read_next;
+	u32 tail;		/* records read */
 };
 
 static DEFINE_PER_CPU(struct klog_ring, klog_rings);
@@ -84,21 +95,29 @@ MODULE_PARM_DESC(buffer_bytes, "Total ring size over all possible cpus, bytes");
  * When the counter frequency divides 1e9 (62.5 MHz on both backends: 16 ns
  * per tick), the clocksource's mult/shift is exact, and with no NTP
  * slewing CLOCK_MONOTONIC = CNTVCT * ns_per_tick + clock_offset_ns holds
- * exactly for the whole boot. Reading the counter and a multiply-add cost
- * about 10 instructions, ktime_get_mono_fast_ns() about 67. Otherwise
- * (another frequency or clocksource) records fall back to
+ * exactly for the whole boot. A record then holds the raw count, read in
+ * about 3 instructions, and the reader converts it (ktime_get_mono_fast_ns()
+ * costs about 67). Otherwise (another frequency or clocksource) records hold
  * ktime_get_mono_fast_ns() and clock_offset_ns reads as ENODATA.
  */
 static DEFINE_STATIC_KEY_FALSE(klog_counter_clock);
 static u32 klog_ns_per_tick;
 static s64 klog_clock_offset_ns;
 
-static __always_inline u64 klog_now_ns(void)
+/* A record's time stamp as stored in the ring. */
+static __always_inline u64 klog_now(void)
 {
 	if (static_branch_likely(&klog_counter_clock))
-		return __arch_counter_get_cntvct() * klog_ns_per_tick +
-		       klog_clock_offset_ns;
+		return __arch_counter_get_cntvct();
 	return ktime_get_mono_fast_ns();
+}
+
+/* CLOCK_MONOTONIC ns of a stored time stamp. */
+static u64 klog_ts_ns(u64 stored)
+{
+	if (static_branch_likely(&klog_counter_clock))
+		return stored * klog_ns_per_tick + klog_clock_offset_ns;
+	return stored;
 }
 
 static int clock_offset_get(char *buf, const struct kernel_param *kp)
@@ -123,8 +142,8 @@ MODULE_PARM_DESC(clock_offset_ns,
 
 /*
  * What a task waits on, kept from its *_WAIT to its *_WAKE so that the
- * waker's probe can name the lock in a *_NOTIFY, and whether it is blocked
- * on disk IO. Indexed by pid: PID_MAX_LIMIT is 32768 on 32-bit kernels, so
+ * waker's probe can name the lock in a *_NOTIFY, or that it is blocked on
+ * disk IO. Indexed by pid: PID_MAX_LIMIT is 32768 on 32-bit kernels, so
  * slots are never shared. A slot is written only while its task runs
  * nowhere else: by the task itself (the lock, futex and wait queue probes
  * run in the waiter's context) or by sched_switch for the task switching
@@ -133,17 +152,19 @@ MODULE_PARM_DESC(clock_offset_ns,
  */
 enum klog_wait_kind {
 	KLOG_WAIT_NONE,
-	KLOG_WAIT_FUTEX,
+	KLOG_WAIT_FUTEX_QUEUED,	/* queued on futex lock_id, FUTEX_WAIT not logged */
 	KLOG_WAIT_MUTEX,
 	KLOG_WAIT_SEM,
 	KLOG_WAIT_WQ_PREPARED,	/* queued on wait queue lock_id, still running */
+	/* The kinds from here on end when the task is next switched in. */
+	KLOG_WAIT_IO,		/* IO_BLOCK logged */
 	KLOG_WAIT_WAITQUEUE,	/* asleep on it: WAITQUEUE_WAIT logged */
+	KLOG_WAIT_FUTEX,	/* FUTEX_WAIT logged */
 };
 
 struct klog_task {
 	unsigned long lock_id;
 	u8 wait_kind;		/* enum klog_wait_kind */
-	u8 io_blocked;
 };
 
 #define KLOG_TASK_SLOTS 32768
@@ -161,20 +182,14 @@ static struct klog_task *klog_task_of(pid_t pid)
 	return &klog_tasks[pid & (KLOG_TASK_SLOTS - 1)];
 }
 
-static u32 klog_used(const struct klog_ring *ring, u32 head, u32 tail)
+/*
+ * Whether this caller moved a queued futex waiter to FUTEX_WAIT logged, and
+ * so must log it (see probe_futex_wait()).
+ */
+static __always_inline bool klog_futex_wait_logged(struct klog_task *t)
 {
-	return head >= tail ? head - tail : head + 2 * ring->capacity - tail;
-}
-
-static u32 klog_next(const struct klog_ring *ring, u32 pos)
-{
-	return pos + 1 == 2 * ring->capacity ? 0 : pos + 1;
-}
-
-/* No division: 32-bit ARM has none in ARMv7-A, and this is the hot path. */
-static struct pl_event *klog_slot(const struct klog_ring *ring, u32 pos)
-{
-	return &ring->rec[pos < ring->capacity ? pos : pos - ring->capacity];
+	return cmpxchg(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
+		       KLOG_WAIT_FUTEX) == KLOG_WAIT_FUTEX_QUEUED;
 }
 
 /*
@@ -185,39 +200,30 @@ static struct pl_event *klog_slot(const struct klog_ring *ring, u32 pos)
  */
 struct klog_batch {
 	struct klog_ring *ring;
-	u64 ts;
-	u32 capacity;
-	u32 head;
-	u32 room;	/* free slots; 0 sends the next record to the slow path */
+	struct pl_event *next;
+	u64 ts;		/* as klog_now() */
+	u32 room;	/* as ring->room; 0 sends the next record to the slow path */
+	u32 stored;	/* records stored by this batch so far */
 	u16 cpu;
 };
 
 static __always_inline void klog_begin(struct klog_batch *b)
 {
 	struct klog_ring *ring = this_cpu_ptr(&klog_rings);
-	/* Pairs with the reader's release of tail: its slot copy is done. */
-	u32 tail = smp_load_acquire(&ring->tail);
 
 	b->ring = ring;
-	b->capacity = ring->capacity;
-	b->head = ring->head;
-	b->room = ring->lost_pending ? 0 :
-		  ring->capacity - klog_used(ring, b->head, tail);
-	b->ts = klog_now_ns();
+	b->next = ring->next;
+	b->room = ring->room;
+	b->stored = 0;
+	b->ts = klog_now();
 	b->cpu = smp_processor_id();
 }
 
-/*
- * Fills the slot at head; returns the next head. The capacity is passed in
- * so that the stores to the slot do not make the compiler reload it.
- */
-static __always_inline u32 klog_store(struct klog_ring *ring, u32 capacity,
-				      u32 head, u64 ts, u16 cpu, u16 type,
-				      u32 tid, u64 a0, u32 a1, u32 a2)
+/* Fills the slot ev; returns the slot after it. */
+static __always_inline struct pl_event *
+klog_store(const struct klog_ring *ring, struct pl_event *ev, u64 ts, u16 cpu,
+	   u16 type, u32 tid, u64 a0, u32 a1, u32 a2)
 {
-	struct pl_event *ev = &ring->rec[head < capacity ? head :
-					 head - capacity];
-
 	ev->ts_ns = ts;
 	ev->type = type;
 	ev->cpu = cpu;
@@ -225,58 +231,69 @@ static __always_inline u32 klog_store(struct klog_ring *ring, u32 capacity,
 	ev->a0 = a0;
 	ev->a1 = a1;
 	ev->a2 = a2;
-	if (unlikely(++head == 2 * capacity)) {
-		head = 0;
-		ring->laps++;
-	}
-	return head;
+	return ++ev == ring->end ? ring->rec : ev;
 }
 
 /*
- * The ring was full, or dropped records since it last stored one: store a
- * LOST record with the count, then this one, or drop this one too. Out of
- * line: the common path stays short. Returns the next head.
+ * No room is known: read tail again and set ring->room and ring->next.
+ * Then store a LOST record with the count of records dropped since the last
+ * stored one, if any, and this record, or drop this one too. Out of line:
+ * the common path stays short. Returns the number of records stored.
  */
-static noinline u32 klog_put_slow(struct klog_ring *ring, u32 head, u64 ts,
+static noinline u32 klog_put_slow(struct klog_ring *ring,
+				  struct pl_event *next, u32 stored, u64 ts,
 				  u16 cpu, u16 type, u32 tid, u64 a0, u32 a1,
 				  u32 a2)
 {
 	u32 need = ring->lost_pending ? 2 : 1;
-	/* As in klog_begin(). */
+	/* Pairs with the reader's release of tail: its slot copy is done. */
 	u32 tail = smp_load_acquire(&ring->tail);
+	u32 room = ring->capacity - (ring->head + stored - tail);
 
-	if (klog_used(ring, head, tail) + need > ring->capacity) {
+	ring->next = next;
+	if (room < need) {
 		ring->lost++;
 		ring->lost_pending++;
-		return head;
+		ring->room = 0;
+		return 0;
 	}
 	if (ring->lost_pending) {
-		head = klog_store(ring, ring->capacity, head, ts, cpu,
-				  PL_EV_LOST, tid, ring->lost_pending, 0, 0);
+		next = klog_store(ring, next, ts, cpu, PL_EV_LOST, tid,
+				  ring->lost_pending, 0, 0);
 		ring->lost_pending = 0;
 	}
-	return klog_store(ring, ring->capacity, head, ts, cpu, type, tid, a0,
-			  a1, a2);
+	ring->next = klog_store(ring, next, ts, cpu, type, tid, a0, a1, a2);
+	ring->room = room - need;
+	return need;
 }
 
 static __always_inline void klog_put(struct klog_batch *b, u16 type, u32 tid,
 				     u64 a0, u32 a1, u32 a2)
 {
-	/* After a slow record the rest of the batch takes the slow path too. */
 	if (unlikely(!b->room)) {
-		b->head = klog_put_slow(b->ring, b->head, b->ts, b->cpu, type,
-					tid, a0, a1, a2);
+		b->stored += klog_put_slow(b->ring, b->next, b->stored, b->ts,
+					   b->cpu, type, tid, a0, a1, a2);
+		b->next = b->ring->next;
+		b->room = b->ring->room;
 		return;
 	}
 	b->room--;
-	b->head = klog_store(b->ring, b->capacity, b->head, b->ts, b->cpu, type,
-			     tid, a0, a1, a2);
+	b->stored++;
+	b->next = klog_store(b->ring, b->next, b->ts, b->cpu, type, tid, a0,
+			     a1, a2);
 }
 
 static __always_inline void klog_end(struct klog_batch *b)
 {
+	struct klog_ring *ring = b->ring;
+	u32 head = ring->head + b->stored;
+
+	ring->next = b->next;
+	ring->room = b->room;
+	if (unlikely(head < b->stored))
+		ring->head_laps++;
 	/* Publish the slots only once they are filled in. */
-	smp_store_release(&b->ring->head, b->head);
+	smp_store_release(&ring->head, head);
 }
 
 /* One record from any context. */
@@ -321,39 +338,51 @@ static void klog_thread_name(struct task_struct *t, const char *comm)
  * queue sleeps (patch 0003), wakeups.
  */
 
+/* The record a wait that ends at the switch in ends with. */
+static const u16 klog_wake_event[] = {
+	[KLOG_WAIT_IO] = PL_EV_IO_RESUME,
+	[KLOG_WAIT_WAITQUEUE] = PL_EV_WAITQUEUE_WAKE,
+	[KLOG_WAIT_FUTEX] = PL_EV_FUTEX_WAKE,
+};
+
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	struct klog_task *pt = klog_task_of(prev->pid);
 	struct klog_task *nt = klog_task_of(next->pid);
 	struct klog_batch b __uninitialized;
+	u8 kind;
 
 	/* __schedule() runs this with local irqs off. */
 	lockdep_assert_irqs_disabled();
 	klog_begin(&b);
 	if (!preempt && (prev_state & TASK_NORMAL)) {
+		struct klog_task *pt = klog_task_of(prev->pid);
+
+		kind = pt->wait_kind;
 		/* io_schedule() marks the task in_iowait before it sleeps. */
 		if ((prev_state & TASK_UNINTERRUPTIBLE) && prev->in_iowait) {
-			pt->io_blocked = 1;
+			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_IO);
 			klog_put(&b, PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
-		} else if (pt->wait_kind == KLOG_WAIT_WQ_PREPARED) {
+		} else if (kind == KLOG_WAIT_WQ_PREPARED) {
 			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_WAITQUEUE);
 			klog_put(&b, PL_EV_WAITQUEUE_WAIT, prev->pid,
 				 pt->lock_id, 0, 0);
+		} else if (kind == KLOG_WAIT_FUTEX_QUEUED &&
+			   klog_futex_wait_logged(pt)) {
+			/* In the futex's schedule(): see probe_futex_wait(). */
+			klog_put(&b, PL_EV_FUTEX_WAIT, prev->pid, pt->lock_id,
+				 0, 0);
 		}
 	}
 	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, next->pid,
 		 klog_state_of(preempt, prev_state), 0);
-	if (nt->io_blocked) {
-		nt->io_blocked = 0;
-		klog_put(&b, PL_EV_IO_RESUME, next->pid, 0, 0, 0);
-	}
-	if (nt->wait_kind == KLOG_WAIT_WAITQUEUE) {
+	kind = nt->wait_kind;
+	if (kind >= KLOG_WAIT_IO) {
 		WRITE_ONCE(nt->wait_kind, KLOG_WAIT_NONE);
-		klog_put(&b, PL_EV_WAITQUEUE_WAKE, next->pid, nt->lock_id, 0,
-			 0);
+		klog_put(&b, klog_wake_event[kind], next->pid,
+			 kind == KLOG_WAIT_IO ? 0 : nt->lock_id, 0, 0);
 	}
 	klog_end(&b);
 }
@@ -373,6 +402,7 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 	if (wq)
 		__this_cpu_write(klog_waking_wq, 0);
 	switch (READ_ONCE(t->wait_kind)) {
+	case KLOG_WAIT_FUTEX_QUEUED:
 	case KLOG_WAIT_FUTEX:
 		/* probe_futex_wake() already logged FUTEX_NOTIFY. */
 		if (in_task())
@@ -408,7 +438,6 @@ static void probe_sched_process_fork(void *data, struct task_struct *parent,
 
 	/* The child has not run yet: nobody else writes its slot. */
 	t->wait_kind = KLOG_WAIT_NONE;
-	t->io_blocked = 0;
 	klog_record(PL_EV_FORK, current->pid, child->pid, child->tgid, 0);
 	klog_thread_name(child, child->comm);
 }
@@ -424,27 +453,68 @@ static void probe_task_rename(void *data, struct task_struct *task,
 	klog_thread_name(task, comm);
 }
 
-/* Futex: tracepoints of patch 0001, in the waiter's and the waker's context. */
+/*
+ * Futex: tracepoints of patch 0001. The wait and its end are logged with
+ * the context switches they cause, in the same claim of the ring:
+ * futex_wait only marks the task queued, the switch out of its schedule()
+ * logs FUTEX_WAIT, and the switch back in FUTEX_WAKE. A waker that finds
+ * its waiter still queued (not switched out yet) logs the waiter's
+ * FUTEX_WAIT before its FUTEX_NOTIFY, so that a wait always begins before
+ * the notify that ends it; whichever of the two moves the waiter's slot
+ * from FUTEX_QUEUED to FUTEX logs it. A wait whose schedule() returned
+ * without switching logs both at futex_resume.
+ */
 
 static void probe_futex_wait(void *data, unsigned long lock_id)
 {
 	struct klog_task *t = klog_task_of(current->pid);
 
 	WRITE_ONCE(t->lock_id, lock_id);
-	WRITE_ONCE(t->wait_kind, KLOG_WAIT_FUTEX);
-	klog_record(PL_EV_FUTEX_WAIT, current->pid, lock_id, 0, 0);
+	/* Orders lock_id before the kind a waker tests. */
+	smp_store_release(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED);
 }
 
 static void probe_futex_resume(void *data, unsigned long lock_id)
 {
-	WRITE_ONCE(klog_task_of(current->pid)->wait_kind, KLOG_WAIT_NONE);
-	klog_record(PL_EV_FUTEX_WAKE, current->pid, lock_id, 0, 0);
+	struct klog_task *t = klog_task_of(current->pid);
+	struct klog_batch b __uninitialized;
+	unsigned long flags;
+	u8 kind;
+
+	/* Usually the switch back in ended the wait already. */
+	kind = READ_ONCE(t->wait_kind);
+	if (kind == KLOG_WAIT_FUTEX_QUEUED)
+		kind = cmpxchg(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
+			       KLOG_WAIT_NONE);
+	if (kind != KLOG_WAIT_FUTEX_QUEUED && kind != KLOG_WAIT_FUTEX)
+		return;
+	WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
+	local_irq_save(flags);
+	klog_begin(&b);
+	if (kind == KLOG_WAIT_FUTEX_QUEUED)
+		klog_put(&b, PL_EV_FUTEX_WAIT, current->pid, t->lock_id, 0, 0);
+	klog_put(&b, PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
+	klog_end(&b);
+	local_irq_restore(flags);
 }
 
 static void probe_futex_wake(void *data, unsigned long lock_id,
 			     struct task_struct *waiter)
 {
-	klog_record(PL_EV_FUTEX_NOTIFY, current->pid, lock_id, waiter->pid, 0);
+	struct klog_task *t = klog_task_of(waiter->pid);
+	struct klog_batch b __uninitialized;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	klog_begin(&b);
+	/* Pairs with the release in probe_futex_wait(). */
+	if (smp_load_acquire(&t->wait_kind) == KLOG_WAIT_FUTEX_QUEUED &&
+	    klog_futex_wait_logged(t))
+		klog_put(&b, PL_EV_FUTEX_WAIT, waiter->pid, t->lock_id, 0, 0);
+	klog_put(&b, PL_EV_FUTEX_NOTIFY, current->pid, lock_id, waiter->pid,
+		 0);
+	klog_end(&b);
+	local_irq_restore(flags);
 }
 
 /*
@@ -735,16 +805,18 @@ static ssize_t klog_read(struct file *file, char __user *buf, size_t len,
 
 		while (ring->tail != head &&
 		       len - done >= sizeof(struct pl_event)) {
-			struct pl_event *ev = klog_slot(ring, ring->tail);
+			struct pl_event ev = *ring->read_next;
 
-			if (copy_to_user(buf + done, ev, sizeof(*ev))) {
+			ev.ts_ns = klog_ts_ns(ev.ts_ns);
+			if (copy_to_user(buf + done, &ev, sizeof(ev))) {
 				mutex_unlock(&klog_state_lock);
 				return done ? done : -EFAULT;
 			}
-			done += sizeof(*ev);
+			done += sizeof(ev);
+			if (++ring->read_next == ring->end)
+				ring->read_next = ring->rec;
 			/* Hand the slot back only after it was copied out. */
-			smp_store_release(&ring->tail,
-					  klog_next(ring, ring->tail));
+			smp_store_release(&ring->tail, ring->tail + 1);
 		}
 	}
 	mutex_unlock(&klog_state_lock);
@@ -764,8 +836,7 @@ static long klog_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (cpu >= PL_KLOG_MAX_CPUS)
 			break;
 		/* Exact once tracing is off; a snapshot while it runs. */
-		st.written[cpu] = (u64)ring->laps * 2 * ring->capacity +
-				  ring->head;
+		st.written[cpu] = (u64)ring->head_laps << 32 | ring->head;
 		st.lost[cpu] = ring->lost;
 	}
 	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
@@ -793,7 +864,7 @@ static void klog_free(void)
 }
 
 /*
- * Sets the counter clock up (see klog_now_ns()) if CLOCK_MONOTONIC is an
+ * Sets the counter clock up (see klog_now()) if CLOCK_MONOTONIC is an
  * exact function of CNTVCT. ktime_get_snapshot() reads the clocksource
  * once and gives CLOCK_REALTIME at that count; CLOCK_MONOTONIC is that
  * minus offs_real (ktime_mono_to_real(0)), unless the clock was set in
@@ -868,7 +939,11 @@ static int __init klog_init(void)
 			ret = -ENOMEM;
 			goto err_free;
 		}
+		ring->end = ring->rec + capacity;
 		ring->capacity = capacity;
+		ring->next = ring->rec;
+		ring->read_next = ring->rec;
+		ring->room = capacity;
 	}
 	klog_clock_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "panlab/klog:online",
