@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test bench difftest fuzz section6 clean
+.PHONY: all deps build run experiment labs-check test bench repro-check difftest fuzz section6 clean
 all: build
 
 deps:
@@ -26,11 +26,19 @@ build: deps
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
-# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html. A machine setting
-# (CORES=1, GOVERNOR=, FREQ_MHZ=) runs the suite script with it (out/suite.json).
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then
+# scripts/suite-verdict.sh: a line per workload, out/suite.json (qemu: out/suite-qemu.json), and
+# failure when a workload misses a target. A machine setting (CORES=1, GOVERNOR=, FREQ_MHZ=)
+# runs scripts/run-suite.sh with it instead (same verdict, out/suite.json).
+SUITE := suite$(if $(filter qemu,$(BACKEND)),-qemu)
 run: build
 ifeq ($(WORKLOAD),all)
-	@$(if $(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE),scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec)
+ifneq ($(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),)
+	@scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE)
+else
+	@scripts/experiment.sh scripts/experiments/$(SUITE).spec || [ $$? = 1 ]
+	@scripts/suite-verdict.sh --experiment out/$(SUITE) --out out/$(SUITE).json
+endif
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif
@@ -58,6 +66,11 @@ bench: build
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
 	@echo "=== bench: experiments"; scripts/experiment-bench.sh
+
+# The guest kernel built again from scratch in another directory must match build/kernel bit
+# for bit (guest-kernel/repro-check.sh; a whole kernel build, so not in `make test`; JOBS=N).
+repro-check: build
+	@guest-kernel/repro-check.sh
 
 # libFuzzer on the trace and ground-truth readers and the replay script
 # parser; FUZZ_SECONDS per target (default 60).

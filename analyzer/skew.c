@@ -43,6 +43,9 @@ struct pairing {
 	struct pl_idmap produced, waiting;	/* key -> event */
 	struct pl_idmap seen_tids;		/* fork: threads already seen */
 	struct pl_idmap slept;			/* wakeup: tid -> 1 after a switch-out asleep */
+	struct pl_idmap on_cpu;			/* wakeup: tid -> 1 from its switch-in to its switch-out */
+	struct pl_idmap raced;			/* wakeup: tid -> ns of a wakeup while on a cpu */
+	struct pl_idmap ran_after;		/* wakeup: tid -> ns of its first own event after it */
 };
 
 static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
@@ -145,26 +148,81 @@ static int notify_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 }
 
 /*
- * WAKEUP -> the CONTEXT_SWITCH that runs the wakee, when it had gone to
- * sleep (a preempted thread runs again without a wakeup).
+ * A wakeup logged while its wakee is still on a cpu, followed by the wakee's
+ * switch-out asleep with nothing of the wakee's own in between (the events
+ * its switch-out logs share the switch's time), raced with that sleep: the
+ * wakee had set its sleeping state (sched_waking is logged only then) and
+ * was inside __schedule(), so try_to_wake_up() queued it on its cpu to run
+ * again after the switch. That wakeup causes the next run. (A wakeup that
+ * instead finds the wakee still queued keeps it running; should it then
+ * sleep again without logging anything first, its next run is joined to
+ * this older wakeup.)
+ */
+static bool raced_with_sleep(struct pairing *p, const struct pl_event *switch_out)
+{
+	uint64_t woken_ns, ran_ns;
+	bool raced = pl_idmap_take(&p->raced, switch_out->tid, 0, &woken_ns);
+	bool ran = pl_idmap_take(&p->ran_after, switch_out->tid, 0, &ran_ns);
+
+	return raced && (!ran || ran_ns >= switch_out->ts_ns);
+}
+
+/* The thread a wakeup wakes: WAKEUP's, or that of a <lock>_NOTIFY, which the
+ * kernel logs instead of WAKEUP for a waiter on a lock or wait queue; 0 for
+ * other events. */
+static uint64_t wakee_of(const struct pl_event *ev)
+{
+	switch (ev->type) {
+	case PL_EV_WAKEUP:
+		return ev->a0;
+	case PL_EV_FUTEX_NOTIFY:
+	case PL_EV_MUTEX_NOTIFY:
+	case PL_EV_SEM_NOTIFY:
+	case PL_EV_WAITQUEUE_NOTIFY:
+		return ev->a1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * WAKEUP (or a <lock>_NOTIFY) -> the CONTEXT_SWITCH that runs the wakee,
+ * when it had gone to sleep (a preempted thread runs again without a
+ * wakeup).
  */
 static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
 {
-	uint64_t unused;
+	uint64_t unused, woken_ns, wakee = wakee_of(ev);
 
 	*k1 = key1(PL_CAUSAL_WAKEUP, 0);
-	if (ev->type == PL_EV_WAKEUP) {
-		*k2 = ev->a0;
-		return ev->a0 ? 1 : 0;
+	if (ev->type != PL_EV_CONTEXT_SWITCH && ev->tid &&
+	    pl_idmap_get(&p->raced, ev->tid, 0, &woken_ns) && ev->ts_ns > woken_ns &&
+	    !pl_idmap_get(&p->ran_after, ev->tid, 0, &unused))
+		pl_idmap_put(&p->ran_after, ev->tid, 0, ev->ts_ns);
+	if (wakee) {
+		*k2 = wakee;
+		if (pl_idmap_get(&p->on_cpu, wakee, 0, &unused)) {
+			pl_idmap_put(&p->raced, wakee, 0, ev->ts_ns);
+			pl_idmap_take(&p->ran_after, wakee, 0, &unused);
+		}
+		return 1;
 	}
 	if (ev->type != PL_EV_CONTEXT_SWITCH)
 		return 0;
-	if (ev->tid && ev->a1 != PL_STATE_RUNNABLE) {
-		/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
-		pl_idmap_put(&p->slept, ev->tid, 0, 1);
-		forget(p, *k1, ev->tid);
+	if (ev->tid) {
+		bool raced = raced_with_sleep(p, ev);
+
+		pl_idmap_take(&p->on_cpu, ev->tid, 0, &unused);
+		if (ev->a1 != PL_STATE_RUNNABLE) {
+			/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
+			pl_idmap_put(&p->slept, ev->tid, 0, 1);
+			if (!raced)
+				forget(p, *k1, ev->tid);
+		}
 	}
 	*k2 = ev->a0;
+	if (ev->a0)
+		pl_idmap_put(&p->on_cpu, ev->a0, 0, 1);
 	return ev->a0 && pl_idmap_take(&p->slept, ev->a0, 0, &unused) ? -1 : 0;
 }
 
@@ -272,6 +330,9 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 	pl_idmap_free(&p.waiting);
 	pl_idmap_free(&p.seen_tids);
 	pl_idmap_free(&p.slept);
+	pl_idmap_free(&p.on_cpu);
+	pl_idmap_free(&p.raced);
+	pl_idmap_free(&p.ran_after);
 	return n;
 }
 

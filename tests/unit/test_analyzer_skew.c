@@ -252,6 +252,58 @@ static void test_notify_and_wakeup_are_checked(void)
 	model_free(&m);
 }
 
+/*
+ * A wakeup that races with the wakee's sleep (Linux: try_to_wake_up() finds
+ * it inside __schedule() and queues it on its cpu): cpu 0 logs the WAKEUP
+ * while WORKER is still on cpu 1, then WORKER switches out asleep and runs
+ * again. That wakeup is the run's cause, in order; so is a lock's NOTIFY,
+ * which the kernel logs instead of a WAKEUP. With ran_on, WORKER logs an
+ * event of its own after the first wakeup (it found WORKER still queued and
+ * WORKER ran on), so its next sleep's run is joined to the next wakeup,
+ * which cpu 0 logs after the run: out of order.
+ */
+static void wake_during_sleep(struct model *m, int ran_on)
+{
+	struct tb t;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, US(900), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1000), PL_EV_WAKEUP, MAIN, WORKER, 1);
+	if (ran_on)
+		tb_kernel(&t, 1, US(1001), PL_EV_WAKEUP, WORKER, RECEIVER, 1);
+	tb_kernel(&t, 1, US(1002), PL_EV_IO_BLOCK, WORKER, 0, 0);
+	tb_kernel(&t, 1, US(1002), PL_EV_CONTEXT_SWITCH, WORKER, 0, PL_STATE_BLOCKED);
+	tb_kernel(&t, 1, US(1004), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1005), PL_EV_WAKEUP, MAIN, WORKER, 1);
+	/* Asleep on a wait queue; woken through it (no WAKEUP logged). */
+	tb_kernel(&t, 1, US(1010), PL_EV_WAITQUEUE_WAIT, WORKER, 0x3000, 0);
+	tb_kernel(&t, 1, US(1010), PL_EV_CONTEXT_SWITCH, WORKER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1020), PL_EV_WAITQUEUE_NOTIFY, 0, 0x3000, WORKER);
+	tb_kernel(&t, 1, US(1022), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1022), PL_EV_WAITQUEUE_WAKE, WORKER, 0x3000, 0);
+	/* Woken again while still on cpu 1, as it goes to sleep. */
+	tb_kernel(&t, 0, US(1030), PL_EV_WAKEUP, 0, WORKER, 1);
+	tb_kernel(&t, 1, US(1031), PL_EV_CONTEXT_SWITCH, WORKER, 0, PL_STATE_BLOCKED);
+	tb_kernel(&t, 1, US(1033), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	model_build(&t, m);
+}
+
+static void test_wake_during_sleep_causes_the_run(void)
+{
+	struct model m;
+
+	wake_during_sleep(&m, 0);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_WAKEUP], 3);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_WAKEUP], 0);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_NOTIFY], 0);
+	CU_ASSERT_EQUAL(m.trace.skew_repaired, 0);
+	model_free(&m);
+	wake_during_sleep(&m, 1);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_WAKEUP], 1);
+	model_free(&m);
+}
+
 void add_skew_tests(void)
 {
 	CU_pSuite s = CU_add_suite("clock skew", NULL, NULL);
@@ -266,4 +318,6 @@ void add_skew_tests(void)
 	CU_add_test(s, "causal pairs in order are counted, none out of order",
 		    test_pairs_in_order_are_counted);
 	CU_add_test(s, "notify -> wake and wakeup -> run are checked", test_notify_and_wakeup_are_checked);
+	CU_add_test(s, "a wakeup racing with the wakee's sleep causes its next run",
+		    test_wake_during_sleep_causes_the_run);
 }
