@@ -22,11 +22,13 @@ enum {
     ST_CMDRESPEND = 1u << 6, ST_CMDSENT = 1u << 7, ST_DATAEND = 1u << 8,
     ST_TXACTIVE = 1u << 12, ST_RXACTIVE = 1u << 13,
     ST_TXFIFOHALFEMPTY = 1u << 14, ST_RXFIFOHALFFULL = 1u << 15,
-    ST_RXFIFOFULL = 1u << 17, ST_TXFIFOEMPTY = 1u << 18,
-    ST_RXFIFOEMPTY = 1u << 19, ST_RXDATAAVLBL = 1u << 21,
+    ST_TXFIFOFULL = 1u << 16, ST_RXFIFOFULL = 1u << 17,
+    ST_TXFIFOEMPTY = 1u << 18, ST_RXFIFOEMPTY = 1u << 19,
+    ST_TXDATAAVLBL = 1u << 20, ST_RXDATAAVLBL = 1u << 21,
     ST_STATIC = 0x7ffu,         /* the flags MCI_CLEAR clears */
 };
-#define FIFO_BYTES 64u
+#define FIFO_WORDS 16u
+#define FIFO_BYTES (4 * FIFO_WORDS)
 
 /* MCIPeriphID0-3 (PL181, r0) and MCIPCellID0-3, §3.3.17-18. */
 static const uint8_t pl181_id[8] = { 0x81, 0x11, 0x04, 0x00,
@@ -40,13 +42,21 @@ struct pl181 {
     uint32_t datatimer, datalength, datactrl, status, mask[2], select;
     /* The data phase: the card's direction (after its command), whether
      * it runs (DPSM enabled too), its length, the bytes that crossed the
-     * card bus and, for reads, the bytes the CPU took from the FIFO. */
+     * card bus and the bytes that passed between the CPU and the FIFO. */
     uint32_t dir, running, total, moved, taken;
     uint64_t block_ns;          /* read: bus time of one block */
     uint32_t block_bytes;
-    vt_event arrive, busy_end;
+    /* Write: bus time of one word, and when the FIFO's oldest word has
+     * crossed the bus (while the FIFO holds data). */
+    uint64_t word_ns, tx_next_ns;
+    vt_event arrive, tx_drain, busy_end;
     uint8_t buf[SD_MAX_XFER_BYTES];
 };
+
+static int writing(const pl181 *p)
+{
+    return p->running && p->dir == SD_DATA_WRITE && p->moved < p->total;
+}
 
 static uint32_t status_now(const pl181 *p)
 {
@@ -58,8 +68,13 @@ static uint32_t status_now(const pl181 *p)
         s |= avail >= FIFO_BYTES / 2 ? ST_RXFIFOHALFFULL : 0;
         s |= avail >= FIFO_BYTES ? ST_RXFIFOFULL : 0;
     }
-    if (p->running && p->dir == SD_DATA_WRITE && p->moved < p->total)
-        s |= ST_TXACTIVE | ST_TXFIFOEMPTY | ST_TXFIFOHALFEMPTY;
+    if (writing(p)) {
+        uint32_t words = (p->taken - p->moved + 3) / 4;
+        s |= ST_TXACTIVE;
+        s |= words ? ST_TXDATAAVLBL : ST_TXFIFOEMPTY;
+        s |= words <= FIFO_WORDS / 2 ? ST_TXFIFOHALFEMPTY : 0;
+        s |= words == FIFO_WORDS ? ST_TXFIFOFULL : 0;
+    }
     return s;
 }
 
@@ -94,6 +109,7 @@ static void busy_end(void *opaque)
 static void stop_data(pl181 *p)
 {
     vt_cancel(p->t, &p->arrive);
+    vt_cancel(p->t, &p->tx_drain);
     vt_cancel(p->t, &p->busy_end);
     p->running = 0;
 }
@@ -112,8 +128,10 @@ static void maybe_start(pl181 *p)
                                                  : SD_MAX_XFER_BYTES;
     p->moved = p->taken = 0;
     p->block_bytes = 1u << ((p->datactrl >> 4) & 0xf);
-    if (!read)
+    if (!read) {
+        p->word_ns = sd_card_write_bus_ns(p->card, 4);
         return;
+    }
     uint64_t first_ns;
     if (!p->card || sd_card_read(p->card, p->buf, p->total, p->block_bytes,
                                  &first_ns, &p->block_ns) < 0) {
@@ -161,19 +179,58 @@ static uint32_t fifo_read(pl181 *p)
     return v;
 }
 
+/* Moves the write words that have crossed the card bus by now out of the
+ * FIFO; once the last one has, the card stores the data and is busy. Then
+ * queues tx_drain for the next change the status shows: the FIFO half
+ * empty, or empty. */
+static void tx_sync(pl181 *p)
+{
+    if (!writing(p))
+        return;
+    uint64_t now = vt_now_ns(p->t);
+    while (p->moved < p->taken && p->tx_next_ns <= now) {
+        uint32_t left = p->taken - p->moved;
+        p->moved += left < 4 ? left : 4;
+        p->tx_next_ns += p->word_ns;
+    }
+    if (p->moved == p->total) {
+        vt_cancel(p->t, &p->tx_drain);
+        uint64_t done_ns = sd_card_write(p->card, p->buf, p->total);
+        if (done_ns == UINT64_MAX)
+            p->status |= ST_DATATIMEOUT;
+        else
+            vt_schedule(p->t, &p->busy_end, done_ns);
+        return;
+    }
+    uint32_t words = (p->taken - p->moved + 3) / 4;
+    if (!words) {
+        vt_cancel(p->t, &p->tx_drain);
+        return;
+    }
+    uint32_t to_half = words > FIFO_WORDS / 2 ? words - FIFO_WORDS / 2 : words;
+    vt_schedule(p->t, &p->tx_drain, p->tx_next_ns + (to_half - 1) * p->word_ns);
+}
+
+static void tx_drain(void *opaque)
+{
+    pl181 *p = opaque;
+    tx_sync(p);
+    update(p);
+}
+
+/* The bus never underruns: it waits for the CPU when the FIFO is empty
+ * (as with the flow control of ST's variants). A word written to a full
+ * FIFO is lost, as on the PL181; mmci never writes one. */
 static void fifo_write(pl181 *p, uint32_t v)
 {
-    if (!p->running || p->dir != SD_DATA_WRITE || p->moved >= p->total)
+    if (!writing(p) || p->taken >= p->total ||
+        p->taken - p->moved >= FIFO_BYTES)
         return;
-    for (int i = 0; i < 4 && p->moved < p->total; i++)
-        p->buf[p->moved++] = (uint8_t)(v >> (8 * i));
-    if (p->moved < p->total)
-        return;
-    uint64_t done_ns = sd_card_write(p->card, p->buf, p->total);
-    if (done_ns == UINT64_MAX)
-        p->status |= ST_DATATIMEOUT;
-    else
-        vt_schedule(p->t, &p->busy_end, done_ns);
+    if (p->taken == p->moved)
+        p->tx_next_ns = vt_now_ns(p->t) + p->word_ns;
+    for (int i = 0; i < 4 && p->taken < p->total; i++)
+        p->buf[p->taken++] = (uint8_t)(v >> (8 * i));
+    tx_sync(p);
 }
 
 uint32_t pl181_read(void *opaque, uint32_t off, int size_log2)
@@ -181,6 +238,7 @@ uint32_t pl181_read(void *opaque, uint32_t off, int size_log2)
     pl181 *p = opaque;
     (void)size_log2;
     vt_stall(p->t, PL181_ACCESS_NS);
+    tx_sync(p);
     uint32_t v = 0;
     if (off >= 0xfe0 && off < 0x1000)
         return pl181_id[(off - 0xfe0) >> 2];
@@ -205,8 +263,10 @@ uint32_t pl181_read(void *opaque, uint32_t off, int size_log2)
     case MCI_MASK0: return p->mask[0];
     case MCI_MASK1: return p->mask[1];
     case MCI_SELECT: return p->select;
-    case MCI_FIFOCNT:
-        return p->running ? (p->total - p->moved + 3) / 4 : 0;
+    case MCI_FIFOCNT:           /* counts words into (read) or out of the FIFO */
+        return p->running ? (p->total - (p->dir == SD_DATA_READ ? p->moved
+                                                               : p->taken) + 3) / 4
+                          : 0;
     default: return 0;
     }
 }
@@ -216,6 +276,7 @@ void pl181_write(void *opaque, uint32_t off, uint32_t val, int size_log2)
     pl181 *p = opaque;
     (void)size_log2;
     vt_stall(p->t, PL181_ACCESS_NS);
+    tx_sync(p);
     if (off >= MCI_FIFO && off < MCI_FIFO_END) {
         fifo_write(p, val);
         update(p);
@@ -259,6 +320,7 @@ pl181 *pl181_new(vt_engine *t, irq_line irq_cmd, irq_line irq_pio,
     p->irq[1] = irq_pio;
     p->card = card;
     vt_event_init(&p->arrive, arrive, p);
+    vt_event_init(&p->tx_drain, tx_drain, p);
     vt_event_init(&p->busy_end, busy_end, p);
     return p;
 }
@@ -290,8 +352,11 @@ void pl181_save(const pl181 *p, snap_w *w)
     for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
         snap_put_u32(w, regs[i]);
     snap_put_u64(w, p->block_ns);
+    snap_put_u64(w, p->word_ns);
+    snap_put_u64(w, p->tx_next_ns);
     snap_put_bytes(w, p->buf, p->total);
     vt_event_save(&p->arrive, w);
+    vt_event_save(&p->tx_drain, w);
     vt_event_save(&p->busy_end, w);
     snap_put_u32(w, p->card != NULL);
     if (p->card)
@@ -310,14 +375,23 @@ int pl181_load(pl181 *p, snap_r *r)
     p->running = snap_get_u32_max(r, 1, "SD data phase state");
     p->total = snap_get_u32_max(r, SD_MAX_XFER_BYTES, "SD transfer length");
     p->moved = snap_get_u32_max(r, p->total, "SD bytes moved");
-    p->taken = snap_get_u32_max(r, p->moved, "SD bytes taken");
+    p->taken = snap_get_u32_max(r, p->total, "SD bytes taken");
     p->block_bytes = snap_get_u32_max(r, 1u << 15, "SD block size");
     p->block_ns = snap_get_u64(r);
+    p->word_ns = snap_get_u64(r);
+    p->tx_next_ns = snap_get_u64(r);
+    if (!snap_r_failed(r) &&
+        (p->dir == SD_DATA_READ ? p->taken > p->moved
+                                : p->moved > p->taken ||
+                                  p->taken - p->moved > FIFO_BYTES))
+        return snap_r_fail(r, "SD FIFO holds %u bytes taken, %u moved",
+                           p->taken, p->moved);
     if (snap_r_failed(r))
         return -1;
     snap_get_bytes(r, p->buf, p->total);
     uint32_t has_card;
     if (vt_event_load(p->t, &p->arrive, r) < 0 ||
+        vt_event_load(p->t, &p->tx_drain, r) < 0 ||
         vt_event_load(p->t, &p->busy_end, r) < 0)
         return -1;
     has_card = snap_get_u32_max(r, 1, "SD card flag");

@@ -265,6 +265,11 @@ uint64_t sd_card_write(sd_card *c, const uint8_t *buf, uint32_t len)
     return start + c->tm.write_latency_ns;
 }
 
+uint64_t sd_card_write_bus_ns(const sd_card *c, uint32_t bytes)
+{
+    return xfer_ns(bytes, c->tm.write_bytes_per_s);
+}
+
 /* ---- snapshots ---- */
 
 /* The card's contents as the CRC-32 of (offset, bytes) of each 4 KiB

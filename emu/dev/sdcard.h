@@ -64,6 +64,9 @@ int sd_card_read(sd_card *c, uint8_t *buf, uint32_t len, uint32_t block_bytes,
  * when the card is done with them (its busy signal ends), or UINT64_MAX
  * when the range is outside the card or the file cannot be written. */
 uint64_t sd_card_write(sd_card *c, const uint8_t *buf, uint32_t len);
+/* Bus time, in ns, of `bytes` of write data: the card takes data over the
+ * bus at its write bandwidth (blk_timing.write_bytes_per_s). */
+uint64_t sd_card_write_bus_ns(const sd_card *c, uint32_t bytes);
 
 /* Snapshots: card state and timing, and the CRC-32 of the whole image, so
  * a restore on a different card is refused (the contents are not in the

@@ -1082,6 +1082,8 @@ enum { MCI_ARG = 0x08, MCI_CMD = 0x0c, MCI_RESP0 = 0x14, MCI_DLEN = 0x28,
        MCI_MASK0 = 0x3c, MCI_MASK1 = 0x40, MCI_FIFOCNT = 0x48,
        MCI_FIFO = 0x80 };
 enum { RESP = 1u << 6, LONG = 1u << 7, CPSM = 1u << 10 };
+enum { DATAEND = 1u << 8, TXACTIVE = 1u << 12, TXHALFEMPTY = 1u << 14,
+       TXFULL = 1u << 16, TXEMPTY = 1u << 18, TXAVAIL = 1u << 20 };
 static int mci_line[2];
 
 static void mci_irq(void *opaque, int n, int level)
@@ -1099,8 +1101,39 @@ static uint32_t mci_cmd(pl181 *p, uint32_t index, uint32_t arg, uint32_t flags)
     return pl181_read(p, MCI_STATUS, 2);
 }
 
+/* Saves the engine and the PL181 in the middle of a transfer, frees them
+ * and returns a copy loaded on a new engine (*t), with a new card on the
+ * same image. */
+static pl181 *mci_reload(vt_engine **t, pl181 *p, int fd, uint64_t bytes,
+                         const blk_timing *tm)
+{
+    const char *path = tmp_path("pl181.snap");
+    struct pl_error err;
+    snap_w *w = snap_w_open(path, 1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    snap_w_begin(w, "MMCI");
+    vt_save(*t, w);
+    pl181_save(p, w);
+    snap_w_end(w);
+    CU_ASSERT_EQUAL(snap_w_close(w, &err), 0);
+    pl181_free(p);
+    vt_free(*t);
+    *t = vt_new(NULL, 1200000000, 62500000, 100000);
+    p = pl181_new(*t, (irq_line){ mci_irq, NULL, 0 },
+                  (irq_line){ mci_irq, NULL, 1 }, sd_card_new(*t, fd, bytes, tm));
+    snap_r *r = snap_r_open(path, 1, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(snap_r_begin(r, "MMCI", 0), 0);
+    CU_ASSERT_EQUAL(vt_load(*t, r), 0);
+    CU_ASSERT_EQUAL(pl181_load(p, r), 0);
+    CU_ASSERT_EQUAL(snap_r_end(r), 0);
+    snap_r_close(r);
+    return p;
+}
+
 /* The mmc core's identification of an SDHC card, a 1 KiB multiple-block
- * write whose end waits for the card's write latency, a read back whose
+ * write through the 16-word FIFO draining at the card's bus rate (saved
+ * and restored halfway), whose end waits for the card's write latency, a read back whose
  * blocks arrive at the read bandwidth, and the card's answers to bad
  * commands and addresses. */
 static void test_sdcard(void)
@@ -1149,20 +1182,54 @@ static void test_sdcard(void)
     mci_cmd(p, 13, rca << 16, RESP);
     CU_ASSERT_EQUAL((pl181_read(p, MCI_RESP0, 2) >> 9) & 0xf, 4);  /* tran */
 
-    /* Write blocks 2-3: command, then the DPSM, then the FIFO by PIO. */
+    /* Write blocks 2-3: command, then the DPSM, then the FIFO by PIO as
+     * mmci_pio_write() does: 16 words into the empty FIFO, then 8 each
+     * time it is half empty. Each word crosses the bus in word_ns. */
+    const uint32_t tx_bits = TXACTIVE | TXHALFEMPTY | TXFULL | TXEMPTY | TXAVAIL;
+    uint64_t word_ns = 4 * VT_NS_PER_S / tm.write_bytes_per_s;
     mci_cmd(p, 25, 2, RESP);
     pl181_write(p, MCI_DLEN, 1024, 2);
-    pl181_write(p, MCI_MASK1, 1u << 14, 2);                       /* TXHALFEMPTY */
+    pl181_write(p, MCI_MASK1, TXHALFEMPTY, 2);
     pl181_write(p, MCI_DCTRL, 9 << 4 | 1, 2);
     CU_ASSERT_EQUAL(mci_line[1], 1);
-    for (uint32_t i = 0; i < 256; i++)
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & tx_bits,
+                    TXACTIVE | TXHALFEMPTY | TXEMPTY);
+    uint32_t i = 0;
+    for (; i < 8; i++)
         pl181_write(p, MCI_FIFO + (i % 16) * 4, 0xab000000u | i, 2);
-    CU_ASSERT_EQUAL(mci_line[1], 0);                              /* all taken */
-    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 0); /* card busy */
-    vt_run(t, tm.write_latency_ns - 1);
-    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 0);
-    vt_run(t, tm.write_latency_ns);
-    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 1u << 8); /* DATAEND */
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & tx_bits,
+                    TXACTIVE | TXHALFEMPTY | TXAVAIL);
+    for (; i < 16; i++)
+        pl181_write(p, MCI_FIFO + (i % 16) * 4, 0xab000000u | i, 2);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & tx_bits,
+                    TXACTIVE | TXFULL | TXAVAIL);
+    CU_ASSERT_EQUAL(mci_line[1], 0);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFOCNT, 2), 256 - 16);
+    pl181_write(p, MCI_FIFO, 0xdeadbeefu, 2);                    /* lost */
+    while (i < 256) {
+        if (i == 128)           /* halfway, the FIFO full: go on with a copy */
+            p = mci_reload(&t, p, fd, bytes, &tm);
+        uint64_t half_ns = vt_now_ns(t) + 8 * word_ns;
+        vt_run(t, half_ns - 1);
+        CU_ASSERT_EQUAL(mci_line[1], 0);
+        CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & TXHALFEMPTY, 0);
+        vt_run(t, half_ns);
+        CU_ASSERT_EQUAL(mci_line[1], 1);
+        for (uint32_t k = 0; k < 8; k++, i++)
+            pl181_write(p, MCI_FIFO + (i % 16) * 4, 0xab000000u | i, 2);
+        CU_ASSERT_EQUAL(mci_line[1], 0);
+    }
+    pl181_write(p, MCI_MASK1, 0, 2);                              /* size 0 */
+    uint64_t sent_ns = vt_now_ns(t) + 16 * word_ns;
+    vt_run(t, sent_ns - 1);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & tx_bits,
+                    TXACTIVE | TXHALFEMPTY | TXAVAIL);
+    vt_run(t, sent_ns);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (tx_bits | DATAEND), 0);
+    vt_run(t, sent_ns + tm.write_latency_ns - 1);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & DATAEND, 0);   /* card busy */
+    vt_run(t, sent_ns + tm.write_latency_ns);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & DATAEND, DATAEND);
     pl181_write(p, MCI_DCTRL, 0, 2);
     mci_cmd(p, 12, 0, RESP);
     uint8_t back[4];
