@@ -17,6 +17,7 @@ deps:
 build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests
 	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
+	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Packs the guest root filesystem into a gzip'd newc cpio archive:
-# busybox, /init, the armel programs in build/guest/bin, the kernel modules
-# and the replay scripts. The archive is byte-identical for identical inputs
+# busybox, /init, the armel programs in build/guest/bin, the kernel modules,
+# the replay scripts and the unmodified Debian programs of workloads/oss. The archive is byte-identical for identical inputs
 # (sorted entries, fixed owner and mtime, gzip -n).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +32,19 @@ for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 done
 cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
+# The unmodified Debian programs (scripts/guest-debs.sh unpacked them), each
+# app's launcher as /oss/bin/app-NAME and its content in /oss/NAME.
+if [ -d "$build/oss-root" ]; then
+	cp -a "$build/oss-root/." "$root/"
+	mkdir -p "$root/oss/bin"
+	cp "$top/workloads/oss/launch-common.sh" "$root/oss/bin/panlab-launch"
+	for d in "$top"/workloads/oss/*/; do
+		app=$(basename "$d")
+		cp "$d/launch" "$root/oss/bin/app-$app"
+		[ ! -x "$d/make-content.sh" ] || "$d/make-content.sh" "$root/oss/$app"
+	done
+	chmod 755 "$root"/oss/bin/*
+fi
 
 find "$root" -exec touch -h -d @0 {} +
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > "$out.tmp"

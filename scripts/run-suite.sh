@@ -87,12 +87,15 @@ for w in "${workloads[@]}"; do
 	[ -f "$out/summary.json" ] || status="run failed (out/$run_id/run.log)"
 	if [ "$status" = ok ]; then
 		obj=$(jq -c --arg w "$w" --arg id "$run_id" --argjson expect "$expect" '{
-			workload: $w, run_id: $id, transactions, expected_transactions: $expect,
+			workload: $w, run_id: $id, inference, transactions, expected_transactions: $expect,
 			precision, recall, latency_error_ns_max: .latency_error_ns.max,
 			latency_error_ns_mean: .latency_error_ns.mean,
 			shape_ok: .shape_ok,
 			status: "ok" }' "$out/summary.json")
-		if ! jq -e '.precision == 1 and .recall == 1 and
+		# Kernel-only inference (the unmodified apps of workloads/oss) is held to
+		# the issue's target, 0.95; the platform's apps to exact matching.
+		if ! jq -e '(if .inference == "kernel-only" then .precision >= 0.95 and .recall >= 0.95
+			else .precision == 1 and .recall == 1 end) and
 			(.expected_transactions == null or .expected_transactions == .transactions) and
 			.shape_ok != false' <<<"$obj" >/dev/null; then
 			status="mismatch"
@@ -100,7 +103,7 @@ for w in "${workloads[@]}"; do
 		fi
 	else
 		obj=$(jq -nc --arg w "$w" --arg id "$run_id" --argjson expect "$expect" --arg s "$status" '{
-			workload: $w, run_id: $id, transactions: null, expected_transactions: $expect,
+			workload: $w, run_id: $id, inference: null, transactions: null, expected_transactions: $expect,
 			precision: null, recall: null, latency_error_ns_max: null,
 			latency_error_ns_mean: null, shape_ok: null, status: $s }')
 	fi

@@ -225,7 +225,8 @@ static void test_lost_and_table1_types(void)
 	free(buf);
 	pl_trace_builder_free(&b);
 	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_WAITQUEUE_NOTIFY), "waitqueue_notify");
-	CU_ASSERT_PTR_NULL(pl_event_type_name(36));
+	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_DISPLAY_FLUSH), "display_flush");
+	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_DISPLAY_FLUSH + 1));
 	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_TYPE_MAX + 1));
 }
 

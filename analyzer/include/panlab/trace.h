@@ -31,6 +31,8 @@ struct pl_trace {
 	struct pl_event *events;
 	uint64_t events_lost;		/* sum of sources[i].lost */
 	uint64_t skew_repaired;		/* consumers pl_trace_repair_skew moved after their producers */
+	uint64_t kernel_only_presses;	/* INPUT_EVENTs (kernel_only.h) */
+	uint64_t kernel_only_inputs;	/* INPUT_READs that took the input role */
 };
 
 /* name is used only in error messages. */
