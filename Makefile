@@ -13,10 +13,13 @@ deps:
 	@scripts/install-deps.sh
 
 # The guest kernel is rebuilt only when its inputs change (see
-# guest-kernel/Makefile), so a second `make run` skips it.
+# guest-kernel/Makefile), so a second `make run` skips it. Each component
+# says what it builds and builds quietly; V=1 shows every command.
+QUIET := $(if $(filter 1,$(V)),,-s)
 build: deps
-	@$(MAKE) --no-print-directory -C guest-kernel all tests
-	@for d in $(COMPONENTS); do $(MAKE) --no-print-directory -C $$d all || exit 1; done
+	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
+	@for d in $(COMPONENTS); do echo "build: $$d"; \
+		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 

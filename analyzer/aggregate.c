@@ -6,13 +6,13 @@
  * hops that decided the latency. And the critical-path steps summed by
  * kind and threads: the top edges.
  */
-#include "panlab/model.h"
+#include "panlab/aggregate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 void pl_aggregates_build(const struct pl_transactions *tx, const struct pl_critical_paths *cp,

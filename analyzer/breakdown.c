@@ -6,12 +6,12 @@
  * and each causal hop is charged whole to what it waited for. The steps
  * tile the latency, so every transaction's parts sum to it exactly.
  */
-#include "panlab/model.h"
+#include "panlab/breakdown.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 #define NO_CPU UINT32_MAX

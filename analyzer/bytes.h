@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Little-endian field access for the trace layout (FORMAT.md), independent of host order. */
+/* Little-endian field access for the trace layout (include/FORMAT.md), independent of host order. */
 #ifndef PANLAB_BYTES_H
 #define PANLAB_BYTES_H
 

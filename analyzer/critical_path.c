@@ -11,13 +11,13 @@
  * edge, so each backward step lowers the event index: the walk terminates
  * and the steps tile [input, last update] in time.
  */
-#include "panlab/model.h"
+#include "panlab/critical_path.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct builder {
 	struct pl_critical_paths *out;

@@ -2,13 +2,14 @@
 /* The graph-shape check against a workload's declared structure (panlab/expect.h). */
 #include "panlab/kernel_only.h"
 #include "panlab/expect.h"
+#include "panlab/read_file.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 #define MAX_FIELDS 6
 #define MAX_INPUTS 1000000	/* a script's inputs; guards the per-input array */

@@ -2,6 +2,7 @@
 /* Chrome/Perfetto trace.json from the model (see panlab/export_json.h). */
 #include "panlab/kernel_only.h"
 #include "panlab/export_json.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -6,13 +6,13 @@
  * executor id, which the platform makes globally unique, because records
  * carry no process id; binder ids are unique kernel-wide.
  */
+#include "panlab/graph.h"
 #include "panlab/kernel_only.h"
-#include "panlab/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 struct pending_invalidates {

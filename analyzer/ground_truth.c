@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Ground-truth reader: strict line format of FORMAT.md, errors as file:line. */
+/* Ground-truth reader: strict line format of include/FORMAT.md, errors as file:line. */
 #include "panlab/ground_truth.h"
+#include "panlab/read_file.h"
 
 #include <stdlib.h>
 #include <string.h>

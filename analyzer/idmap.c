@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 static uint64_t hash(uint64_t k1, uint64_t k2)
 {

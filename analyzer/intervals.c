@@ -17,13 +17,13 @@
  * after a wait without waiting again is a one-shot worker that was held up
  * by a contended lock: its next interval is RESUMED, caused by its own wait.
  */
+#include "panlab/intervals.h"
 #include "panlab/kernel_only.h"
-#include "panlab/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 struct builder {

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The stage chain of panlab/model.h, in one place for every front end. */
-#include "panlab/kernel_only.h"
 #include "panlab/model.h"
 
-void pl_model_build(struct pl_trace *trace, struct pl_model *m)
+void pl_model_build(const struct pl_trace *trace, struct pl_model *m)
 {
-	pl_trace_repair_skew(trace);
-	pl_trace_infer_kernel_only(trace);
 	pl_intervals_build(trace, &m->iv);
 	pl_graph_build(trace, &m->iv, &m->graph);
 	pl_transactions_extract(trace, &m->iv, &m->graph, &m->tx);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 static struct pl_overhead_stat stat_of(uint64_t on_ns, uint64_t off_ns)
 {

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 #define GNUPLOT "gnuplot"
 /* noenhanced: category names hold underscores, which would become subscripts. */

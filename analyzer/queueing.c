@@ -5,12 +5,12 @@
  * run of the interval it started. A long wait behind a busy worker is the
  * bottleneck the critical path alone does not name.
  */
-#include "panlab/model.h"
+#include "panlab/queueing.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 static int cmp_queue(const void *a, const void *b)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "idmap.h"
 
 #define MAX_ROUNDS 16

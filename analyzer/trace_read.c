@@ -3,7 +3,9 @@
  * Stage 1: bytes -> events. Every check names the byte offset of the field or
  * record at fault, so a bad trace can be inspected with `xxd -s OFFSET`.
  */
+#include "panlab/kernel_only.h"
 #include "panlab/trace.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "bytes.h"
 
 /* Kernel events are 1..63, userspace events 64..127 (trace_format.h). */
@@ -323,6 +325,9 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 	}
 	if (merge_in_time_order(name, out, err) < 0)
 		goto fail;
+	/* The last steps of reading: the stages after them take the trace as it is. */
+	pl_trace_repair_skew(out);
+	pl_trace_infer_kernel_only(out);
 	return 0;
 fail:
 	pl_trace_free(out);

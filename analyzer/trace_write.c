@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The inverse of trace_read.c: lays out events exactly as FORMAT.md describes. */
+/* The inverse of trace_read.c: lays out events exactly as include/FORMAT.md describes. */
 #include "panlab/trace.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 #include "bytes.h"
 
 void pl_trace_builder_init(struct pl_trace_builder *b, uint32_t ncpus)

@@ -12,13 +12,13 @@
  * as the animation; it is recognised by frames chained causally one after
  * another and labelled, so reports can keep it apart.
  */
+#include "panlab/transactions.h"
 #include "panlab/kernel_only.h"
-#include "panlab/model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "panlab/error.h"
 
 struct walk {
 	const struct pl_trace *trace;

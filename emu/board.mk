@@ -3,9 +3,11 @@
 # board's CUnit tests (sanitized) as part of `make test`.
 
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
-BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c host/guest_clock.c \
+BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c run.c console_watch.c ports.c \
+              handshake.c host/guest_clock.c \
               host/sdl_display.c host/screenshot.c host/gdbstub.c host/slirp_net.c \
-              host/content_request.c \
+              host/content_request.c host/content_http.c host/content_udp.c \
+              host/net_wire.c host/net_capture.c \
               host/snapshot.c \
               dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \

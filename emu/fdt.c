@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <libfdt.h>
 #include "fdtgen.h"
+#include "panlab/error.h"
 
 enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2 };
 /* GIC binding, arm,gic.yaml: first cell 0 = SPI, 1 = PPI; flags 4 =
@@ -33,8 +34,7 @@ static int begin_at(void *f, const char *name, uint32_t addr)
 /* Each step returns a libfdt error code; E() stops at the first. */
 #define E(x) do { if ((rc = (x)) < 0) goto fail; } while (0)
 
-int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, char *err,
-                 size_t err_len)
+int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *err)
 {
     int rc;
     E(fdt_create(f, (int)buf_bytes));
@@ -157,6 +157,6 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, char *err,
     E(fdt_finish(f));
     return (int)fdt_totalsize(f);
 fail:
-    snprintf(err, err_len, "device tree: %s", fdt_strerror(rc));
+    pl_error_set(err, "device tree: %s", fdt_strerror(rc));
     return -1;
 }

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 #define FDT_MAX_VIRTIO 32
 
@@ -23,7 +24,6 @@ typedef struct fdt_desc {
 } fdt_desc;
 
 /* Returns the size in bytes of the blob in buf, or -1 with err set. */
-int fdt_generate(void *buf, size_t buf_bytes, const fdt_desc *d, char *err,
-                 size_t err_len);
+int fdt_generate(void *buf, size_t buf_bytes, const fdt_desc *d, struct pl_error *err);
 
 #endif

@@ -9,17 +9,18 @@
 #include <zlib.h>
 #include <libfdt.h>
 #include "loader.h"
+#include "panlab/error.h"
 
 #define ZIMAGE_MAGIC 0x016f2818u
 #define ZIMAGE_MAGIC_OFF 0x24
 #define CPIO_NEWC "070701"
 
 static int read_all(const char *path, uint8_t **data, size_t *bytes,
-                    char *err, size_t err_len)
+                    struct pl_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     size_t cap = 1 << 20, n = 0;
@@ -40,13 +41,13 @@ static int read_all(const char *path, uint8_t **data, size_t *bytes,
     int bad = ferror(f);
     fclose(f);
     if (!buf || bad) {
-        snprintf(err, err_len, "%s: cannot read: %s", path,
+        pl_error_set(err, "%s: cannot read: %s", path,
                  buf ? strerror(errno) : "out of memory");
         free(buf);
         return -1;
     }
     if (n == 0) {
-        snprintf(err, err_len, "%s@0: empty file", path);
+        pl_error_set(err, "%s@0: empty file", path);
         free(buf);
         return -1;
     }
@@ -62,23 +63,23 @@ static uint32_t le32(const uint8_t *p)
 }
 
 int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
-                       char *err, size_t err_len)
+                       struct pl_error *err)
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err, err_len) < 0)
+    if (read_all(path, &d, &n, err) < 0)
         return -1;
     if (n < ZIMAGE_MAGIC_OFF + 12) {
-        snprintf(err, err_len, "%s@%zu: truncated, expected a zImage header "
+        pl_error_set(err, "%s@%zu: truncated, expected a zImage header "
                  "of %d bytes", path, n, ZIMAGE_MAGIC_OFF + 12);
     } else if (le32(d + ZIMAGE_MAGIC_OFF) != ZIMAGE_MAGIC) {
-        snprintf(err, err_len, "%s@%d: bad magic 0x%08x, expected the ARM "
+        pl_error_set(err, "%s@%d: bad magic 0x%08x, expected the ARM "
                  "zImage magic 0x%08x", path, ZIMAGE_MAGIC_OFF,
                  le32(d + ZIMAGE_MAGIC_OFF), ZIMAGE_MAGIC);
     } else {
         uint32_t start = le32(d + 0x28), end = le32(d + 0x2c);
         if (end <= start || end - start > n) {
-            snprintf(err, err_len, "%s@%zu: truncated, the zImage header at "
+            pl_error_set(err, "%s@%zu: truncated, the zImage header at "
                      "0x28 says %u bytes", path, n, end - start);
         } else {
             *data = d;
@@ -110,27 +111,27 @@ static int gunzip_head(const uint8_t *d, size_t n, uint8_t *out, size_t out_len,
 }
 
 int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
-                       char *err, size_t err_len)
+                       struct pl_error *err)
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err, err_len) < 0)
+    if (read_all(path, &d, &n, err) < 0)
         return -1;
     uint8_t head[6];
     size_t off = 0;
     if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
         if (gunzip_head(d, n, head, sizeof(head), &off) < 0) {
-            snprintf(err, err_len, "%s@%zu: corrupt or truncated gzip data, "
+            pl_error_set(err, "%s@%zu: corrupt or truncated gzip data, "
                      "expected a gzip-compressed cpio archive", path, off);
             goto fail;
         }
         if (memcmp(head, CPIO_NEWC, 6) != 0) {
-            snprintf(err, err_len, "%s@0: the gzip data does not start with "
+            pl_error_set(err, "%s@0: the gzip data does not start with "
                      "the cpio newc magic \"" CPIO_NEWC "\"", path);
             goto fail;
         }
     } else if (n < 6 || memcmp(d, CPIO_NEWC, 6) != 0) {
-        snprintf(err, err_len, "%s@0: neither gzip (1f 8b) nor a cpio newc "
+        pl_error_set(err, "%s@0: neither gzip (1f 8b) nor a cpio newc "
                  "archive (\"" CPIO_NEWC "\")", path);
         goto fail;
     }
@@ -143,11 +144,11 @@ fail:
 }
 
 int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
-                    char *err, size_t err_len)
+                    struct pl_error *err)
 {
     uint8_t *d;
     size_t n;
-    if (read_all(path, &d, &n, err, err_len) < 0)
+    if (read_all(path, &d, &n, err) < 0)
         return -1;
     int rc = n < sizeof(struct fdt_header) ? -FDT_ERR_TRUNCATED
                                            : fdt_check_header(d);
@@ -156,7 +157,7 @@ int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
     if (rc == 0)
         rc = fdt_check_full(d, n);
     if (rc != 0) {
-        snprintf(err, err_len, "%s@0: not a valid device tree blob (%s)",
+        pl_error_set(err, "%s@0: not a valid device tree blob (%s)",
                  path, fdt_strerror(rc));
         free(d);
         return -1;
@@ -166,19 +167,18 @@ int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
     return 0;
 }
 
-int loader_open_disk(const char *path, int *fd, uint64_t *bytes, char *err,
-                     size_t err_len)
+int loader_open_disk(const char *path, int *fd, uint64_t *bytes, struct pl_error *err)
 {
     int f = open(path, O_RDWR | O_CLOEXEC);
     struct stat st;
     if (f < 0 || fstat(f, &st) < 0) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         if (f >= 0)
             close(f);
         return -1;
     }
     if (!S_ISREG(st.st_mode) || st.st_size == 0 || st.st_size % 512) {
-        snprintf(err, err_len, "%s@%lld: a disk image must be a regular file "
+        pl_error_set(err, "%s@%lld: a disk image must be a regular file "
                  "of a non-zero multiple of 512 bytes", path,
                  (long long)st.st_size);
         close(f);

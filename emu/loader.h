@@ -9,21 +9,21 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 /* ARM Linux zImage: magic 0x016f2818 at byte 0x24, start and end
  * addresses at 0x28 and 0x2c (arch/arm/boot/compressed/head.S). */
 int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
-                       char *err, size_t err_len);
+                       struct pl_error *err);
 /* initramfs: a cpio newc archive ("070701"), gzip-compressed or not. */
 int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
-                       char *err, size_t err_len);
+                       struct pl_error *err);
 /* A flattened device tree blob that libfdt accepts. */
 int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
-                    char *err, size_t err_len);
+                    struct pl_error *err);
 
 /* A disk image opened read-write: a regular file whose size is a
  * non-zero multiple of 512 bytes. On success *fd is the caller's. */
-int loader_open_disk(const char *path, int *fd, uint64_t *bytes, char *err,
-                     size_t err_len);
+int loader_open_disk(const char *path, int *fd, uint64_t *bytes, struct pl_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include "dev/timer.h"
 #include "dev/psci.h"
 #include "dev/virtio_console.h"
+#include "panlab/error.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
  * 128 MiB (or half of a smaller RAM), DTB after it on a 4 KiB boundary. */
@@ -16,10 +17,6 @@
 #define INITRD_OFF_MAX 0x08000000u
 #define DTB_MAX_BYTES 0x10000u
 
-/* virtio-mmio slots, as QEMU fills them from the top. Unused slots
- * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
-enum { SLOT_CONSOLE = 31, SLOT_GPU = 30, SLOT_INPUT = 29, SLOT_DISK = 28,
-       SLOT_NET = 27 };
 /* QEMU's default MAC prefix and address for its first NIC. */
 static const uint8_t nic_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const virtio_ops empty_slot;
@@ -116,13 +113,59 @@ static void system_event(void *opaque, int reset)
     vt_stop(m->vt);
 }
 
+/* ---- the virtio-mmio slots ---- */
+
+/* Each makes its slot's device, or returns NULL to leave the slot empty. */
+static virtio_dev *make_console(machine *m, irq_line irq)
+{
+    m->vcon = virtio_console_new(m->phys, irq, m->cfg.nports, m->cfg.port_name,
+                                 m->cfg.port_out);
+    return virtio_console_dev(m->vcon);
+}
+
+static virtio_dev *make_gpu(machine *m, irq_line irq)
+{
+    m->gpu = virtio_gpu_new(m->phys, irq, m->vt, m->cfg.display);
+    return virtio_gpu_dev(m->gpu);
+}
+
+static virtio_dev *make_input(machine *m, irq_line irq)
+{
+    m->input = virtio_input_new(m->phys, irq, m->vt, m->cfg.keys, m->cfg.nkeys,
+                                m->cfg.input);
+    return virtio_input_dev(m->input);
+}
+
+static virtio_dev *make_disk(machine *m, irq_line irq)
+{
+    if (m->cfg.disk_fd < 0)
+        return NULL;
+    m->disk = virtio_blk_new(m->phys, irq, m->vt, m->cfg.disk_fd,
+                             m->cfg.disk_bytes, &m->cfg.disk_timing);
+    return virtio_blk_dev(m->disk);
+}
+
+static virtio_dev *make_nic(machine *m, irq_line irq)
+{
+    if (!m->cfg.net.send)
+        return NULL;
+    m->nic = virtio_net_new(m->phys, irq, nic_mac, m->cfg.net);
+    return virtio_net_dev(m->nic);
+}
+
+/* virtio-mmio slots, as QEMU fills them from the top. Unused slots
+ * answer with device ID 0, which drivers skip (virtio 1.2 §4.2.3.1.1). */
+static const struct {
+    int slot;
+    virtio_dev *(*make)(machine *m, irq_line irq);
+} slots[] = {
+    { 31, make_console }, { 30, make_gpu }, { 29, make_input },
+    { 28, make_disk }, { 27, make_nic },
+};
+
 machine *machine_new(const machine_config *cfg)
 {
-    machine *m = calloc(1, sizeof(*m));
-    if (!m) {
-        fprintf(stderr, "panlab-phone: out of memory\n");
-        exit(1);
-    }
+    machine *m = pl_xcalloc(1, sizeof(*m));
     m->cfg = *cfg;
     m->phys = phys_map_new();
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
@@ -157,28 +200,12 @@ machine *machine_new(const machine_config *cfg)
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
         uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
         irq_line irq = gic_spi_line(m->gic, MACH_VIRTIO_SPI + i);
-        virtio_dev *d;
-        if (i == SLOT_CONSOLE) {
-            m->vcon = virtio_console_new(m->phys, irq, cfg->nports,
-                                         cfg->port_name, cfg->port_out);
-            d = virtio_console_dev(m->vcon);
-        } else if (i == SLOT_GPU) {
-            m->gpu = virtio_gpu_new(m->phys, irq, m->vt, cfg->display);
-            d = virtio_gpu_dev(m->gpu);
-        } else if (i == SLOT_INPUT) {
-            m->input = virtio_input_new(m->phys, irq, m->vt, cfg->keys,
-                                        cfg->nkeys, cfg->input);
-            d = virtio_input_dev(m->input);
-        } else if (i == SLOT_DISK && cfg->disk_fd >= 0) {
-            m->disk = virtio_blk_new(m->phys, irq, m->vt, cfg->disk_fd,
-                                     cfg->disk_bytes, &cfg->disk_timing);
-            d = virtio_blk_dev(m->disk);
-        } else if (i == SLOT_NET && cfg->net.send) {
-            m->nic = virtio_net_new(m->phys, irq, nic_mac, cfg->net);
-            d = virtio_net_dev(m->nic);
-        } else {
+        virtio_dev *d = NULL;
+        for (size_t k = 0; !d && k < sizeof(slots) / sizeof(slots[0]); k++)
+            if (slots[k].slot == i)
+                d = slots[k].make(m, irq);
+        if (!d)
             d = m->empty[i] = virtio_new(m->phys, irq, &empty_slot, NULL);
-        }
         virtio_register(d, addr);
     }
     return m;
@@ -215,7 +242,7 @@ virtio_console *machine_console(machine *m) { return m->vcon; }
 
 /* Writes the initrd range into a given blob's /chosen. */
 static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
-                        char *err, size_t err_len)
+                        struct pl_error *err)
 {
     int node = fdt_path_offset(blob, "/chosen");
     if (node < 0)
@@ -226,7 +253,7 @@ static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
     if (!rc && end > start)
         rc = fdt_setprop_u32(blob, node, "linux,initrd-end", end);
     if (rc < 0) {
-        snprintf(err, err_len, "device tree: cannot set /chosen: %s",
+        pl_error_set(err, "device tree: cannot set /chosen: %s",
                  fdt_strerror(rc));
         return -1;
     }
@@ -236,14 +263,13 @@ static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
 int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  const uint8_t *initrd, size_t initrd_bytes,
                  const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
-                 uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
-                 size_t err_len)
+                 uint8_t **dtb_used, size_t *dtb_used_bytes, struct pl_error *err)
 {
     uint32_t ram = m->cfg.ram_bytes;
     uint32_t initrd_off = ram / 2 < INITRD_OFF_MAX ? ram / 2 : INITRD_OFF_MAX;
     if (kernel_bytes > initrd_off - KERNEL_OFF ||
         initrd_bytes + 0x1000 + DTB_MAX_BYTES > ram - initrd_off) {
-        snprintf(err, err_len, "boot images do not fit in RAM: kernel %zu "
+        pl_error_set(err, "boot images do not fit in RAM: kernel %zu "
                  "bytes (at most %u), initramfs %zu bytes (at most %u)",
                  kernel_bytes, initrd_off - KERNEL_OFF, initrd_bytes,
                  ram - initrd_off - 0x1000 - DTB_MAX_BYTES);
@@ -260,15 +286,15 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
     int n;
     if (dtb) {
         if (dtb_bytes < fdt_totalsize(dtb)) {
-            snprintf(err, err_len, "device tree: truncated");
+            pl_error_set(err, "device tree: truncated");
             return -1;
         }
         n = fdt_open_into(dtb, blob, DTB_MAX_BYTES);
         if (n < 0) {
-            snprintf(err, err_len, "device tree: %s", fdt_strerror(n));
+            pl_error_set(err, "device tree: %s", fdt_strerror(n));
             return -1;
         }
-        if (patch_chosen(blob, initrd_start, initrd_end, err, err_len) < 0)
+        if (patch_chosen(blob, initrd_start, initrd_end, err) < 0)
             return -1;
         fdt_pack(blob);
         n = (int)fdt_totalsize(blob);
@@ -283,14 +309,14 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
             .initrd_start = initrd_bytes ? initrd_start : 0,
             .initrd_end = initrd_bytes ? initrd_end : 0,
         };
-        n = fdt_generate(blob, DTB_MAX_BYTES, &d, err, err_len);
+        n = fdt_generate(blob, DTB_MAX_BYTES, &d, err);
         if (n < 0)
             return -1;
     }
     if (dtb_used) {
         *dtb_used = malloc((size_t)n);
         if (!*dtb_used) {
-            snprintf(err, err_len, "out of memory");
+            pl_error_set(err, "out of memory");
             return -1;
         }
         memcpy(*dtb_used, blob, (size_t)n);

@@ -18,6 +18,7 @@
 #include "dev/virtio_blk.h"
 #include "dev/virtio_net.h"
 #include "dev/virtio_console.h"
+#include "panlab/error.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
 #define MACH_GIC_DIST     0x08000000u
@@ -73,8 +74,7 @@ arm_sys *machine_cpus(machine *m);
 int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  const uint8_t *initrd, size_t initrd_bytes,
                  const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
-                 uint8_t **dtb_used, size_t *dtb_used_bytes, char *err,
-                 size_t err_len);
+                 uint8_t **dtb_used, size_t *dtb_used_bytes, struct pl_error *err);
 
 /* The touchscreen and keys, for the host to inject into. */
 virtio_input *machine_input(machine *m);

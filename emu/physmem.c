@@ -2,14 +2,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "physmem.h"
+#include "panlab/error.h"
 
 phys_map *phys_map_new(void)
 {
-    phys_map *m = calloc(1, sizeof(*m));
-    if (!m) {
-        perror("phys_map_new");
-        exit(1);
-    }
+    phys_map *m = pl_xcalloc(1, sizeof(*m));
     return m;
 }
 
@@ -36,11 +33,7 @@ static phys_range *add_range(phys_map *m, uint32_t addr, uint32_t size)
 uint8_t *phys_register_ram(phys_map *m, uint32_t addr, uint32_t size_bytes)
 {
     phys_range *r = add_range(m, addr, size_bytes);
-    r->ram = calloc(1, size_bytes);
-    if (!r->ram) {
-        perror("phys_register_ram");
-        exit(1);
-    }
+    r->ram = pl_xcalloc(1, size_bytes);
     return r->ram;
 }
 

@@ -5,6 +5,7 @@
 #include <linux/input-event-codes.h>
 #include "panlab/replay.h"
 #include "replay.h"
+#include "panlab/error.h"
 
 struct phone_replay {
     vt_engine *t;
@@ -58,11 +59,7 @@ static uint64_t engine_ns(const phone_replay *r, uint64_t guest)
 phone_replay *phone_replay_new(const struct pl_script *script, FILE *gt,
                                const guest_clock *clk)
 {
-    phone_replay *r = calloc(1, sizeof(*r));
-    if (!r) {
-        fprintf(stderr, "panlab-phone: out of memory\n");
-        exit(1);
-    }
+    phone_replay *r = pl_xcalloc(1, sizeof(*r));
     r->script = script;
     r->gt = gt;
     r->clk = clk;
@@ -104,39 +101,6 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
             guest_ns(r, ns));
 }
 
-/* Frames of an action, as replay/src/inject.c builds them for uinput:
- * phase 0 is the press (a touch's carries x, y and its param, MSC_RAW),
- * phases 1..steps a swipe's moves (k/steps of the way, integer
- * arithmetic), the last phase the release. */
-static uint32_t last_phase(const struct pl_action *a)
-{
-    return a->kind == PL_ACTION_SWIPE ? a->steps + 1 : 1;
-}
-
-static size_t build(const struct pl_action *a, uint32_t phase, input_ev ev[5])
-{
-    size_t n = 0;
-    int down = phase == 0, up = phase == last_phase(a);
-    if (a->kind == PL_ACTION_KEY) {
-        ev[n++] = (input_ev){ EV_KEY, a->key_code, down };
-    } else if (!down && !up) {
-        ev[n++] = (input_ev){ EV_ABS, ABS_X, a->x_px +
-            (int32_t)((int64_t)(a->x2_px - a->x_px) * phase / a->steps) };
-        ev[n++] = (input_ev){ EV_ABS, ABS_Y, a->y_px +
-            (int32_t)((int64_t)(a->y2_px - a->y_px) * phase / a->steps) };
-    } else {
-        if (down) {
-            ev[n++] = (input_ev){ EV_ABS, ABS_X, a->x_px };
-            ev[n++] = (input_ev){ EV_ABS, ABS_Y, a->y_px };
-        }
-        ev[n++] = (input_ev){ EV_KEY, BTN_TOUCH, down };
-        if (down)
-            ev[n++] = (input_ev){ EV_MSC, MSC_RAW, a->param };
-    }
-    ev[n++] = (input_ev){ EV_SYN, SYN_REPORT, 0 };
-    return n;
-}
-
 /* A control action (wait idle/display, launch, switch) is the guest
  * activity manager's: it does it at the action's time and writes
  * "resume <t_ns>" on the port; the script's clock runs on from t_ns. */
@@ -150,10 +114,7 @@ static void schedule_next(phone_replay *r)
             r->waiting = 1;
             return;
         }
-        /* Moves at hold * k / steps, the release (phase steps + 1) at hold. */
-        uint32_t moves = last_phase(a) - 1;
-        rel = a->at_ns + (r->phase == 0 ? 0 : moves == 0 ? a->hold_ns :
-              a->hold_ns * (r->phase < moves ? r->phase : moves) / moves);
+        rel = pl_action_frame_at_ns(a, r->phase);
     } else if (r->next == count) {
         rel = pl_script_duration_ns(r->script);
     } else {
@@ -173,8 +134,12 @@ static void step(void *opaque)
         return;
     }
     const struct pl_action *a = pl_script_action(r->script, r->next);
-    input_ev ev[5];
-    size_t n = build(a, r->phase, ev);
+    /* The frames are replay/'s (pl_action_frame), as the guest's injector sends them. */
+    struct pl_input_event pe[PL_FRAME_MAX_EVENTS];
+    input_ev ev[PL_FRAME_MAX_EVENTS];
+    size_t n = pl_action_frame(a, r->phase, pe);
+    for (size_t i = 0; i < n; i++)
+        ev[i] = (input_ev){ pe[i].type, pe[i].code, pe[i].value };
     /* The tag names the press (input seq << 32 | action << 1) or, with its
      * low bit set, a frame that is no input. */
     uint64_t tag = r->inputs << 32 | (uint64_t)r->next << 1 | (r->phase != 0);
@@ -183,7 +148,7 @@ static void step(void *opaque)
     if (!r->in || virtio_input_send(r->in, ev, n, tag) < 0)
         fprintf(stderr, "panlab-phone: input frame %u of action %zu dropped: "
                 "the guest is not reading the touchscreen\n", r->phase, r->next);
-    if (r->phase++ == last_phase(a)) {
+    if (++r->phase == pl_action_frame_count(a)) {
         r->phase = 0;
         r->next++;
     }

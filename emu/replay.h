@@ -2,7 +2,7 @@
  *
  * The replay engine plays a replay/ script (parsed by libpanlab_replay)
  * into the virtio-input touchscreen at exact virtual times, and writes
- * the run's ground truth (analyzer/FORMAT.md) from the devices:
+ * the run's ground truth (include/FORMAT.md) from the devices:
  *   input <seq> <t_ns> tap <x> <y> | key <code>   when a press frame
  *                                                 reached the guest (T_in)
  *   frame <seq> <t_ns>                            when a scanout flush

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include "snapio.h"
+#include "panlab/error.h"
 
 #define MAGIC "PANLABSN"
 #define MAGIC_BYTES 8
@@ -39,12 +40,11 @@ struct snap_r {
 
 /* ---- writing ---- */
 
-snap_w *snap_w_open(const char *path, uint32_t version, char *err,
-                    size_t err_len)
+snap_w *snap_w_open(const char *path, uint32_t version, struct pl_error *err)
 {
     snap_w *w = calloc(1, sizeof(*w));
     if (!w || !(w->f = fopen(path, "wb"))) {
-        snprintf(err, err_len, "%s: cannot create: %s", path, strerror(errno));
+        pl_error_set(err, "%s: cannot create: %s", path, strerror(errno));
         free(w);
         return NULL;
     }
@@ -126,7 +126,7 @@ void snap_w_end(snap_w *w)
     w->sec_start = -1;
 }
 
-int snap_w_close(snap_w *w, char *err, size_t err_len)
+int snap_w_close(snap_w *w, struct pl_error *err)
 {
     int bad = w->failed || ferror(w->f);
     int e = errno;
@@ -135,7 +135,7 @@ int snap_w_close(snap_w *w, char *err, size_t err_len)
         e = errno;
     }
     if (bad)
-        snprintf(err, err_len, "%s: cannot write: %s", w->path, strerror(e));
+        pl_error_set(err, "%s: cannot write: %s", w->path, strerror(e));
     free(w);
     return bad ? -1 : 0;
 }
@@ -198,13 +198,12 @@ static uint64_t le(const uint8_t *b, int n)
     return v;
 }
 
-snap_r *snap_r_open(const char *path, uint32_t version, char *err,
-                    size_t err_len)
+snap_r *snap_r_open(const char *path, uint32_t version, struct pl_error *err)
 {
     snap_r *r = calloc(1, sizeof(*r));
     struct stat st;
     if (!r || !(r->f = fopen(path, "rb")) || fstat(fileno(r->f), &st) != 0) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        pl_error_set(err, "%s: cannot open: %s", path, strerror(errno));
         if (r && r->f)
             fclose(r->f);
         free(r);
@@ -224,7 +223,7 @@ snap_r *snap_r_open(const char *path, uint32_t version, char *err,
                      (unsigned long long)le(h + MAGIC_BYTES, 4), version);
     }
     if (r->failed) {
-        snprintf(err, err_len, "%s", r->err);
+        pl_error_set(err, "%s", r->err);
         snap_r_close(r);
         return NULL;
     }

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 typedef struct snap_w snap_w;
 typedef struct snap_r snap_r;
@@ -29,8 +30,7 @@ typedef struct snap_r snap_r;
 
 /* ---- writing ---- */
 /* Creates path; NULL with err set if it cannot. */
-snap_w *snap_w_open(const char *path, uint32_t version, char *err,
-                    size_t err_len);
+snap_w *snap_w_open(const char *path, uint32_t version, struct pl_error *err);
 void snap_w_begin(snap_w *w, const char *tag);
 void snap_w_end(snap_w *w);
 void snap_put_u8(snap_w *w, uint8_t v);
@@ -42,12 +42,11 @@ void snap_put_bytes(snap_w *w, const void *p, size_t n);
 /* Length-prefixed (u32) string. */
 void snap_put_str(snap_w *w, const char *s);
 /* Closes the file; returns 0, or -1 with err set if any write failed. */
-int snap_w_close(snap_w *w, char *err, size_t err_len);
+int snap_w_close(snap_w *w, struct pl_error *err);
 
 /* ---- reading ---- */
 /* Opens path and checks the magic and version; NULL with err set. */
-snap_r *snap_r_open(const char *path, uint32_t version, char *err,
-                    size_t err_len);
+snap_r *snap_r_open(const char *path, uint32_t version, struct pl_error *err);
 /* Reads the header of the next section, which must be tag, and (unless
  * stream) its whole payload with the checksum checked. Returns 0 or -1. */
 int snap_r_begin(snap_r *r, const char *tag, int stream);

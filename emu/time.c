@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "time.h"
 #include "snapio.h"
+#include "panlab/error.h"
 
 #define VT_MAX_CORES 8
 
@@ -29,18 +30,10 @@ struct vt_engine {
     uint64_t seq;
 };
 
-static void die_oom(void)
-{
-    fprintf(stderr, "panlab-phone: out of memory\n");
-    exit(1);
-}
-
 vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
                   uint64_t quantum_ns)
 {
-    vt_engine *t = calloc(1, sizeof(*t));
-    if (!t)
-        die_oom();
+    vt_engine *t = pl_xcalloc(1, sizeof(*t));
     t->sys = sys;
     t->ncores = sys ? arm_sys_ncores(sys) : 0;
     if (t->ncores > VT_MAX_CORES) {
@@ -135,9 +128,7 @@ static void heap_insert(vt_engine *t, vt_event *e)
 {
     if (t->nheap == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
-        t->heap = realloc(t->heap, (size_t)t->cap * sizeof(*t->heap));
-        if (!t->heap)
-            die_oom();
+        t->heap = pl_xrealloc(t->heap, (size_t)t->cap, sizeof(*t->heap));
     }
     heap_set(t, t->nheap++, e);
     heap_up(t, e->heap_index);

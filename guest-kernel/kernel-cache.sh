@@ -5,8 +5,10 @@
 # this machine already built the same thing.
 #
 # The key hashes everything the kernel build reads from us: the source
-# tarball, the patches, the config fragment, this folder's Makefile and
-# check-config.sh, and the cross compiler's version. Entries are written to a
+# tarball, the patches, the config fragment, the kernel part of this
+# folder's Makefile (the lines above its kernel-cache marker: module and test
+# rules do not change the kernel), check-config.sh, and the cross compiler's
+# version. Entries are written to a
 # temporary name and renamed, so a build killed half-way leaves no entry;
 # the PANLAB_KERNEL_CACHE_KEEP newest entries (default 6) are kept, so
 # branches with different configs on one machine do not evict each other.
@@ -26,8 +28,13 @@ tarball=${SRC_TAR:-/usr/src/linux-source-6.1.tar.xz}
 
 key=$({
 	sha256sum "$tarball" | cut -d' ' -f1
-	cat "$here"/patches/*.patch "$here"/config/panlab.config "$here"/Makefile \
-		"$here"/check-config.sh
+	cat "$here"/patches/*.patch
+	# The fragment's settings, not its comments or their order: branches that
+	# add the same options in different places share one build.
+	grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' \
+		"$here"/config/panlab.config | LC_ALL=C sort
+	sed '/^# kernel-cache.sh keys the kernel on the lines above/,$d' "$here"/Makefile
+	cat "$here"/check-config.sh
 	arm-linux-gnueabi-gcc --version | head -1
 } | sha256sum | cut -c1-16)
 entry=$dir/kernel-$key.tar

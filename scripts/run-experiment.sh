@@ -4,10 +4,18 @@
 # Everything lands in out/<run-id>/; out/latest points at the newest run.
 set -euo pipefail
 
+# usage [STATUS]: the help, on stdout for --help (status 0), else on stderr.
 usage() {
-	echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]" >&2
-	echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)" >&2
-	exit 2
+	local status=${1:-2}
+	{
+		echo "usage: $0 [--backend phone|qemu] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]"
+		echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)"
+		echo "Boots the guest on the backend (default phone), replays replay/scripts/NAME.rply"
+		echo "(default asynctask), analyzes the trace against the ground truth and writes"
+		echo "everything to out/ID/ (out/latest points at it). --trace off runs with the tracer"
+		echo "switched off; --display sdl shows the guest's screen in a window."
+	} >&$((status == 0 ? 1 : 2))
+	exit "$status"
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--run-id) run_id=${2:-}; shift 2 ;;
 	--display) display=${2:-}; shift 2 ;;
 	--snapshot-save|--snapshot-load) snapshot=("$1" "${2:-}"); shift 2 ;;
+	-h | --help) usage 0 ;;
 	*) echo "$0: unknown option '$1'" >&2; usage ;;
 	esac
 done

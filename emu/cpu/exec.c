@@ -8,6 +8,7 @@
  * instruction plus 8 (plus 4 in Thumb) while it executes. */
 #include <stdlib.h>
 #include "arm_int.h"
+#include "panlab/error.h"
 
 #define RN(raw) (((raw) >> 16) & 15)
 #define RD(raw) (((raw) >> 12) & 15)
@@ -1171,28 +1172,16 @@ arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
         fprintf(stderr, "arm_sys_new: %d cores, expected 1..8\n", ncores);
         exit(1);
     }
-    arm_sys *s = calloc(1, sizeof(*s));
-    s->cpu = calloc((size_t)ncores, sizeof(*s->cpu));
-    if (!s || !s->cpu) {
-        perror("arm_sys_new");
-        exit(1);
-    }
+    arm_sys *s = pl_xcalloc(1, sizeof(*s));
+    s->cpu = pl_xcalloc((size_t)ncores, sizeof(*s->cpu));
     s->ncores = ncores;
     s->map = map;
     if (hooks)
         s->hooks = *hooks;
     for (int i = 0; i < ncores; i++) {
-        arm_cpu *c = calloc(1, sizeof(*c));
-        if (!c) {
-            perror("arm_sys_new");
-            exit(1);
-        }
-        c->dcache = calloc(1u << DCACHE_BITS, sizeof(arm_insn));
-        c->tcache = calloc(1u << TCACHE_BITS, sizeof(arm_insn));
-        if (!c->dcache || !c->tcache) {
-            perror("arm_sys_new");
-            exit(1);
-        }
+        arm_cpu *c = pl_xcalloc(1, sizeof(*c));
+        c->dcache = pl_xcalloc(1u << DCACHE_BITS, sizeof(arm_insn));
+        c->tcache = pl_xcalloc(1u << TCACHE_BITS, sizeof(arm_insn));
         /* Entries must hold a valid decoding of their raw word. */
         for (uint32_t k = 0; k < (1u << DCACHE_BITS); k++)
             arm_decode(&c->dcache[k], 0);

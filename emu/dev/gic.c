@@ -4,6 +4,7 @@
 #include <string.h>
 #include "gic.h"
 #include "../snapio.h"
+#include "panlab/error.h"
 
 #define NSPI (GIC_NR_IRQS - 32)
 #define SPURIOUS 1023u
@@ -135,11 +136,7 @@ gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who)
         fprintf(stderr, "gic: %d cpus, expected 1..%d\n", ncpus, GIC_MAX_CPUS);
         exit(1);
     }
-    gic *g = calloc(1, sizeof(*g));
-    if (!g) {
-        fprintf(stderr, "gic: out of memory\n");
-        exit(1);
-    }
+    gic *g = pl_xcalloc(1, sizeof(*g));
     g->ncpus = ncpus;
     g->who = who;
     for (int c = 0; c < ncpus; c++) {

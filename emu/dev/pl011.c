@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "pl011.h"
 #include "../snapio.h"
+#include "panlab/error.h"
 
 enum {
     UARTDR = 0x00, UARTFR = 0x18, UARTILPR = 0x20,
@@ -26,11 +27,7 @@ static const uint8_t pl011_id[8] = { 0x11, 0x10, 0x14, 0x00,
 
 pl011 *pl011_new(irq_line irq, byte_sink out)
 {
-    pl011 *u = calloc(1, sizeof(*u));
-    if (!u) {
-        fprintf(stderr, "pl011: out of memory\n");
-        exit(1);
-    }
+    pl011 *u = pl_xcalloc(1, sizeof(*u));
     u->irq = irq;
     u->out = out;
     u->cr = 0x300;              /* TXE, RXE: reset value */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "psci.h"
+#include "panlab/error.h"
 
 enum {
     PSCI_VERSION = 0x84000000u, CPU_OFF = 0x84000002u, CPU_ON = 0x84000003u,
@@ -23,11 +24,7 @@ struct psci {
 
 psci *psci_new(arm_sys *sys, psci_host host)
 {
-    psci *p = calloc(1, sizeof(*p));
-    if (!p) {
-        fprintf(stderr, "psci: out of memory\n");
-        exit(1);
-    }
+    psci *p = pl_xcalloc(1, sizeof(*p));
     p->sys = sys;
     p->host = host;
     return p;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "timer.h"
+#include "panlab/error.h"
 
 typedef struct timer_slot {
     arch_timer *owner;
@@ -44,11 +45,7 @@ static void fire(void *opaque)
 arch_timer *arch_timer_new(vt_engine *t, arm_sys *sys,
                            const irq_line (*lines)[2])
 {
-    arch_timer *a = calloc(1, sizeof(*a));
-    if (!a) {
-        fprintf(stderr, "arch_timer: out of memory\n");
-        exit(1);
-    }
+    arch_timer *a = pl_xcalloc(1, sizeof(*a));
     a->t = t;
     a->sys = sys;
     a->ncpus = arm_sys_ncores(sys);

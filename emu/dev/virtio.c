@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "virtio.h"
+#include "panlab/error.h"
 
 #define MMIO_MAGIC 0x74726976u   /* "virt" */
 #define MMIO_VENDOR 0x424c4e50u  /* "PNLB" */
@@ -38,11 +39,7 @@ struct virtio_dev {
 virtio_dev *virtio_new(phys_map *m, irq_line irq, const virtio_ops *ops,
                        void *opaque)
 {
-    virtio_dev *d = calloc(1, sizeof(*d));
-    if (!d) {
-        fprintf(stderr, "virtio: out of memory\n");
-        exit(1);
-    }
+    virtio_dev *d = pl_xcalloc(1, sizeof(*d));
     d->map = m;
     d->irq = irq;
     d->ops = ops;

@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <unistd.h>
 #include "virtio_blk.h"
+#include "panlab/error.h"
 
 #define F_FLUSH (1ull << 9)
 enum { T_IN = 0, T_OUT = 1, T_FLUSH = 4, T_GET_ID = 8 };
@@ -165,11 +166,7 @@ static void reset(void *opaque)
 virtio_blk *virtio_blk_new(phys_map *m, irq_line irq, vt_engine *t, int fd,
                            uint64_t size_bytes, const blk_timing *timing)
 {
-    virtio_blk *b = calloc(1, sizeof(*b));
-    if (!b) {
-        fprintf(stderr, "virtio-blk: out of memory\n");
-        exit(1);
-    }
+    virtio_blk *b = pl_xcalloc(1, sizeof(*b));
     b->t = t;
     b->fd = fd;
     b->size = size_bytes;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "virtio_console.h"
+#include "panlab/error.h"
 
 #define F_MULTIPORT (1ull << 1)
 enum {
@@ -168,11 +169,7 @@ virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
                 VCON_MAX_PORTS);
         exit(1);
     }
-    virtio_console *c = calloc(1, sizeof(*c));
-    if (!c) {
-        fprintf(stderr, "virtio-console: out of memory\n");
-        exit(1);
-    }
+    virtio_console *c = pl_xcalloc(1, sizeof(*c));
     c->nports = nports;
     for (int p = 1; p <= nports; p++) {
         snprintf(c->name[p], NAME_MAX_BYTES, "%s", names[p - 1]);

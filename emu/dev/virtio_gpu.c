@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "virtio_gpu.h"
+#include "panlab/error.h"
 
 enum {
     CMD_GET_DISPLAY_INFO = 0x0100, CMD_RESOURCE_CREATE_2D, CMD_RESOURCE_UNREF,
@@ -337,11 +338,7 @@ static void reset(void *opaque)
 virtio_gpu *virtio_gpu_new(phys_map *m, irq_line irq, vt_engine *t,
                            gpu_host host)
 {
-    virtio_gpu *g = calloc(1, sizeof(*g));
-    if (!g) {
-        fprintf(stderr, "virtio-gpu: out of memory\n");
-        exit(1);
-    }
+    virtio_gpu *g = pl_xcalloc(1, sizeof(*g));
     g->t = t;
     g->host = host;
     vt_event_init(&g->done, complete, g);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <linux/input-event-codes.h>
 #include "virtio_input.h"
+#include "panlab/error.h"
 
 enum {
     CFG_ID_NAME = 0x01, CFG_ID_DEVIDS = 0x03, CFG_PROP_BITS = 0x10, CFG_EV_BITS = 0x11,
@@ -147,11 +148,7 @@ virtio_input *virtio_input_new(phys_map *m, irq_line irq, vt_engine *t,
                                const uint16_t *keys, size_t nkeys,
                                input_host host)
 {
-    virtio_input *v = calloc(1, sizeof(*v));
-    if (!v) {
-        fprintf(stderr, "virtio-input: out of memory\n");
-        exit(1);
-    }
+    virtio_input *v = pl_xcalloc(1, sizeof(*v));
     v->t = t;
     v->host = host;
     v->key_bits[BTN_TOUCH / 8] |= (uint8_t)(1u << (BTN_TOUCH % 8));

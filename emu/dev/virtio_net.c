@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "virtio_net.h"
+#include "panlab/error.h"
 
 #define F_MAC (1ull << 5)
 /* struct virtio_net_hdr with VIRTIO_F_VERSION_1: 12 bytes, num_buffers
@@ -77,11 +78,7 @@ static void reset(void *opaque)
 virtio_net *virtio_net_new(phys_map *m, irq_line irq, const uint8_t mac[6],
                            net_host host)
 {
-    virtio_net *n = calloc(1, sizeof(*n));
-    if (!n) {
-        fprintf(stderr, "virtio-net: out of memory\n");
-        exit(1);
-    }
+    virtio_net *n = pl_xcalloc(1, sizeof(*n));
     n->host = host;
     n->ops = (virtio_ops){ .device_id = 1, .features = F_MAC, .nqueues = 2,
                            .notify = notify, .reset = reset };

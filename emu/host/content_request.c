@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "content_request.h"
+#include "panlab/error.h"
 
 /* A decimal number of at most max, nothing else; 0 or -1. */
 static int parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
@@ -22,7 +23,7 @@ static int parse_u32(const char *s, size_t len, uint32_t max, uint32_t *out)
 }
 
 /* The query of /fetch: bytes (required), latency_ms, rate; each once. */
-static int parse_query(const char *q, content_req *r, char *err, size_t err_len)
+static int parse_query(const char *q, content_req *r, struct pl_error *err)
 {
     static const struct { const char *key; uint32_t max; size_t off; } keys[] = {
         { "bytes", CONTENT_MAX_BYTES, offsetof(content_req, bytes) },
@@ -37,47 +38,46 @@ static int parse_query(const char *q, content_req *r, char *err, size_t err_len)
                           strncmp(q, keys[i].key, klen) == 0))
             i++;
         if (i == 3 || klen == len) {
-            snprintf(err, err_len, "bad request: unknown or valueless "
+            pl_error_set(err, "bad request: unknown or valueless "
                      "parameter '%.*s'", (int)len, q);
             return -1;
         }
         if (seen & (1u << i)) {
-            snprintf(err, err_len, "bad request: %s given twice", keys[i].key);
+            pl_error_set(err, "bad request: %s given twice", keys[i].key);
             return -1;
         }
         seen |= 1u << i;
         uint32_t *field = (uint32_t *)((char *)r + keys[i].off);
         if (parse_u32(q + klen + 1, len - klen - 1, keys[i].max, field) < 0) {
-            snprintf(err, err_len, "bad request: %s must be a number up to %u",
+            pl_error_set(err, "bad request: %s must be a number up to %u",
                      keys[i].key, keys[i].max);
             return -1;
         }
         q += len + (q[len] == '&');
     }
     if (!(seen & 1u)) {
-        snprintf(err, err_len, "bad request: /fetch needs bytes=N");
+        pl_error_set(err, "bad request: /fetch needs bytes=N");
         return -1;
     }
     return 0;
 }
 
-int content_req_parse(const char *head, content_req *r, char *err,
-                      size_t err_len)
+int content_req_parse(const char *head, content_req *r, struct pl_error *err)
 {
     memset(r, 0, sizeof(*r));
     if (strncmp(head, "GET ", 4) != 0) {
-        snprintf(err, err_len, "bad request: only GET is served");
+        pl_error_set(err, "bad request: only GET is served");
         return -1;
     }
     const char *target = head + 4;
     size_t len = strcspn(target, " \r\n");
     if (len == 0 || target[0] != '/' || len >= sizeof(r->path)) {
-        snprintf(err, err_len, "bad request: the target must be /PATH of "
+        pl_error_set(err, "bad request: the target must be /PATH of "
                  "under %zu bytes", sizeof(r->path));
         return -1;
     }
     if (strncmp(target + len, " HTTP/1.", 8) != 0) {
-        snprintf(err, err_len, "bad request: no HTTP/1.x version after the "
+        pl_error_set(err, "bad request: no HTTP/1.x version after the "
                  "target");
         return -1;
     }
@@ -85,10 +85,10 @@ int content_req_parse(const char *head, content_req *r, char *err,
     r->path[len] = 0;
     if (strncmp(r->path, "/fetch?", 7) == 0) {
         r->generated = 1;
-        return parse_query(r->path + 7, r, err, err_len);
+        return parse_query(r->path + 7, r, err);
     }
     if (strstr(r->path, "..") || strchr(r->path, '?')) {
-        snprintf(err, err_len, "bad request: file paths may not hold '..' "
+        pl_error_set(err, "bad request: file paths may not hold '..' "
                  "or a query");
         return -1;
     }

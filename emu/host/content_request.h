@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 #define CONTENT_PIECE_BYTES 1024u
 #define CONTENT_MAX_BYTES (64u << 20)        /* a generated body, bytes */
@@ -29,7 +30,6 @@ typedef struct content_req {
 
 /* Parses one request head (the text up to its blank line). Returns 0, or
  * -1 with a one-line reason in err (the server answers 400 with it). */
-int content_req_parse(const char *head, content_req *r, char *err,
-                      size_t err_len);
+int content_req_parse(const char *head, content_req *r, struct pl_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include "gdbstub.h"
+#include "panlab/error.h"
 
 #define MAX_BP 64
 #define PKT_MAX 4096
@@ -396,15 +397,14 @@ static int serve(gdbstub *g)
     }
 }
 
-gdbstub *gdbstub_new(machine *m, int port, uint32_t page_offset, char *err,
-                     size_t err_len)
+gdbstub *gdbstub_new(machine *m, int port, uint32_t page_offset, struct pl_error *err)
 {
     int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
         bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0) {
-        snprintf(err, err_len, "--gdb %d: %s", port, strerror(errno));
+        pl_error_set(err, "--gdb %d: %s", port, strerror(errno));
         if (ls >= 0)
             close(ls);
         return NULL;
@@ -413,14 +413,14 @@ gdbstub *gdbstub_new(machine *m, int port, uint32_t page_offset, char *err,
     int fd = accept(ls, NULL, NULL);
     close(ls);
     if (fd < 0) {
-        snprintf(err, err_len, "--gdb %d: accept: %s", port, strerror(errno));
+        pl_error_set(err, "--gdb %d: accept: %s", port, strerror(errno));
         return NULL;
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     gdbstub *g = calloc(1, sizeof(*g));
     if (!g) {
         close(fd);
-        snprintf(err, err_len, "--gdb: out of memory");
+        pl_error_set(err, "--gdb: out of memory");
         return NULL;
     }
     g->m = m;

@@ -16,12 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../machine.h"
+#include "panlab/error.h"
 
 typedef struct gdbstub gdbstub;
 
 /* Returns NULL with err set on failure. */
-gdbstub *gdbstub_new(machine *m, int port, uint32_t page_offset, char *err,
-                     size_t err_len);
+gdbstub *gdbstub_new(machine *m, int port, uint32_t page_offset, struct pl_error *err);
 void gdbstub_free(gdbstub *g);
 /* Call before each run of the engine: reports a stop and serves gdb
  * while the machine is stopped. Returns 0 to run on, -1 if gdb asked to

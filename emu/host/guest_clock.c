@@ -4,20 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 #include "guest_clock.h"
-
-/* struct vdso_data (Linux 6.1, 32-bit ARM): seq @0, clock_mode @4,
- * cycle_last @8, mask @16, mult @24, shift @28, then basetime[] of 16-byte
- * {sec, nsec}, indexed by clock id; CLOCK_MONOTONIC is 1. */
-enum { VD_SEQ = 0, VD_MODE = 4, VD_CYCLE_LAST = 8, VD_MASK = 16,
-       VD_MULT = 24, VD_SHIFT = 28, VD_MONO = 32 + 16 * 1, VD_BYTES = 64 };
+#include "../guest.h"
+#include "panlab/error.h"
 
 int guest_clock_init(guest_clock *g, const phys_map *map,
                      const char *system_map, uint32_t page_offset,
-                     uint32_t phys_offset, char *err, size_t err_len)
+                     uint32_t phys_offset, struct pl_error *err)
 {
     FILE *f = fopen(system_map, "r");
     if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", system_map, strerror(errno));
+        pl_error_set(err, "%s: cannot open: %s", system_map, strerror(errno));
         return -1;
     }
     char line[256];
@@ -28,9 +24,9 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
         uint32_t va;
         char type, name[200];
         if (sscanf(line, "%" SCNx32 " %c %199s", &va, &type, name) == 3 &&
-            !strcmp(name, "vdso_data_store")) {
+            !strcmp(name, GUEST_VDSO_SYMBOL)) {
             if (va < page_offset) {
-                snprintf(err, err_len, "%s:%u: vdso_data_store at 0x%08x is "
+                pl_error_set(err, "%s:%u: " GUEST_VDSO_SYMBOL " at 0x%08x is "
                          "below PAGE_OFFSET 0x%08x", system_map, lineno, va,
                          page_offset);
                 fclose(f);
@@ -42,7 +38,7 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
     }
     fclose(f);
     if (!found) {
-        snprintf(err, err_len, "%s: no symbol vdso_data_store, expected the "
+        pl_error_set(err, "%s: no symbol " GUEST_VDSO_SYMBOL ", expected the "
                  "System.map of a kernel built with CONFIG_VDSO", system_map);
         return -1;
     }
@@ -52,19 +48,19 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
 
 int guest_clock_mono_ns(const guest_clock *g, uint64_t ticks, uint64_t *ns)
 {
-    const uint8_t *p = phys_ram_ptr(g->map, g->data_pa, VD_BYTES);
+    const uint8_t *p = phys_ram_ptr(g->map, g->data_pa, GUEST_VDSO_BYTES);
     if (!p)
         return -1;
     uint32_t seq, mode, mult, shift;
     uint64_t last, mask, sec, nsec;
-    memcpy(&seq, p + VD_SEQ, 4);
-    memcpy(&mode, p + VD_MODE, 4);
-    memcpy(&last, p + VD_CYCLE_LAST, 8);
-    memcpy(&mask, p + VD_MASK, 8);
-    memcpy(&mult, p + VD_MULT, 4);
-    memcpy(&shift, p + VD_SHIFT, 4);
-    memcpy(&sec, p + VD_MONO, 8);
-    memcpy(&nsec, p + VD_MONO + 8, 8);
+    memcpy(&seq, p + GUEST_VDSO_SEQ, 4);
+    memcpy(&mode, p + GUEST_VDSO_MODE, 4);
+    memcpy(&last, p + GUEST_VDSO_CYCLE_LAST, 8);
+    memcpy(&mask, p + GUEST_VDSO_MASK, 8);
+    memcpy(&mult, p + GUEST_VDSO_MULT, 4);
+    memcpy(&shift, p + GUEST_VDSO_SHIFT, 4);
+    memcpy(&sec, p + GUEST_VDSO_MONO, 8);
+    memcpy(&nsec, p + GUEST_VDSO_MONO + 8, 8);
     /* Odd seq: a core was stopped in the middle of an update; mode 0 is
      * VDSO_CLOCKMODE_NONE. */
     if ((seq & 1) || mode == 0 || mult == 0 || shift >= 64)

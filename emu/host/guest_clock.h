@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../physmem.h"
+#include "panlab/error.h"
 
 typedef struct guest_clock {
     const phys_map *map;
@@ -29,7 +30,7 @@ typedef struct guest_clock {
  * err set ("path: ..."). */
 int guest_clock_init(guest_clock *g, const phys_map *map,
                      const char *system_map, uint32_t page_offset,
-                     uint32_t phys_offset, char *err, size_t err_len);
+                     uint32_t phys_offset, struct pl_error *err);
 /* The guest's CLOCK_MONOTONIC at counter value `ticks`. Returns 0, or -1
  * if the guest has not published an arch-timer clock yet. */
 int guest_clock_mono_ns(const guest_clock *g, uint64_t ticks, uint64_t *ns);

@@ -4,9 +4,10 @@
 #include <string.h>
 #include <png.h>
 #include "screenshot.h"
+#include "panlab/error.h"
 
 int screenshot_png(const char *path, const uint8_t *pixels, uint32_t w,
-                   uint32_t h, char *err, size_t err_len)
+                   uint32_t h, struct pl_error *err)
 {
     png_image img;
     memset(&img, 0, sizeof(img));
@@ -17,7 +18,7 @@ int screenshot_png(const char *path, const uint8_t *pixels, uint32_t w,
     img.format = PNG_FORMAT_RGB;
     uint8_t *rgb = malloc((size_t)w * h * 3);
     if (!rgb) {
-        snprintf(err, err_len, "%s: out of memory", path);
+        pl_error_set(err, "%s: out of memory", path);
         return -1;
     }
     for (size_t i = 0; i < (size_t)w * h; i++) {
@@ -29,7 +30,7 @@ int screenshot_png(const char *path, const uint8_t *pixels, uint32_t w,
                                      NULL);
     free(rgb);
     if (!ok) {
-        snprintf(err, err_len, "%s: cannot write PNG: %s", path, img.message);
+        pl_error_set(err, "%s: cannot write PNG: %s", path, img.message);
         return -1;
     }
     return 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <SDL.h>
 #include "sdl_display.h"
+#include "panlab/error.h"
 
 struct sdl_display {
     SDL_Window *win;
@@ -11,11 +12,11 @@ struct sdl_display {
     uint32_t w, h;
 };
 
-sdl_display *sdl_display_new(uint32_t w, uint32_t h, char *err, size_t err_len)
+sdl_display *sdl_display_new(uint32_t w, uint32_t h, struct pl_error *err)
 {
     sdl_display *d = calloc(1, sizeof(*d));
     if (!d || SDL_Init(SDL_INIT_VIDEO) != 0) {
-        snprintf(err, err_len, "--display sdl: %s",
+        pl_error_set(err, "--display sdl: %s",
                  d ? SDL_GetError() : "out of memory");
         free(d);
         return NULL;
@@ -30,7 +31,7 @@ sdl_display *sdl_display_new(uint32_t w, uint32_t h, char *err, size_t err_len)
                                         SDL_TEXTUREACCESS_STREAMING,
                                         (int)w, (int)h) : NULL;
     if (!d->tex) {
-        snprintf(err, err_len, "--display sdl: %s", SDL_GetError());
+        pl_error_set(err, "--display sdl: %s", SDL_GetError());
         sdl_display_free(d);
         return NULL;
     }

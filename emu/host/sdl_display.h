@@ -8,12 +8,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 typedef struct sdl_display sdl_display;
 
 /* Returns NULL with err set if SDL cannot open a window. */
-sdl_display *sdl_display_new(uint32_t width_px, uint32_t height_px, char *err,
-                             size_t err_len);
+sdl_display *sdl_display_new(uint32_t width_px, uint32_t height_px, struct pl_error *err);
 void sdl_display_free(sdl_display *d);
 /* Shows a B8G8R8X8 frame of width_px * 4-byte rows. */
 void sdl_display_show(sdl_display *d, const uint8_t *pixels, uint32_t width_px,

@@ -10,6 +10,11 @@
  * frame is written to a pcap file (nanosecond timestamps of virtual
  * time) at the moment it crosses the guest's NIC.
  *
+ * The jobs live apart: net_wire.c (the link model), net_capture.c (pcap),
+ * content_http.c and content_udp.c (the server over TCP and UDP),
+ * content_request.c (parsing requests); this file is the libslirp glue
+ * that joins them.
+ *
  * Ownership: slirp_net_new() allocates, slirp_net_free() frees and closes
  * the capture. The engine must outlive it. */
 #ifndef PANLAB_HOST_SLIRP_NET_H
@@ -19,21 +24,15 @@
 #include <stdint.h>
 #include "../time.h"
 #include "../dev/virtio_net.h"
-
-typedef struct net_timing {
-    uint64_t one_way_ns;        /* half the round-trip time */
-    uint64_t bytes_per_s;
-} net_timing;
-
-/* A phone on a 3G-class link: 50 ms RTT, 1 MB/s. */
-void net_timing_phone(net_timing *t);
+#include "net_wire.h"
+#include "panlab/error.h"
 
 typedef struct slirp_net slirp_net;
 
 /* pcap_path and content_dir may be NULL. Returns NULL with err set. */
 slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
-                         char *err, size_t err_len);
+                         struct pl_error *err);
 void slirp_net_free(slirp_net *s);
 void slirp_net_attach(slirp_net *s, virtio_net *nic);
 /* net_host.send for the NIC: a frame from the guest. */

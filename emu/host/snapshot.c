@@ -1,11 +1,12 @@
 /* Snapshot files; see snapshot.h. */
 #include <stdio.h>
 #include "snapshot.h"
+#include "panlab/error.h"
 
 int snapshot_save(const char *path, const machine *m, const slirp_net *net,
-                  char *err, size_t err_len)
+                  struct pl_error *err)
 {
-    snap_w *w = snap_w_open(path, SNAPSHOT_VERSION, err, err_len);
+    snap_w *w = snap_w_open(path, SNAPSHOT_VERSION, err);
     if (!w)
         return -1;
     machine_save(m, w);
@@ -16,7 +17,7 @@ int snapshot_save(const char *path, const machine *m, const slirp_net *net,
     snap_w_end(w);
     snap_w_begin(w, "END ");
     snap_w_end(w);
-    return snap_w_close(w, err, err_len);
+    return snap_w_close(w, err);
 }
 
 static int load_net(snap_r *r, slirp_net *net)
@@ -29,10 +30,9 @@ static int load_net(snap_r *r, slirp_net *net)
     return net ? slirp_net_load(net, r) : 0;
 }
 
-int snapshot_load(const char *path, machine *m, slirp_net *net, char *err,
-                  size_t err_len)
+int snapshot_load(const char *path, machine *m, slirp_net *net, struct pl_error *err)
 {
-    snap_r *r = snap_r_open(path, SNAPSHOT_VERSION, err, err_len);
+    snap_r *r = snap_r_open(path, SNAPSHOT_VERSION, err);
     if (!r)
         return -1;
     int rc = -1;
@@ -41,7 +41,7 @@ int snapshot_load(const char *path, machine *m, slirp_net *net, char *err,
         snap_r_begin(r, "END ", 0) == 0 && snap_r_end(r) == 0)
         rc = 0;
     if (rc < 0)
-        snprintf(err, err_len, "%s", snap_r_error(r));
+        pl_error_set(err, "%s", snap_r_error(r));
     snap_r_close(r);
     return rc;
 }

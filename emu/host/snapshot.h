@@ -13,14 +13,14 @@
 #include <stddef.h>
 #include "../machine.h"
 #include "slirp_net.h"
+#include "panlab/error.h"
 
 /* Bump whenever any section's layout changes. */
 #define SNAPSHOT_VERSION 3u
 
 /* Return 0, or -1 with err set. */
 int snapshot_save(const char *path, const machine *m, const slirp_net *net,
-                  char *err, size_t err_len);
-int snapshot_load(const char *path, machine *m, slirp_net *net, char *err,
-                  size_t err_len);
+                  struct pl_error *err);
+int snapshot_load(const char *path, machine *m, slirp_net *net, struct pl_error *err);
 
 #endif

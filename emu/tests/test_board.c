@@ -28,6 +28,7 @@
 #include "../host/guest_clock.h"
 #include "../host/snapshot.h"
 #include "../host/slirp_net.h"
+#include "panlab/error.h"
 
 static const char *phone_bin = "../build/emu/panlab-phone";
 static char tmpdir[] = "/tmp/test_board.XXXXXX";
@@ -74,31 +75,29 @@ static const char *make_zimage(const char *name, uint32_t size, uint32_t magic)
 
 /* ---- boot images ---- */
 
-static void expect_err(int rc, const char *err, const char *want)
+static void expect_err(int rc, const char *msg, const char *want)
 {
     CU_ASSERT_EQUAL(rc, -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
-    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    CU_ASSERT_PTR_NOT_NULL(strstr(msg, want));
+    CU_ASSERT_PTR_NULL(strchr(msg, '\n'));
 }
 
 static void test_zimage(void)
 {
-    char err[512];
+    struct pl_error err;
     uint8_t *d;
     size_t n;
     CU_ASSERT_EQUAL(loader_read_zimage(make_zimage("ok", 4096, 0x016f2818),
-                                       &d, &n, err, sizeof(err)), 0);
+                                       &d, &n, &err), 0);
     CU_ASSERT_EQUAL(n, 4096);
     free(d);
-    expect_err(loader_read_zimage(tmp_path("missing"), &d, &n, err, sizeof(err)),
-               err, "missing: cannot open");
-    expect_err(loader_read_zimage(write_file("empty", "", 0), &d, &n, err,
-                                  sizeof(err)), err, "empty@0: empty file");
+    expect_err(loader_read_zimage(tmp_path("missing"), &d, &n, &err),
+               err.msg, "missing: cannot open");
+    expect_err(loader_read_zimage(write_file("empty", "", 0), &d, &n, &err), err.msg, "empty@0: empty file");
     expect_err(loader_read_zimage(make_zimage("magic", 4096, 0x12345678), &d,
-                                  &n, err, sizeof(err)), err,
+                                  &n, &err), err.msg,
                "magic@36: bad magic 0x12345678");
-    expect_err(loader_read_zimage(write_file("short", "abc", 3), &d, &n, err,
-                                  sizeof(err)), err, "short@3: truncated");
+    expect_err(loader_read_zimage(write_file("short", "abc", 3), &d, &n, &err), err.msg, "short@3: truncated");
     /* Header says 8192 bytes, the file has 4096. */
     const char *p = make_zimage("trunc", 4096, 0x016f2818);
     FILE *f = fopen(p, "r+b");
@@ -106,35 +105,34 @@ static void test_zimage(void)
     fseek(f, 0x2c, SEEK_SET);
     fwrite(&end, 4, 1, f);
     fclose(f);
-    expect_err(loader_read_zimage(p, &d, &n, err, sizeof(err)), err,
+    expect_err(loader_read_zimage(p, &d, &n, &err), err.msg,
                "trunc@4096: truncated");
 }
 
 static void test_initrd(void)
 {
-    char err[512];
+    struct pl_error err;
     uint8_t *d;
     size_t n;
     CU_ASSERT_EQUAL(loader_read_initrd(write_gz("ok.gz", "070701000000"), &d,
-                                       &n, err, sizeof(err)), 0);
+                                       &n, &err), 0);
     free(d);
     CU_ASSERT_EQUAL(loader_read_initrd(write_file("ok.cpio", "070701xx", 8),
-                                       &d, &n, err, sizeof(err)), 0);
+                                       &d, &n, &err), 0);
     free(d);
     expect_err(loader_read_initrd(write_gz("notcpio.gz", "hello world"), &d,
-                                  &n, err, sizeof(err)), err,
+                                  &n, &err), err.msg,
                "notcpio.gz@0: the gzip data does not start with the cpio");
     expect_err(loader_read_initrd(write_file("junk", "junkjunk", 8), &d, &n,
-                                  err, sizeof(err)), err,
+                                  &err), err.msg,
                "junk@0: neither gzip");
     static const uint8_t bad_gz[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
                                       0xff, 0xff, 0xff, 0xff };
     expect_err(loader_read_initrd(write_file("bad.gz", bad_gz, sizeof(bad_gz)),
-                                  &d, &n, err, sizeof(err)), err,
+                                  &d, &n, &err), err.msg,
                "corrupt or truncated gzip");
     expect_err(loader_read_dtb(write_file("bad.dtb", "notadtb!notadtb!notadtb!"
-                                          "notadtb!notadtb!", 40), &d, &n, err,
-                               sizeof(err)), err,
+                                          "notadtb!notadtb!", 40), &d, &n, &err), err.msg,
                "bad.dtb@0: not a valid device tree blob");
 }
 
@@ -784,13 +782,13 @@ static void test_blk(void)
     fclose(f);
     int fd;
     uint64_t bytes;
-    char err[256];
-    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, err, sizeof(err)), 0);
+    struct pl_error err;
+    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, &err), 0);
     CU_ASSERT_EQUAL(bytes, 8192);
     CU_ASSERT_EQUAL(loader_open_disk(write_file("odd.img", "abc", 3), &fd,
-                                     &bytes, err, sizeof(err)) == 0, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "odd.img@3: a disk image must be"));
-    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, err, sizeof(err)), 0);
+                                     &bytes, &err) == 0, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "odd.img@3: a disk image must be"));
+    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, &err), 0);
 
     vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
     blk_timing tm;
@@ -965,7 +963,7 @@ static void test_input(void)
 static void test_fdt(void)
 {
     static uint8_t buf[0x10000];
-    char err[256];
+    struct pl_error err;
     fdt_desc d = {
         .ram_addr = MACH_RAM, .ram_bytes = 1u << 30, .ncores = 2,
         .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
@@ -974,7 +972,7 @@ static void test_fdt(void)
         .psci_method = "hvc", .bootargs = "console=ttyAMA0",
         .initrd_start = 0x48000000, .initrd_end = 0x48100000,
     };
-    int n = fdt_generate(buf, sizeof(buf), &d, err, sizeof(err));
+    int n = fdt_generate(buf, sizeof(buf), &d, &err);
     CU_ASSERT(n > 0);
     CU_ASSERT_EQUAL(fdt_check_full(buf, (size_t)n), 0);
     CU_ASSERT(fdt_path_offset(buf, "/cpus/cpu@1") >= 0);
@@ -986,7 +984,7 @@ static void test_fdt(void)
     CU_ASSERT_EQUAL(fdt32_to_cpu(*p), 0x48100000);
     int psci = fdt_path_offset(buf, "/psci");
     CU_ASSERT_STRING_EQUAL(fdt_getprop(buf, psci, "method", NULL), "hvc");
-    CU_ASSERT_EQUAL(fdt_generate(buf, 64, &d, err, sizeof(err)), -1);
+    CU_ASSERT_EQUAL(fdt_generate(buf, 64, &d, &err), -1);
 }
 
 /* The ARM boot protocol: images in RAM, r0 = 0, r1 = ~0, r2 = the DTB,
@@ -999,11 +997,10 @@ static void test_boot_layout(void)
     memset(initrd, 0x22, sizeof(initrd));
     uint8_t *dtb;
     size_t dtb_bytes;
-    char err[256];
+    struct pl_error err;
     /* 16 MiB of RAM puts the initrd at 8 MiB (half of RAM, as QEMU). */
     int rc = machine_boot(m, kernel, sizeof(kernel), initrd, sizeof(initrd),
-                          NULL, 0, "console=ttyAMA0", &dtb, &dtb_bytes, err,
-                          sizeof(err));
+                          NULL, 0, "console=ttyAMA0", &dtb, &dtb_bytes, &err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0);
     CU_ASSERT_EQUAL(arm_get_reg(c0, 0), 0);
@@ -1024,16 +1021,15 @@ static void test_boot_layout(void)
     uint8_t *dtb2;
     size_t dtb2_bytes;
     CU_ASSERT_EQUAL(machine_boot(m, kernel, sizeof(kernel), initrd, sizeof(initrd),
-                                 dtb, dtb_bytes, NULL, &dtb2, &dtb2_bytes, err,
-                                 sizeof(err)), 0);
+                                 dtb, dtb_bytes, NULL, &dtb2, &dtb2_bytes, &err), 0);
     chosen = fdt_path_offset(dtb2, "/chosen");
     CU_ASSERT_PTR_NOT_NULL(fdt_getprop(dtb2, chosen, "linux,initrd-start", NULL));
     CU_ASSERT_STRING_EQUAL(fdt_getprop(dtb2, chosen, "bootargs", NULL),
                            "console=ttyAMA0");
     /* Images that do not fit are refused with one line. */
     CU_ASSERT_EQUAL(machine_boot(m, kernel, 64u << 20, NULL, 0, NULL, 0, "",
-                                 NULL, NULL, err, sizeof(err)), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "do not fit"));
+                                 NULL, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "do not fit"));
     free(dtb);
     free(dtb2);
     machine_free(m);
@@ -1041,15 +1037,14 @@ static void test_boot_layout(void)
 
 static void test_guest_clock(void)
 {
-    char err[256];
+    struct pl_error err;
     phys_map *m = phys_map_new();
     uint8_t *ram = phys_register_ram(m, MACH_RAM, 16u << 20);
     const char *sm = write_file("System.map",
                                 "c0100000 T _text\nc0902000 d vdso_data_store\n",
                                 44);
     guest_clock g;
-    CU_ASSERT_EQUAL(guest_clock_init(&g, m, sm, 0xc0000000u, MACH_RAM, err,
-                                     sizeof(err)), 0);
+    CU_ASSERT_EQUAL(guest_clock_init(&g, m, sm, 0xc0000000u, MACH_RAM, &err), 0);
     CU_ASSERT_EQUAL(g.data_pa, 0x40902000u);
     uint64_t ns;
     CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), -1);  /* mode 0 */
@@ -1066,8 +1061,8 @@ static void test_guest_clock(void)
     CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), 0);
     CU_ASSERT_EQUAL(ns, 5000000000ull + 123 + 1600);
     CU_ASSERT_EQUAL(guest_clock_init(&g, m, write_file("empty.map", "", 0),
-                                     0xc0000000u, MACH_RAM, err, sizeof(err)), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "no symbol vdso_data_store"));
+                                     0xc0000000u, MACH_RAM, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no symbol vdso_data_store"));
     phys_map_free(m);
 }
 
@@ -1126,8 +1121,8 @@ static const char *saved_snapshot(void)
     machine *m = machine_of(2);
     start_program(m);
     vt_run(machine_engine(m), 300000);
-    char err[SNAP_ERR_BYTES];
-    CU_ASSERT_EQUAL(snapshot_save(path, m, NULL, err, sizeof(err)), 0);
+    struct pl_error err;
+    CU_ASSERT_EQUAL(snapshot_save(path, m, NULL, &err), 0);
     machine_free(m);
     return path;
 }
@@ -1154,8 +1149,8 @@ static machine *machine_on_net(int with_net)
     machine *m = machine_new(&cfg);
     net_timing nt;
     net_timing_phone(&nt);
-    char err[256];
-    test_net = slirp_net_new(machine_engine(m), &nt, NULL, NULL, err, sizeof(err));
+    struct pl_error err;
+    test_net = slirp_net_new(machine_engine(m), &nt, NULL, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(test_net);
     slirp_net_attach(test_net, machine_nic(m));
     return m;
@@ -1174,16 +1169,16 @@ static void round_trip(int with_net)
     start_program(m);
     vt_engine *t = machine_engine(m);
     vt_run(t, 300001);     /* not a whole cycle: a fraction is carried */
-    char err[SNAP_ERR_BYTES];
+    struct pl_error err;
     const char *path = tmp_path("trip.snap");
-    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, test_net, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(snapshot_save(path, m, test_net, &err), 0);
     vt_run(t, 5000000);
     outcome a, b;
     take(m, &a);
     drop_machine(m);
 
     m = machine_on_net(with_net);
-    CU_ASSERT_EQUAL_FATAL(snapshot_load(path, m, test_net, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL_FATAL(snapshot_load(path, m, test_net, &err), 0);
     CU_ASSERT_EQUAL(vt_now_ns(machine_engine(m)), 300001);
     vt_run(machine_engine(m), 5000000);
     take(m, &b);
@@ -1202,9 +1197,9 @@ static void round_trip(int with_net)
         return;
     /* A networked snapshot needs a network to restore into. */
     m = machine_of(2);
-    CU_ASSERT_EQUAL(snapshot_load(path, m, NULL, err, sizeof(err)), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "trip.snap@"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "NIC"));
+    CU_ASSERT_EQUAL(snapshot_load(path, m, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "trip.snap@"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "NIC"));
     machine_free(m);
 }
 
@@ -1246,14 +1241,15 @@ static long file_bytes(const char *path)
 static void expect_load_error(const char *path, int ncores, const char *want)
 {
     machine *m = machine_of(ncores);
-    char err[SNAP_ERR_BYTES], at[300];
-    CU_ASSERT_EQUAL(snapshot_load(path, m, NULL, err, sizeof(err)), -1);
+    struct pl_error err;
+	char at[300];
+    CU_ASSERT_EQUAL(snapshot_load(path, m, NULL, &err), -1);
     snprintf(at, sizeof(at), "%s@", path);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, at));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
-    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-    if (!strstr(err, want))
-        fprintf(stderr, "\n  got: %s\n", err);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, at));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+    CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+    if (!strstr(err.msg, want))
+        fprintf(stderr, "\n  got: %s\n", err.msg);
     machine_free(m);
 }
 
@@ -1273,10 +1269,9 @@ static void test_bad_files(void)
     /* A snapshot of a 2-core machine into a 1-core one. */
     expect_load_error(saved_snapshot(), 1, "cores");
     machine *m = machine_of(2);
-    char err[SNAP_ERR_BYTES];
-    CU_ASSERT_EQUAL(snapshot_load(tmp_path("missing.snap"), m, NULL, err,
-                                  sizeof(err)), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "missing.snap: cannot open"));
+    struct pl_error err;
+    CU_ASSERT_EQUAL(snapshot_load(tmp_path("missing.snap"), m, NULL, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "missing.snap: cannot open"));
     machine_free(m);
 }
 

@@ -4,13 +4,13 @@
 #include <CUnit/Basic.h>
 #include <string.h>
 #include "../host/content_request.h"
+#include "panlab/error.h"
 
 static void test_file(void)
 {
     content_req r;
-    char err[160] = "";
-    CU_ASSERT_EQUAL(content_req_parse("GET /hello.txt HTTP/1.0\r\n\r\n", &r, err,
-                                      sizeof(err)), 0);
+    struct pl_error err = { "" };
+    CU_ASSERT_EQUAL(content_req_parse("GET /hello.txt HTTP/1.0\r\n\r\n", &r, &err), 0);
     CU_ASSERT_EQUAL(r.generated, 0);
     CU_ASSERT_STRING_EQUAL(r.path, "/hello.txt");
 }
@@ -18,17 +18,15 @@ static void test_file(void)
 static void test_fetch(void)
 {
     content_req r;
-    char err[160] = "";
+    struct pl_error err = { "" };
     CU_ASSERT_EQUAL(content_req_parse("GET /fetch?bytes=32768&latency_ms=200&rate=524288"
-                                      " HTTP/1.1\r\nHost: x\r\n\r\n", &r, err,
-                                      sizeof(err)), 0);
+                                      " HTTP/1.1\r\nHost: x\r\n\r\n", &r, &err), 0);
     CU_ASSERT_EQUAL(r.generated, 1);
     CU_ASSERT_EQUAL(r.bytes, 32768);
     CU_ASSERT_EQUAL(r.latency_ms, 200);
     CU_ASSERT_EQUAL(r.bytes_per_s, 524288);
     /* Only bytes is required; the others default to 0 (no wait, unpaced). */
-    CU_ASSERT_EQUAL(content_req_parse("GET /fetch?bytes=0 HTTP/1.0\r\n\r\n", &r, err,
-                                      sizeof(err)), 0);
+    CU_ASSERT_EQUAL(content_req_parse("GET /fetch?bytes=0 HTTP/1.0\r\n\r\n", &r, &err), 0);
     CU_ASSERT_EQUAL(r.bytes, 0);
     CU_ASSERT_EQUAL(r.latency_ms, 0);
     CU_ASSERT_EQUAL(r.bytes_per_s, 0);
@@ -37,12 +35,12 @@ static void test_fetch(void)
 static void expect_bad(const char *req, const char *reason)
 {
     content_req r;
-    char err[160] = "";
-    CU_ASSERT_EQUAL(content_req_parse(req, &r, err, sizeof(err)), -1);
-    if (!strstr(err, reason))
-        fprintf(stderr, "\n%s: got '%s', want '%s'\n", req, err, reason);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "bad request: "));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, reason));
+    struct pl_error err = { "" };
+    CU_ASSERT_EQUAL(content_req_parse(req, &r, &err), -1);
+    if (!strstr(err.msg, reason))
+        fprintf(stderr, "\n%s: got '%s', want '%s'\n", req, err.msg, reason);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad request: "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, reason));
 }
 
 static void test_bad(void)

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "panlab/trace_format.h"
-#include "panlab_klog_uapi.h"
+#include "panlab/klog_uapi.h"
 
 /* Records drained so far, in read order (cpu by cpu per read call). */
 struct klog_trace {

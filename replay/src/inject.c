@@ -1,5 +1,5 @@
 /* The injector: plays a parsed script as evdev frames at exact CLOCK_MONOTONIC times and writes
- * ground truth (analyzer/FORMAT.md). Linux only. Frames go to any fd, so tests read them from a
+ * ground truth (include/FORMAT.md). Linux only. Frames go to any fd, so tests read them from a
  * pipe; in the guest the fd is the uinput device "panlab-touch". Nothing here calls or links the
  * tracer's logger: ground truth must come from outside the tracer. */
 #include "panlab/replay.h"
@@ -19,6 +19,7 @@
 
 #include <linux/input.h>
 #include <linux/uinput.h>
+#include "panlab/error.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -37,82 +38,35 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* The event's time stays zero: evdev stamps events itself when uinput passes them on. */
-static size_t put(struct input_event *ev, size_t n, uint16_t type, uint16_t code, int32_t value)
-{
-	ev[n] = (struct input_event){.type = type, .code = code, .value = value};
-	return n + 1;
-}
-
-/* One input frame (events up to SYN_REPORT) for an action's press or release. A tap's press
- * carries its param as MSC_RAW in the same frame, so the app reads both in one dispatch. */
-static size_t build_frame(const struct pl_action *a, bool down, struct input_event ev[5])
-{
-	size_t n = 0;
-	if (a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_SWIPE) {
-		if (down) {
-			n = put(ev, n, EV_ABS, ABS_X, a->x_px);
-			n = put(ev, n, EV_ABS, ABS_Y, a->y_px);
-		}
-		n = put(ev, n, EV_KEY, BTN_TOUCH, down);
-		if (down)
-			n = put(ev, n, EV_MSC, MSC_RAW, a->param);
-	} else {
-		n = put(ev, n, EV_KEY, a->key_code, down);
-	}
-	return put(ev, n, EV_SYN, SYN_REPORT, 0);
-}
-
 /* One write() per frame: uinput hands a whole write to evdev before returning, so the time read
- * after it is when the frame reached the kernel. */
-static int send_frame(int ev_fd, const struct pl_action *a, bool down, char *err, size_t err_len)
+ * after it is when the frame reached the kernel. The events' time stays zero: evdev stamps
+ * events itself when uinput passes them on. */
+static int send_frame(int ev_fd, const struct pl_action *a, uint32_t frame, struct pl_error *err)
 {
-	struct input_event ev[5];
-	size_t bytes = build_frame(a, down, ev) * sizeof ev[0];
+	struct pl_input_event pe[PL_FRAME_MAX_EVENTS];
+	struct input_event ev[PL_FRAME_MAX_EVENTS];
+	size_t count = pl_action_frame(a, frame, pe);
+	for (size_t i = 0; i < count; i++)
+		ev[i] = (struct input_event){.type = pe[i].type, .code = pe[i].code,
+					     .value = pe[i].value};
+	size_t bytes = count * sizeof ev[0];
 	ssize_t n;
 	do
 		n = write(ev_fd, ev, bytes);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)bytes)
-		return fail(err, err_len,
-			    "line %" PRIu32 ": writing the %s frame to the input device: %s, "
-			    "expected a complete write",
-			    a->line, down ? "press" : "release", n < 0 ? strerror(errno) : "short write");
-	return 0;
-}
-
-/* A swipe's move frame k of steps: the position k/steps of the way from start to end. */
-static int send_move(int ev_fd, const struct pl_action *a, uint32_t k, char *err, size_t err_len)
-{
-	struct input_event ev[3];
-	size_t n = put(ev, 0, EV_ABS, ABS_X,
-		       a->x_px + (int32_t)((int64_t)(a->x2_px - a->x_px) * k / a->steps));
-	n = put(ev, n, EV_ABS, ABS_Y, a->y_px + (int32_t)((int64_t)(a->y2_px - a->y_px) * k / a->steps));
-	n = put(ev, n, EV_SYN, SYN_REPORT, 0);
-	ssize_t w;
-	do
-		w = write(ev_fd, ev, n * sizeof ev[0]);
-	while (w < 0 && errno == EINTR);
-	if (w != (ssize_t)(n * sizeof ev[0]))
-		return fail(err, err_len,
-			    "line %" PRIu32 ": writing a move frame to the input device: %s, "
-			    "expected a complete write",
-			    a->line, w < 0 ? strerror(errno) : "short write");
+		return pl_fail(err,
+			       "line %" PRIu32 ": writing %s frame to the input device: %s, "
+			       "expected a complete write",
+			       a->line, frame == 0 ? "the press" :
+			       frame + 1 == pl_action_frame_count(a) ? "the release" : "a move",
+			       n < 0 ? strerror(errno) : "short write");
 	return 0;
 }
 
 /* Each line goes out in one write() so that lines from other writers of the same ground-truth
  * file (the compositor's frames, with O_APPEND) never interleave inside a line. */
-static int gt_line(int gt_fd, char *err, size_t err_len, const char *fmt, ...)
+static int gt_line(int gt_fd, struct pl_error *err, const char *fmt, ...)
 {
 	if (gt_fd < 0)
 		return 0;
@@ -126,7 +80,7 @@ static int gt_line(int gt_fd, char *err, size_t err_len, const char *fmt, ...)
 		n = write(gt_fd, line, (size_t)len);
 	while (n < 0 && errno == EINTR);
 	if (n != len)
-		return fail(err, err_len,
+		return pl_fail(err,
 			    "writing ground truth: %s, expected a complete write of \"%.*s\"",
 			    n < 0 ? strerror(errno) : "short write", len - 1, line);
 	return 0;
@@ -136,14 +90,14 @@ static int gt_line(int gt_fd, char *err, size_t err_len, const char *fmt, ...)
  * clock_nanosleep returns at once. glibc on 32-bit ARM makes the 32-bit-time system call whenever
  * the time fits, even with _TIME_BITS=64, so a kernel without CONFIG_COMPAT_32BIT_TIME fails it
  * with ENOSYS: say so rather than play everything at once. */
-static int sleep_until(uint64_t t_ns, char *err, size_t err_len)
+static int sleep_until(uint64_t t_ns, struct pl_error *err)
 {
 	struct timespec ts = {.tv_sec = (time_t)(t_ns / NS_PER_S), .tv_nsec = (long)(t_ns % NS_PER_S)};
 	int rc;
 	while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
 		;
 	if (rc != 0)
-		return fail(err, err_len,
+		return pl_fail(err,
 			    "clock_nanosleep: %s, expected a kernel with CONFIG_COMPAT_32BIT_TIME=y",
 			    strerror(rc));
 	return 0;
@@ -163,9 +117,9 @@ static const char *control_name(const struct pl_action *a)
  * until it is done: from then on base_ns is its resume time minus its script time, so what
  * follows is timed from the moment the condition held. */
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
-		   const struct pl_replay_hooks *hooks, char *err, size_t err_len)
+		   const struct pl_replay_hooks *hooks, struct pl_error *err)
 {
-	if (gt_line(gt_fd, err, err_len, "ready %" PRIu64 "\n", ready_ns) < 0)
+	if (gt_line(gt_fd, err, "ready %" PRIu64 "\n", ready_ns) < 0)
 		return -1;
 	uint64_t base_ns = ready_ns, seq = 0;
 	size_t count = pl_script_action_count(script);
@@ -174,43 +128,39 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 		if (!pl_action_is_input(a)) {
 			uint64_t resume_ns;
 			if (!hooks || !hooks->control)
-				return fail(err, err_len,
+				return pl_fail(err,
 					    "line %" PRIu32 ": '%s' needs the platform's activity "
 					    "manager, expected a run under panlab-session",
 					    a->line, control_name(a));
-			if (sleep_until(base_ns + a->at_ns, err, err_len) < 0 ||
-			    hooks->control(hooks->ctx, a, &resume_ns, err, err_len) < 0)
+			if (sleep_until(base_ns + a->at_ns, err) < 0 ||
+			    hooks->control(hooks->ctx, a, &resume_ns, err) < 0)
 				return -1;
 			base_ns = resume_ns - a->at_ns;
 			continue;
 		}
-		if (sleep_until(base_ns + a->at_ns, err, err_len) < 0 ||
-		    send_frame(ev_fd, a, true, err, err_len) < 0)
+		if (sleep_until(base_ns + a->at_ns, err) < 0 || send_frame(ev_fd, a, 0, err) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
 		int rc = a->kind != PL_ACTION_KEY
-				 ? gt_line(gt_fd, err, err_len, "input %" PRIu64 " %" PRIu64
+				 ? gt_line(gt_fd, err, "input %" PRIu64 " %" PRIu64
 					   " tap %d %d\n", seq, t_in_ns, (int)a->x_px, (int)a->y_px)
-				 : gt_line(gt_fd, err, err_len, "input %" PRIu64 " %" PRIu64 " key %u\n",
+				 : gt_line(gt_fd, err, "input %" PRIu64 " %" PRIu64 " key %u\n",
 					   seq, t_in_ns, (unsigned)a->key_code);
 		seq++;
-		for (uint32_t k = 1; rc == 0 && a->kind == PL_ACTION_SWIPE && k <= a->steps; k++)
-			if (sleep_until(base_ns + a->at_ns + a->hold_ns * k / a->steps, err,
-					err_len) < 0 ||
-			    send_move(ev_fd, a, k, err, err_len) < 0)
+		/* The moves of a swipe, then the release. */
+		for (uint32_t k = 1; rc == 0 && k < pl_action_frame_count(a); k++)
+			if (sleep_until(base_ns + pl_action_frame_at_ns(a, k), err) < 0 ||
+			    send_frame(ev_fd, a, k, err) < 0)
 				rc = -1;
 		if (rc < 0)
 			return -1;
-		if (sleep_until(base_ns + a->at_ns + a->hold_ns, err, err_len) < 0 ||
-		    send_frame(ev_fd, a, false, err, err_len) < 0)
-			return -1;
 	}
-	if (sleep_until(base_ns + pl_script_duration_ns(script), err, err_len) < 0)
+	if (sleep_until(base_ns + pl_script_duration_ns(script), err) < 0)
 		return -1;
-	return gt_line(gt_fd, err, err_len, "end %" PRIu64 "\n", monotonic_ns());
+	return gt_line(gt_fd, err, "end %" PRIu64 "\n", monotonic_ns());
 }
 
-int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_len)
+int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err)
 {
 	static const struct {
 		unsigned long request;
@@ -234,7 +184,7 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_
 	*out = NULL;
 	int fd = open("/dev/uinput", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, err_len,
+		return pl_fail(err,
 			    "/dev/uinput: %s, expected a kernel with CONFIG_INPUT_UINPUT and its "
 			    "device node",
 			    strerror(errno));
@@ -248,7 +198,7 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_
 	ok = ok && ioctl(fd, UI_DEV_SETUP, &setup) == 0 && ioctl(fd, UI_DEV_CREATE) == 0;
 	struct pl_injector *inj = ok ? malloc(sizeof *inj) : NULL;
 	if (!inj) {
-		fail(err, err_len, "/dev/uinput: creating panlab-touch: %s, expected uinput 5 or later",
+		pl_fail(err, "/dev/uinput: creating panlab-touch: %s, expected uinput 5 or later",
 		     strerror(ok ? ENOMEM : errno));
 		close(fd);
 		return -1;
@@ -259,26 +209,24 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_
 }
 
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
-		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, char *err,
-		    size_t err_len)
+		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, struct pl_error *err)
 {
-	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, hooks, err,
-			      err_len);
+	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, hooks, err);
 }
 
 /* uinput names the device's sysfs directory (UI_GET_SYSNAME, uinput 5+); its evdev node is the
  * one event* entry in it. */
 int pl_injector_device_path(const struct pl_injector *injector, char *path, size_t path_len,
-			    char *err, size_t err_len)
+			    struct pl_error *err)
 {
 	char sysname[64], dir_path[128];
 	if (ioctl(injector->uinput_fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0)
-		return fail(err, err_len, "/dev/uinput: UI_GET_SYSNAME: %s, expected uinput 5 or later",
+		return pl_fail(err, "/dev/uinput: UI_GET_SYSNAME: %s, expected uinput 5 or later",
 			    strerror(errno));
 	snprintf(dir_path, sizeof dir_path, "/sys/devices/virtual/input/%s", sysname);
 	DIR *dir = opendir(dir_path);
 	if (!dir)
-		return fail(err, err_len, "%s: %s, expected sysfs mounted", dir_path, strerror(errno));
+		return pl_fail(err, "%s: %s, expected sysfs mounted", dir_path, strerror(errno));
 	int rc = -1;
 	for (struct dirent *de; rc < 0 && (de = readdir(dir)) != NULL;)
 		if (!strncmp(de->d_name, "event", 5))
@@ -286,7 +234,7 @@ int pl_injector_device_path(const struct pl_injector *injector, char *path, size
 				     ? 0 : -1;
 	closedir(dir);
 	if (rc < 0)
-		return fail(err, err_len, "%s: no event device, expected evdev (CONFIG_INPUT_EVDEV)",
+		return pl_fail(err, "%s: no event device, expected evdev (CONFIG_INPUT_EVDEV)",
 			    dir_path);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "panlab/error.h"
 
 #define ERR_LEN 512
 
@@ -33,10 +34,10 @@ static int usage_error(const char *what)
 
 static struct pl_script *load(const char *path)
 {
-	char err[ERR_LEN];
+	struct pl_error err;
 	struct pl_script *s;
-	if (pl_script_parse_file(path, &s, err, sizeof err) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (pl_script_parse_file(path, &s, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
 		return NULL;
 	}
 	return s;
@@ -107,7 +108,7 @@ static int cmd_list(const char *path)
 
 static int cmd_play(const char *path, const char *gt_path)
 {
-	char err[ERR_LEN];
+	struct pl_error err;
 	struct pl_script *s = load(path);
 	if (!s)
 		return 1;
@@ -119,21 +120,21 @@ static int cmd_play(const char *path, const char *gt_path)
 		return 1;
 	}
 	struct pl_injector *inj = NULL;
-	int rc = pl_injector_open(&inj, gt_fd, err, sizeof err);
-	/* The file header of analyzer/FORMAT.md; pl_injector_run writes the records after it. */
+	int rc = pl_injector_open(&inj, gt_fd, &err);
+	/* The file header of include/FORMAT.md; pl_injector_run writes the records after it. */
 	static const char header[] = "panlab-ground-truth 1\n";
 	if (rc == 0 && write(gt_fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
-		snprintf(err, sizeof err, "writing ground truth: %s", strerror(errno));
+		pl_error_set(&err, "writing ground truth: %s", strerror(errno));
 		rc = -1;
 	}
 	if (rc == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		rc = pl_injector_run(inj, s, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, NULL,
-				     err, sizeof err);
+				     &err);
 	}
 	if (rc < 0)
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s\n", err.msg);
 	pl_injector_close(inj);
 	if (gt_path)
 		close(gt_fd);
@@ -161,7 +162,7 @@ static void signal_ready(void)
 
 static int cmd_record(const char *device, const char *out_path, uint64_t start_ns)
 {
-	char err[ERR_LEN];
+	struct pl_error err;
 	int fd = open(device, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s, expected a readable evdev device\n", device,
@@ -183,9 +184,9 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 		start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	}
 	signal_ready();
-	int rc = pl_record(fd, out, start_ns, err, sizeof err);
+	int rc = pl_record(fd, out, start_ns, &err);
 	if (rc < 0)
-		fprintf(stderr, "%s: %s\n", device, err);
+		fprintf(stderr, "%s: %s\n", device, err.msg);
 	if (out_path && fclose(out) != 0 && rc == 0) {
 		fprintf(stderr, "%s: %s, expected a writable file\n", out_path, strerror(errno));
 		rc = -1;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <linux/input.h>
+#include "panlab/error.h"
 
 #define NS_PER_MS 1000000ull
 /* A touch that ends farther than this (in x plus y) from where it began is a swipe. */
@@ -182,7 +183,7 @@ static void on_event(struct recorder *r, const struct input_event *ev)
 	}
 }
 
-int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len)
+int pl_record(int ev_fd, FILE *out, uint64_t start_ns, struct pl_error *err)
 {
 	struct recorder r = {
 		.out = out,
@@ -211,12 +212,12 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len
 		if (n == 0 || (n < 0 && errno == ENODEV))
 			break; /* end of a pipe, or the device was removed */
 		if (n < 0) {
-			snprintf(err, err_len, "reading input events: %s, expected an evdev device",
+			pl_error_set(err, "reading input events: %s, expected an evdev device",
 				 strerror(errno));
 			return -1;
 		}
 		if (n % (ssize_t)sizeof ev[0] != 0) {
-			snprintf(err, err_len, "reading input events: a partial event of %zd bytes, "
+			pl_error_set(err, "reading input events: a partial event of %zd bytes, "
 				 "expected whole struct input_event", n % (ssize_t)sizeof ev[0]);
 			return -1;
 		}
@@ -228,7 +229,7 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len
 	end_touch(&r, r.last_ns);
 	wait_until(&r, r.last_ns);
 	if (fflush(out) != 0 || ferror(out)) {
-		snprintf(err, err_len, "writing the script: %s, expected a writable output",
+		pl_error_set(err, "writing the script: %s, expected a writable output",
 			 strerror(errno));
 		return -1;
 	}

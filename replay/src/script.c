@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "panlab/error.h"
 
 struct pl_script {
 	struct pl_action *actions;
@@ -47,22 +48,17 @@ struct parser {
 	unsigned eol_col; /* column just past the line's last word: where a missing word is reported */
 	struct token tok[MAX_TOKENS];
 	size_t ntok;
-	char *err;
-	size_t err_len;
+	struct pl_error *err;
 };
 
-/* The one place errors are formatted: "name:line:col: message". */
+/* Errors are "name:line:col: message", through panlab/error.h's formatter. */
 static int fail(struct parser *p, struct pos where, const char *fmt, ...)
 {
-	if (p->err_len == 0)
-		return -1;
-	int n = snprintf(p->err, p->err_len, "%s:%u:%u: ", p->name, where.line, where.col);
-	if (n >= 0 && (size_t)n < p->err_len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(p->err + n, p->err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	pl_error_vformat(p->err, snprintf(p->err->msg, sizeof(p->err->msg), "%s:%u:%u: ", p->name,
+					  where.line, where.col), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -748,9 +744,9 @@ static int parse_block(struct parser *p, const struct pos *opener, int depth,
 }
 
 int pl_script_parse_buffer(const char *name, const char *text, size_t len, struct pl_script **out,
-			   char *err, size_t err_len)
+			   struct pl_error *err)
 {
-	struct parser p = {.name = name, .text = text, .len = len, .err = err, .err_len = err_len};
+	struct parser p = {.name = name, .text = text, .len = len, .err = err};
 	struct action_list l = {0};
 	uint64_t end_ns;
 	*out = NULL;
@@ -768,12 +764,12 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 	return 0;
 }
 
-int pl_script_parse_file(const char *path, struct pl_script **out, char *err, size_t err_len)
+int pl_script_parse_file(const char *path, struct pl_script **out, struct pl_error *err)
 {
 	*out = NULL;
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		snprintf(err, err_len, "%s: %s, expected a readable script file", path,
+		pl_error_set(err, "%s: %s, expected a readable script file", path,
 			 strerror(errno));
 		return -1;
 	}
@@ -798,12 +794,12 @@ int pl_script_parse_file(const char *path, struct pl_script **out, char *err, si
 	int bad = ferror(f) || oom;
 	fclose(f);
 	if (bad) {
-		snprintf(err, err_len, "%s: cannot read the file, expected a readable script file",
+		pl_error_set(err, "%s: cannot read the file, expected a readable script file",
 			 path);
 		free(text);
 		return -1;
 	}
-	int rc = pl_script_parse_buffer(path, text, len, out, err, err_len);
+	int rc = pl_script_parse_buffer(path, text, len, out, err);
 	free(text);
 	return rc;
 }

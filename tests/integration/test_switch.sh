@@ -21,7 +21,7 @@ for check in '.inputs == 8' '.transactions == .inputs' '.matched == .inputs' '.p
 done
 
 # ENTER_FOREGROUND (74) and EXIT_FOREGROUND (75) records, a0 = the app's pid, in time order
-# (analyzer/include/panlab/trace_format.h: a 32-byte header, 24 bytes per source, 32 per record;
+# (include/panlab/trace_format.h: a 32-byte header, 24 bytes per source, 32 per record;
 # od prints each record as ts, type|cpu|tid, a0, a1|a2).
 trace=$out/trace.bin
 nsources=$(od -A n -j 20 -N 4 -t u4 "$trace" | tr -d ' ')

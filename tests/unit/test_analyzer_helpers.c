@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "panlab/error.h"
+#include "panlab/read_file.h"
 
 void tb_init(struct tb *t, uint32_t ncpus)
 {

@@ -15,6 +15,7 @@
 #include "panlab/ulog.h"
 #include "panlab/ulog_reader.h"
 #include "test_platform.h"
+#include "panlab/error.h"
 
 static void *three_events(void *p)
 {
@@ -43,8 +44,8 @@ static void test_collect_user_only(void)
 
 	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .klog_path = NULL };
 	struct pl_collect_result res;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, &err), 0);
 	CU_ASSERT_EQUAL(res.nsources, 2);
 	CU_ASSERT_EQUAL(res.records, 7);
 	CU_ASSERT_EQUAL(res.lost, 2);
@@ -116,8 +117,8 @@ static void test_collect_recycled_slots(void)
 
 	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir };
 	struct pl_collect_result res;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, &err), 0);
 	/* Main + one source per worker: nothing lost, no thread without a slot. */
 	CU_ASSERT_EQUAL(res.nsources, 1 + THREADS);
 	CU_ASSERT_EQUAL(res.records, 1 + 2 * THREADS);
@@ -147,9 +148,9 @@ static void test_collect_recycled_slots(void)
 static void test_collect_bad_output(void)
 {
 	struct pl_collect_opts o = { .out_path = "/nonexistent-dir/trace.bin", .shm_dir = "/nonexistent-shm" };
-	char err[256] = "";
-	CU_ASSERT_EQUAL(pl_collect(&o, NULL, err, sizeof(err)), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "/nonexistent-dir/trace.bin"));
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL(pl_collect(&o, NULL, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent-dir/trace.bin"));
 }
 
 #define SPILL_EVENTS 20000u
@@ -233,8 +234,8 @@ static void spill_link_lost(bool periodic)
 	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spill_path = spill,
 				     .drain_period_ms = periodic ? 1 : 0 };
 	struct pl_collector *c;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, err, sizeof(err)), 0);
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, &err), 0);
 	size_t bytes = log_many(dir);
 	if (periodic) {
 		char log[256];
@@ -250,7 +251,7 @@ static void spill_link_lost(bool periodic)
 	void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN);
 	CU_ASSERT_FATAL(setrlimit(RLIMIT_FSIZE, &limit) == 0);
 	struct pl_collect_result res;
-	int rc = pl_collector_finish(c, &res, err, sizeof(err));
+	int rc = pl_collector_finish(c, &res, &err);
 	setrlimit(RLIMIT_FSIZE, &old_limit);
 	signal(SIGXFSZ, old_handler);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
@@ -264,7 +265,7 @@ static void spill_link_lost(bool periodic)
 	CU_ASSERT_EQUAL((size_t)st.st_size, sizeof(struct pl_spill_header) + bytes - link_takes);
 
 	uint64_t sent = 0;
-	CU_ASSERT_EQUAL_FATAL(pl_collect_send_spill(spill, out, &sent, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pl_collect_send_spill(spill, out, &sent, &err), 0);
 	CU_ASSERT_EQUAL(sent, bytes - link_takes);
 	CU_ASSERT_EQUAL(stat(spill, &st), -1);	/* sent, so removed */
 	check_many(out, bytes);
@@ -294,18 +295,18 @@ static void test_collect_spill_no_link(void)
 	struct pl_collect_opts o = { .out_path = "/nonexistent-dir/port", .shm_dir = dir,
 				     .spill_path = spill };
 	struct pl_collect_result res;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, err, sizeof(err)), 0);
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL_FATAL(pl_collect(&o, &res, &err), 0);
 	CU_ASSERT_EQUAL(res.spilled_bytes, bytes);
-	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, &err), 0);
 	check_many(out, bytes);
 
 	FILE *f = fopen(spill, "w");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	fputs("not a spill file", f);
 	fclose(f);
-	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, err, sizeof(err)), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not a spill file, expected the magic PLSPILL1"));
+	CU_ASSERT_EQUAL(pl_collect_send_spill(spill, out, NULL, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a spill file, expected the magic PLSPILL1"));
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(spill, &st), 0);
 	unlink(spill);
@@ -330,8 +331,8 @@ static void test_collect_periodic(void)
 	struct pl_collect_opts o = { .out_path = out, .shm_dir = dir, .spool_dir = spool_parent,
 				     .drain_period_ms = 1 };
 	struct pl_collector *c;
-	char err[256] = "";
-	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, err, sizeof(err)), 0);
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL_FATAL(pl_collector_start(&o, &c, &err), 0);
 	for (uint32_t round = 0; round < ROUNDS; round++) {
 		for (uint32_t i = 0; i < BATCH; i++)
 			pl_ulog(PL_EV_ENQUEUE_MSG, round * BATCH + i, 0, 0);
@@ -360,7 +361,7 @@ static void test_collect_periodic(void)
 	pl_ulog_close();
 
 	struct pl_collect_result res;
-	CU_ASSERT_EQUAL_FATAL(pl_collector_finish(c, &res, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pl_collector_finish(c, &res, &err), 0);
 	/* A drain empties a ring in a loop, so one may take several batches: at least one ran. */
 	CU_ASSERT(res.drains >= 1);
 	CU_ASSERT_EQUAL(res.nsources, 2);

@@ -5,15 +5,16 @@
 
 #include "panlab/spawn.h"
 #include "test_platform.h"
+#include "panlab/error.h"
 
 static void test_ready_child(void)
 {
-	char err[256] = "";
+	struct pl_error err = { "" };
 	uint64_t ready_ns = 0;
 	/* The child writes its ready byte to fd 3, named by PANLAB_READY_FD. */
 	pid_t pid = pl_spawn_ready("/bin/sh",
 				   (char *[]){ "sh", "-c", "[ \"$PANLAB_READY_FD\" = 3 ] && printf R >&3", NULL },
-				   &ready_ns, err, sizeof(err));
+				   &ready_ns, &err);
 	CU_ASSERT_FATAL(pid > 0);
 	CU_ASSERT(ready_ns > 0);
 	int status;
@@ -23,13 +24,11 @@ static void test_ready_child(void)
 
 static void test_child_dies_first(void)
 {
-	char err[256] = "";
-	CU_ASSERT_EQUAL(pl_spawn_ready("/bin/sh", (char *[]){ "sh", "-c", "exit 3", NULL }, NULL, err,
-				       sizeof(err)), -1);
-	CU_ASSERT_STRING_EQUAL(err, "/bin/sh exited before it was ready (exit status 3)");
-	CU_ASSERT_EQUAL(pl_spawn_ready("/nonexistent/prog", (char *[]){ "prog", NULL }, NULL, err,
-				       sizeof(err)), -1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "(exit status 127)"));
+	struct pl_error err = { "" };
+	CU_ASSERT_EQUAL(pl_spawn_ready("/bin/sh", (char *[]){ "sh", "-c", "exit 3", NULL }, NULL, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "/bin/sh exited before it was ready (exit status 3)");
+	CU_ASSERT_EQUAL(pl_spawn_ready("/nonexistent/prog", (char *[]){ "prog", NULL }, NULL, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(exit status 127)"));
 }
 
 static void test_sibling_path(void)

@@ -9,17 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "panlab/error.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
 
 struct pl_script *test_replay_parse(const char *text)
 {
-	char err[512] = "";
+	struct pl_error err = { "" };
 	struct pl_script *s = NULL;
-	int rc = pl_script_parse_buffer("t.rply", text, strlen(text), &s, err, sizeof err);
+	int rc = pl_script_parse_buffer("t.rply", text, strlen(text), &s, &err);
 	if (rc != 0)
-		fprintf(stderr, "\nunexpected parse error: %s\n", err);
+		fprintf(stderr, "\nunexpected parse error: %s\n", err.msg);
 	CU_ASSERT_EQUAL(rc, 0);
 	return rc == 0 ? s : NULL;
 }
@@ -493,15 +494,15 @@ static void test_errors(void)
 		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char err[512] = "";
+		struct pl_error err = { "" };
 		struct pl_script *s = (struct pl_script *)1;
 		int rc = pl_script_parse_buffer("t.rply", cases[i].text, strlen(cases[i].text), &s,
-						err, sizeof err);
+						&err);
 		CU_ASSERT_EQUAL(rc, -1);
 		CU_ASSERT_PTR_NULL(s);
-		if (strcmp(err, cases[i].err) != 0)
-			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err, cases[i].err);
-		CU_ASSERT_STRING_EQUAL(err, cases[i].err);
+		if (strcmp(err.msg, cases[i].err) != 0)
+			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err.msg, cases[i].err);
+		CU_ASSERT_STRING_EQUAL(err.msg, cases[i].err);
 	}
 }
 
@@ -628,37 +629,40 @@ static void test_monkey(void)
 static void test_error_nul(void)
 {
 	static const char text[] = "wait 1s\nta\0p 1 2\n";
-	char err[256];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", text, sizeof text - 1, &s, err, sizeof err),
+	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", text, sizeof text - 1, &s, &err),
 			-1);
-	CU_ASSERT_STRING_EQUAL(err, "t.rply:2:3: unexpected control byte 0x00, expected text");
+	CU_ASSERT_STRING_EQUAL(err.msg, "t.rply:2:3: unexpected control byte 0x00, expected text");
 }
 
-/* Messages are cut to the buffer, never overrun it, and a zero-length buffer is left alone. */
+/* A message longer than struct pl_error holds is cut, never overruns it, and stays one line. */
 static void test_error_truncated(void)
 {
-	char err[12];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "t.rply:1:1:");
-	CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", "nope", 4, &s, NULL, 0), -1);
+	char name[PL_ERROR_MAX + 100];
+	memset(name, 'a', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	CU_ASSERT_EQUAL(pl_script_parse_buffer(name, "nope", 4, &s, &err), -1);
+	CU_ASSERT_EQUAL(strlen(err.msg), PL_ERROR_MAX - 1);
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 }
 
 static void test_parse_file(void)
 {
-	char err[512];
+	struct pl_error err;
 	struct pl_script *s;
 	char *path = test_replay_temp_file("wait 1s\ntap 1 2\n");
-	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), 0);
 	CU_ASSERT_EQUAL(pl_script_action_count(s), 1);
 	pl_script_free(s);
 	unlink(path);
-	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, err, sizeof err), -1);
+	CU_ASSERT_EQUAL(pl_script_parse_file(path, &s, &err), -1);
 	char want[256];
 	snprintf(want, sizeof want, "%s: No such file or directory, expected a readable script file",
 		 path);
-	CU_ASSERT_STRING_EQUAL(err, want);
+	CU_ASSERT_STRING_EQUAL(err.msg, want);
 	free(path);
 	pl_script_free(NULL);
 }
@@ -667,10 +671,9 @@ static void test_parse_file(void)
  * durations from 10 to 500 ms, each given its duration + 300 ms, under 20 s in all. */
 static void test_asynctask_script(void)
 {
-	char err[512];
+	struct pl_error err;
 	struct pl_script *s;
-	CU_ASSERT_EQUAL_FATAL(pl_script_parse_file(PL_REPLAY_SCRIPTS "/asynctask.rply", &s, err,
-						   sizeof err),
+	CU_ASSERT_EQUAL_FATAL(pl_script_parse_file(PL_REPLAY_SCRIPTS "/asynctask.rply", &s, &err),
 			      0);
 	size_t n = pl_script_action_count(s);
 	CU_ASSERT(n >= 24);
@@ -692,6 +695,36 @@ static void test_asynctask_script(void)
 	}
 	CU_ASSERT_EQUAL(seen, (1u << (sizeof spread / sizeof spread[0])) - 1);
 	CU_ASSERT(pl_script_duration_ns(s) < 20 * S);
+	pl_script_free(s);
+}
+
+/* The one frame builder (pl_action_frame), exactly: a swipe's press, moves and release, and a
+ * key's press and release, with their times. */
+static void test_action_frames(void)
+{
+	struct pl_script *s = test_replay_parse("swipe 10 20 40 80 300ms steps=3 param=7\nkey BACK\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	const struct pl_action *sw = pl_script_action(s, 0), *key = pl_script_action(s, 1);
+	struct pl_input_event ev[PL_FRAME_MAX_EVENTS];
+	CU_ASSERT_EQUAL(pl_action_frame_count(sw), 5);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 0, ev), 5);
+	CU_ASSERT(ev[0].type == EV_ABS && ev[0].code == ABS_X && ev[0].value == 10);
+	CU_ASSERT(ev[1].type == EV_ABS && ev[1].code == ABS_Y && ev[1].value == 20);
+	CU_ASSERT(ev[2].type == EV_KEY && ev[2].code == BTN_TOUCH && ev[2].value == 1);
+	CU_ASSERT(ev[3].type == EV_MSC && ev[3].code == MSC_RAW && ev[3].value == 7);
+	CU_ASSERT(ev[4].type == EV_SYN && ev[4].code == SYN_REPORT);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 2, ev), 3);
+	CU_ASSERT(ev[0].code == ABS_X && ev[0].value == 30 && ev[1].code == ABS_Y && ev[1].value == 60);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(sw, 2), sw->at_ns + 200000000u);
+	CU_ASSERT_EQUAL(pl_action_frame(sw, 4, ev), 2);
+	CU_ASSERT(ev[0].code == BTN_TOUCH && ev[0].value == 0 && ev[1].type == EV_SYN);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(sw, 4), sw->at_ns + 300000000u);
+	CU_ASSERT_EQUAL(pl_action_frame_count(key), 2);
+	CU_ASSERT_EQUAL(pl_action_frame(key, 0, ev), 2);
+	CU_ASSERT(ev[0].type == EV_KEY && ev[0].code == KEY_BACK && ev[0].value == 1);
+	CU_ASSERT_EQUAL(pl_action_frame(key, 1, ev), 2);
+	CU_ASSERT(ev[0].code == KEY_BACK && ev[0].value == 0);
+	CU_ASSERT_EQUAL(pl_action_frame_at_ns(key, 1), key->at_ns + key->hold_ns);
 	pl_script_free(s);
 }
 
@@ -717,6 +750,7 @@ int test_replay_add_parse_suite(void)
 		{"format duration", test_format_duration},
 		{"longpress", test_longpress},
 		{"swipe", test_swipe},
+		{"action frames", test_action_frames},
 		{"text", test_text},
 		{"monkey", test_monkey},
 		{"errors", test_errors},

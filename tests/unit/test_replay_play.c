@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "panlab/error.h"
 
 #define MS 1000000ull
 
@@ -38,7 +39,7 @@ struct played {
 	char gt[1024];
 	uint64_t ready_ns, start_ns, end_ns;
 	int rc;
-	char err[256];
+	struct pl_error err;
 };
 
 static void play(const char *text, bool with_gt, uint64_t ready_offset_ns, struct played *out)
@@ -50,8 +51,7 @@ static void play(const char *text, bool with_gt, uint64_t ready_offset_ns, struc
 	memset(out, 0, sizeof *out);
 	out->start_ns = now_ns();
 	out->ready_ns = out->start_ns - ready_offset_ns;
-	out->rc = pl_replay_play(ev_pipe[1], with_gt ? gt_pipe[1] : -1, s, out->ready_ns, NULL, out->err,
-				 sizeof out->err);
+	out->rc = pl_replay_play(ev_pipe[1], with_gt ? gt_pipe[1] : -1, s, out->ready_ns, NULL, &out->err);
 	out->end_ns = now_ns();
 	close(ev_pipe[1]);
 	close(gt_pipe[1]);
@@ -118,7 +118,7 @@ static void test_frames(void)
 	CU_ASSERT_STRING_EQUAL(p.gt, "");
 }
 
-/* Lines and times follow analyzer/FORMAT.md; each input lands at ready + at_ns or just after. */
+/* Lines and times follow include/FORMAT.md; each input lands at ready + at_ns or just after. */
 static void test_ground_truth(void)
 {
 	struct played p;
@@ -165,12 +165,12 @@ static void test_write_error(void)
 	struct pl_script *s = test_replay_parse("\ntap 1 1\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	int ro = open("/dev/null", O_RDONLY);
-	char err[256];
-	CU_ASSERT_EQUAL(pl_replay_play(ro, -1, s, now_ns(), NULL, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "line 2: writing the press frame to the input device: Bad file "
+	struct pl_error err;
+	CU_ASSERT_EQUAL(pl_replay_play(ro, -1, s, now_ns(), NULL, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "line 2: writing the press frame to the input device: Bad file "
 				    "descriptor, expected a complete write");
-	CU_ASSERT_EQUAL(pl_replay_play(-1, ro, s, 5, NULL, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "writing ground truth: Bad file descriptor, expected a "
+	CU_ASSERT_EQUAL(pl_replay_play(-1, ro, s, 5, NULL, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "writing ground truth: Bad file descriptor, expected a "
 				    "complete write of \"ready 5\"");
 	close(ro);
 	pl_script_free(s);
@@ -185,12 +185,11 @@ struct control_log {
 	int fail;
 };
 
-static int control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
-		   size_t err_len)
+static int control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, struct pl_error *err)
 {
 	struct control_log *log = ctx;
 	if (log->fail) {
-		snprintf(err, err_len, "line %u: no such app", (unsigned)a->line);
+		pl_error_set(err, "line %u: no such app", (unsigned)a->line);
 		return -1;
 	}
 	log->called_ns[log->n] = now_ns();
@@ -210,10 +209,10 @@ static void test_control_hooks(void)
 	CU_ASSERT_FATAL(pipe(ev_pipe) == 0 && pipe(gt_pipe) == 0);
 	struct control_log log = {.delay_ns = 100 * MS};
 	struct pl_replay_hooks hooks = {control, &log};
-	char err[256] = "", gt[512] = "";
+	struct pl_error err = { "" };
+	char gt[512] = "";
 	uint64_t ready_ns = now_ns();
-	CU_ASSERT_EQUAL_FATAL(pl_replay_play(ev_pipe[1], gt_pipe[1], s, ready_ns, &hooks, err,
-					     sizeof err), 0);
+	CU_ASSERT_EQUAL_FATAL(pl_replay_play(ev_pipe[1], gt_pipe[1], s, ready_ns, &hooks, &err), 0);
 	close(gt_pipe[1]);
 	drain(gt_pipe[0], gt, sizeof gt - 1);
 	CU_ASSERT_EQUAL_FATAL(log.n, 2);
@@ -229,10 +228,10 @@ static void test_control_hooks(void)
 	CU_ASSERT(end_ns >= log.called_ns[1] + 165 * MS);
 
 	log = (struct control_log){.fail = 1};
-	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), &hooks, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "line 1: no such app");
-	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), NULL, err, sizeof err), -1);
-	CU_ASSERT_STRING_EQUAL(err, "line 1: 'switch' needs the platform's activity manager, "
+	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), &hooks, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "line 1: no such app");
+	CU_ASSERT_EQUAL(pl_replay_play(ev_pipe[1], -1, s, now_ns(), NULL, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "line 1: 'switch' needs the platform's activity manager, "
 				    "expected a run under panlab-session");
 	close(ev_pipe[1]);
 	close(ev_pipe[0]);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "panlab/error.h"
 
 #define MS 1000000ull
 #define START_NS 1000000000000ull /* 1000 s: any start will do, events are relative to it */
@@ -26,11 +27,12 @@ static char *record(const struct input_event *ev, size_t n)
 	CU_ASSERT_FATAL(pipe(p) == 0);
 	CU_ASSERT_FATAL(write(p[1], ev, n * sizeof ev[0]) == (ssize_t)(n * sizeof ev[0]));
 	close(p[1]);
-	char *text = NULL, err[256];
+	char *text = NULL;
+	struct pl_error err;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	CU_ASSERT_FATAL(out != NULL);
-	CU_ASSERT_EQUAL(pl_record(p[0], out, START_NS, err, sizeof err), 0);
+	CU_ASSERT_EQUAL(pl_record(p[0], out, START_NS, &err), 0);
 	fclose(out);
 	close(p[0]);
 	return text;

@@ -25,7 +25,7 @@
  *
  * The background work ends no display update, so each transaction still ends at its own result
  * frame: a script that leaves each visible job time to be drawn before the next tap keeps
- * analyzer/FORMAT.md's ground truth exact while the next tap's latency includes the wait.
+ * include/FORMAT.md's ground truth exact while the next tap's latency includes the wait.
  *
  * No logging here: every trace event comes from the platform and the kernel.
  */

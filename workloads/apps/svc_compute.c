@@ -13,6 +13,7 @@
 #include "panlab/binder.h"
 #include "panlab/die.h"
 #include "panlab/ready.h"
+#include "panlab/error.h"
 
 static int on_transact(struct pl_binder_service *s, uint32_t code, struct pl_parcel *in,
 		       struct pl_parcel *reply)
@@ -27,7 +28,7 @@ static int on_transact(struct pl_binder_service *s, uint32_t code, struct pl_par
 int main(void)
 {
 	static struct pl_binder_service compute = { .on_transact = on_transact };
-	char err[256];
+	struct pl_error err;
 	sigset_t term;
 	int sig, r;
 
@@ -35,9 +36,9 @@ int main(void)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &term, NULL);
-	struct pl_binder *b = pl_binder_open(PL_BINDER_DEVICE, err, sizeof(err));
+	struct pl_binder *b = pl_binder_open(PL_BINDER_DEVICE, &err);
 	if (!b)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	if ((r = pl_binder_start_pool(b, 2)) != 0)
 		pl_die("binder thread pool: %s", strerror(-r));
 	if ((r = pl_binder_add_service(b, COMPUTE_SERVICE_NAME, &compute)) != 0)

@@ -6,7 +6,7 @@
 #     ring's first lap) and the first lap (a tmpfs page fault every 128 records) are both kept.
 #  2. end-to-end overhead: the asynctask@overhead replay (200 taps) on the phone backend with
 #     tracing on and off. The phone is deterministic, so the two runs differ only by tracing;
-#     `panlab-analyze overhead` compares each input's ground-truth latency (analyzer/FORMAT.md:
+#     `panlab-analyze overhead` compares each input's ground-truth latency (include/FORMAT.md:
 #     T_in to the last frame before the next input, taken at the devices), so the tracer measures
 #     nothing. See README.md for why the mean over 200 vsync-quantised latencies is sound and its
 #     resolution (overhead_mean_ci95_pct).

@@ -17,6 +17,7 @@
 #include "panlab/thread.h"
 #include "panlab/ulog.h"
 #include "platform_internal.h"
+#include "panlab/error.h"
 
 enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3, MSG_FOCUS_LOST = 4 };
 
@@ -96,10 +97,10 @@ static void wait_threads(struct pl_app *app)
 
 struct pl_binder *pl_app_binder(struct pl_app *app)
 {
-	char err[256];
+	struct pl_error err;
 	pthread_mutex_lock(&app->lock);
-	if (!app->binder && !(app->binder = pl_binder_open(PL_BINDER_DEVICE, err, sizeof(err))))
-		fprintf(stderr, "app-%s: %s\n", app->name, err);
+	if (!app->binder && !(app->binder = pl_binder_open(PL_BINDER_DEVICE, &err)))
+		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
 	struct pl_binder *b = app->binder;
 	pthread_mutex_unlock(&app->lock);
 	return b;
@@ -107,15 +108,16 @@ struct pl_binder *pl_app_binder(struct pl_app *app)
 
 int pl_app_start_service(struct pl_app *app, const char *name)
 {
-	char program[64], path[PATH_MAX], err[PATH_MAX + 64];
+	char program[64], path[PATH_MAX];
+	struct pl_error err;
 	snprintf(program, sizeof(program), "svc-%s", name);
 	if (app->nservices == PL_APP_MAX_SERVICES || pl_sibling_path(program, path, sizeof(path)) != 0) {
 		fprintf(stderr, "app-%s: cannot start service %s\n", app->name, name);
 		return -1;
 	}
-	pid_t pid = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, err, sizeof(err));
+	pid_t pid = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, &err);
 	if (pid < 0) {
-		fprintf(stderr, "app-%s: %s\n", app->name, err);
+		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
 		return -1;
 	}
 	app->services[app->nservices++] = pid;
@@ -248,7 +250,7 @@ static int open_input(struct pl_app *app)
 
 static int start(struct pl_app *app)
 {
-	char err[160];
+	struct pl_error err;
 	int e = pl_ulog_open_from_env();
 	if (e) {
 		pl_app_fail(app, "userspace logger", e);
@@ -272,9 +274,9 @@ static int start(struct pl_app *app)
 		pl_app_fail(app, "executors", -ENOMEM);
 		return -1;
 	}
-	app->window = pl_window_open(app, app->looper, err, sizeof(err));
+	app->window = pl_window_open(app, app->looper, &err);
 	if (!app->window) {
-		fprintf(stderr, "app-%s: %s\n", app->name, err);
+		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
 		return -1;
 	}
 	if ((e = app->ops->on_create(app, app->ctx)) != 0) {

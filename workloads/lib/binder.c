@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "panlab/thread.h"
+#include "panlab/error.h"
 
 /* Android's libbinder maps 1 MiB less two pages for transaction buffers. */
 #define MAP_BYTES ((1u << 20) - 2 * 4096u)
@@ -185,11 +186,11 @@ int pl_parcel_get_handle(struct pl_parcel *p, uint32_t *handle)
 
 /* --- driver --- */
 
-struct pl_binder *pl_binder_open(const char *device, char *err, size_t err_len)
+struct pl_binder *pl_binder_open(const char *device, struct pl_error *err)
 {
 	struct pl_binder *b = calloc(1, sizeof(*b));
 	if (!b) {
-		snprintf(err, err_len, "binder: out of memory");
+		pl_error_set(err, "binder: out of memory");
 		return NULL;
 	}
 	b->map = MAP_FAILED;
@@ -203,7 +204,7 @@ struct pl_binder *pl_binder_open(const char *device, char *err, size_t err_len)
 	if (ioctl(b->fd, BINDER_VERSION, &v) < 0)
 		goto fail;
 	if (v.protocol_version != BINDER_CURRENT_PROTOCOL_VERSION) {
-		snprintf(err, err_len, "%s: protocol %d, expected %d", device, v.protocol_version,
+		pl_error_set(err, "%s: protocol %d, expected %d", device, v.protocol_version,
 			 BINDER_CURRENT_PROTOCOL_VERSION);
 		pl_binder_close(b);
 		return NULL;
@@ -217,7 +218,7 @@ struct pl_binder *pl_binder_open(const char *device, char *err, size_t err_len)
 		goto fail;
 	return b;
 fail:
-	snprintf(err, err_len, "%s: %s: %s", device, step, strerror(errno));
+	pl_error_set(err, "%s: %s: %s", device, step, strerror(errno));
 	pl_binder_close(b);
 	return NULL;
 }

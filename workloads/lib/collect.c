@@ -19,7 +19,8 @@
 
 #include "panlab/trace_format.h"
 #include "panlab/ulog_reader.h"
-#include "panlab_klog_uapi.h"
+#include "panlab/klog_uapi.h"
+#include "panlab/error.h"
 
 #define CHUNK_RECORDS 2048u
 #define OUT_BUF_BYTES (64u * 1024u)
@@ -49,7 +50,7 @@ struct lost_entry {
 
 struct collector {
 	const struct pl_collect_opts *o;
-	char err[512];
+	struct pl_error err;
 	struct kernel_side k;
 	struct user_file *files;
 	struct lost_entry *retired;
@@ -74,7 +75,7 @@ struct collector {
 
 static int fail(struct collector *c, const char *what, const char *path, int err)
 {
-	snprintf(c->err, sizeof(c->err), "%s %s: %s", what, path, strerror(err));
+	pl_error_set(&c->err, "%s %s: %s", what, path, strerror(err));
 	return -1;
 }
 
@@ -161,7 +162,7 @@ static int open_kernel(struct collector *c)
 	return 0;
 }
 
-/* read() drains the kernel buffers; a short count means they are empty (panlab_klog_uapi.h).
+/* read() drains the kernel buffers; a short count means they are empty (panlab/klog_uapi.h).
  * Each run of one cpu's records goes to that cpu's spool file. */
 static int drain_kernel(struct collector *c)
 {
@@ -180,8 +181,7 @@ static int drain_kernel(struct collector *c)
 		for (size_t i = 0, run; i < count; i += run) {
 			uint16_t cpu = c->chunk[i].cpu;
 			if (cpu >= k->ncpus) {
-				snprintf(c->err, sizeof(c->err), "%s: record with cpu %u of %u", path, cpu,
-					 k->ncpus);
+				pl_error_file(&c->err, path, "record with cpu %u of %u", cpu, k->ncpus);
 				return -1;
 			}
 			for (run = 1; i + run < count && c->chunk[i + run].cpu == cpu; run++)
@@ -656,13 +656,12 @@ static void collector_free(struct collector *c, bool remove_files)
 	free(c);
 }
 
-int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **out, char *err,
-		       size_t err_len)
+int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **out, struct pl_error *err)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 	*out = NULL;
 	if (!c) {
-		snprintf(err, err_len, "collector: out of memory");
+		pl_error_set(err, "collector: out of memory");
 		return -1;
 	}
 	c->o = o;
@@ -677,7 +676,7 @@ int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **ou
 		c->threaded = !r;
 	}
 	if (r) {
-		snprintf(err, err_len, "%s", c->err);
+		*err = c->err;
 		collector_free(c, false);
 		return -1;
 	}
@@ -685,8 +684,7 @@ int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **ou
 	return 0;
 }
 
-int pl_collector_finish(struct pl_collector *pc, struct pl_collect_result *res, char *err,
-			size_t err_len)
+int pl_collector_finish(struct pl_collector *pc, struct pl_collect_result *res, struct pl_error *err)
 {
 	struct collector *c = (struct collector *)pc;
 	int r = 0;
@@ -700,7 +698,7 @@ int pl_collector_finish(struct pl_collector *pc, struct pl_collect_result *res, 
 	if (!r)
 		r = write_trace(c);
 	if (r)
-		snprintf(err, err_len, "%s", c->err);
+		*err = c->err;
 	else
 		spool_remove(c);	/* on failure it is kept: it may hold records the link never took */
 	if (res)
@@ -709,21 +707,20 @@ int pl_collector_finish(struct pl_collector *pc, struct pl_collect_result *res, 
 	return r;
 }
 
-int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, char *err,
-	       size_t err_len)
+int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, struct pl_error *err)
 {
 	struct pl_collector *c;
-	if (pl_collector_start(o, &c, err, err_len))
+	if (pl_collector_start(o, &c, err))
 		return -1;
-	return pl_collector_finish(c, res, err, err_len);
+	return pl_collector_finish(c, res, err);
 }
 
 int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t *sent_bytes,
-			  char *err, size_t err_len)
+			  struct pl_error *err)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 	if (!c) {
-		snprintf(err, err_len, "collector: out of memory");
+		pl_error_set(err, "collector: out of memory");
 		return -1;
 	}
 	c->out_name = out_path;
@@ -732,8 +729,8 @@ int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t
 	int r = in < 0 ? fail(c, "open", spill_path, errno) : 0;
 	if (!r && (read(in, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
 		   memcmp(h.magic, PL_SPILL_MAGIC, sizeof(h.magic)) != 0)) {
-		snprintf(c->err, sizeof(c->err), "%s@0: not a spill file, expected the magic %s",
-			 spill_path, PL_SPILL_MAGIC);
+		pl_error_at_offset(&c->err, spill_path, 0, "not a spill file, expected the magic %s",
+				   PL_SPILL_MAGIC);
 		r = -1;
 	}
 	if (!r && (c->out_fd = open(out_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
@@ -763,7 +760,7 @@ int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t
 	if (!r && sent_bytes)
 		*sent_bytes = c->sent_bytes;
 	if (r)
-		snprintf(err, err_len, "%s", c->err);
+		*err = c->err;
 	free(c);
 	return r;
 }

@@ -6,9 +6,10 @@
 
 #include "panlab/app.h"
 #include "panlab/wire.h"
+#include "panlab/error.h"
 
 /* Connect to the compositor and register a surface. Returns NULL with err set. */
-struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *err, size_t err_len);
+struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, struct pl_error *err);
 void pl_window_close(struct pl_window *w);
 /* Draw and post a frame on the next vsync even if no view invalidated. */
 void pl_window_request_frame(struct pl_window *w);

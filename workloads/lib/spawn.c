@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "panlab/clock.h"
+#include "panlab/error.h"
 
 #define READY_FD 3
 #define READY_ENV "PANLAB_READY_FD="
@@ -55,13 +56,12 @@ static char **child_env(void)
 	return env;
 }
 
-pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, char *err,
-		     size_t err_len)
+pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, struct pl_error *err)
 {
 	int p[2];
 	char **env = child_env();
 	if (!env || pipe2(p, O_CLOEXEC) < 0) {
-		snprintf(err, err_len, "start %s: %s", path, strerror(env ? errno : ENOMEM));
+		pl_error_set(err, "start %s: %s", path, strerror(env ? errno : ENOMEM));
 		free(env);
 		return -1;
 	}
@@ -78,7 +78,7 @@ pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, c
 	close(p[1]);
 	if (pid < 0) {
 		close(p[0]);
-		snprintf(err, err_len, "fork %s: %s", path, strerror(fork_errno));
+		pl_error_set(err, "fork %s: %s", path, strerror(fork_errno));
 		return -1;
 	}
 	char byte;
@@ -95,6 +95,6 @@ pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, c
 	waitpid(pid, &status, 0);
 	char how[64];
 	pl_describe_status(status, how, sizeof(how));
-	snprintf(err, err_len, "%s exited before it was ready (%s)", path, how);
+	pl_error_set(err, "%s exited before it was ready (%s)", path, how);
 	return -1;
 }

@@ -10,6 +10,7 @@
 
 #include "panlab/ulog.h"
 #include "platform_internal.h"
+#include "panlab/error.h"
 
 #define BACKGROUND_XRGB 0x00202020u
 #define BUFFER_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
@@ -218,12 +219,12 @@ void pl_window_dispatch_tap(struct pl_window *w, const struct pl_wire *tap)
 	}
 }
 
-struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *err, size_t err_len)
+struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, struct pl_error *err)
 {
 	size_t bytes = (size_t)PL_SURFACE_BUFFERS * BUFFER_PX * PL_PIXEL_BYTES;
 	struct pl_window *w = calloc(1, sizeof(*w));
 	if (!w) {
-		snprintf(err, err_len, "window: out of memory");
+		pl_error_set(err, "window: out of memory");
 		return NULL;
 	}
 	w->app = app;
@@ -231,18 +232,18 @@ struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *
 	pl_handler_init(&w->handler, l, on_message, w);
 	int mfd = memfd_create("panlab-surface", MFD_CLOEXEC);
 	if (mfd < 0 || ftruncate(mfd, (off_t)bytes) < 0) {
-		snprintf(err, err_len, "surface memfd: %s", strerror(errno));
+		pl_error_set(err, "surface memfd: %s", strerror(errno));
 		goto fail;
 	}
 	w->buffers = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (w->buffers == MAP_FAILED) {
 		w->buffers = NULL;
-		snprintf(err, err_len, "surface mmap: %s", strerror(errno));
+		pl_error_set(err, "surface mmap: %s", strerror(errno));
 		goto fail;
 	}
 	w->sock = pl_wire_connect(PL_COMPOSITOR_SOCKET);
 	if (w->sock < 0) {
-		snprintf(err, err_len, "connect to compositor: %s", strerror(-w->sock));
+		pl_error_set(err, "connect to compositor: %s", strerror(-w->sock));
 		goto fail;
 	}
 	struct pl_wire m = { .type = PL_WIRE_SURFACE, .pid = (uint32_t)getpid() };
@@ -250,7 +251,7 @@ struct pl_window *pl_window_open(struct pl_app *app, struct pl_looper *l, char *
 	if (!e)
 		e = pl_looper_add_fd(l, w->sock, EPOLLIN, on_compositor, w);
 	if (e) {
-		snprintf(err, err_len, "register surface: %s", strerror(-e));
+		pl_error_set(err, "register surface: %s", strerror(-e));
 		goto fail;
 	}
 	close(mfd);

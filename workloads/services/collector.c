@@ -23,6 +23,7 @@
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/vport.h"
+#include "panlab/error.h"
 
 static uint32_t period_ms(const char *arg)
 {
@@ -72,11 +73,11 @@ int main(int argc, char **argv)
 			pl_die("no virtio port %s; give --out PATH", PL_COLLECT_TRACE_PORT);
 		o.out_path = port;
 	}
-	char err[512];
+	struct pl_error err;
 	if (send_spill) {
 		uint64_t sent;
-		if (pl_collect_send_spill(send_spill, o.out_path, &sent, err, sizeof(err)) != 0)
-			pl_die("%s", err);
+		if (pl_collect_send_spill(send_spill, o.out_path, &sent, &err) != 0)
+			pl_die("%s", err.msg);
 		printf("panlab-collector: sent %" PRIu64 " spilled bytes from %s -> %s\n", sent,
 		       send_spill, o.out_path);
 		return 0;
@@ -89,13 +90,13 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	if (pl_collector_start(&o, &col, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_collector_start(&o, &col, &err) != 0)
+		pl_die("%s", err.msg);
 	int sig;
 	if (o.drain_period_ms)
 		sigwait(&stop, &sig);
-	if (pl_collector_finish(col, &res, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_collector_finish(col, &res, &err) != 0)
+		pl_die("%s", err.msg);
 	printf("panlab-collector: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64 " lost -> %s"
 	       " (%" PRIu64 " bytes spilled to %s; %" PRIu64 " periodic drains)\n", res.nsources,
 	       res.records, res.lost, o.out_path, res.spilled_bytes, o.spill_path ? o.spill_path : "-",

@@ -38,6 +38,7 @@
 #include "panlab/ready.h"
 #include "panlab/vport.h"
 #include "panlab/wire.h"
+#include "panlab/error.h"
 
 #define VSYNC_PERIOD_NS 16666667ull
 #define MAX_CLIENTS 8
@@ -262,14 +263,14 @@ int main(int argc, char **argv)
 	}
 
 	static struct compositor c;
-	char err[256];
+	struct pl_error err;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		c.clients[i].sock = -1;
 	int r = no_display ? display_open_memory(&c.display, PL_DISPLAY_WIDTH_PX, PL_DISPLAY_HEIGHT_PX,
-						 err, sizeof(err))
-			   : display_open_drm(&c.display, "/dev/dri/card0", err, sizeof(err));
+						 &err)
+			   : display_open_drm(&c.display, "/dev/dri/card0", &err);
 	if (r)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	/* The port may be absent (other backends, runs by hand): then there is no ground truth. */
 	char port[64];
 	if (!gt_path && pl_vport_path(GROUND_TRUTH_PORT, port, sizeof(port)) == 0)

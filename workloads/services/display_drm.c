@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "panlab/wire.h"
+#include "panlab/error.h"
 
 static int xioctl(int fd, unsigned long req, void *arg)
 {
@@ -68,12 +69,12 @@ static int pick_connector(int fd, const struct drm_mode_card_res *res, const uin
 	return -ENODEV;
 }
 
-int display_open_drm(struct display *d, const char *card, char *err, size_t err_len)
+int display_open_drm(struct display *d, const char *card, struct pl_error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->fd = open(card, O_RDWR | O_CLOEXEC);
 	if (d->fd < 0) {
-		snprintf(err, err_len, "open %s: %s", card, strerror(errno));
+		pl_error_set(err, "open %s: %s", card, strerror(errno));
 		return -1;
 	}
 	struct drm_mode_card_res res = { 0 };
@@ -142,20 +143,20 @@ int display_open_drm(struct display *d, const char *card, char *err, size_t err_
 	r = 0;
 out:
 	if (r)
-		snprintf(err, err_len, "%s: %s: %s", card, step, strerror(errno));
+		pl_error_set(err, "%s: %s: %s", card, step, strerror(errno));
 	free(conn_ids);
 	free(crtc_ids);
 	return r;
 }
 
-int display_open_memory(struct display *d, int width_px, int height_px, char *err, size_t err_len)
+int display_open_memory(struct display *d, int width_px, int height_px, struct pl_error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->fd = -1;
 	d->bytes = (size_t)width_px * height_px * 4;
 	d->pixels = calloc(1, d->bytes);
 	if (!d->pixels) {
-		snprintf(err, err_len, "display buffer: out of memory");
+		pl_error_set(err, "display buffer: out of memory");
 		return -1;
 	}
 	d->width_px = width_px;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 struct display {
 	int fd;			/* -1: memory only (--no-display) */
@@ -21,9 +22,9 @@ struct display {
 };
 
 /* Returns 0 or -1 with err set. */
-int display_open_drm(struct display *d, const char *card, char *err, size_t err_len);
+int display_open_drm(struct display *d, const char *card, struct pl_error *err);
 /* A display that only exists in memory. */
-int display_open_memory(struct display *d, int width_px, int height_px, char *err, size_t err_len);
+int display_open_memory(struct display *d, int width_px, int height_px, struct pl_error *err);
 /* Returns 0 or -errno. */
 int display_flush(struct display *d);
 

@@ -36,6 +36,7 @@
 #include "panlab/replay.h"
 #include "panlab/spawn.h"
 #include "panlab/wire.h"
+#include "panlab/error.h"
 
 #define DEVICE_NAME "selftest-binder"
 #define SERVICE_NAME "panlab.selftest"
@@ -78,11 +79,11 @@ static int on_transact(struct pl_binder_service *s, uint32_t code, struct pl_par
 static void serve(const char *device, int ready_fd, int notify_fd)
 {
 	static struct selftest_service t = { .s.on_transact = on_transact };
-	char err[256];
+	struct pl_error err;
 	t.notify_fd = notify_fd;
-	struct pl_binder *b = pl_binder_open(device, err, sizeof(err));
+	struct pl_binder *b = pl_binder_open(device, &err);
 	if (!b)
-		pl_die("service: %s", err);
+		pl_die("service: %s", err.msg);
 	int r = pl_binder_add_service(b, SERVICE_NAME, &t.s);
 	if (r)
 		pl_die("service: register %s: %s", SERVICE_NAME, strerror(-r));
@@ -107,13 +108,14 @@ static void stop_helpers(void)
 /* servicemanager on device, from the directory this program runs from. */
 static pid_t start_servicemanager(const char *device)
 {
-	char path[PATH_MAX], err[PATH_MAX + 64];
+	char path[PATH_MAX];
+	struct pl_error err;
 	int r = pl_sibling_path("servicemanager", path, sizeof(path));
 	if (r)
 		pl_die("path of servicemanager: %s", strerror(-r));
-	pid_t pid = pl_spawn_ready(path, (char *[]){ path, (char *)device, NULL }, NULL, err, sizeof(err));
+	pid_t pid = pl_spawn_ready(path, (char *[]){ path, (char *)device, NULL }, NULL, &err);
 	if (pid < 0)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	return pid;
 }
 
@@ -143,10 +145,10 @@ static int run_binder(void)
 	char byte;
 	check("binder", read(ready[0], &byte, 1) == 1, "the service process did not register");
 
-	char err[256];
-	struct pl_binder *b = pl_binder_open(device, err, sizeof(err));
+	struct pl_error err;
+	struct pl_binder *b = pl_binder_open(device, &err);
 	if (!b)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	uint32_t h, missing;
 	check("binder", pl_binder_get_service(b, "panlab.no-such-service", &missing) == -ENOENT,
 	      "a missing name is not -ENOENT");
@@ -197,24 +199,24 @@ static void expect_input(int sock, uint32_t type, uint64_t seq, int32_t x, int32
 static int run_input(void)
 {
 	static const char script_text[] = "tap 100 200 param=77\nkey BACK\ntap 479 799\n";
-	char err[512], path[PATH_MAX];
+	char path[PATH_MAX];
+	struct pl_error err;
 	struct pl_script *script;
 	struct pl_injector *inj;
 
-	if (pl_script_parse_buffer("selftest", script_text, sizeof(script_text) - 1, &script, err,
-				   sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_script_parse_buffer("selftest", script_text, sizeof(script_text) - 1, &script, &err) != 0)
+		pl_die("%s", err.msg);
 	/* The device exists before inputd scans, as in a session. */
-	if (pl_injector_open(&inj, -1, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_injector_open(&inj, -1, &err) != 0)
+		pl_die("%s", err.msg);
 	setenv("PANLAB_SOCKET_SUFFIX", ".selftest", 1);
 	int r = pl_sibling_path("inputd", path, sizeof(path));
 	if (r)
 		pl_die("path of inputd: %s", strerror(-r));
 	atexit(stop_helpers);
-	helpers[0] = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, err, sizeof(err));
+	helpers[0] = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, &err);
 	if (helpers[0] < 0)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 
 	int sock = pl_wire_connect(PL_INPUTD_SOCKET);
 	check("input", sock >= 0, "cannot connect to inputd");
@@ -223,8 +225,8 @@ static int run_input(void)
 	struct pl_wire m;
 	check("input", pl_wire_recv(sock, &m, NULL) == 1 && m.type == PL_WIRE_FOCUS, "no focus");
 
-	if (pl_injector_run(inj, script, pl_now_ns(), NULL, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_injector_run(inj, script, pl_now_ns(), NULL, &err) != 0)
+		pl_die("%s", err.msg);
 	expect_input(sock, PL_WIRE_TAP, 0, 100, 200, 77, 0);
 	expect_input(sock, PL_WIRE_KEY, 1, 0, 0, 0, KEY_BACK);
 	expect_input(sock, PL_WIRE_TAP, 2, 479, 799, 0, 0);

@@ -15,6 +15,7 @@
 #include "panlab/binder.h"
 #include "panlab/die.h"
 #include "panlab/ready.h"
+#include "panlab/error.h"
 
 #define MAX_SERVICES 64
 
@@ -73,13 +74,13 @@ int main(int argc, char **argv)
 	static struct registry registry;
 	static struct pl_binder_service sm = { .on_transact = on_transact, .ctx = &registry };
 	const char *device = argc > 1 ? argv[1] : PL_BINDER_DEVICE;
-	char err[256];
+	struct pl_error err;
 
 	/* It blocks in the driver, so the stop request ends it from a handler. */
 	signal(SIGTERM, on_term);
-	struct pl_binder *b = pl_binder_open(device, err, sizeof(err));
+	struct pl_binder *b = pl_binder_open(device, &err);
 	if (!b)
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	int r = pl_binder_become_context_manager(b, &sm);
 	if (r)
 		pl_die("%s: BINDER_SET_CONTEXT_MGR: %s", device, strerror(-r));

@@ -86,6 +86,7 @@
 #include "panlab/spawn.h"
 #include "panlab/vport.h"
 #include "panlab/wire.h"
+#include "panlab/error.h"
 
 #define INPUT_GT_PORT "panlab.input"
 #define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
@@ -119,15 +120,16 @@ static void kill_children(void)
 static uint64_t start_program(const char *bin_dir, const char *name, char *const *args)
 {
 	struct child *c = &children[nchildren];
-	char err[300], *argv[8] = { c->name };
+	char *argv[8] = { c->name };
+	struct pl_error err;
 	uint64_t ready_ns;
 	snprintf(c->name, sizeof(c->name), "%s/%s", bin_dir, name);
 	for (size_t i = 0; args && args[i] && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
 		argv[i + 1] = args[i];
-	c->pid = pl_spawn_ready(c->name, argv, &ready_ns, err, sizeof(err));
+	c->pid = pl_spawn_ready(c->name, argv, &ready_ns, &err);
 	if (c->pid < 0) {
 		c->pid = 0;
-		pl_die("%s", err);
+		pl_die("%s", err.msg);
 	}
 	nchildren++;
 	return ready_ns;
@@ -251,17 +253,16 @@ struct activity_manager {
 };
 
 /* "script:line: what failed, expected what", as the parser's errors. */
-__attribute__((format(printf, 5, 6)))
-static int control_fail(const struct activity_manager *am, char *err, size_t err_len,
+__attribute__((format(printf, 4, 5)))
+static int control_fail(const struct activity_manager *am, struct pl_error *err,
 			const struct pl_action *a, const char *fmt, ...)
 {
-	int n = snprintf(err, err_len, "%s:%u: ", am->script_path, (unsigned)a->line);
-	if (n >= 0 && (size_t)n < err_len) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err + n, err_len - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, snprintf(err->msg, sizeof(err->msg), "%s:%u: ", am->script_path,
+				       (unsigned)a->line), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -317,7 +318,7 @@ static void cpu_ticks(uint64_t *idle, uint64_t *total)
 #define IDLE_PERCENT 95
 
 static int wait_idle(const struct activity_manager *am, const struct pl_action *a,
-		     uint64_t *resume_ns, char *err, size_t err_len)
+		     uint64_t *resume_ns, struct pl_error *err)
 {
 	uint64_t start_ns = pl_now_ns(), t_ns = start_ns, idle0, total0, idle, total;
 	cpu_ticks(&idle0, &total0);
@@ -334,12 +335,11 @@ static int wait_idle(const struct activity_manager *am, const struct pl_action *
 	}
 	char d[32];
 	pl_format_duration(d, sizeof(d), a->timeout_ns);
-	return control_fail(am, err, err_len, a, "wait idle: the system was not idle within %s, "
+	return control_fail(am, err, a, "wait idle: the system was not idle within %s, "
 			    "expected a longer timeout= or a script that lets it rest", d);
 }
 
-static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
-		      size_t err_len)
+static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns, struct pl_error *err)
 {
 	struct activity_manager *am = ctx;
 	struct pl_wire m = { 0 };
@@ -354,22 +354,22 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 	switch (a->kind) {
 	case PL_ACTION_LAUNCH:
 		if (c)
-			return control_fail(am, err, err_len, a, "app-%s is running already, expected "
+			return control_fail(am, err, a, "app-%s is running already, expected "
 					    "switch", a->app);
 		if (nchildren == sizeof(children) / sizeof(children[0]))
-			return control_fail(am, err, err_len, a, "too many processes to launch app-%s, "
+			return control_fail(am, err, a, "too many processes to launch app-%s, "
 					    "expected fewer launches", a->app);
 		snprintf(program, sizeof(program), "app-%s", a->app);
 		*resume_ns = start_child(am->bin_dir, program, NULL);
 		return 0;
 	case PL_ACTION_SWITCH:
 		if (!c)
-			return control_fail(am, err, err_len, a, "app-%s is not running, expected launch "
+			return control_fail(am, err, a, "app-%s is not running, expected launch "
 					    "before switch", a->app);
 		m = (struct pl_wire){ .type = PL_WIRE_FOCUS_SET, .pid = (uint32_t)c->pid };
 		if (ask(&am->inputd_sock, PL_INPUTD_SOCKET, &m, a->timeout_ns + 10000000000ull) ||
 		    m.type != PL_WIRE_FOCUS_SET || m.code)
-			return control_fail(am, err, err_len, a, "inputd could not give app-%s the "
+			return control_fail(am, err, a, "inputd could not give app-%s the "
 					    "foreground, expected an app connected to inputd", a->app);
 		*resume_ns = pl_now_ns();
 		return 0;
@@ -379,13 +379,13 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 		    m.type != PL_WIRE_FRAME) {
 			char d[32];
 			pl_format_duration(d, sizeof(d), a->timeout_ns);
-			return control_fail(am, err, err_len, a, "wait display: no display update "
+			return control_fail(am, err, a, "wait display: no display update "
 					    "within %s, expected a longer timeout=", d);
 		}
 		*resume_ns = m.t_ns;
 		return 0;
 	default:
-		return wait_idle(am, a, resume_ns, err, err_len);
+		return wait_idle(am, a, resume_ns, err);
 	}
 }
 
@@ -394,7 +394,8 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 static void run_for_host_injector(int port_fd, const struct pl_script *script, uint64_t ready_ns,
 				  struct activity_manager *am)
 {
-	char line[48], err[512];
+	char line[48];
+	struct pl_error err;
 	int n = snprintf(line, sizeof(line), "ready %" PRIu64 "\n", ready_ns);
 	if (write(port_fd, line, (size_t)n) != n)
 		pl_die("write ready line: %s", strerror(errno));
@@ -405,8 +406,8 @@ static void run_for_host_injector(int port_fd, const struct pl_script *script, u
 		if (pl_action_is_input(a))
 			continue;
 		sleep_until(base_ns + a->at_ns);
-		if (am_control(am, a, &resume_ns, err, sizeof(err)) < 0)
-			pl_die("%s", err);
+		if (am_control(am, a, &resume_ns, &err) < 0)
+			pl_die("%s", err.msg);
 		n = snprintf(line, sizeof(line), "resume %" PRIu64 "\n", resume_ns);
 		if (write(port_fd, line, (size_t)n) != n)
 			pl_die("write resume line: %s", strerror(errno));
@@ -458,10 +459,10 @@ int main(int argc, char **argv)
 		       "[--injector uinput|host] [--spill PATH] [--drain-ms MS] [--native]");
 	atexit(kill_children);
 
-	char err[512];
+	struct pl_error err;
 	struct pl_script *script;
-	if (pl_script_parse_file(script_path, &script, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_script_parse_file(script_path, &script, &err) != 0)
+		pl_die("%s", err.msg);
 
 	char trace_port[64], gt_path[64];
 	if (!collect.out_path) {
@@ -481,8 +482,8 @@ int main(int argc, char **argv)
 		static const char gt_header[] = "panlab-ground-truth 1\n";
 		if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
 			pl_die("write ground-truth header: %s", strerror(errno));
-		if (pl_injector_open(&inj, gt_fd, err, sizeof(err)) != 0)
-			pl_die("%s", err);
+		if (pl_injector_open(&inj, gt_fd, &err) != 0)
+			pl_die("%s", err.msg);
 	}
 
 	/* With a card the trace spills to it if the host link fails (collect.h). */
@@ -493,8 +494,8 @@ int main(int argc, char **argv)
 	if (tracing && !strcmp(tracing, "0"))
 		collect.drain_period_ms = 0;
 	struct pl_collector *collector;
-	if (pl_collector_start(&collect, &collector, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_collector_start(&collect, &collector, &err) != 0)
+		pl_die("%s", err.msg);
 	if (!native) {
 		start_binder(bin_dir);
 		start_service(bin_dir, "compositor");
@@ -527,8 +528,8 @@ int main(int argc, char **argv)
 		char device[64], start[24];
 		if (!inj)
 			pl_die("PANLAB_RECORD=1 needs the in-guest injector (--injector uinput)");
-		if (pl_injector_device_path(inj, device, sizeof(device), err, sizeof(err)) != 0)
-			pl_die("%s", err);
+		if (pl_injector_device_path(inj, device, sizeof(device), &err) != 0)
+			pl_die("%s", err.msg);
 		snprintf(start, sizeof(start), "%" PRIu64, ready_ns);
 		start_program(bin_dir, "panlab-replay",
 			      (char *[]){ "record", "-o", RECORDED_SCRIPT, "--start-ns", start, device,
@@ -540,8 +541,8 @@ int main(int argc, char **argv)
 	struct pl_replay_hooks hooks = { am_control, &am };
 	if (host_injects)
 		run_for_host_injector(gt_fd, script, ready_ns, &am);
-	else if (pl_injector_run(inj, script, ready_ns, &hooks, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	else if (pl_injector_run(inj, script, ready_ns, &hooks, &err) != 0)
+		pl_die("%s", err.msg);
 	for (int i = (int)nchildren - 1; i >= 0; i--)
 		check_alive(&children[i]);
 
@@ -551,8 +552,8 @@ int main(int argc, char **argv)
 		stop(&children[i], native);
 
 	struct pl_collect_result res;
-	if (pl_collector_finish(collector, &res, err, sizeof(err)) != 0)
-		pl_die("%s", err);
+	if (pl_collector_finish(collector, &res, &err) != 0)
+		pl_die("%s", err.msg);
 	printf("panlab-session: %s: %zu inputs; trace: %" PRIu32 " sources, %" PRIu64 " records, %" PRIu64
 	       " lost, %" PRIu64 " bytes spilled, %" PRIu64 " periodic drains\n", workload,
 	       pl_script_action_count(script), res.nsources, res.records, res.lost, res.spilled_bytes,

@@ -38,6 +38,7 @@
 #include "panlab/clock.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/ulog.h"
 #include "panlab/ulog_reader.h"
 
@@ -183,9 +184,9 @@ static int check_drain(void)
 				     .klog_path = PL_COLLECT_DEFAULT_KLOG,
 				     .drain_period_ms = DRAIN_PERIOD_MS };
 	struct pl_collector *c;
-	char msg[512];
-	if (pl_collector_start(&o, &c, msg, sizeof(msg)) != 0)
-		pl_die("drain: %s", msg);
+	struct pl_error msg;
+	if (pl_collector_start(&o, &c, &msg) != 0)
+		pl_die("drain: %s", msg.msg);
 	for (uint32_t round = 0; round < DRAIN_ROUNDS; round++) {
 		for (uint32_t i = 0; i < DRAIN_BATCH; i++)
 			pl_ulog(PL_EV_ENQUEUE_MSG, round * DRAIN_BATCH + i, 0, 0);
@@ -196,8 +197,8 @@ static int check_drain(void)
 	pl_ulog_reader_close(&r);
 	pl_ulog_close();
 	struct pl_collect_result res;
-	if (pl_collector_finish(c, &res, msg, sizeof(msg)) != 0)
-		pl_die("drain: %s", msg);
+	if (pl_collector_finish(c, &res, &msg) != 0)
+		pl_die("drain: %s", msg.msg);
 	FILE *f = fopen(out, "rb");
 	struct pl_file_header h;
 	if (!f || fread(&h, sizeof(h), 1, f) != 1)

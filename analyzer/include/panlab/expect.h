@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "panlab/error.h"
-#include "panlab/model.h"
+#include "panlab/breakdown.h"
 #include "panlab/validate.h"
 
 /* What an edge name in EDGES stands for: a causal hop, or time in a breakdown category. */

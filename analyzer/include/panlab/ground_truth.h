@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Ground truth (FORMAT.md "Ground truth"): input times T_in taken by the
+ * Ground truth (include/FORMAT.md "Ground truth"): input times T_in taken by the
  * injector and frame times T_out taken at the display, outside the tracer.
  *
  * Ownership: pl_ground_truth_parse/read_file allocate the arrays of a

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "panlab/error.h"
-#include "panlab/model.h"
+#include "panlab/breakdown.h"
 #include "panlab/validate.h"
 
 struct pl_stream_options {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Stage 1 (trace_read.c): trace file bytes -> events, strictly checked
- * against analyzer/FORMAT.md. trace_write.c is the inverse, used by the unit
+ * against include/FORMAT.md, merged in time order and with the cpus' clock
+ * skew repaired (skew.c); the stages after it never change the trace. trace_write.c is the inverse, used by the unit
  * tests and meant for a trace synthesizer.
  *
  * Ownership: pl_trace_parse/pl_trace_read_file fill a caller-provided
@@ -35,7 +36,7 @@ struct pl_trace {
 	uint64_t kernel_only_inputs;	/* INPUT_READs that took the input role */
 };
 
-/* name is used only in error messages. */
+/* name is used only in error messages. Repairs clock skew (pl_trace_repair_skew) last. */
 int pl_trace_parse(const char *name, const void *buf, size_t len,
 		   struct pl_trace *out, struct pl_error *err);
 int pl_trace_read_file(const char *path, struct pl_trace *out,
@@ -108,7 +109,7 @@ int pl_trace_builder_write_file(const struct pl_trace_builder *b,
 				const char *path, struct pl_error *err);
 void pl_trace_builder_free(struct pl_trace_builder *b);
 
-/* Byte offsets of the file layout (FORMAT.md), shared by reader and writer. */
+/* Byte offsets of the file layout (include/FORMAT.md), shared by reader and writer. */
 enum {
 	PL_HEADER_BYTES = 32,
 	PL_SOURCE_BYTES = 24,

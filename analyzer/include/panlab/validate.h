@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "panlab/ground_truth.h"
-#include "panlab/model.h"
+#include "panlab/transactions.h"
 
 /* Signed statistics over the rows that have both latencies. */
 struct pl_stat {

@@ -54,7 +54,7 @@
 #include "binder_internal.h"
 
 #include "panlab/trace_format.h"
-#include "panlab_klog_uapi.h"
+#include "panlab/klog_uapi.h"
 
 struct klog_ring {
 	struct pl_event *rec;

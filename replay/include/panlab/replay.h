@@ -9,10 +9,10 @@
  * pl_record writes to a caller-owned FILE and leaves it open.
  * pl_injector_open allocates the injector; pl_injector_close destroys the device and frees it.
  * File descriptors passed in (gt_fd, ev_fd) stay owned by the caller and are never closed here.
- * Error buffers are caller-owned; on failure they hold one line without a trailing newline.
+ * Errors go to a caller-owned struct pl_error (panlab/error.h): one line without a trailing newline.
  * There is no global state; distinct scripts and injectors may be used from different threads.
  *
- * The language is documented in replay/README.md. Ground-truth lines follow analyzer/FORMAT.md.
+ * The language is documented in replay/README.md. Ground-truth lines follow include/FORMAT.md.
  */
 #ifndef PANLAB_REPLAY_H
 #define PANLAB_REPLAY_H
@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "panlab/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,15 +83,34 @@ static inline int pl_action_is_input(const struct pl_action *a)
 	return a->kind == PL_ACTION_TAP || a->kind == PL_ACTION_KEY || a->kind == PL_ACTION_SWIPE;
 }
 
+/* Input frames of an action, the one builder both injectors use (a pure function: no device, no
+ * clock). An input action is frames 0 .. count-1: frame 0 the press (a touch's carries x, y and
+ * param as MSC_RAW), frames 1 .. steps a swipe's moves (k/steps of the way, integer arithmetic),
+ * the last the release. Each frame is a few events ending with SYN_REPORT, in the Linux input ABI
+ * (type, code, value). Control actions have no frames. */
+#define PL_FRAME_MAX_EVENTS 5
+struct pl_input_event {
+	uint16_t type;
+	uint16_t code;
+	int32_t value;
+};
+uint32_t pl_action_frame_count(const struct pl_action *a);
+/* When frame is due on the script's clock: at_ns, at_ns + hold_ns * k / steps for move k, and
+ * at_ns + hold_ns for the release. */
+uint64_t pl_action_frame_at_ns(const struct pl_action *a, uint32_t frame);
+/* Fills ev with the frame's events; returns how many. */
+size_t pl_action_frame(const struct pl_action *a, uint32_t frame,
+		       struct pl_input_event ev[PL_FRAME_MAX_EVENTS]);
+
 struct pl_script;
 
 /* Parse a script file. Returns 0 and sets *out, or -1 with err holding
  * "path:line:col: what is wrong, expected what". */
-int pl_script_parse_file(const char *path, struct pl_script **out, char *err, size_t err_len);
+int pl_script_parse_file(const char *path, struct pl_script **out, struct pl_error *err);
 
 /* Parse len bytes of script text; name stands in for the path in error messages. */
 int pl_script_parse_buffer(const char *name, const char *text, size_t len, struct pl_script **out,
-			   char *err, size_t err_len);
+			   struct pl_error *err);
 
 void pl_script_free(struct pl_script *script);
 
@@ -126,8 +146,7 @@ int pl_format_duration(char *buf, size_t len, uint64_t ns);
  * time the script's clock runs on from (when the condition held, or the app was ready). Returns
  * 0, or -1 with err set (one line naming the script line). */
 struct pl_replay_hooks {
-	int (*control)(void *ctx, const struct pl_action *a, uint64_t *resume_ns, char *err,
-		       size_t err_len);
+	int (*control)(void *ctx, const struct pl_action *a, uint64_t *resume_ns, struct pl_error *err);
 	void *ctx;
 };
 
@@ -144,24 +163,23 @@ struct pl_replay_hooks {
  * A control action calls hooks->control (an error if hooks is NULL); every later time is then
  * counted from its *resume_ns. Linux only. Returns 0, or -1 with err set. */
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
-		   const struct pl_replay_hooks *hooks, char *err, size_t err_len);
+		   const struct pl_replay_hooks *hooks, struct pl_error *err);
 
 struct pl_injector;
 
 /* Create the uinput device "panlab-touch" (INPUT_PROP_DIRECT; ABS_X 0..479, ABS_Y 0..799;
  * BTN_TOUCH and every key of pl_key_code_at; MSC_RAW). gt_fd receives ground truth (may be -1).
  * Linux only. Returns 0, or -1 with err set. */
-int pl_injector_open(struct pl_injector **out, int gt_fd, char *err, size_t err_len);
+int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err);
 
 /* pl_replay_play on the injector's device. */
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
-		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, char *err,
-		    size_t err_len);
+		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, struct pl_error *err);
 
 /* The device node (/dev/input/eventN) of the injector's device, for a recorder; returns 0, or -1
  * with err set. */
 int pl_injector_device_path(const struct pl_injector *injector, char *path, size_t path_len,
-			    char *err, size_t err_len);
+			    struct pl_error *err);
 
 void pl_injector_close(struct pl_injector *injector);
 
@@ -173,7 +191,7 @@ void pl_injector_close(struct pl_injector *injector);
  * rounded to the millisecond. Stops at end of file, when the device goes away, or when a signal
  * interrupts read() (install the handler without SA_RESTART); the script then lasts until the
  * last event, or until the interruption. Linux only. Returns 0, or -1 with err set. */
-int pl_record(int ev_fd, FILE *out, uint64_t start_ns, char *err, size_t err_len);
+int pl_record(int ev_fd, FILE *out, uint64_t start_ns, struct pl_error *err);
 
 #ifdef __cplusplus
 }

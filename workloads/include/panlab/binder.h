@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 #define PL_BINDER_DEVICE "/dev/binderfs/binder"
 #define PL_BINDER_CONTROL "/dev/binderfs/binder-control"
@@ -65,7 +66,7 @@ int pl_parcel_put_handle(struct pl_parcel *p, uint32_t handle);
 int pl_parcel_get_handle(struct pl_parcel *p, uint32_t *handle);
 
 /* Open and map the driver. Returns NULL with err set. */
-struct pl_binder *pl_binder_open(const char *device, char *err, size_t err_len);
+struct pl_binder *pl_binder_open(const char *device, struct pl_error *err);
 void pl_binder_close(struct pl_binder *b);
 
 /*

@@ -1,7 +1,7 @@
 /*
  * The event collector (Panappticon section 3.2): drains the kernel logger
  * and every userspace logger buffer into one trace v1 file
- * (analyzer/FORMAT.md): kernel per-cpu sources first, then one source per
+ * (include/FORMAT.md): kernel per-cpu sources first, then one source per
  * userspace thread (in tid order), each with its lost count, then the
  * events of threads that found no slot, per process.
  *
@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "panlab/error.h"
 
 #define PL_COLLECT_TRACE_PORT "panlab.trace"	/* virtio port name, see vport.h */
 #define PL_COLLECT_DEFAULT_SHM_DIR "/dev/shm"
@@ -69,16 +70,14 @@ struct pl_collector;
  * Opens the kernel logger and, with a drain period, starts the collector thread. *out is freed
  * by pl_collector_finish. Returns 0, or -1 with err holding one line.
  */
-int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **out, char *err,
-		       size_t err_len);
+int pl_collector_start(const struct pl_collect_opts *o, struct pl_collector **out, struct pl_error *err);
 
 /*
  * Stops the thread, drains what is left and writes the trace (see above), removes the drained
  * shm files and the spool, and frees c. res (if not NULL) gets the counts. Returns 0, or -1
  * with err holding one line (also any error the thread met).
  */
-int pl_collector_finish(struct pl_collector *c, struct pl_collect_result *res, char *err,
-			size_t err_len);
+int pl_collector_finish(struct pl_collector *c, struct pl_collect_result *res, struct pl_error *err);
 
 /*
  * Parses a drain period in ms (decimal digits only, min_ms to 3600000) into *ms. Returns 0, or
@@ -87,8 +86,7 @@ int pl_collector_finish(struct pl_collector *c, struct pl_collect_result *res, c
 int pl_collect_parse_period_ms(const char *arg, uint32_t min_ms, uint32_t *ms);
 
 /* pl_collector_start then pl_collector_finish: one drain at the end. */
-int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, char *err,
-	       size_t err_len);
+int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, struct pl_error *err);
 
 /*
  * Send a spill file over the link: out_path is opened without truncation; a seekable one (a
@@ -97,6 +95,6 @@ int pl_collect(const struct pl_collect_opts *o, struct pl_collect_result *res, c
  * Returns 0, or -1 with err holding one line (the spill file is then kept).
  */
 int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t *sent_bytes,
-			  char *err, size_t err_len);
+			  struct pl_error *err);
 
 #endif /* PANLAB_COLLECT_H */

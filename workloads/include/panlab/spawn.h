@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "panlab/error.h"
 
 /*
  * Run path with argv, the caller's environment and PANLAB_READY_FD, and block
@@ -17,8 +18,7 @@
  * reaping a child that exited first (exit status 127: exec failed).
  * Safe in a multithreaded process: the child only calls dup2 and execve.
  */
-pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, char *err,
-		     size_t err_len);
+pid_t pl_spawn_ready(const char *path, char *const argv[], uint64_t *ready_ns, struct pl_error *err);
 
 /* Path of program in the directory of the running executable. Returns 0 or -errno. */
 int pl_sibling_path(const char *program, char *buf, size_t len);

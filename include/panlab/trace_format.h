@@ -2,7 +2,7 @@
 /*
  * panlab trace file format, version 1: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
- * analyzer. See analyzer/FORMAT.md for the prose description.
+ * analyzer. See include/FORMAT.md for the prose description.
  *
  * All integers are little-endian. Timestamps are CLOCK_MONOTONIC in ns, the
  * clock both the kernel (ktime_get_ns) and userspace (clock_gettime) read.

@@ -1,54 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "panlab/error.h"
+#include "panlab/read_file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Formats "prefix" + message, and flattens any newline so the error stays one line. */
-static void format(struct pl_error *err, int used, const char *fmt, va_list ap)
-{
-	if (used < 0 || (size_t)used >= sizeof(err->msg))
-		used = (int)sizeof(err->msg) - 1;
-	vsnprintf(err->msg + used, sizeof(err->msg) - (size_t)used, fmt, ap);
-	for (char *p = err->msg; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-}
-
-void pl_error_at_offset(struct pl_error *err, const char *file, uint64_t offset,
-			const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	format(err, snprintf(err->msg, sizeof(err->msg), "%s@%llu: ", file,
-			     (unsigned long long)offset), fmt, ap);
-	va_end(ap);
-}
-
-void pl_error_at_line(struct pl_error *err, const char *file, uint64_t line,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	format(err, snprintf(err->msg, sizeof(err->msg), "%s:%llu: ", file,
-			     (unsigned long long)line), fmt, ap);
-	va_end(ap);
-}
-
-void pl_error_file(struct pl_error *err, const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	format(err, snprintf(err->msg, sizeof(err->msg), "%s: ", file), fmt, ap);
-	va_end(ap);
-}
 
 char *pl_quote(char *dst, size_t dst_size, const void *src, size_t max)
 {

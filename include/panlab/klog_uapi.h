@@ -3,7 +3,7 @@
  * User ABI of the panlab kernel logger (/dev/panlab_klog).
  *
  * read(): drains whole struct pl_event records (32 bytes each, see
- *   analyzer/include/panlab/trace_format.h), cpu by cpu; a short count means
+ *   include/panlab/trace_format.h), cpu by cpu; a short count means
  *   the buffers are empty. The buffer passed must hold at least one record.
  * ioctl(PL_KLOG_IOC_STATS): fills struct pl_klog_stats.
  * Tracing is switched by /sys/module/panlab_klog/parameters/enable (0/1).

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 6 (breakdown.c): critical path -> time per resource category.
+ *
+ * Ownership: each *_build / *_extract function fills a caller-provided struct, allocating
+ * its arrays; the matching *_free releases them. Results refer to the trace by event index
+ * only; the trace must outlive any use of the indices and is never changed. Out of memory
+ * aborts. Times are CLOCK_MONOTONIC ns from the trace.
+ */
+#ifndef PANLAB_BREAKDOWN_H
+#define PANLAB_BREAKDOWN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "panlab/critical_path.h"
+
+/*
+ * Where a transaction's time went, along its critical path (Panappticon
+ * 4.4): each temporal step is split by its thread's scheduling state,
+ * taken from CONTEXT_SWITCH and WAKEUP and refined by the blocking events;
+ * each causal hop counts whole for what the consumer waited on.
+ */
+enum pl_category {
+	PL_CAT_RUNNING,		/* on a cpu */
+	PL_CAT_RUNNABLE,	/* preempted or woken, waiting for a cpu */
+	PL_CAT_IO,		/* blocked on disk IO (IO_BLOCK, or uninterruptible sleep) */
+	PL_CAT_NETWORK,		/* blocked on a socket (SOCK/DATAGRAM/STREAM_BLOCK) */
+	PL_CAT_LOCK,		/* waiting for a contended lock (*_WAIT .. *_WAKE) */
+	PL_CAT_SLEEPING,	/* any other sleep: polls, timers, condition waits */
+	PL_CAT_UNKNOWN,		/* off cpu before the trace shows why, or no kernel trace */
+	PL_CAT_QUEUE_MESSAGE,	/* a message waiting in its queue: ENQUEUE .. DEQUEUE */
+	PL_CAT_QUEUE_TASK,	/* a task waiting for a worker: SUBMIT .. CONSUME */
+	PL_CAT_BINDER,		/* a binder request or reply in flight */
+	PL_CAT_THREAD_START,	/* FORK .. the child's first event */
+	PL_CAT_FRAME_WAIT,	/* INVALIDATE .. the UPDATE that draws it: the next vsync */
+	PL_CATEGORIES,
+};
+
+struct pl_breakdowns {
+	uint64_t count;				/* = transactions */
+	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
+	uint64_t total_ns[PL_CATEGORIES];	/* over all transactions */
+	/*
+	 * total_ns[PL_CAT_RUNNING] by the frequency of the cpu it ran on
+	 * (CPU_FREQUENCY), ascending; 0 kHz where no frequency was logged yet.
+	 */
+	uint32_t nfreqs;
+	uint32_t *freq_khz;
+	uint64_t *running_ns_by_freq;
+	/*
+	 * total_ns[PL_CAT_RUNNABLE] spent preempted (switched out while still
+	 * runnable), by the thread that took the cpu (CONTEXT_SWITCH's next
+	 * tid), most first; and per transaction the tid that took most, 0 if none.
+	 */
+	uint32_t npreempters;
+	uint32_t *preempter_tid;
+	uint64_t *preempted_ns;
+	uint32_t *top_preempter_tid;
+	/*
+	 * Per transaction k, its running time by frequency, ascending:
+	 * tx_freq_khz[i] and tx_running_ns[i] for i in [tx_freq_first[k],
+	 * tx_freq_first[k + 1]); they sum to ns[k][PL_CAT_RUNNING].
+	 */
+	uint64_t *tx_freq_first;	/* count + 1 */
+	uint32_t *tx_freq_khz;
+	uint64_t *tx_running_ns;
+};
+
+void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
+			 const struct pl_critical_paths *cp, struct pl_breakdowns *out);
+void pl_breakdowns_free(struct pl_breakdowns *b);
+const char *pl_category_name(enum pl_category c);
+
+#endif /* PANLAB_BREAKDOWN_H */

@@ -1,0 +1,42 @@
+/* What the phone knows about the panlab guest, in one place: the board
+ * (machine.c, dev/) is a generic QEMU-virt-like board, and everything that
+ * depends on the guest's kernel build or userspace is here, so a change of
+ * the guest is a change of this file.
+ *
+ * Everything here is a constant or a layout; no state. */
+#ifndef PANLAB_EMU_GUEST_H
+#define PANLAB_EMU_GUEST_H
+
+/* The guest kernel's linear map starts here (CONFIG_VMSPLIT_3G) and maps
+ * the start of RAM. */
+#define GUEST_PAGE_OFFSET 0xc0000000u
+
+/* A kernel built in tree leaves System.map three levels above its image. */
+#define GUEST_ZIMAGE_TAIL "arch/arm/boot/zImage"
+#define GUEST_SYSTEM_MAP "System.map"
+
+/* Console lines the run watches for (the kernel's own wording). */
+#define GUEST_CONSOLE_INIT "Run /init as init process"
+#define GUEST_CONSOLE_PANIC "Kernel panic"
+
+/* virtio-console ports the panlab guest opens by name (workloads/README.md):
+ * the collector's trace, the session's input handshake ("ready <t_ns>",
+ * "resume <t_ns>"), the compositor's display ground truth, and the
+ * experiment configuration (handshake.h). */
+#define GUEST_PORT_TRACE "panlab.trace"
+#define GUEST_PORT_INPUT "panlab.input"
+#define GUEST_PORT_DISPLAY "panlab.display"
+#define GUEST_PORT_CONFIG "panlab.config"
+
+/* struct vdso_data (Linux 6.1, 32-bit ARM, include/vdso/datapage.h),
+ * found through System.map's vdso_data_store: seq @0, clock_mode @4,
+ * cycle_last @8, mask @16, mult @24, shift @28, then basetime[] of
+ * 16-byte {sec, nsec}, indexed by clock id; CLOCK_MONOTONIC is 1. */
+#define GUEST_VDSO_SYMBOL "vdso_data_store"
+enum {
+    GUEST_VDSO_SEQ = 0, GUEST_VDSO_MODE = 4, GUEST_VDSO_CYCLE_LAST = 8,
+    GUEST_VDSO_MASK = 16, GUEST_VDSO_MULT = 24, GUEST_VDSO_SHIFT = 28,
+    GUEST_VDSO_MONO = 32 + 16 * 1, GUEST_VDSO_BYTES = 64,
+};
+
+#endif

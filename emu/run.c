@@ -1,0 +1,391 @@
+/* One run of the phone; see run.h.
+ *
+ * Host time is read only here and in the console watch, to report speed;
+ * the simulation itself never sees it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "run.h"
+#include "guest.h"
+#include "handshake.h"
+#include "loader.h"
+#include "replay.h"
+#include "host/gdbstub.h"
+#include "host/host_clock.h"
+#include "host/screenshot.h"
+#include "host/sdl_display.h"
+#include "host/slirp_net.h"
+#include "panlab/replay.h"
+#include "panlab/error.h"
+
+/* The run loop checks for the end of the run this often (virtual). */
+#define CHECK_NS 10000000ull
+/* After a panic message, how long the guest may keep printing. */
+#define PANIC_GRACE_NS 200000000ull
+
+static const char prog[] = "panlab-phone";
+
+/* A failed run: one line, exit status 1. */
+static void die(const struct pl_error *err) __attribute__((noreturn));
+static void die(const struct pl_error *err)
+{
+    pl_error_exit(prog, err, PL_EXIT_FAILED);
+}
+
+/* A file that could not be created or written. */
+static void die_file(const char *path, const char *what) __attribute__((noreturn));
+static void die_file(const char *path, const char *what)
+{
+    struct pl_error err;
+    pl_error_file(&err, path, "%s: %s", what, strerror(errno));
+    die(&err);
+}
+
+/* Where scanout frames go: ground truth, the window, the last frame kept
+ * for a screenshot. */
+typedef struct frames {
+    console_watch *con;         /* a new frame counts as progress */
+    phone_replay *truth;
+    sdl_display *sdl;
+    uint8_t *last;
+    uint32_t w, h;
+} frames;
+
+static void frame_shown(void *opaque, uint64_t ns, const uint8_t *px,
+                        uint32_t w, uint32_t h)
+{
+    frames *f = opaque;
+    console_watch_progress(f->con, ns);
+    if (f->truth)
+        phone_replay_frame(f->truth, ns, px, w, h);
+    if (f->sdl)
+        sdl_display_show(f->sdl, px, w, h);
+    if (f->last && w == f->w && h == f->h)
+        memcpy(f->last, px, (size_t)w * h * 4);
+}
+
+static void net_forward(void *opaque, const uint8_t *frame, size_t len)
+{
+    slirp_net **net = opaque;
+    slirp_net_from_guest(*net, frame, len);
+}
+
+static void input_port(void *opaque, const uint8_t *buf, size_t n)
+{
+    phone_replay_port(opaque, buf, n);
+}
+
+/* Returns System.map beside an in-tree kernel build's zImage if it exists
+ * (malloc'd), or NULL. */
+static char *system_map_beside(const char *kernel)
+{
+    static const char tail[] = GUEST_ZIMAGE_TAIL;
+    size_t n = strlen(kernel), t = sizeof(tail) - 1;
+    if (n < t || strcmp(kernel + n - t, tail) != 0)
+        return NULL;
+    char *p = malloc(n - t + sizeof(GUEST_SYSTEM_MAP));
+    if (!p)
+        return NULL;
+    memcpy(p, kernel, n - t);
+    strcpy(p + n - t, GUEST_SYSTEM_MAP);
+    if (access(p, R_OK) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Everything a run holds. */
+typedef struct phone {
+    const phone_options *o;
+    struct pl_script *script;
+    uint8_t *kimg, *rd, *dtb;
+    size_t kbytes, rdbytes, dtbbytes;
+    console_watch con;
+    uint16_t keys[256];
+    char *found_map;
+    const char *system_map;
+    FILE *gt;
+    phone_replay *rp;
+    guest_clock clk;
+    frames fr;
+    machine_config cfg;
+    port_files ports;
+    handshake hs;
+    slirp_net *net;
+    machine *m;
+    vt_engine *vt;
+    gdbstub *gdb;
+    double start_s;
+    int saved_only;             /* the run ended at the snapshot point */
+} phone;
+
+/* Reads the inputs and opens the outputs, in the order the options name
+ * them, before the machine exists. */
+static void open_host_side(phone *p, struct pl_error *err)
+{
+    const phone_options *o = p->o;
+    if (o->replay_path &&
+        pl_script_parse_file(o->replay_path, &p->script, err) < 0)
+        die(err);
+    if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err) < 0) ||
+        (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
+        (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
+        die(err);
+
+    p->con.f = stdout;
+    if (o->console_path && !(p->con.f = fopen(o->console_path, "wb")))
+        die_file(o->console_path, "cannot create");
+
+    for (size_t i = 0; i < pl_key_count() && i < 256; i++)
+        p->keys[i] = pl_key_code_at(i);
+    /* Ground truth is in the guest's clock whenever its System.map can be
+     * found: given, or beside the zImage in its kernel build tree. */
+    p->system_map = o->system_map;
+    if (o->gt_path && !p->system_map && o->kernel)
+        p->system_map = p->found_map = system_map_beside(o->kernel);
+    if (o->gt_path) {
+        if (!(p->gt = fopen(o->gt_path, "w")))
+            die_file(o->gt_path, "cannot create");
+        p->rp = phone_replay_new(p->script, p->gt, p->system_map ? &p->clk : NULL);
+    }
+
+    p->fr = (frames){ .con = &p->con, .truth = p->rp, .w = GPU_WIDTH_PX,
+                      .h = GPU_HEIGHT_PX };
+    if (o->want_sdl && !(p->fr.sdl = sdl_display_new(p->fr.w, p->fr.h, err)))
+        die(err);
+    if (o->shot_path)
+        p->fr.last = pl_xcalloc((size_t)p->fr.w * p->fr.h, 4);
+}
+
+/* The machine and what hangs on it: disk, ports, network, replay, clock. */
+static void build_machine(phone *p, struct pl_error *err)
+{
+    const phone_options *o = p->o;
+    machine_config *cfg = &p->cfg;
+    machine_config_default(cfg);
+    cfg->display = (gpu_host){ &p->fr, frame_shown };
+    if (p->rp)
+        cfg->input = (input_host){ p->rp, phone_replay_delivered };
+    if (o->disk_path && loader_open_disk(o->disk_path, &cfg->disk_fd,
+                                         &cfg->disk_bytes, err) < 0)
+        die(err);
+    cfg->keys = p->keys;
+    cfg->nkeys = pl_key_count();
+    cfg->cpu_hz = o->cpu_mhz * 1000000ull;
+    if (o->quantum_us)
+        cfg->quantum_ns = o->quantum_us * 1000ull;
+    cfg->console = (byte_sink){ console_watch_put, &p->con };
+    if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
+        die(err);
+    if (p->rp)
+        port_files_tap(&p->ports, &o->ports, GUEST_PORT_INPUT,
+                       (byte_sink){ input_port, p->rp });
+    port_files_tap(&p->ports, &o->ports, GUEST_PORT_CONFIG,
+                   (byte_sink){ handshake_port, &p->hs });
+    /* The network needs the engine, the NIC needs the network's callback:
+     * the NIC is created with a forwarder bound once both exist. */
+    if (o->want_net)
+        cfg->net = (net_host){ &p->net, net_forward };
+    p->m = machine_new(cfg);
+    p->vt = machine_engine(p->m);
+    if (o->want_net) {
+        net_timing nt;
+        net_timing_phone(&nt);
+        if (!(p->net = slirp_net_new(p->vt, &nt, o->pcap_path, o->content_dir,
+                                     err)))
+            die(err);
+        slirp_net_attach(p->net, machine_nic(p->m));
+    }
+    p->con.vt = p->vt;
+    if (p->rp)
+        phone_replay_attach(p->rp, p->vt, machine_input(p->m));
+    if (p->system_map &&
+        guest_clock_init(&p->clk, machine_phys(p->m), p->system_map,
+                         GUEST_PAGE_OFFSET, MACH_RAM, err) < 0)
+        die(err);
+}
+
+/* Restores the snapshot, or boots the images. */
+static void start_guest(phone *p, struct pl_error *err)
+{
+    const phone_options *o = p->o;
+    if (o->snap_load) {
+        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
+            die(err);
+        console_watch_progress(&p->con, vt_now_ns(p->vt));
+        fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
+                "of host time (%.3f s CPU)\n", prog, o->snap_load,
+                (double)vt_now_ns(p->vt) / 1e9, host_now_s() - p->start_s,
+                host_cpu_s());
+    } else {
+        uint8_t *dtb_used;
+        size_t dtb_used_bytes;
+        if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
+                         p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
+                         err) < 0)
+            die(err);
+        free(p->kimg);
+        free(p->rd);
+        free(p->dtb);
+        if (o->dtb_out) {
+            FILE *f = fopen(o->dtb_out, "wb");
+            if (!f || fwrite(dtb_used, 1, dtb_used_bytes, f) != dtb_used_bytes ||
+                fclose(f) != 0)
+                die_file(o->dtb_out, "cannot write");
+        }
+        free(dtb_used);
+    }
+    if (o->gdb_port && !(p->gdb = gdbstub_new(p->m, (int)o->gdb_port,
+                                               GUEST_PAGE_OFFSET, err)))
+        die(err);
+}
+
+/* Why the run must stop now, printed; 0 if it goes on. *stop is set when
+ * it ends without a failure (the guest powered off). */
+static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
+{
+    const phone_options *o = p->o;
+    const console_watch *c = &p->con;
+    enum machine_state st = machine_state(p->m);
+    if (st == MACHINE_OFF && !c->panic[0]) {
+        *stop = 1;
+        return 0;
+    }
+    if (st == MACHINE_RESET && !c->panic[0]) {
+        fprintf(stderr, "%s: the guest reset the machine (a reboot ends "
+                "the run)\n", prog);
+        return 1;
+    }
+    if (c->panic[0] && (st != MACHINE_RUNNING || now >= c->panic_ns + PANIC_GRACE_NS)) {
+        fprintf(stderr, "%s: guest kernel panic at %.6f s: %s\n", prog,
+                (double)c->panic_ns / 1e9, c->panic);
+        return 1;
+    }
+    if (now - c->last_output_ns >= o->hang_s * VT_NS_PER_S) {
+        fprintf(stderr, "%s: the guest made no progress for %llu virtual "
+                "seconds (at %.3f s); stopping\n", prog,
+                (unsigned long long)o->hang_s, (double)now / 1e9);
+        return 1;
+    }
+    if (now >= until) {
+        fprintf(stderr, "%s: the guest was still running after "
+                "--max-virtual-s %llu\n", prog, (unsigned long long)o->max_s);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs the guest in CHECK_NS stretches; returns the exit status. */
+static int run_loop(phone *p, struct pl_error *err)
+{
+    uint64_t until = p->o->max_s * VT_NS_PER_S;
+    for (;;) {
+        if (p->gdb && gdbstub_poll(p->gdb) < 0) {
+            fprintf(stderr, "%s: gdb killed the run or went away\n", prog);
+            return 1;
+        }
+        uint64_t now = vt_now_ns(p->vt);
+        uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
+        now = vt_run(p->vt, next);
+        fflush(p->con.f);
+        switch (handshake_poll(&p->hs, p->m, p->net, now, err)) {
+        case HANDSHAKE_FAILED:
+            die(err);
+        case HANDSHAKE_SAVED_ONLY:
+            p->saved_only = 1;
+            return 0;
+        case HANDSHAKE_GO_ON:
+            break;
+        }
+        if (p->fr.sdl && sdl_display_poll(p->fr.sdl)) {
+            fprintf(stderr, "%s: display window closed\n", prog);
+            return 1;
+        }
+        port_files_flush(&p->ports);
+        int stop = 0, status = check_end(p, now, until, &stop);
+        if (status || stop)
+            return status;
+    }
+}
+
+/* Where the time went, and where each core was if the run failed. */
+static void report(phone *p, int status, double h0, double c0)
+{
+    double host = host_now_s() - h0;
+    if (p->con.init_ns)
+        fprintf(stderr, "%s: /init started at %.6f s of virtual time, %.2f s "
+                "of host time\n", prog, (double)p->con.init_ns / 1e9,
+                p->con.init_host_s - h0);
+    arm_sys *cpus = machine_cpus(p->m);
+    uint64_t insns = 0;
+    for (int i = 0; i < arm_sys_ncores(cpus); i++)
+        insns += arm_insn_count(arm_sys_cpu(cpus, i));
+    /* MIPS per host CPU second, as emu/cpu's bench counts them: on a
+     * shared host the wall clock mostly measures the other tenants. */
+    double cpu = host_cpu_s() - c0;
+    enum machine_state st = machine_state(p->m);
+    fprintf(stderr, "%s: %s at %.6f s of virtual time; %.2f s of host time "
+            "(%.2f s CPU); %.1f MIPS\n", prog,
+            st == MACHINE_RESET ? "guest reset" :
+            st == MACHINE_OFF ? "guest powered off" : "stopped",
+            (double)vt_now_ns(p->vt) / 1e9, host, cpu,
+            cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
+    for (int i = 0; status && i < arm_sys_ncores(cpus); i++) {
+        fprintf(stderr, "core %d:\n", i);
+        arm_dump(arm_sys_cpu(cpus, i), stderr);
+    }
+}
+
+/* Closes the outputs, checking each was written, and frees the run. */
+static void close_all(phone *p, struct pl_error *err)
+{
+    const phone_options *o = p->o;
+    if (p->con.f != stdout)
+        fclose(p->con.f);
+    if (p->gt && fclose(p->gt) != 0)
+        die_file(o->gt_path, "cannot write");
+    phone_replay_free(p->rp);
+    pl_script_free(p->script);
+    free(p->found_map);
+    if (o->shot_path && screenshot_png(o->shot_path, p->fr.last, p->fr.w,
+                                       p->fr.h, err) < 0)
+        die(err);
+    free(p->fr.last);
+    sdl_display_free(p->fr.sdl);
+    if (port_files_close(&p->ports, err) < 0)
+        die(err);
+    slirp_net_free(p->net);
+    machine_free(p->m);
+    if (p->cfg.disk_fd >= 0)
+        close(p->cfg.disk_fd);
+}
+
+int phone_run(const phone_options *o)
+{
+    struct pl_error err;
+    phone p = { .o = o, .start_s = host_now_s(),
+                .hs = { .config = o->config, .save_path = o->snap_save } };
+    open_host_side(&p, &err);
+    build_machine(&p, &err);
+    start_guest(&p, &err);
+
+    double h0 = host_now_s(), c0 = host_cpu_s();
+    int status = run_loop(&p, &err);
+    if (!status && o->snap_save && !p.hs.asked) {
+        fprintf(stderr, "%s: --snapshot-save: the guest never asked for its "
+                "configuration (boot it with panlab.wait_config=1)\n", prog);
+        status = 1;
+    }
+    if (!status && !p.saved_only && p.script && !phone_replay_done(p.rp)) {
+        fprintf(stderr, "%s: the guest stopped before the replay script "
+                "ended (%s)\n", prog, o->replay_path);
+        status = 1;
+    }
+    gdbstub_free(p.gdb);
+    report(&p, status, h0, c0);
+    close_all(&p, &err);
+    return status;
+}

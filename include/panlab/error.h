@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one error and allocation convention of every panlab program, host
+ * and guest (include/README.md):
+ *
+ *   file@offset: what is wrong, expected what     (binary input)
+ *   file:line: what is wrong, expected what       (text input)
+ *   file: what is wrong                           (no position: open, write)
+ *   what is wrong                                 (no file: options, state)
+ *
+ * Library functions never print: they fill a caller-owned struct pl_error
+ * and return -1 (or NULL). The front end prints "prog: " and err.msg as the
+ * single line on stderr and exits with PL_EXIT_FAILED, or PL_EXIT_USAGE when
+ * the command line itself was wrong.
+ *
+ * Running out of memory is an environment failure, not bad input: the
+ * pl_x* allocators report it in one line and exit PL_EXIT_FAILED, so no
+ * caller checks for NULL. Input sizes are checked before allocating.
+ *
+ * Everything is static inline so the kernel module's neighbours (guest
+ * userspace, armel) and the host share it without a library; no state.
+ */
+#ifndef PANLAB_ERROR_H
+#define PANLAB_ERROR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PL_ERROR_MAX 512
+
+/* Exit statuses of every panlab command. */
+enum {
+	PL_EXIT_OK = 0,
+	PL_EXIT_FAILED = 1,	/* bad input, a failed run, the environment */
+	PL_EXIT_USAGE = 2,	/* a wrong command line: unknown option, bad value */
+};
+
+/* Caller-owned, typically on the stack; no heap memory inside. */
+struct pl_error {
+	char msg[PL_ERROR_MAX];	/* one line, no trailing newline */
+};
+
+/* Appends fmt after the first used bytes, and flattens any newline so the error stays one line. */
+static inline void pl_error_vformat(struct pl_error *err, int used, const char *fmt, va_list ap)
+{
+	if (used < 0 || (size_t)used >= sizeof(err->msg))
+		used = (int)sizeof(err->msg) - 1;
+	vsnprintf(err->msg + used, sizeof(err->msg) - (size_t)used, fmt, ap);
+	for (char *p = err->msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+}
+
+__attribute__((format(printf, 4, 5)))
+static inline void pl_error_at_offset(struct pl_error *err, const char *file, uint64_t offset,
+				      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, snprintf(err->msg, sizeof(err->msg), "%s@%llu: ", file,
+				       (unsigned long long)offset), fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static inline void pl_error_at_line(struct pl_error *err, const char *file, uint64_t line,
+				    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, snprintf(err->msg, sizeof(err->msg), "%s:%llu: ", file,
+				       (unsigned long long)line), fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4)))
+static inline void pl_error_file(struct pl_error *err, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, snprintf(err->msg, sizeof(err->msg), "%s: ", file), fmt, ap);
+	va_end(ap);
+}
+
+/* An error about no file (an option, the machine's state). */
+__attribute__((format(printf, 2, 3)))
+static inline void pl_error_set(struct pl_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, 0, fmt, ap);
+	va_end(ap);
+}
+
+/* Same, returning -1 for a caller's "return pl_fail(err, ...)". */
+__attribute__((format(printf, 2, 3)))
+static inline int pl_fail(struct pl_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(err, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Prints "prog: msg" and exits with status. */
+__attribute__((noreturn))
+static inline void pl_error_exit(const char *prog, const struct pl_error *err, int status)
+{
+	fprintf(stderr, "%s: %s\n", prog, err->msg);
+	exit(status);
+}
+
+__attribute__((noreturn))
+static inline void pl_out_of_memory(size_t n, size_t size)
+{
+	fprintf(stderr, "panlab: out of memory allocating %zu x %zu bytes\n", n, size);
+	exit(PL_EXIT_FAILED);
+}
+
+/* Zeroed array of n elements of size bytes (at least one byte is allocated). */
+__attribute__((returns_nonnull, malloc))
+static inline void *pl_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		pl_out_of_memory(n, size);
+	return p;
+}
+
+/* Resizes p to n elements of size bytes, checking n * size for overflow. */
+__attribute__((returns_nonnull))
+static inline void *pl_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		pl_out_of_memory(n, size);
+	size_t bytes = n * size;
+
+	p = realloc(p, bytes ? bytes : 1);
+	if (!p)
+		pl_out_of_memory(n, size);
+	return p;
+}
+
+#endif /* PANLAB_ERROR_H */
