@@ -4,9 +4,12 @@
 SHELL := /bin/bash
 BACKEND ?= phone
 WORKLOAD ?= asynctask
+# The machine: cores online (1 or 2), and on the phone the cpufreq governor or a fixed frequency.
+CORES ?= 2
+MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run test bench difftest fuzz clean
+.PHONY: all deps build run experiment labs-check test bench difftest fuzz section6 clean
 all: build
 
 deps:
@@ -23,13 +26,26 @@ build: deps
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 
-# WORKLOAD=all runs the whole suite (scripts/run-suite.sh, out/suite.json).
+# WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
+# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html. A machine setting
+# (CORES=1, GOVERNOR=, FREQ_MHZ=) runs the suite script with it (out/suite.json).
 run: build
 ifeq ($(WORKLOAD),all)
-	@scripts/run-suite.sh --backend $(BACKEND) --snapshot
+	@$(if $(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE),scripts/experiment.sh scripts/experiments/suite$(if $(filter qemu,$(BACKEND)),-qemu).spec)
 else
-	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD)
+	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif
+
+# An experiment matrix (scripts/README.md "Experiments"): SPEC=file, EXECUTOR=local|slurm,
+# JOBS=runs at once (default: what cores and memory allow).
+SPEC ?= scripts/experiments/small.spec
+EXECUTOR ?= local
+experiment: build
+	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
+
+# The lab handbook's keys (workloads/labs/) checked against this build.
+labs-check: build
+	@tests/integration/test_labs.sh
 
 test: build
 	@tests/run-all.sh
@@ -42,12 +58,17 @@ bench: build
 		[ $$? = 2 ] && { echo "bench: $$d has no benchmarks yet"; continue; }; \
 		echo "=== bench: $$d"; $(MAKE) --no-print-directory -C $$d bench || exit 1; \
 	done
+	@echo "=== bench: experiments"; scripts/experiment-bench.sh
 
 # libFuzzer on the trace and ground-truth readers and the replay script
 # parser; FUZZ_SECONDS per target (default 60).
 fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
+
+# Panappticon section 6: the newsreader mix in four configurations (out/experiments/section6/).
+section6: build
+	@scripts/section6.sh
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest

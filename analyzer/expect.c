@@ -63,12 +63,48 @@ static int needs_of(char *s, uint32_t *needs)
 	return 0;
 }
 
-/* "expect SEQS INPUT EDGES [animation]" once the transaction count is known. */
-static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, bool *seen,
+/* Declares in->... for every id of SEQS (ids and ranges, each id once). */
+static int declare(struct pl_expect *e, char *seqs, const struct pl_expect_input *in,
+		   bool **seen, const char *path, uint64_t line, struct pl_error *err)
+{
+	char *save = NULL;
+
+	for (char *r = strtok_r(seqs, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(r, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = '\0';
+		if (number(r, UINT64_MAX, &lo) < 0 || number(dash ? dash + 1 : r, UINT64_MAX, &hi) < 0 ||
+		    hi < lo || hi >= MAX_INPUTS) {
+			pl_error_at_line(err, path, line, "input ids \"%s%s%s\", expected ids or ranges"
+					 " below %d", r, dash ? "-" : "", dash ? dash + 1 : "", MAX_INPUTS);
+			return -1;
+		}
+		if (hi >= e->ninputs) {
+			e->inputs = pl_xrealloc(e->inputs, hi + 1, sizeof(*e->inputs));
+			*seen = pl_xrealloc(*seen, hi + 1, sizeof(**seen));
+			memset(*seen + e->ninputs, 0, (hi + 1 - e->ninputs) * sizeof(**seen));
+			e->ninputs = hi + 1;
+		}
+		for (uint64_t s = lo; s <= hi; s++) {
+			if ((*seen)[s]) {
+				pl_error_at_line(err, path, line, "input %" PRIu64 " declared again,"
+						 " expected each id once", s);
+				return -1;
+			}
+			(*seen)[s] = true;
+			e->inputs[s] = *in;
+		}
+	}
+	return 0;
+}
+
+/* "expect SEQS INPUT EDGES [animation]" */
+static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, bool **seen,
 		       const char *path, struct pl_error *err)
 {
 	struct pl_expect_input in = { .line = line };
-	char *save = NULL;
 
 	if (l->n < 4 || l->n > 5 || (l->n == 5 && strcmp(l->f[4], "animation"))) {
 		pl_error_at_line(err, path, line, "expected `expect SEQS tap|key EDGES [animation]`");
@@ -86,30 +122,20 @@ static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, boo
 				 " or none", l->f[3]);
 		return -1;
 	}
-	for (char *r = strtok_r(l->f[1], ",", &save); r; r = strtok_r(NULL, ",", &save)) {
-		char *dash = strchr(r, '-');
-		uint64_t lo, hi;
+	return declare(e, l->f[1], &in, seen, path, line, err);
+}
 
-		if (dash)
-			*dash = '\0';
-		if (number(r, UINT64_MAX, &lo) < 0 || number(dash ? dash + 1 : r, UINT64_MAX, &hi) < 0 ||
-		    hi < lo || hi >= e->transactions) {
-			pl_error_at_line(err, path, line, "input ids \"%s%s%s\", expected ids or ranges"
-					 " below the %" PRIu64 " transactions", r, dash ? "-" : "",
-					 dash ? dash + 1 : "", e->transactions);
-			return -1;
-		}
-		for (uint64_t s = lo; s <= hi; s++) {
-			if (seen[s]) {
-				pl_error_at_line(err, path, line, "input %" PRIu64 " declared again,"
-						 " expected each id once", s);
-				return -1;
-			}
-			seen[s] = true;
-			e->inputs[s] = in;
-		}
+/* "no-transaction SEQS": inputs that change nothing on screen. */
+static int no_transaction_line(struct pl_expect *e, struct fields *l, uint64_t line, bool **seen,
+			       const char *path, struct pl_error *err)
+{
+	const struct pl_expect_input in = { .line = line, .no_transaction = true };
+
+	if (l->n != 2) {
+		pl_error_at_line(err, path, line, "expected `no-transaction SEQS`");
+		return -1;
 	}
-	return 0;
+	return declare(e, l->f[1], &in, seen, path, line, err);
 }
 
 int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error *err)
@@ -146,14 +172,16 @@ int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error
 						 MAX_INPUTS);
 				goto out;
 			}
-			out->inputs = pl_xcalloc(out->transactions + 1, sizeof(*out->inputs));
-			seen = pl_xcalloc(out->transactions + 1, sizeof(*seen));
 			state = 2;
-		} else if (l.n < 1 || strcmp(l.f[0], "expect")) {
-			pl_error_at_line(err, path, line, "unknown record \"%s\", expected expect",
-					 l.n ? l.f[0] : "");
-			goto out;
-		} else if (expect_line(out, &l, line, seen, path, err) < 0) {
+		} else if (l.n >= 1 && !strcmp(l.f[0], "expect")) {
+			if (expect_line(out, &l, line, &seen, path, err) < 0)
+				goto out;
+		} else if (l.n >= 1 && !strcmp(l.f[0], "no-transaction")) {
+			if (no_transaction_line(out, &l, line, &seen, path, err) < 0)
+				goto out;
+		} else {
+			pl_error_at_line(err, path, line, "unknown record \"%s\", expected expect or"
+					 " no-transaction", l.n ? l.f[0] : "");
 			goto out;
 		}
 	}
@@ -161,12 +189,21 @@ int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error
 		pl_error_file(err, path, "ends before its `transactions N` line");
 		goto out;
 	}
-	for (uint64_t s = 0; s < out->transactions; s++)
+	uint64_t declared = 0;
+
+	for (uint64_t s = 0; s < out->ninputs; s++) {
 		if (!seen[s]) {
-			pl_error_file(err, path, "input %" PRIu64 " has no expect line, expected every id"
-				      " from 0 to %" PRIu64, s, out->transactions - 1);
+			pl_error_file(err, path, "input %" PRIu64 " has no expect or no-transaction line,"
+				      " expected every id from 0 to %" PRIu64, s, out->ninputs - 1);
 			goto out;
 		}
+		declared += !out->inputs[s].no_transaction;
+	}
+	if (declared != out->transactions) {
+		pl_error_file(err, path, "expect lines declare %" PRIu64 " inputs, expected one per"
+			      " transaction (`transactions %" PRIu64 "`)", declared, out->transactions);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(buf);
@@ -197,13 +234,18 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 {
 	memset(out, 0, sizeof(*out));
 	out->count_ok = tx->count == e->transactions;
-	for (uint64_t s = 0; s < e->transactions; s++) {
+	for (uint64_t s = 0; s < e->ninputs; s++) {
 		const struct pl_expect_input *want = &e->inputs[s];
 		/* Rows come first one per ground-truth input, in seq order (validate.h). */
 		uint64_t k = s < val->inputs ? val->rows[s].tx : PL_NONE;
 		uint32_t have = 0;
 
 		out->checked++;
+		if (want->no_transaction) {
+			if (k != PL_NONE)
+				fail(out, s, "%s", "a transaction, expected none");
+			continue;
+		}
 		if (k == PL_NONE) {
 			fail(out, s, "%s", "no transaction");
 			continue;

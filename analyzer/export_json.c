@@ -129,11 +129,12 @@ static void add_intervals(struct sink *out, const struct pl_analysis *a)
 
 static void add_instants(struct sink *out, const struct pl_analysis *a)
 {
-	char name[48];
+	char name[64];
 	uint64_t id;
 
 	for (uint64_t e = 0; e < a->trace->nevents; e++) {
 		const struct pl_event *ev = &a->trace->events[e];
+		const char *cat = "display";
 
 		if (pl_event_is_input(ev, &id))
 			snprintf(name, sizeof(name), "input %" PRIu64, id);
@@ -141,9 +142,22 @@ static void add_instants(struct sink *out, const struct pl_analysis *a)
 			snprintf(name, sizeof(name), "frame %" PRIu64, ev->a0);
 		else if (pl_event_is_invalidate(ev))
 			snprintf(name, sizeof(name), "invalidate");
+		else if (ev->type == PL_EV_INPUT_READ)
+			snprintf(name, sizeof(name), "read input %" PRIu64, ev->a0);
+		else if (ev->type == PL_EV_INPUT_DISPATCH)
+			snprintf(name, sizeof(name), "dispatch input %" PRIu64, ev->a0);
+		else if (ev->type == PL_EV_FRAME_LATCH)
+			snprintf(name, sizeof(name), "latch frame %" PRIu64 " of %" PRIu32 " for display %"
+				 PRIu32, ev->a0, ev->a1, ev->a2);
+		else if (ev->type == PL_EV_DISPLAY_SUBMIT)
+			snprintf(name, sizeof(name), "submit display %" PRIu64, ev->a0);
+		else if (ev->type == PL_EV_DISPLAY_FLUSHED)
+			snprintf(name, sizeof(name), "flushed display %" PRIu64, ev->a0);
 		else
 			continue;
-		json_t *i = event("i", name, "ui", thread_of_event(a, e), ev->ts_ns);
+		if (ev->type < PL_EV_INPUT_READ)
+			cat = "ui";
+		json_t *i = event("i", name, cat, thread_of_event(a, e), ev->ts_ns);
 
 		json_object_set_new(i, "s", json_string("t"));
 		emit(out, i);
@@ -224,14 +238,21 @@ static void add_transactions(struct sink *out, const struct pl_analysis *a)
 
 		snprintf(name, sizeof(name), "transaction %" PRIu64 " (input %" PRIu64 ")", k,
 			 t->input_id);
-		b = event("b", name, "transaction", th, t->input_ns);
-		e = event("e", name, "transaction", th, t->end_ns);
+		/* Input to pixels: both ends of the pipeline, not only the critical path's. */
+		b = event("b", name, "transaction", th, t->pixels.delivered_ns);
+		e = event("e", name, "transaction", th, t->pixels.shown_ns);
 		json_object_set_new(b, "id", json_integer((json_int_t)k));
 		json_object_set_new(e, "id", json_integer((json_int_t)k));
 		char shape[256];
 
-		json_object_set_new(b, "args", json_pack("{s:I, s:I, s:I, s:s}",
-			"latency_ns", (json_int_t)t->latency_ns, "updates", (json_int_t)t->nupdates,
+		json_object_set_new(b, "args", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s}",
+			"latency_ns", (json_int_t)t->pixels.latency_ns,
+			"critical_path_ns", (json_int_t)t->latency_ns,
+			"input_dispatch_ns", (json_int_t)t->pixels.input_dispatch_ns,
+			"vsync_queue_ns", (json_int_t)t->pixels.vsync_queue_ns,
+			"composition_ns", (json_int_t)t->pixels.composition_ns,
+			"flush_ns", (json_int_t)t->pixels.flush_ns,
+			"updates", (json_int_t)t->nupdates,
 			"intervals", (json_int_t)t->nintervals, "critical_path",
 			pl_critical_path_shape(a->cp, k, shape, sizeof(shape))));
 		emit(out, b);

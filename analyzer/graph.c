@@ -68,6 +68,25 @@ static void index_edges(struct builder *b, uint64_t nevents)
 	free(fill);
 }
 
+/*
+ * A wait inside a message, task, binder call or input handling that a
+ * notify ended: the notifier's work is what the waiter waited for (a
+ * condition variable's signal, a lock's release). The edge joins, but hands
+ * nothing over (pl_edge_hands_over).
+ */
+static int waits_inside_work(const struct pl_interval *iv)
+{
+	return iv->kind == PL_IV_MESSAGE || iv->kind == PL_IV_TASK || iv->kind == PL_IV_BINDER ||
+	       iv->kind == PL_IV_INPUT;
+}
+
+int pl_edge_hands_over(const struct pl_intervals *iv, const struct pl_edge *edge)
+{
+	const struct pl_interval *to = &iv->intervals[iv->event_interval[edge->to_event]];
+
+	return edge->kind != PL_EDGE_NOTIFY || iv->event_slot[edge->to_event] == to->first_slot;
+}
+
 void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    struct pl_graph *out)
 {
@@ -103,7 +122,8 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    pl_idmap_take(&notifies, ev->tid, 0, &from)) {
 			const struct pl_interval *to = &iv->intervals[iv->event_interval[e]];
 
-			if (to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot)
+			if ((to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot) ||
+			    waits_inside_work(to))
 				add_edge(&b, PL_EDGE_NOTIFY, from, e);
 			else
 				out->notifies_without_interval++;
@@ -154,7 +174,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		case PL_EV_UI_INVALIDATE:
 		case PL_EV_UI_UPDATE:
 		case PL_EV_FB_DAMAGE:
-		case PL_EV_DISPLAY_FLUSH: {
+		case PL_EV_GPU_FLUSH: {
 			/*
 			 * An app's frame is drawn by its own thread's next update; a
 			 * kernel-only program's damage by the next kernel-only flush,

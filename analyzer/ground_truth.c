@@ -2,11 +2,13 @@
 /* Ground-truth reader: strict line format of include/FORMAT.md, errors as file:line. */
 #include "panlab/ground_truth.h"
 #include "panlab/read_file.h"
+#include "panlab/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FIELDS 6
+/* A frame line: frame, seq, time, "answers" and up to 64 input ids (a marker holds 8). */
+#define MAX_FIELDS 68
 #define HEADER "panlab-ground-truth"
 #define VERSION 1
 
@@ -155,8 +157,8 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 
 	if (l->nfields < 4)
 		return expect_fields(l, 6, usage_tap, err);
-	if (number(l, 1, "input seq", UINT64_MAX, &seq, err) < 0 ||
-	    number(l, 2, "input time", UINT64_MAX, &in.t_ns, err) < 0 ||
+	if (number(l, 1, "input seq", PL_COUNT_MAX, &seq, err) < 0 ||
+	    number(l, 2, "input time", PL_COUNT_MAX, &in.t_ns, err) < 0 ||
 	    check_seq(l, seq, gt->ninputs, "input", err) < 0)
 		return -1;
 	if (is(l, 3, "tap")) {
@@ -186,17 +188,57 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 	return push((void **)&gt->inputs, &gt->ninputs, sizeof(in), &in, l, err);
 }
 
+/* The marker words after a frame's time: none, no-marker, unreadable, answers [ID...]. */
+static int parse_marker(const struct line *l, struct pl_ground_truth *gt,
+			enum pl_gt_marker *marker, struct pl_error *err)
+{
+	static const char usage[] =
+		"frame <seq> <t_ns> [no-marker | unreadable | repeat | answers <input>...]";
+	char q[64];
+
+	*marker = PL_GT_MARKER_UNREAD;
+	if (l->nfields == 3)
+		return 0;
+	if (is(l, 3, "no-marker") || is(l, 3, "unreadable") || is(l, 3, "repeat")) {
+		*marker = is(l, 3, "unreadable") ? PL_GT_MARKER_UNREADABLE :
+			  is(l, 3, "repeat") ? PL_GT_MARKER_REPEAT : PL_GT_MARKER_ABSENT;
+		return expect_fields(l, 4, usage, err);
+	}
+	if (!is(l, 3, "answers")) {
+		pl_error_at_line(err, l->name, l->no,
+				 "frame marker \"%s\", expected no-marker, unreadable, repeat or answers",
+				 quote_field(q, sizeof(q), l, 3));
+		return -1;
+	}
+	*marker = PL_GT_MARKER_ANSWERS;
+	for (size_t i = 4; i < l->nfields; i++) {
+		uint64_t id;
+
+		if (number(l, i, "answered input", UINT32_MAX, &id, err) < 0 ||
+		    push((void **)&gt->answers, &gt->nanswers, sizeof(id), &id, l, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int parse_frame(const struct line *l, struct pl_ground_truth *gt, struct pl_error *err)
 {
-	uint64_t seq, t;
+	uint64_t seq, t, first = gt->nanswers, n = gt->nframes;
 	uint64_t prev = gt->nframes ? gt->frames_ns[gt->nframes - 1] : 0;
+	enum pl_gt_marker marker;
 
-	if (expect_fields(l, 3, "frame <seq> <t_ns>", err) < 0 ||
-	    number(l, 1, "frame seq", UINT64_MAX, &seq, err) < 0 ||
-	    number(l, 2, "frame time", UINT64_MAX, &t, err) < 0 ||
+	if (l->nfields < 3)
+		return expect_fields(l, 3, "frame <seq> <t_ns>", err);
+	if (number(l, 1, "frame seq", PL_COUNT_MAX, &seq, err) < 0 ||
+	    number(l, 2, "frame time", PL_COUNT_MAX, &t, err) < 0 ||
 	    check_seq(l, seq, gt->nframes, "frame", err) < 0 ||
-	    check_order(l, t, gt->nframes, prev, "frame", err) < 0)
+	    check_order(l, t, gt->nframes, prev, "frame", err) < 0 ||
+	    parse_marker(l, gt, &marker, err) < 0 ||
+	    push((void **)&gt->frame_marker, &n, sizeof(marker), &marker, l, err) < 0 ||
+	    (n = gt->nframes,
+	     push((void **)&gt->answer_first, &n, sizeof(first), &first, l, err) < 0))
 		return -1;
+	gt->unreadable_frames += marker == PL_GT_MARKER_UNREADABLE;
 	return push((void **)&gt->frames_ns, &gt->nframes, sizeof(t), &t, l, err);
 }
 
@@ -211,11 +253,11 @@ static int parse_record(const struct line *l, struct pl_ground_truth *gt, struct
 	if (is(l, 0, "ready"))
 		return expect_fields(l, 2, "ready <t_ns>", err) < 0 ||
 		       once(l, &gt->has_ready, "ready", err) < 0 ||
-		       number(l, 1, "ready time", UINT64_MAX, &gt->ready_ns, err) < 0 ? -1 : 0;
+		       number(l, 1, "ready time", PL_COUNT_MAX, &gt->ready_ns, err) < 0 ? -1 : 0;
 	if (is(l, 0, "end"))
 		return expect_fields(l, 2, "end <t_ns>", err) < 0 ||
 		       once(l, &gt->has_end, "end", err) < 0 ||
-		       number(l, 1, "end time", UINT64_MAX, &gt->end_ns, err) < 0 ? -1 : 0;
+		       number(l, 1, "end time", PL_COUNT_MAX, &gt->end_ns, err) < 0 ? -1 : 0;
 	pl_error_at_line(err, l->name, l->no,
 			 "unknown record \"%s\", expected ready, input, frame or end",
 			 quote_field(q, sizeof(q), l, 0));
@@ -240,6 +282,61 @@ static int parse_header(const struct line *l, struct pl_error *err)
 				 (unsigned long long)version, VERSION);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A complete file: every writer ends its inputs with "end" (a file cut short
+ * loses it), and the inputs lie between "ready" and "end".
+ */
+static int check_whole(const char *name, uint64_t lines, const struct pl_ground_truth *gt,
+		       struct pl_error *err)
+{
+	const struct pl_gt_input *first = gt->ninputs ? &gt->inputs[0] : NULL;
+	const struct pl_gt_input *last = gt->ninputs ? &gt->inputs[gt->ninputs - 1] : NULL;
+
+	if (!gt->has_end) {
+		pl_error_at_line(err, name, lines + 1,
+				 "end of file without an \"end\" record, expected the writer's end marker (a truncated file?)");
+		return -1;
+	}
+	if (first && gt->has_ready && first->t_ns < gt->ready_ns) {
+		pl_error_file(err, name, "input 0 at %llu ns is before ready at %llu ns, expected inputs after ready",
+			      (unsigned long long)first->t_ns, (unsigned long long)gt->ready_ns);
+		return -1;
+	}
+	if (last && last->t_ns > gt->end_ns) {
+		pl_error_file(err, name, "input %llu at %llu ns is after end at %llu ns, expected inputs before end",
+			      (unsigned long long)(gt->ninputs - 1), (unsigned long long)last->t_ns,
+			      (unsigned long long)gt->end_ns);
+		return -1;
+	}
+	return 0;
+}
+
+/* Ends frame f's answers where frame f + 1's begin, and finds the last frame naming each input. */
+static int index_answers(struct pl_ground_truth *gt, const char *name, uint64_t line_no,
+			 struct pl_error *err)
+{
+	uint64_t *first = realloc(gt->answer_first, (size_t)(gt->nframes + 1) * sizeof(*first));
+	uint64_t *last = malloc((size_t)(gt->ninputs + 1) * sizeof(*last));
+
+	if (first)
+		gt->answer_first = first;
+	if (!first || !last) {
+		free(last);
+		pl_error_at_line(err, name, line_no, "out of memory");
+		pl_ground_truth_free(gt);
+		return -1;
+	}
+	first[gt->nframes] = gt->nanswers;
+	for (uint64_t i = 0; i < gt->ninputs; i++)
+		last[i] = UINT64_MAX;
+	for (uint64_t f = 0; f < gt->nframes; f++)
+		for (uint64_t a = first[f]; gt->frame_marker[f] == PL_GT_MARKER_ANSWERS && a < first[f + 1]; a++)
+			if (gt->answers[a] < gt->ninputs)
+				last[gt->answers[a]] = f;
+	gt->marker_frame = last;
 	return 0;
 }
 
@@ -272,7 +369,11 @@ int pl_ground_truth_parse(const char *name, const char *buf, size_t len,
 				 HEADER, VERSION);
 		return -1;
 	}
-	return 0;
+	if (check_whole(name, l.no, out, err) < 0) {
+		pl_ground_truth_free(out);
+		return -1;
+	}
+	return index_answers(out, name, l.no, err);
 }
 
 int pl_ground_truth_read_file(const char *path, struct pl_ground_truth *out,
@@ -294,12 +395,32 @@ void pl_ground_truth_free(struct pl_ground_truth *gt)
 {
 	free(gt->inputs);
 	free(gt->frames_ns);
+	free(gt->frame_marker);
+	free(gt->answer_first);
+	free(gt->answers);
+	free(gt->marker_frame);
 	memset(gt, 0, sizeof(*gt));
 }
 
-bool pl_ground_truth_output(const struct pl_ground_truth *gt, uint64_t i,
-			    uint64_t *t_out_ns)
+const char *pl_gt_rule_name(enum pl_gt_rule rule)
 {
+	return rule == PL_GT_RULE_MARKER ? "marker" : rule == PL_GT_RULE_WINDOW ? "window" : "none";
+}
+
+/* A ground truth built by hand (tests) may leave the marker arrays NULL: nothing was read. */
+static bool unmarked(const struct pl_ground_truth *gt, uint64_t f)
+{
+	return !gt->frame_marker || gt->frame_marker[f] == PL_GT_MARKER_UNREAD ||
+	       gt->frame_marker[f] == PL_GT_MARKER_ABSENT;
+}
+
+enum pl_gt_rule pl_ground_truth_output(const struct pl_ground_truth *gt, uint64_t i,
+				       uint64_t *t_out_ns)
+{
+	if (gt->marker_frame && gt->marker_frame[i] != UINT64_MAX) {
+		*t_out_ns = gt->frames_ns[gt->marker_frame[i]];
+		return PL_GT_RULE_MARKER;
+	}
 	uint64_t from = gt->inputs[i].t_ns;
 	bool bounded = i + 1 < gt->ninputs || gt->has_end;
 	uint64_t until = i + 1 < gt->ninputs ? gt->inputs[i + 1].t_ns : gt->end_ns;
@@ -314,8 +435,10 @@ bool pl_ground_truth_output(const struct pl_ground_truth *gt, uint64_t i,
 		else
 			hi = mid;
 	}
+	while (hi > 0 && gt->frames_ns[hi - 1] >= from && !unmarked(gt, hi - 1))
+		hi--;
 	if (hi == 0 || gt->frames_ns[hi - 1] < from)
-		return false;
+		return PL_GT_RULE_NONE;
 	*t_out_ns = gt->frames_ns[hi - 1];
-	return true;
+	return PL_GT_RULE_WINDOW;
 }

@@ -164,7 +164,7 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 		break;
 	case PL_EV_UI_INPUT:
 	case PL_EV_UI_KEY:
-	case PL_EV_INPUT_READ:	/* an input if kernel_only.c marked it */
+	case PL_EV_KEY_READ:	/* an input if kernel_only.c marked it */
 		if (pl_event_is_input(ev, NULL) &&
 		    (cur == PL_NONE || !is_explicit(&o->intervals[cur])))
 			open_new(b, th, PL_IV_INPUT, ev);

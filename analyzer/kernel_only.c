@@ -5,12 +5,12 @@
  * transactions come from kernel events alone (FORMAT.md, "Kernel-only
  * inference"):
  *
- *  - the start: INPUT_EVENT is the i-th press the input core received
- *    (ground truth numbers presses alike); the first INPUT_READ after it,
+ *  - the start: KEY_REPORT is the i-th press the input core received
+ *    (ground truth numbers presses alike); the first KEY_READ after it,
  *    before the next press, by a thread of a process without userspace
  *    events (for an evdev read, of the same key code) delivered it: it
  *    becomes input i;
- *  - the end: a DISPLAY_FLUSH by a thread of such a process (the fbdev
+ *  - the end: a GPU_FLUSH by a thread of such a process (the fbdev
  *    emulation's kworker, or the program's own DRM call) is a display
  *    update, and every FB_DAMAGE (a write to a clean framebuffer page) of
  *    such a process since the previous one is drawn by it;
@@ -56,22 +56,22 @@ void pl_trace_infer_kernel_only(struct pl_trace *trace)
 			!pl_idmap_get(&user_processes, process_of(&tgids, ev->tid), 0, &unused);
 
 		switch (ev->type) {
-		case PL_EV_INPUT_EVENT:
+		case PL_EV_KEY_REPORT:
 			presses++;
 			pending = 1;
 			pending_code = ev->a0;
 			break;
-		case PL_EV_INPUT_READ:
+		case PL_EV_KEY_READ:
 			ev->a2 = 0;
 			if (!pending || !kernel_only ||
-			    (ev->a1 == PL_INPUT_READ_EVDEV && ev->a0 != pending_code))
+			    (ev->a1 == PL_KEY_READ_EVDEV && ev->a0 != pending_code))
 				break;
 			ev->a2 = (uint32_t)presses;	/* input id presses - 1, plus one */
 			pending = 0;
 			trace->kernel_only_inputs++;
 			break;
 		case PL_EV_FB_DAMAGE:
-		case PL_EV_DISPLAY_FLUSH:
+		case PL_EV_GPU_FLUSH:
 			ev->a2 = kernel_only;
 			break;
 		default:

@@ -15,17 +15,20 @@
 
 #include "panlab/expect.h"
 #include "panlab/export_json.h"
+#include "panlab/export_sqlite.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
 #include "panlab/overhead.h"
 #include "panlab/plot.h"
 #include "panlab/report.h"
+#include "panlab/energy.h"
 #include "panlab/stream.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--no-trace-json] [--no-plots]" \
+	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
+	      " [--no-plots] | panlab-analyze schema" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"
 
@@ -33,6 +36,7 @@ struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
 	const char *expect;	/* the workload's declared structure (workloads/apps/NAME.expect) */
+	const char *sqlite;	/* also write the model into this SQLite database */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
 };
@@ -84,6 +88,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		{ "no-trace-json", no_argument, NULL, 'n' },
 		{ "no-plots", no_argument, NULL, 'p' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "sqlite", required_argument, NULL, 's' },
 		{ "on", required_argument, NULL, '1' },
 		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
@@ -103,6 +108,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		case 'n': o->no_trace_json = 1; break;
 		case 'p': o->no_plots = 1; break;
 		case 'e': o->expect = optarg; break;
+		case 's': o->sqlite = optarg; break;
 		case '1': o->on = optarg; break;
 		case '0': o->off = optarg; break;
 		case 'h':
@@ -114,6 +120,8 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument: ", argv[optind]);
+	if (cmd != ANALYZE && o->sqlite)
+		return usage_error("--sqlite belongs to the analysis of one run", NULL);
 	if (cmd == STREAM) {
 		if (!o->trace || !o->out)
 			return usage_error("stream needs --trace and --out", NULL);
@@ -308,10 +316,17 @@ int main(int argc, char **argv)
 	enum command cmd = argc < 2 ? ANALYZE : !strcmp(argv[1], "overhead") ? OVERHEAD
 		: !strcmp(argv[1], "stream") ? STREAM : ANALYZE;
 	int shift = cmd != ANALYZE;
+
+	/* The results databases' schema, for the experiment runner and for users. */
+	if (argc == 2 && !strcmp(argv[1], "schema")) {
+		fputs(pl_sqlite_schema, stdout);
+		return 0;
+	}
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
 	struct pl_model m;
+	struct pl_energy energy;
 	struct pl_validation val;
 	struct pl_expect expect;
 	struct pl_expect_result checked;
@@ -342,6 +357,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pl_model_build(&trace, &m);
+	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
 	if (o.expect)
 		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
@@ -350,7 +366,7 @@ int main(int argc, char **argv)
 		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
 		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx, .cp = &m.cp,
 		.bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
-		.expect = o.expect ? &checked : NULL,
+		.energy = &energy, .expect = o.expect ? &checked : NULL,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -366,14 +382,17 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/trace.json", o.out);
 		rc = pl_export_write_trace_json(&a, path, &err);
 	}
+	if (rc == 0 && o.sqlite)
+		rc = pl_export_write_sqlite(&a, o.sqlite, &err);
 	if (rc == 0 && !o.no_plots)
 		rc = plots_done(pl_plot_run(&a, o.out, &err));
 	if (rc == 0) {
 		pl_report_text(stdout, &a);
 		/* Host time goes to the console only, never into summary.json. */
-		printf("  analysed in %.1f ms of host time; wrote summary.json, transactions.csv%s%s in %s\n",
+		printf("  analysed in %.1f ms of host time; wrote summary.json, transactions.csv%s%s in %s%s%s\n",
 		       now_ms() - start_ms, o.no_trace_json ? "" : ", trace.json",
-		       o.no_plots ? "" : " and plots (svg)", o.out);
+		       o.no_plots ? "" : " and plots (svg)", o.out,
+		       o.sqlite ? "; the model in " : "", o.sqlite ? o.sqlite : "");
 	} else {
 		fprintf(stderr, "%s\n", err.msg);
 	}
@@ -382,6 +401,7 @@ int main(int argc, char **argv)
 		pl_expect_free(&expect);
 	}
 	pl_validation_free(&val);
+	pl_energy_free(&energy);
 	pl_model_free(&m);
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);

@@ -7,6 +7,7 @@ void pl_model_build(const struct pl_trace *trace, struct pl_model *m)
 	pl_intervals_build(trace, &m->iv);
 	pl_graph_build(trace, &m->iv, &m->graph);
 	pl_transactions_extract(trace, &m->iv, &m->graph, &m->tx);
+	pl_display_attach(trace, &m->tx);
 	pl_critical_paths_build(trace, &m->iv, &m->graph, &m->tx, &m->cp);
 	pl_breakdowns_build(trace, &m->iv, &m->cp, &m->bd);
 	pl_queueing_build(trace, &m->iv, &m->graph, &m->qs);

@@ -96,7 +96,7 @@ static int plot_cdf(const struct pl_analysis *a, const char *dir, struct pl_erro
 	uint64_t *truth = pl_xcalloc(a->val->nrows + 1, sizeof(*truth)), nt = 0;
 
 	for (uint64_t k = 0; k < a->tx->count; k++)
-		det[k] = a->tx->items[k].latency_ns;
+		det[k] = a->tx->items[k].pixels.latency_ns;
 	for (uint64_t i = 0; i < a->val->nrows; i++)
 		if (a->val->rows[i].has_truth)
 			truth[nt++] = a->val->rows[i].truth_latency_ns;
@@ -143,15 +143,14 @@ static int plot_breakdown(const struct pl_analysis *a, const char *dir, struct p
 	fprintf(gp, "$rows << EOD\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
-		int both = r->tx != PL_NONE && r->has_truth;
 
 		if (r->tx == PL_NONE)
 			continue;
-		fprintf(gp, "%" PRIu64 " %.6f", r->tx, both ? (double)r->input_dispatch_ns / 1e6 : 0.0);
+		fprintf(gp, "%" PRIu64 " %.6f", r->tx, (double)r->input_dispatch_ns / 1e6);
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			if (used[c])
 				fprintf(gp, " %.6f", ms(a->bd->ns[r->tx][c]));
-		fprintf(gp, " %.6f\n", both ? (double)r->display_pipeline_ns / 1e6 : 0.0);
+		fprintf(gp, " %.6f\n", (double)r->display_pipeline_ns / 1e6);
 	}
 	fprintf(gp, "EOD\n"
 		    "set title 'Critical-path breakdown per transaction: %s on %s (%s)'\n"
@@ -176,7 +175,8 @@ static uint64_t pick_transaction(const struct pl_transactions *tx)
 	for (int pass = 0; pass < 2 && best == PL_NONE; pass++)
 		for (uint64_t k = 0; k < tx->count; k++)
 			if ((pass || !tx->items[k].animation) &&
-			    (best == PL_NONE || tx->items[k].latency_ns > tx->items[best].latency_ns))
+			    (best == PL_NONE ||
+			     tx->items[k].pixels.latency_ns > tx->items[best].pixels.latency_ns))
 				best = k;
 	return best;
 }
@@ -188,6 +188,8 @@ static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl
 	if (k == PL_NONE)
 		return 0;
 	const struct pl_transaction *t = &a->tx->items[k];
+	/* Time runs from the kernel's delivery of the input to the flush that showed the answer. */
+	uint64_t t0 = t->pixels.delivered_ns;
 	const struct pl_intervals *iv = a->iv;
 	const struct pl_event *ev = a->trace->events;
 	/* Lanes: the transaction's threads in order of first appearance. */
@@ -218,16 +220,21 @@ static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl
 
 		if (to < from)
 			to = from;
-		fprintf(gp, "%.6f %u %.6f\n", ms(from + to - 2 * t->input_ns) / 2, lane[in->thread],
+		fprintf(gp, "%.6f %u %.6f\n", ms(from + to - 2 * t0) / 2, lane[in->thread],
 			ms(to - from) / 2);
 	}
+	/* Two lanes above the threads: the input's way in and the frame's way out. */
+	fprintf(gp, "EOD\n$pipeline << EOD\n%.6f %u %.6f\n%.6f %u %.6f\n",
+		ms(t->input_ns - t0) / 2, nlanes + 1, ms(t->input_ns - t0) / 2,
+		ms(t->end_ns + t->pixels.shown_ns - 2 * t0) / 2, nlanes + 2,
+		ms(t->pixels.shown_ns - t->end_ns) / 2);
 	fprintf(gp, "EOD\n$path << EOD\n");
 	for (uint64_t s = a->cp->first_step[k]; s < a->cp->first_step[k + 1]; s++) {
 		const struct pl_step *st = &a->cp->steps[s];
 		uint32_t l0 = lane[iv->intervals[iv->event_interval[st->from_event]].thread];
 		uint32_t l1 = lane[iv->intervals[iv->event_interval[st->to_event]].thread];
 
-		fprintf(gp, "%.6f %u %.6f %d %s\n", ms(ev[st->from_event].ts_ns - t->input_ns), l0,
+		fprintf(gp, "%.6f %u %.6f %d %s\n", ms(ev[st->from_event].ts_ns - t0), l0,
 			ms(ev[st->to_event].ts_ns - ev[st->from_event].ts_ns), (int)l1 - (int)l0,
 			pl_edge_kind_name(st->kind));
 	}
@@ -249,17 +256,20 @@ static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl
 				iv->threads[th].tid, lane[th]);
 			first = 0;
 		}
+	fprintf(gp, ", \"input dispatch\" %u, \"display pipeline\" %u", nlanes + 1, nlanes + 2);
 	fprintf(gp, ")\nset yrange [0.4:%u.6]\nset xrange [0:%.6f]\n"
-		    "set title 'Transaction %" PRIu64 " (input %" PRIu64 "), %.3f ms: intervals per thread,"
-		    " critical path in red'\n"
-		    "set xlabel 'ms since UI_INPUT'\nset grid xtics\nset key below\n"
+		    "set title 'Transaction %" PRIu64 " (input %" PRIu64 "), %.3f ms input to pixels:"
+		    " intervals per thread, critical path in red'\n"
+		    "set xlabel 'ms since the kernel delivered the input'\nset grid xtics\nset key below\n"
 		    "plot $intervals using 1:2:3:(0.3) with boxxyerror fs solid 0.3 lc rgb '#4a78b5'"
 		    " title 'execution interval', "
+		    "$pipeline using 1:2:3:(0.3) with boxxyerror fs solid 0.5 lc rgb '#3a9a4a'"
+		    " title 'input dispatch and display pipeline (inputd, compositor)', "
 		    "$path using 1:2:3:4 with vectors head filled lw 3 lc rgb '#d0312d'"
 		    " title 'critical path (temporal and causal steps)', "
 		    "$path using ($1+$3/2):($2+$4/2+0.35):(strcol(5) eq 'temporal' ? '' : strcol(5))"
 		    " with labels font ',9' notitle\n",
-		nlanes, ms(t->latency_ns), k, t->input_id, ms(t->latency_ns));
+		nlanes + 2, ms(t->pixels.latency_ns), k, t->input_id, ms(t->pixels.latency_ns));
 	free(lane);
 	free(seen);
 	return close_plot(gp, path, err);

@@ -45,23 +45,23 @@ static void text_row(FILE *out, const struct pl_analysis *a, const struct pl_row
 
 	if (t) {
 		snprintf(id, sizeof(id), "%" PRIu64, r->tx);
-		ms(det, sizeof(det), (int64_t)t->latency_ns);
-	}
-	if (r->has_truth)
-		ms(truth, sizeof(truth), (int64_t)r->truth_latency_ns);
-	if (t && r->has_truth) {
-		ms(diff, sizeof(diff), r->difference_ns);
+		ms(det, sizeof(det), (int64_t)t->pixels.latency_ns);
 		ms(disp, sizeof(disp), r->input_dispatch_ns);
 		ms(pipe, sizeof(pipe), r->display_pipeline_ns);
 	}
+	if (r->has_truth)
+		ms(truth, sizeof(truth), (int64_t)r->truth_latency_ns);
+	if (t && r->has_truth)
+		ms(diff, sizeof(diff), r->difference_ns);
 	char input[24] = "-";
 
 	if (r->input != PL_NONE)
 		snprintf(input, sizeof(input), "%" PRIu64, r->input);
 	else
 		snprintf(input, sizeof(input), "(id %" PRIu64 ")", t->input_id);
-	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", id, input,
-		ms(in, sizeof(in), (int64_t)(in_ns - base)), det, truth, diff, disp, pipe);
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s %7s\n", id, input,
+		ms(in, sizeof(in), (int64_t)(in_ns - base)), det, truth, diff, disp, pipe,
+		r->has_truth ? pl_gt_rule_name(r->rule) : "-");
 }
 
 static void text_stat(FILE *out, const char *label, const struct pl_stat *s)
@@ -102,7 +102,7 @@ static const char *inference(const struct pl_analysis *a)
 	for (uint64_t k = 0; k < a->tx->count; k++) {
 		const struct pl_event *ev = &a->trace->events[a->tx->items[k].input_event];
 
-		if (pl_event_is_input(ev, &id) && ev->type == PL_EV_INPUT_READ)
+		if (pl_event_is_input(ev, &id) && ev->type == PL_EV_KEY_READ)
 			kernel++;
 		else
 			user++;
@@ -118,13 +118,15 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		a->workload, a->run_id);
 	fprintf(out, "t_in_ms is the input time in ms since %s; diff = detected - truth\n",
 		a->gt->has_ready ? "ground-truth `ready`" : "clock zero (no `ready` line)");
-	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s\n", "tx", "input", "t_in_ms",
-		"detected_ms", "truth_ms", "diff_ms", "dispatch_ms", "display_ms");
+	fprintf(out, "%6s %10s %12s %12s %12s %11s %12s %12s %7s\n", "tx", "input", "t_in_ms",
+		"detected_ms", "truth_ms", "diff_ms", "dispatch_ms", "display_ms", "match");
 	for (uint64_t i = 0; i < v->nrows; i++)
 		text_row(out, a, &v->rows[i]);
 	fprintf(out, "summary:\n");
 	fprintf(out, "  inputs %" PRIu64 ", transactions %" PRIu64 ", matched %" PRIu64,
 		v->inputs, v->transactions, v->matched);
+	if (v->true_negatives)
+		fprintf(out, ", %" PRIu64 " rightly without (no frame)", v->true_negatives);
 	if (v->has_precision)
 		fprintf(out, ", precision %.3f", v->precision);
 	if (v->has_recall)
@@ -136,9 +138,17 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	text_stat(out, "difference det-truth", &v->difference_ns);
 	text_stat(out, "input dispatch", &v->input_dispatch_ns);
 	text_stat(out, "display pipeline", &v->display_pipeline_ns);
+	text_stat(out, "  vsync queue", &v->vsync_queue_ns);
+	text_stat(out, "  composition", &v->composition_ns);
+	text_stat(out, "  flush", &v->flush_ns);
+	fprintf(out, "  ground truth matched by marker %" PRIu64 ", by time window %" PRIu64
+		"; frames with an unreadable marker %" PRIu64 "\n",
+		v->rule_counts[PL_GT_RULE_MARKER], v->rule_counts[PL_GT_RULE_WINDOW],
+		v->unreadable_frames);
 	fprintf(out,
-		"  detected latency runs UI_INPUT..UI_UPDATE; ground truth adds input dispatch before\n"
-		"  UI_INPUT and the compositor/display pipeline after UI_UPDATE\n");
+		"  detected latency runs from the kernel's delivery of the input (inputd) to the flush\n"
+		"  that first showed its last update (compositor): input dispatch + critical path +\n"
+		"  display pipeline\n");
 	fprintf(out, "  critical-path time over all transactions (ms):");
 	for (int c = 0; c < PL_CATEGORIES; c++) {
 		char total[32];
@@ -215,6 +225,14 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	if (a->trace->skew_repaired)
 		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
 			" another cpu and were moved after it\n", a->trace->skew_repaired);
+	uint64_t pairs = 0, out_of_order = 0;
+
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		pairs += a->trace->causal.pairs[k];
+		out_of_order += a->trace->causal.out_of_order[k];
+	}
+	fprintf(out, "  causal pairs: %" PRIu64 ", %" PRIu64 " with the consumer logged before its"
+		" producer\n", pairs, out_of_order);
 }
 
 void pl_report_overhead_text(FILE *out, const struct pl_overhead *o, const char *on_name,
@@ -289,9 +307,20 @@ static json_t *model_json(const struct pl_analysis *a)
 {
 	json_t *edges = json_object();
 
+	json_t *pairs = json_object(), *out_of_order = json_object(), *repaired = json_object();
+	uint64_t total_out_of_order = 0;
+
 	for (int k = PL_EDGE_MESSAGE; k < PL_EDGE_KINDS; k++)
 		json_object_set_new(edges, pl_edge_kind_name(k), count(a->graph->by_kind[k]));
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		json_object_set_new(pairs, pl_causal_kind_name(k), count(a->trace->causal.pairs[k]));
+		json_object_set_new(out_of_order, pl_causal_kind_name(k),
+				    count(a->trace->causal.out_of_order[k]));
+		json_object_set_new(repaired, pl_causal_kind_name(k),
+				    count(a->trace->skew_repaired_by_kind[k]));
+		total_out_of_order += a->trace->causal.out_of_order[k];
+	}
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "threads", count(a->iv->nthreads),
 			 "intervals", count(a->iv->nintervals),
 			 "edges", edges,
@@ -301,7 +330,11 @@ static json_t *model_json(const struct pl_analysis *a)
 			 "unmatched_consumes", count(a->graph->unmatched_consumes),
 			 "unmatched_binder_consumes", count(a->graph->unmatched_binder_consumes),
 			 "notifies_without_interval", count(a->graph->notifies_without_interval),
-			 "skew_repaired", count(a->trace->skew_repaired));
+			 "skew_repaired", count(a->trace->skew_repaired),
+			 "skew_repaired_by_kind", repaired,
+			 "causal_pairs", pairs,
+			 "causal_pairs_out_of_order", count(total_out_of_order),
+			 "causal_pairs_out_of_order_by_kind", out_of_order);
 }
 
 /*
@@ -372,15 +405,70 @@ json_t *pl_report_validation_json(const struct pl_validation *v)
 	json_object_set_new(o, "inputs", count(v->inputs));
 	json_object_set_new(o, "transactions", count(v->transactions));
 	json_object_set_new(o, "matched", count(v->matched));
+	json_object_set_new(o, "true_positives", count(v->true_positives));
+	json_object_set_new(o, "false_negatives", count(v->false_negatives));
+	json_object_set_new(o, "true_negatives", count(v->true_negatives));
 	json_object_set_new(o, "precision", v->has_precision ? json_real(v->precision) : json_null());
 	json_object_set_new(o, "recall", v->has_recall ? json_real(v->recall) : json_null());
 	json_object_set_new(o, "latency_error_ns", stat_json(&v->error_ns, 0));
 	json_object_set_new(o, "latency_difference_ns", stat_json(&v->difference_ns, 1));
 	json_object_set_new(o, "input_dispatch_ns", stat_json(&v->input_dispatch_ns, 1));
 	json_object_set_new(o, "display_pipeline_ns", stat_json(&v->display_pipeline_ns, 1));
+	json_object_set_new(o, "vsync_queue_ns", stat_json(&v->vsync_queue_ns, 1));
+	json_object_set_new(o, "composition_ns", stat_json(&v->composition_ns, 1));
+	json_object_set_new(o, "flush_ns", stat_json(&v->flush_ns, 1));
+	json_object_set_new(o, "match_rule_counts", json_pack("{s:o, s:o}",
+		"marker", count(v->rule_counts[PL_GT_RULE_MARKER]),
+		"window", count(v->rule_counts[PL_GT_RULE_WINDOW])));
+	json_object_set_new(o, "unreadable_frames", count(v->unreadable_frames));
 	json_object_set_new(o, "detected_latency_ns", percentiles_json(&v->detected_latency_ns));
 	json_object_set_new(o, "truth_latency_ns", percentiles_json(&v->truth_latency_ns));
 	json_object_set_new(o, "inputs_without_frame", count(v->inputs_without_frame));
+	return o;
+}
+
+static json_t *mj(uint64_t pj)
+{
+	return json_real((double)pj / 1e9);
+}
+
+/* Energy of the run and per transaction (mJ), and each core's frequency residency. */
+static json_t *energy_json(const struct pl_analysis *a)
+{
+	const struct pl_energy *e = a->energy;
+	json_t *o = json_object(), *cores = json_object(), *tx = json_array();
+	uint64_t window = e->end_ns - e->start_ns;
+
+	json_object_set_new(o, "model", json_string(e->model->name));
+	json_object_set_new(o, "window_ns", count(window));
+	json_object_set_new(o, "energy_mj", mj(e->energy_pj));
+	json_object_set_new(o, "cpu_energy_mj", mj(e->cpu_energy_pj));
+	json_object_set_new(o, "mean_power_mw",
+			    window ? json_real((double)e->energy_pj / (double)window) : json_null());
+	for (uint64_t k = 0; k < e->count; k++)
+		json_array_append_new(tx, mj(e->tx_energy_pj[k]));
+	json_object_set_new(o, "transaction_energy_mj", tx);
+	for (uint32_t c = 0; c < e->ncpus; c++) {
+		const struct pl_core_energy *core = &e->cores[c];
+		json_t *res = json_object(), *co = json_object();
+		char name[16];
+
+		for (uint32_t i = 0; i < core->nfreqs; i++) {
+			char khz[16];
+
+			snprintf(khz, sizeof(khz), "%" PRIu32, core->by_freq[i].khz);
+			json_object_set_new(res, khz, json_pack("{s:o, s:o}",
+				"busy_ns", count(core->by_freq[i].busy_ns),
+				"idle_ns", count(core->by_freq[i].idle_ns)));
+		}
+		json_object_set_new(co, "residency_by_khz", res);
+		json_object_set_new(co, "offline_ns", count(core->offline_ns));
+		json_object_set_new(co, "assumed_frequency_ns", count(core->assumed_freq_ns));
+		json_object_set_new(co, "energy_mj", mj(core->energy_pj));
+		snprintf(name, sizeof(name), "cpu%" PRIu32, c);
+		json_object_set_new(cores, name, co);
+	}
+	json_object_set_new(o, "cores", cores);
 	return o;
 }
 
@@ -412,18 +500,24 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		json_object_set_new(bd, pl_category_name(c), count(a->bd->total_ns[c]));
 	/*
-	 * The ground-truth segments around the detected latency, over matched
-	 * rows: with them, a row's parts sum to its ground-truth latency.
+	 * The trace's segments around the critical paths, over all transactions:
+	 * with them, the parts sum to the detected latency (input to pixels).
 	 */
-	int64_t dispatch_ns = 0, display_ns = 0;
+	uint64_t dispatch_ns = 0, vsync_ns = 0, compose_ns = 0, flush_ns = 0;
 
-	for (uint64_t i = 0; i < v->nrows; i++)
-		if (v->rows[i].tx != PL_NONE && v->rows[i].has_truth) {
-			dispatch_ns += v->rows[i].input_dispatch_ns;
-			display_ns += v->rows[i].display_pipeline_ns;
-		}
-	json_object_set_new(bd, "input_dispatch", json_integer(dispatch_ns));
-	json_object_set_new(bd, "display_pipeline", json_integer(display_ns));
+	for (uint64_t k = 0; k < a->tx->count; k++) {
+		const struct pl_pixels *p = &a->tx->items[k].pixels;
+
+		dispatch_ns += p->input_dispatch_ns;
+		vsync_ns += p->vsync_queue_ns;
+		compose_ns += p->composition_ns;
+		flush_ns += p->flush_ns;
+	}
+	json_object_set_new(bd, "input_dispatch", count(dispatch_ns));
+	json_object_set_new(bd, "vsync_queue", count(vsync_ns));
+	json_object_set_new(bd, "composition", count(compose_ns));
+	json_object_set_new(bd, "flush", count(flush_ns));
+	json_object_set_new(bd, "display_pipeline", count(vsync_ns + compose_ns + flush_ns));
 	json_object_set_new(o, "breakdown_ns", bd);
 	json_t *pre = json_array();
 
@@ -479,6 +573,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	if (a->te)
 		json_object_set_new(o, "top_critical_path_edges", top_edges_json(a));
 	json_object_set_new(o, "model", model_json(a));
+	if (a->energy)
+		json_object_set_new(o, "energy", energy_json(a));
 	return o;
 }
 
@@ -530,11 +626,12 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 	}
 	fprintf(f, "transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		   "truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
-		   "input_dispatch_ns,display_pipeline_ns,updates,first_update_ns,chained_frames,"
+		   "match_rule,delivered_ns,shown_ns,input_dispatch_ns,display_pipeline_ns,"
+		   "vsync_queue_ns,composition_ns,flush_ns,updates,first_update_ns,chained_frames,"
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,critical_path\n");
+	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -545,13 +642,19 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, 1, r->input != PL_NONE ? r->input : t->input_id);	/* as in text_row */
 		csv_u64(f, t != NULL, t ? t->input_ns : 0);
 		csv_u64(f, t != NULL, t ? t->end_ns : 0);
-		csv_u64(f, t != NULL, t ? t->latency_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.latency_ns : 0);
 		csv_u64(f, r->input != PL_NONE, r->truth_in_ns);
 		csv_u64(f, r->has_truth, r->truth_out_ns);
 		csv_u64(f, r->has_truth, r->truth_latency_ns);
 		csv_i64(f, both, r->difference_ns);
-		csv_i64(f, both, r->input_dispatch_ns);
-		csv_i64(f, both, r->display_pipeline_ns);
+		fprintf(f, ",%s", r->has_truth ? pl_gt_rule_name(r->rule) : "");
+		csv_u64(f, t != NULL, t ? t->pixels.delivered_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.shown_ns : 0);
+		csv_i64(f, t != NULL, r->input_dispatch_ns);
+		csv_i64(f, t != NULL, r->display_pipeline_ns);
+		csv_u64(f, t != NULL, t ? t->pixels.vsync_queue_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.composition_ns : 0);
+		csv_u64(f, t != NULL, t ? t->pixels.flush_ns : 0);
 		csv_u64(f, t != NULL, t ? t->nupdates : 0);
 		csv_u64(f, t != NULL, t ? t->first_update_ns : 0);
 		csv_u64(f, t != NULL, t ? t->chained_frames : 0);
@@ -568,6 +671,9 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 				a->bd->tx_freq_khz[i], a->bd->tx_running_ns[i]);
 		csv_u64(f, t && a->bd->top_preempter_tid[r->tx], t ? a->bd->top_preempter_tid[r->tx] : 0);
 		csv_u64(f, t != NULL, t ? a->ag->outlier[r->tx] : 0);
+		fputc(',', f);
+		if (t && a->energy)
+			fprintf(f, "%.6f", (double)a->energy->tx_energy_pj[r->tx] / 1e9);
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Clock skew between cpus. On the phone each core keeps its own virtual
- * clock and the cores meet at every quantum (emu/README.md), so one core can
- * act on another's work while its clock still reads a few microseconds
- * earlier: a binder service thread woken by a client on the other cpu logs
- * BINDER_CONSUME before the client's BINDER_PRODUCE_TWOWAY, and the causal
- * edge between them, which must point forward in time, is lost.
+ * Clock skew between cpus, a safety net for traces whose clocks disagree
+ * (real devices, other backends; the phone with --quantum-policy fixed,
+ * where the cores meet only every quantum and one core can act on
+ * another's work while its clock still reads a few microseconds earlier: a
+ * binder service thread logged BINDER_CONSUME before the client's
+ * BINDER_PRODUCE_TWOWAY, a forked worker its first task before the FORK).
+ * A causal edge, which must point forward in time, is then lost. Every kind
+ * of edge is checked (the rule table below, enum pl_causal_kind); the
+ * phone's default policy delivers cross-core effects at the sender's time,
+ * so there it finds none.
  *
  * A consumer never precedes its producer, so each consumer logged up to
  * PL_SKEW_MAX_NS before its producer shows that its source's clock was
@@ -27,30 +31,157 @@
 
 #define MAX_ROUNDS 16
 
-/* The producer (1) or consumer (-1) side of a join by id, or 0; *k1, *k2 the id. */
-static int join_side(const struct pl_event *ev, uint64_t *k1, uint64_t *k2)
+/*
+ * The causal edges a trace shows, as joins of a producer and a consumer
+ * event on a key (k1, k2); k1 carries the kind so the kinds share one map.
+ * Each rule says which side an event is on (1 producer, -1 consumer, 0
+ * neither) and may forget stale candidates of the other side (a thread that
+ * sleeps again was not woken by an older wake), so that a consumer is
+ * joined only to the producer that caused it.
+ */
+struct pairing {
+	struct pl_idmap produced, waiting;	/* key -> event */
+	struct pl_idmap seen_tids;		/* fork: threads already seen */
+	struct pl_idmap slept;			/* wakeup: tid -> 1 after a switch-out asleep */
+};
+
+static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
 {
+	return (uint64_t)kind << 40 | id;
+}
+
+static void forget(struct pairing *p, uint64_t k1, uint64_t k2)
+{
+	uint64_t unused;
+
+	pl_idmap_take(&p->produced, k1, k2, &unused);
+	pl_idmap_take(&p->waiting, k1, k2, &unused);
+}
+
+/* ENQUEUE_MSG -> DEQUEUE_MSG, SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, on (queue, item). */
+static int queued_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
+{
+	(void)p;
+	*k2 = ev->a0;
 	switch (ev->type) {
 	case PL_EV_ENQUEUE_MSG:
 	case PL_EV_DEQUEUE_MSG:
-		*k1 = (uint64_t)PL_EV_ENQUEUE_MSG << 32 | ev->a1;
-		*k2 = ev->a0;
+		*k1 = key1(PL_CAUSAL_MESSAGE, ev->a1);
 		return ev->type == PL_EV_ENQUEUE_MSG ? 1 : -1;
 	case PL_EV_SUBMIT_ASYNC_TASK:
 	case PL_EV_CONSUME_ASYNC_TASK:
-		*k1 = (uint64_t)PL_EV_SUBMIT_ASYNC_TASK << 32 | ev->a1;
-		*k2 = ev->a0;
+		*k1 = key1(PL_CAUSAL_TASK, ev->a1);
 		return ev->type == PL_EV_SUBMIT_ASYNC_TASK ? 1 : -1;
-	case PL_EV_BINDER_PRODUCE_ONEWAY:
-	case PL_EV_BINDER_PRODUCE_TWOWAY:
-	case PL_EV_BINDER_REPLY:
-	case PL_EV_BINDER_CONSUME:
-		*k1 = (uint64_t)PL_EV_BINDER_CONSUME << 32;
-		*k2 = ev->a0;
-		return ev->type == PL_EV_BINDER_CONSUME ? -1 : 1;
 	default:
 		return 0;
 	}
+}
+
+/* BINDER_PRODUCE_* and BINDER_REPLY -> BINDER_CONSUME, on the transaction id. */
+static int binder_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
+{
+	(void)p;
+	*k1 = key1(PL_CAUSAL_BINDER, 0);
+	*k2 = ev->a0;
+	switch (ev->type) {
+	case PL_EV_BINDER_PRODUCE_ONEWAY:
+	case PL_EV_BINDER_PRODUCE_TWOWAY:
+	case PL_EV_BINDER_REPLY:
+		return 1;
+	case PL_EV_BINDER_CONSUME:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+/* FORK -> the child's first event, or the switch that first runs it. */
+static int fork_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
+{
+	uint64_t unused;
+	uint32_t tid = ev->type == PL_EV_CONTEXT_SWITCH ? (uint32_t)ev->a0 : ev->tid;
+
+	*k1 = key1(PL_CAUSAL_FORK, 0);
+	if (ev->type == PL_EV_FORK) {
+		*k2 = ev->a0;
+		return 1;
+	}
+	if (!tid || pl_idmap_get(&p->seen_tids, tid, 0, &unused))
+		return 0;
+	pl_idmap_put(&p->seen_tids, tid, 0, 1);
+	*k2 = tid;
+	return -1;
+}
+
+/* <lock>_NOTIFY -> the woken thread's <lock>_WAKE of that lock. */
+static int notify_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
+{
+	switch (ev->type) {
+	case PL_EV_FUTEX_NOTIFY:
+	case PL_EV_MUTEX_NOTIFY:
+	case PL_EV_SEM_NOTIFY:
+	case PL_EV_WAITQUEUE_NOTIFY:
+		*k1 = key1(PL_CAUSAL_NOTIFY, (uint64_t)ev->type << 32 | ev->a1);
+		*k2 = ev->a0;
+		return 1;
+	case PL_EV_FUTEX_WAKE:
+	case PL_EV_MUTEX_WAKE:
+	case PL_EV_SEM_WAKE:
+	case PL_EV_WAITQUEUE_WAKE:
+		/* <lock>_NOTIFY is <lock>_WAKE + 1 (trace_format.h). */
+		*k1 = key1(PL_CAUSAL_NOTIFY, (uint64_t)(ev->type + 1) << 32 | ev->tid);
+		*k2 = ev->a0;
+		return -1;
+	case PL_EV_FUTEX_WAIT:
+	case PL_EV_MUTEX_WAIT:
+	case PL_EV_SEM_WAIT:
+	case PL_EV_WAITQUEUE_WAIT:
+		/* A new wait: notifies and wakes of the last one are spent. */
+		forget(p, key1(PL_CAUSAL_NOTIFY, (uint64_t)(ev->type + 2) << 32 | ev->tid), ev->a0);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * WAKEUP -> the CONTEXT_SWITCH that runs the wakee, when it had gone to
+ * sleep (a preempted thread runs again without a wakeup).
+ */
+static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
+{
+	uint64_t unused;
+
+	*k1 = key1(PL_CAUSAL_WAKEUP, 0);
+	if (ev->type == PL_EV_WAKEUP) {
+		*k2 = ev->a0;
+		return ev->a0 ? 1 : 0;
+	}
+	if (ev->type != PL_EV_CONTEXT_SWITCH)
+		return 0;
+	if (ev->tid && ev->a1 != PL_STATE_RUNNABLE) {
+		/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
+		pl_idmap_put(&p->slept, ev->tid, 0, 1);
+		forget(p, *k1, ev->tid);
+	}
+	*k2 = ev->a0;
+	return ev->a0 && pl_idmap_take(&p->slept, ev->a0, 0, &unused) ? -1 : 0;
+}
+
+typedef int side_fn(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2);
+
+/* The rules, each of its own kinds (queued_side serves message and task). */
+static side_fn *const rules[] = { queued_side, binder_side, fork_side, notify_side, wakeup_side };
+
+const char *pl_causal_kind_name(enum pl_causal_kind kind)
+{
+	static const char *const names[PL_CAUSAL_KINDS] = {
+		[PL_CAUSAL_MESSAGE] = "message", [PL_CAUSAL_TASK] = "task",
+		[PL_CAUSAL_BINDER] = "binder", [PL_CAUSAL_FORK] = "fork",
+		[PL_CAUSAL_NOTIFY] = "notify", [PL_CAUSAL_WAKEUP] = "wakeup",
+	};
+
+	return kind < PL_CAUSAL_KINDS ? names[kind] : "?";
 }
 
 /* The buffer an event came from: a kernel cpu's, or a user thread's. */
@@ -68,6 +199,7 @@ static uint64_t thread_key(const struct pl_event *ev)
 struct floor {
 	uint64_t event;		/* from this event on, its source's clock */
 	uint64_t ns;		/* reads at least this */
+	enum pl_causal_kind kind;	/* of the edge that showed it */
 };
 
 static int by_event(const void *a, const void *b)
@@ -91,34 +223,55 @@ static int by_place(const void *a, const void *b)
 	return x->event < y->event ? -1 : x->event > y->event;
 }
 
-/* One round: the floors that consumers ahead of their producers set; returns how many. */
-static uint64_t find_floors(const struct pl_trace *t, struct floor **out)
+/*
+ * One pass over the timeline: every causal pair by kind, with the number
+ * whose consumer is timestamped before its producer (pairs), and the floors
+ * that those up to PL_SKEW_MAX_NS apart set; returns how many floors.
+ */
+static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
+			    struct pl_causal_pairs *pairs)
 {
-	struct pl_idmap produced = { 0 }, waiting = { 0 };
+	struct pairing p = { 0 };
 	uint64_t n = 0, cap = 0, k1, k2, other;
 
 	*out = NULL;
+	memset(pairs, 0, sizeof(*pairs));
 	for (uint64_t e = 0; e < t->nevents; e++) {
 		const struct pl_event *ev = &t->events[e];
-		int side = join_side(ev, &k1, &k2);
 
-		if (side < 0 && !pl_idmap_take(&produced, k1, k2, &other))
-			pl_idmap_put(&waiting, k1, k2, e);
-		if (side <= 0)
-			continue;
-		if (!pl_idmap_take(&waiting, k1, k2, &other) ||
-		    ev->ts_ns - t->events[other].ts_ns > PL_SKEW_MAX_NS) {
-			pl_idmap_put(&produced, k1, k2, e);
-			continue;
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			int side = rules[r](ev, &p, &k1, &k2);
+
+			if (!side)
+				continue;
+			enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
+
+			if (side < 0) {
+				if (pl_idmap_take(&p.produced, k1, k2, &other))
+					pairs->pairs[kind]++;
+				else
+					pl_idmap_put(&p.waiting, k1, k2, e);
+				continue;
+			}
+			if (!pl_idmap_take(&p.waiting, k1, k2, &other)) {
+				pl_idmap_put(&p.produced, k1, k2, e);
+				continue;
+			}
+			pairs->pairs[kind]++;
+			pairs->out_of_order[kind]++;
+			if (ev->ts_ns - t->events[other].ts_ns > PL_SKEW_MAX_NS)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				*out = pl_xrealloc(*out, cap, sizeof(**out));
+			}
+			(*out)[n++] = (struct floor){ other, ev->ts_ns + 1, kind };
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*out = pl_xrealloc(*out, cap, sizeof(**out));
-		}
-		(*out)[n++] = (struct floor){ other, ev->ts_ns + 1 };
 	}
-	pl_idmap_free(&produced);
-	pl_idmap_free(&waiting);
+	pl_idmap_free(&p.produced);
+	pl_idmap_free(&p.waiting);
+	pl_idmap_free(&p.seen_tids);
+	pl_idmap_free(&p.slept);
 	return n;
 }
 
@@ -169,8 +322,14 @@ uint64_t pl_trace_repair_skew(struct pl_trace *t)
 
 	for (int round = 0; round < MAX_ROUNDS; round++) {
 		struct floor *floors;
-		uint64_t n = find_floors(t, &floors);
+		struct pl_causal_pairs pairs;
+		uint64_t n = find_floors(t, &floors, &pairs);
 
+		/* The first pass sees the trace as it was logged. */
+		if (round == 0)
+			t->causal = pairs;
+		for (uint64_t i = 0; i < n; i++)
+			t->skew_repaired_by_kind[floors[i].kind]++;
 		if (n)
 			apply_floors(t, floors, n);
 		free(floors);

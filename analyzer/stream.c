@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "panlab/display.h"
 #include "panlab/error.h"
 
 struct window {
@@ -35,12 +36,14 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 
 	/* A copy: the skew repair re-merges it, and the window keeps the stream's order. */
 	t.events = pl_xcalloc(w->n ? w->n : 1, sizeof(*t.events));
-	memcpy(t.events, w->ev, w->n * sizeof(*t.events));
+	if (w->n)	/* an empty window (a trace with no records) has no buffer yet */
+		memcpy(t.events, w->ev, w->n * sizeof(*t.events));
 	t.nevents = w->n;
 	pl_trace_repair_skew(&t);
 	pl_intervals_build(&t, &iv);
 	pl_graph_build(&t, &iv, &g);
 	pl_transactions_extract(&t, &iv, &g, &tx);
+	pl_display_attach(&t, &tx);
 	pl_critical_paths_build(&t, &iv, &g, &tx, &cp);
 	pl_breakdowns_build(&t, &iv, &cp, &bd);
 	for (uint64_t k = 0; k < tx.count; k++) {
@@ -59,7 +62,7 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 			out->tx.items[out->transactions].first_member = 0;	/* members are not kept */
 			out->tx.count++;
 		}
-		out->latency_ns[out->transactions++] = x->latency_ns;
+		out->latency_ns[out->transactions++] = x->pixels.latency_ns;
 		out->animations += (uint64_t)x->animation;
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			out->breakdown_ns[c] += bd.ns[k][c];

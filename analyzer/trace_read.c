@@ -137,9 +137,10 @@ static int read_sources(const char *name, const uint8_t *p, struct pl_trace *out
 			return -1;
 		}
 		end += s->records * PL_RECORD_BYTES;
-		if (out->events_lost + s->lost < out->events_lost) {
+		/* Counts stay within JSON's signed 64-bit integers (summary.json). */
+		if (s->lost > PL_COUNT_MAX - out->events_lost) {
 			pl_error_at_offset(err, name, off + 16,
-					   "source %u lost count %llu overflows the total, expected a plausible count",
+					   "source %u lost count %llu takes the total past 2^63-1, expected a plausible count",
 					   i, (unsigned long long)s->lost);
 			return -1;
 		}
@@ -184,6 +185,12 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off,
 	ev->a1 = pl_get32(r + 24);
 	ev->a2 = pl_get32(r + 28);
 
+	if (ev->ts_ns > PL_COUNT_MAX) {
+		pl_error_at_offset(err, name, off,
+				   "timestamp %llu ns is past 2^63-1, expected CLOCK_MONOTONIC ns",
+				   (unsigned long long)ev->ts_ns);
+		return -1;
+	}
 	if (!pl_event_type_name(ev->type)) {
 		pl_error_at_offset(err, name, off,
 				   "unknown event type %u, expected a type listed in trace_format.h",

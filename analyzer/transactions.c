@@ -162,7 +162,8 @@ static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in)
 		}
 		visit(w, stamp, pl_intervals_next_event(w->iv, e));
 		for (uint64_t k = w->g->out_first[e]; k < w->g->out_first[e + 1]; k++)
-			visit(w, stamp, w->g->edges[k].to_event);
+			if (pl_edge_hands_over(w->iv, &w->g->edges[k]))
+				visit(w, stamp, w->g->edges[k].to_event);
 	}
 	if (t->last_update_event == PL_NONE)
 		return 0;

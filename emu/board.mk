@@ -3,15 +3,15 @@
 # board's CUnit tests (sanitized) as part of `make test`.
 
 REPLAY_LIB := ../build/replay/host/libpanlab_replay.a
-BOARD_SRCS := machine.c time.c fdt.c loader.c replay.c run.c console_watch.c ports.c \
+BOARD_SRCS := machine.c time.c dvfs.c fdt.c loader.c replay.c run.c console_watch.c ports.c \
               handshake.c host/guest_clock.c \
               host/sdl_display.c host/screenshot.c host/gdbstub.c host/slirp_net.c \
               host/content_request.c host/content_http.c host/content_udp.c \
               host/net_wire.c host/net_capture.c \
               host/snapshot.c \
-              dev/gic.c dev/timer.c dev/pl011.c dev/psci.c \
+              dev/gic.c dev/timer.c dev/pl011.c dev/psci.c dev/scmi.c \
               dev/virtio.c dev/virtio_console.c dev/virtio_gpu.c \
-              dev/virtio_input.c dev/virtio_blk.c dev/virtio_net.c
+              dev/virtio_input.c dev/virtio_net.c dev/sdcard.c dev/pl181.c
 BOARD_HDRS := $(wildcard *.h dev/*.h host/*.h) $(HDRS)
 BOARD_LIBS := $(REPLAY_LIB) -lfdt -lz -lpng -lpcap $(shell pkg-config --libs slirp) \
               $(shell sdl2-config --libs)
@@ -51,7 +51,8 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # Guest-side test programs, packed as an extra initramfs to append to the
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
-# then boot with panlab.test=panlab-parallel, panlab-hotplug, or
+# then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
+# panlab-governor, panlab-sdcard, or
 # panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
@@ -59,13 +60,24 @@ $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -pthread -o $@ $<
 
+$(BUILD)/guest-tests/bin/panlab-governor: tests/guest/governor.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
+$(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
 
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
+                     $(BUILD)/guest-tests/bin/panlab-governor \
+                     $(BUILD)/guest-tests/bin/panlab-sdcard \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
-                     $(BUILD)/guest-tests/bin/panlab-hotplug
+                     $(BUILD)/guest-tests/bin/panlab-hotplug \
+                     $(BUILD)/guest-tests/bin/panlab-dvfs
 	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
 	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
 	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
@@ -76,6 +88,19 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
 bench: board-bench
 board-bench: $(PHONE) $(GUEST_TESTS_CPIO)
 	tests/board_bench.sh $(abspath ..)
+
+# The CPU engines side by side on a stress workload; completes emu-cpu.json
+# with the boot and memory figures of board-bench.
+.PHONY: engine-bench
+bench: engine-bench
+engine-bench: cpu-bench board-bench $(PHONE)
+	tests/engine_bench.sh $(abspath ..)
+
+# Jobs as work, DVFS and the tracer's overhead per workload: out/bench/dvfs.json.
+.PHONY: dvfs-bench
+bench: dvfs-bench
+dvfs-bench: $(PHONE)
+	tests/dvfs_bench.sh $(abspath ..)
 
 # Two boots of the default experiment give byte-identical outputs. Not in
 # `test`: each run boots Linux (minutes of host time).

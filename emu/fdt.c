@@ -6,7 +6,8 @@
 #include "fdtgen.h"
 #include "panlab/error.h"
 
-enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2 };
+enum { PHANDLE_GIC = 1, PHANDLE_CLK = 2, PHANDLE_SCMI_PERF = 3,
+       PHANDLE_SCMI_SHMEM = 4, PHANDLE_MCLK = 5, PHANDLE_3V3 = 6 };
 /* GIC binding, arm,gic.yaml: first cell 0 = SPI, 1 = PPI; flags 4 =
  * level high, with PPIs' cpu mask in bits 8..15. */
 enum { GIC_SPI = 0, GIC_PPI = 1, IRQ_LEVEL_HIGH = 4 };
@@ -29,6 +30,21 @@ static int begin_at(void *f, const char *name, uint32_t addr)
     char node[64];
     snprintf(node, sizeof(node), "%s@%x", name, addr);
     return fdt_begin_node(f, node);
+}
+
+/* A fixed-clock node (clock/fixed-clock.yaml) that others reach by phandle. */
+static int fixed_clock(void *f, const char *node, uint32_t hz, const char *output,
+                       uint32_t phandle)
+{
+    int rc;
+    if ((rc = fdt_begin_node(f, node)) < 0 ||
+        (rc = fdt_property_string(f, "compatible", "fixed-clock")) < 0 ||
+        (rc = fdt_property_u32(f, "#clock-cells", 0)) < 0 ||
+        (rc = fdt_property_u32(f, "clock-frequency", hz)) < 0 ||
+        (rc = fdt_property_string(f, "clock-output-names", output)) < 0 ||
+        (rc = fdt_property_u32(f, "phandle", phandle)) < 0)
+        return rc;
+    return fdt_end_node(f);
 }
 
 /* Each step returns a libfdt error code; E() stops at the first. */
@@ -73,9 +89,38 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
         E(fdt_property_string(f, "compatible", "arm,cortex-a15"));
         E(fdt_property_u32(f, "reg", (uint32_t)i));
         E(fdt_property_string(f, "enable-method", "psci"));
+        if (d->scmi_shmem) {
+            fdt32_t clk[2] = { cpu_to_fdt32(PHANDLE_SCMI_PERF), 0 };
+            E(fdt_property(f, "clocks", clk, sizeof(clk)));
+        }
         E(fdt_end_node(f));
     }
     E(fdt_end_node(f));
+
+    /* Linux populates /firmware's children: the SCMI agent, whose
+     * performance protocol node (reg 0x13) provides the cores' clocks. */
+    if (d->scmi_shmem) {
+        E(fdt_begin_node(f, "firmware"));
+        E(fdt_begin_node(f, "scmi"));
+        E(fdt_property_string(f, "compatible", "arm,scmi-smc"));
+        E(fdt_property_u32(f, "arm,smc-id", d->scmi_smc_id));
+        E(fdt_property_u32(f, "shmem", PHANDLE_SCMI_SHMEM));
+        E(fdt_property_u32(f, "#address-cells", 1));
+        E(fdt_property_u32(f, "#size-cells", 0));
+        E(begin_at(f, "protocol", 0x13));
+        E(fdt_property_u32(f, "reg", 0x13));
+        E(fdt_property_u32(f, "#clock-cells", 1));
+        E(fdt_property_u32(f, "phandle", PHANDLE_SCMI_PERF));
+        E(fdt_end_node(f));
+        E(fdt_end_node(f));
+        E(fdt_end_node(f));
+
+        E(begin_at(f, "scmi-shmem", d->scmi_shmem));
+        E(fdt_property_string(f, "compatible", "arm,scmi-shmem"));
+        E(reg64(f, "reg", d->scmi_shmem, d->scmi_shmem_bytes));
+        E(fdt_property_u32(f, "phandle", PHANDLE_SCMI_SHMEM));
+        E(fdt_end_node(f));
+    }
 
     /* arm,psci-1.0 implies the 0.2 function IDs; the legacy ones are for
      * older kernels (arm/psci.yaml). */
@@ -121,13 +166,7 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
     E(fdt_property(f, "always-on", NULL, 0));
     E(fdt_end_node(f));
 
-    E(fdt_begin_node(f, "apb-pclk"));
-    E(fdt_property_string(f, "compatible", "fixed-clock"));
-    E(fdt_property_u32(f, "#clock-cells", 0));
-    E(fdt_property_u32(f, "clock-frequency", 24000000));
-    E(fdt_property_string(f, "clock-output-names", "clk24mhz"));
-    E(fdt_property_u32(f, "phandle", PHANDLE_CLK));
-    E(fdt_end_node(f));
+    E(fixed_clock(f, "apb-pclk", 24000000, "clk24mhz", PHANDLE_CLK));
 
     E(begin_at(f, "pl011", d->uart));
     {
@@ -141,6 +180,41 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
         E(fdt_property(f, "clock-names", names, sizeof(names)));
     }
     E(fdt_end_node(f));
+
+    if (d->mmci) {
+        /* MCLK of the PL181: 50 MHz, so the 25 MHz card clock is MCLK/2
+         * and mmci's register-write delay is 120 ns rather than 30 us. */
+        E(fixed_clock(f, "mclk", 50000000, "mclk50mhz", PHANDLE_MCLK));
+        /* The card's supply: mmci takes its voltage range (OCR) from it. */
+        E(fdt_begin_node(f, "regulator-3v3"));
+        E(fdt_property_string(f, "compatible", "regulator-fixed"));
+        E(fdt_property_string(f, "regulator-name", "3V3"));
+        E(fdt_property_u32(f, "regulator-min-microvolt", 3300000));
+        E(fdt_property_u32(f, "regulator-max-microvolt", 3300000));
+        E(fdt_property(f, "regulator-always-on", NULL, 0));
+        E(fdt_property_u32(f, "phandle", PHANDLE_3V3));
+        E(fdt_end_node(f));
+        /* arm,pl18x.yaml */
+        E(begin_at(f, "mmci", d->mmci));
+        static const char compat[] = "arm,pl181\0arm,primecell";
+        static const char names[] = "mclk\0apb_pclk";
+        fdt32_t clk[2] = { cpu_to_fdt32(PHANDLE_MCLK), cpu_to_fdt32(PHANDLE_CLK) };
+        fdt32_t irq[6];
+        for (int i = 0; i < 2; i++) {
+            irq[3 * i] = cpu_to_fdt32(GIC_SPI);
+            irq[3 * i + 1] = cpu_to_fdt32(d->mmci_spi[i]);
+            irq[3 * i + 2] = cpu_to_fdt32(IRQ_LEVEL_HIGH);
+        }
+        E(fdt_property(f, "compatible", compat, sizeof(compat)));
+        E(reg64(f, "reg", d->mmci, 0x1000));
+        E(fdt_property(f, "interrupts", irq, sizeof(irq)));
+        E(fdt_property(f, "clocks", clk, sizeof(clk)));
+        E(fdt_property(f, "clock-names", names, sizeof(names)));
+        E(fdt_property_u32(f, "max-frequency", 25000000));
+        E(fdt_property_u32(f, "vmmc-supply", PHANDLE_3V3));
+        E(fdt_property(f, "non-removable", NULL, 0));
+        E(fdt_end_node(f));
+    }
 
     /* Slots from the top down, in the order QEMU lists them. */
     for (int i = d->nvirtio - 1; i >= 0; i--) {

@@ -16,11 +16,16 @@ typedef struct fdt_desc {
     int ncores;
     uint32_t gic_dist, gic_cpu;
     uint32_t uart, uart_spi;
+    uint32_t mmci, mmci_spi[2];  /* PL181 SD host (0 = none), cmd and PIO */
     int nvirtio;                 /* slots described, each 0x200 bytes */
     uint32_t virtio_base, virtio_spi_base;
     const char *psci_method;     /* "hvc" or "smc" */
     const char *bootargs;
     uint32_t initrd_start, initrd_end;  /* physical; end exclusive; 0 = none */
+    /* SCMI over SMC (arm,scmi.yaml): the channel's shared memory and the
+     * function ID; the cores' clocks are its performance domain 0. */
+    uint32_t scmi_shmem, scmi_shmem_bytes;  /* 0 = no SCMI */
+    uint32_t scmi_smc_id;
 } fdt_desc;
 
 /* Returns the size in bytes of the blob in buf, or -1 with err set. */

@@ -10,6 +10,7 @@
 #include <libfdt.h>
 #include "loader.h"
 #include "panlab/error.h"
+#include "dev/sdcard.h"
 
 #define ZIMAGE_MAGIC 0x016f2818u
 #define ZIMAGE_MAGIC_OFF 0x24
@@ -177,10 +178,12 @@ int loader_open_disk(const char *path, int *fd, uint64_t *bytes, struct pl_error
             close(f);
         return -1;
     }
-    if (!S_ISREG(st.st_mode) || st.st_size == 0 || st.st_size % 512) {
-        pl_error_set(err, "%s@%lld: a disk image must be a regular file "
-                 "of a non-zero multiple of 512 bytes", path,
-                 (long long)st.st_size);
+    if (!S_ISREG(st.st_mode) || st.st_size == 0 ||
+        st.st_size % SD_CAPACITY_UNIT_BYTES) {
+        pl_error_set(err, "%s@%lld: an SD card image must be a regular "
+                     "file of a non-zero multiple of %u bytes (512 KiB, the SDHC "
+                     "capacity unit)", path, (long long)st.st_size,
+                     SD_CAPACITY_UNIT_BYTES);
         close(f);
         return -1;
     }

@@ -22,8 +22,9 @@ int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
 int loader_read_dtb(const char *path, uint8_t **data, size_t *bytes,
                     struct pl_error *err);
 
-/* A disk image opened read-write: a regular file whose size is a
- * non-zero multiple of 512 bytes. On success *fd is the caller's. */
+/* An SD card image opened read-write: a regular file whose size is a
+ * non-zero multiple of 512 KiB (SDHC capacity unit). On success *fd is
+ * the caller's. */
 int loader_open_disk(const char *path, int *fd, uint64_t *bytes, struct pl_error *err);
 
 #endif

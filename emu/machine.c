@@ -8,7 +8,9 @@
 #include "dev/gic.h"
 #include "dev/timer.h"
 #include "dev/psci.h"
+#include "dev/scmi.h"
 #include "dev/virtio_console.h"
+#include "dev/pl181.h"
 #include "panlab/error.h"
 
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
@@ -34,11 +36,13 @@ struct machine {
     gic *gic;
     arch_timer *timer;
     psci *psci;
+    dvfs *dvfs;
+    scmi *scmi;
     pl011 *uart;
     virtio_console *vcon;
     virtio_gpu *gpu;
     virtio_input *input;
-    virtio_blk *disk;
+    pl181 *mmci;                /* the SD card's host controller */
     virtio_net *nic;
     virtio_dev *empty[MACH_VIRTIO_SLOTS];
     enum machine_state state;
@@ -59,9 +63,12 @@ void machine_config_default(machine_config *cfg)
 
 /* ---- wiring between the CPU hooks, the engine and the devices ---- */
 
-static int hook_psci(void *opaque, arm_cpu *cpu)
+/* SMC and HVC: SCMI's channel, else PSCI (and SMCCC's own calls). */
+static int hook_firmware(void *opaque, arm_cpu *cpu)
 {
     machine *m = opaque;
+    if (arm_get_reg(cpu, 0) == SCMI_SMC_ID)
+        return scmi_call(m->scmi, cpu);
     return psci_call(m->psci, cpu);
 }
 
@@ -82,6 +89,19 @@ static void core_irq(void *opaque, int n, int level)
 {
     machine *m = opaque;
     arm_set_irq(arm_sys_cpu(m->sys, n), level);
+}
+
+static void hook_send_event(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    vt_send_event(m->vt, arm_cpu_index(cpu));
+}
+
+static void hook_exclusive_store(void *opaque, arm_cpu *cpu)
+{
+    machine *m = opaque;
+    (void)cpu;
+    vt_sync_point(m->vt);
 }
 
 static int current_core(void *opaque)
@@ -136,15 +156,6 @@ static virtio_dev *make_input(machine *m, irq_line irq)
     return virtio_input_dev(m->input);
 }
 
-static virtio_dev *make_disk(machine *m, irq_line irq)
-{
-    if (m->cfg.disk_fd < 0)
-        return NULL;
-    m->disk = virtio_blk_new(m->phys, irq, m->vt, m->cfg.disk_fd,
-                             m->cfg.disk_bytes, &m->cfg.disk_timing);
-    return virtio_blk_dev(m->disk);
-}
-
 static virtio_dev *make_nic(machine *m, irq_line irq)
 {
     if (!m->cfg.net.send)
@@ -160,7 +171,7 @@ static const struct {
     virtio_dev *(*make)(machine *m, irq_line irq);
 } slots[] = {
     { 31, make_console }, { 30, make_gpu }, { 29, make_input },
-    { 28, make_disk }, { 27, make_nic },
+    { 27, make_nic },
 };
 
 machine *machine_new(const machine_config *cfg)
@@ -171,18 +182,21 @@ machine *machine_new(const machine_config *cfg)
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
 
     arm_hooks hooks = {
-        .opaque = m, .smc = hook_psci, .hvc = hook_psci,
+        .opaque = m, .smc = hook_firmware, .hvc = hook_firmware,
         .counter = hook_counter, .timer_changed = hook_timer_changed,
+        .send_event = hook_send_event, .exclusive_store = hook_exclusive_store,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
     for (int i = 0; i < cfg->ncores; i++)
         arm_set_cntfrq(arm_sys_cpu(m->sys, i), (uint32_t)cfg->counter_hz);
     m->vt = vt_new(m->sys, cfg->cpu_hz, cfg->counter_hz, cfg->quantum_ns);
+    vt_set_quantum_policy(m->vt, (enum vt_quantum_policy)cfg->quantum_policy);
 
     irq_line outs[GIC_MAX_CPUS];
     for (int i = 0; i < cfg->ncores; i++)
         outs[i] = (irq_line){ core_irq, m, i };
     m->gic = gic_new(cfg->ncores, outs, (cpu_id_fn){ current_core, m });
+    gic_set_clock(m->gic, m->vt);
     gic_register(m->gic, m->phys, MACH_GIC_DIST, MACH_GIC_CPU);
 
     for (int i = 0; i < cfg->ncores; i++) {
@@ -193,9 +207,20 @@ machine *machine_new(const machine_config *cfg)
                               (const irq_line (*)[2])m->phys_timer_lines);
 
     m->psci = psci_new(m->sys, (psci_host){ m, cpu_started, system_event });
+    m->dvfs = dvfs_new(m->vt, dvfs_omap4460_opps, dvfs_omap4460_nopps,
+                       DVFS_OMAP4460_LATENCY_NS);
+    m->scmi = scmi_new(m->phys, MACH_SCMI_SHMEM, m->dvfs);
 
     m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
     pl011_register(m->uart, m->phys, MACH_UART);
+
+    if (cfg->disk_fd >= 0) {
+        sd_card *card = sd_card_new(m->vt, cfg->disk_fd, cfg->disk_bytes,
+                                    &cfg->disk_timing);
+        m->mmci = pl181_new(m->vt, gic_spi_line(m->gic, MACH_MMCI_SPI),
+                            gic_spi_line(m->gic, MACH_MMCI_SPI + 1), card);
+        pl181_register(m->mmci, m->phys, MACH_MMCI);
+    }
 
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
         uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
@@ -220,9 +245,11 @@ void machine_free(machine *m)
     virtio_console_free(m->vcon);
     virtio_gpu_free(m->gpu);
     virtio_input_free(m->input);
-    virtio_blk_free(m->disk);
+    pl181_free(m->mmci);
     virtio_net_free(m->nic);
     pl011_free(m->uart);
+    scmi_free(m->scmi);
+    dvfs_free(m->dvfs);
     psci_free(m->psci);
     arch_timer_free(m->timer);
     gic_free(m->gic);
@@ -233,6 +260,7 @@ void machine_free(machine *m)
 }
 
 vt_engine *machine_engine(machine *m) { return m->vt; }
+dvfs *machine_dvfs(machine *m) { return m->dvfs; }
 phys_map *machine_phys(machine *m) { return m->phys; }
 arm_sys *machine_cpus(machine *m) { return m->sys; }
 enum machine_state machine_state(const machine *m) { return m->state; }
@@ -303,9 +331,12 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
             .ram_addr = MACH_RAM, .ram_bytes = ram, .ncores = m->cfg.ncores,
             .gic_dist = MACH_GIC_DIST, .gic_cpu = MACH_GIC_CPU,
             .uart = MACH_UART, .uart_spi = MACH_UART_SPI,
+            .mmci = m->mmci ? MACH_MMCI : 0, .mmci_spi = { MACH_MMCI_SPI, MACH_MMCI_SPI + 1 },
             .nvirtio = MACH_VIRTIO_SLOTS, .virtio_base = MACH_VIRTIO_BASE,
             .virtio_spi_base = MACH_VIRTIO_SPI, .psci_method = "hvc",
             .bootargs = bootargs,
+            .scmi_shmem = MACH_SCMI_SHMEM, .scmi_shmem_bytes = SCMI_SHMEM_BYTES,
+            .scmi_smc_id = SCMI_SMC_ID,
             .initrd_start = initrd_bytes ? initrd_start : 0,
             .initrd_end = initrd_bytes ? initrd_end : 0,
         };
@@ -399,7 +430,7 @@ void machine_save(const machine *m, snap_w *w)
     snap_w_begin(w, "MACH");
     snap_put_u32(w, (uint32_t)m->cfg.ncores);
     snap_put_u32(w, m->cfg.ram_bytes);
-    snap_put_u32(w, m->disk != NULL);
+    snap_put_u32(w, m->mmci != NULL);
     snap_put_u32(w, m->nic != NULL);
     snap_put_u32(w, (uint32_t)m->state);
     snap_w_end(w);
@@ -414,11 +445,13 @@ void machine_save(const machine *m, snap_w *w)
     gic_save(m->gic, w);
     arch_timer_save(m->timer, w);
     pl011_save(m->uart, w);
+    dvfs_save(m->dvfs, w);
+    scmi_save(m->scmi, w);
     virtio_console_save(m->vcon, w);
     virtio_gpu_save(m->gpu, w);
     virtio_input_save(m->input, w);
-    if (m->disk)
-        virtio_blk_save(m->disk, w);
+    if (m->mmci)
+        pl181_save(m->mmci, w);
     if (m->nic)
         virtio_net_save(m->nic, w);
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)
@@ -440,11 +473,12 @@ static int load_config(machine *m, snap_r *r)
         return snap_r_fail(r, "a machine with %u cores and %u bytes of RAM, "
                            "expected %d and %u", ncores, ram, m->cfg.ncores,
                            m->cfg.ram_bytes);
-    if (disk != (m->disk != NULL) || nic != (m->nic != NULL))
+    int has_disk = m->mmci != NULL;
+    if (disk != (uint32_t)has_disk || nic != (m->nic != NULL))
         return snap_r_fail(r, "saved %s an SD card and %s a NIC; this run "
                            "has %s and %s (give the same --disk and --net)",
                            disk ? "with" : "without", nic ? "with" : "without",
-                           m->disk ? "one" : "none", m->nic ? "one" : "none");
+                           has_disk ? "one" : "none", m->nic ? "one" : "none");
     m->state = (enum machine_state)snap_get_u32_max(r, MACHINE_RESET,
                                                     "machine state");
     return snap_r_failed(r) ? -1 : 0;
@@ -453,9 +487,10 @@ static int load_config(machine *m, snap_r *r)
 static int load_devices(machine *m, snap_r *r)
 {
     if (gic_load(m->gic, r) < 0 || arch_timer_load(m->timer, r) < 0 ||
-        pl011_load(m->uart, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
+        pl011_load(m->uart, r) < 0 || dvfs_load(m->dvfs, r) < 0 ||
+        scmi_load(m->scmi, r) < 0 || virtio_console_load(m->vcon, r) < 0 ||
         virtio_gpu_load(m->gpu, r) < 0 || virtio_input_load(m->input, r) < 0 ||
-        (m->disk && virtio_blk_load(m->disk, r) < 0) ||
+        (m->mmci && pl181_load(m->mmci, r) < 0) ||
         (m->nic && virtio_net_load(m->nic, r) < 0))
         return -1;
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++)

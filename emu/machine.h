@@ -12,10 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "time.h"
+#include "dvfs.h"
 #include "dev/pl011.h"
 #include "dev/virtio_gpu.h"
 #include "dev/virtio_input.h"
-#include "dev/virtio_blk.h"
+#include "dev/sdcard.h"
 #include "dev/virtio_net.h"
 #include "dev/virtio_console.h"
 #include "panlab/error.h"
@@ -25,9 +26,14 @@
 #define MACH_GIC_CPU      0x08010000u
 #define MACH_UART         0x09000000u
 #define MACH_UART_SPI     1u
+#define MACH_MMCI         0x090c0000u   /* a hole in QEMU virt's map */
+#define MACH_MMCI_SPI     10u           /* and 11: cmd and PIO lines */
 #define MACH_VIRTIO_BASE  0x0a000000u
 #define MACH_VIRTIO_SPI   16u
 #define MACH_VIRTIO_SLOTS 32
+/* Free in QEMU's map (its secure GPIO ends at 0x090b1000; the MMCI is at
+ * 0x090c0000). */
+#define MACH_SCMI_SHMEM   0x090d0000u
 #define MACH_RAM          0x40000000u
 #define MACH_MAX_PORTS    6
 
@@ -37,6 +43,7 @@ typedef struct machine_config {
     uint64_t cpu_hz;
     uint64_t counter_hz;
     uint64_t quantum_ns;
+    int quantum_policy;         /* enum vt_quantum_policy (time.h) */
     byte_sink console;          /* PL011 output */
     /* Named virtio-console ports and where their output goes. */
     int nports;
@@ -52,7 +59,8 @@ typedef struct machine_config {
     net_host net;               /* the network; no NIC if send is NULL */
 } machine_config;
 
-/* Defaults: 2 cores, 1 GiB, 1.2 GHz, 62.5 MHz counter, 20 us quantum,
+/* Defaults: 2 cores, 1 GiB, 1.2 GHz (the top of the OMAP4460's OPPs,
+ * dvfs.h), 62.5 MHz counter, 20 us quantum,
  * no SD card (an SD card's timing if one is given). */
 void machine_config_default(machine_config *cfg);
 
@@ -62,6 +70,8 @@ machine *machine_new(const machine_config *cfg);
 void machine_free(machine *m);
 
 vt_engine *machine_engine(machine *m);
+/* The CPU frequency domain (dvfs.h), which the guest drives through SCMI. */
+dvfs *machine_dvfs(machine *m);
 phys_map *machine_phys(machine *m);
 arm_sys *machine_cpus(machine *m);
 

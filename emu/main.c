@@ -1,13 +1,13 @@
 /* panlab-phone: the phone emulator's command line. It checks the options
  * and hands them to the run (run.h). Exit status: 0 for a good run, 1 for
  * a failed one, 2 for a wrong command line. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "run.h"
+#include "time.h"
 #include "guest.h"
 #include "panlab/error.h"
 
@@ -22,6 +22,8 @@ static void usage(FILE *f)
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--cpu-mhz N] [--quantum-us N]\n"
+        "       [--engine fast|ref]\n"
+        "       [--quantum-policy causal|fixed]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
         "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
         prog);
@@ -43,13 +45,9 @@ static int bad_usage(const char *fmt, ...)
 /* A whole decimal number up to max: returns 0, or the exit status. */
 static int parse_u64(const char *opt, const char *v, uint64_t max, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (!*v || *end || errno || x > max || v[0] == '-')
+    if (pl_parse_u64(v, max, out) < 0)
         return bad_usage("%s takes a whole number up to %llu, got '%s'", opt,
                          (unsigned long long)max, v);
-    *out = x;
     return 0;
 }
 
@@ -110,6 +108,13 @@ static int parse_option(phone_options *o, const char *name, const char *v)
         if (strcmp(v, "user"))
             return bad_usage("--net takes user, got '%s'", v);
         o->want_net = 1;
+    } else if (!strcmp(name, "--engine")) {
+        if ((o->engine = arm_engine_parse(v)) < 0)
+            return bad_usage("--engine takes fast or ref, got '%s'", v);
+    } else if (!strcmp(name, "--quantum-policy")) {
+        if (strcmp(v, "causal") && strcmp(v, "fixed"))
+            return bad_usage("--quantum-policy takes causal or fixed, got '%s'", v);
+        o->quantum_policy = strcmp(v, "causal") ? VT_FIXED_QUANTUM : VT_CAUSAL;
     } else if (!strcmp(name, "--display")) {
         if (strcmp(v, "sdl") && strcmp(v, "none"))
             return bad_usage("--display takes none or sdl, got '%s'", v);
@@ -157,7 +162,7 @@ static int check_options(phone_options *o)
 int main(int argc, char **argv)
 {
     phone_options o = { .append = "", .max_s = 3600, .hang_s = 60,
-                        .cpu_mhz = 1200 };
+                        .cpu_mhz = 1200, .engine = ARM_ENGINE_FAST };
     port_list_default(&o.ports);
     for (int i = 1; i < argc; i++) {
         const char *name = argv[i];

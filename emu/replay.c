@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/input-event-codes.h>
+#include "panlab/marker.h"
 #include "panlab/replay.h"
 #include "replay.h"
 #include "panlab/error.h"
@@ -24,6 +25,7 @@ struct phone_replay {
     int waiting;                /* at a control action, for the guest's "resume" */
     uint64_t inputs;            /* press frames sent: the next input's seq */
     uint64_t frames;
+    struct pl_marker_seen seen; /* app frames shown so far */
     vt_event ev;
 };
 
@@ -94,11 +96,17 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
                         uint32_t width_px, uint32_t height_px)
 {
     phone_replay *r = opaque;
-    (void)pixels;
-    (void)width_px;
-    (void)height_px;
-    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "\n", r->frames++,
-            guest_ns(r, ns));
+    /* The marker is read off the scan-out as the flush completes, as a
+     * camera would see the frame (panlab/marker.h). */
+    struct pl_marker m;
+    enum pl_marker_status st = pl_marker_read(pixels, width_px, height_px,
+                                              width_px * 4, &m, NULL);
+    st = pl_marker_seen_check(&r->seen, st, &m);
+    char tail[160];
+    if (pl_marker_format(st, &m, tail, sizeof(tail)) < 0)
+        st = PL_MARKER_UNREADABLE, pl_marker_format(st, &m, tail, sizeof(tail));
+    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "%s\n", r->frames++,
+            guest_ns(r, ns), tail);
 }
 
 /* A control action (wait idle/display, launch, switch) is the guest

@@ -97,6 +97,25 @@ static char *system_map_beside(const char *kernel)
     return p;
 }
 
+/* Whether path can be created or overwritten, without creating it. */
+static int writable(const char *path)
+{
+    if (access(path, F_OK) == 0)
+        return access(path, W_OK) == 0;
+    char *dir = pl_xcalloc(strlen(path) + 2, 1);
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        slash[slash == dir] = 0;
+    int ok = access(dir, W_OK) == 0;
+    free(dir);
+    if (!ok && errno == 0)
+        errno = EACCES;
+    return ok;
+}
+
 /* Everything a run holds. */
 typedef struct phone {
     const phone_options *o;
@@ -135,6 +154,9 @@ static void open_host_side(phone *p, struct pl_error *err)
         (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
         die(err);
 
+    /* A snapshot path that cannot be written is found now, not after boot. */
+    if (o->snap_save && !writable(o->snap_save))
+        die_file(o->snap_save, "cannot create");
     p->con.f = stdout;
     if (o->console_path && !(p->con.f = fopen(o->console_path, "wb")))
         die_file(o->console_path, "cannot create");
@@ -177,6 +199,7 @@ static void build_machine(phone *p, struct pl_error *err)
     cfg->cpu_hz = o->cpu_mhz * 1000000ull;
     if (o->quantum_us)
         cfg->quantum_ns = o->quantum_us * 1000ull;
+    cfg->quantum_policy = o->quantum_policy;
     cfg->console = (byte_sink){ console_watch_put, &p->con };
     if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
         die(err);
@@ -190,6 +213,11 @@ static void build_machine(phone *p, struct pl_error *err)
     if (o->want_net)
         cfg->net = (net_host){ &p->net, net_forward };
     p->m = machine_new(cfg);
+    if (arm_set_engine(machine_cpus(p->m), o->engine) < 0) {
+        struct pl_error e;
+        pl_error_set(&e, "--engine: this engine is not built for this host");
+        die(&e);
+    }
     p->vt = machine_engine(p->m);
     if (o->want_net) {
         net_timing nt;
@@ -328,11 +356,14 @@ static void report(phone *p, int status, double h0, double c0)
     double cpu = host_cpu_s() - c0;
     enum machine_state st = machine_state(p->m);
     fprintf(stderr, "%s: %s at %.6f s of virtual time; %.2f s of host time "
-            "(%.2f s CPU); %.1f MIPS\n", prog,
-            st == MACHINE_RESET ? "guest reset" :
+            "(%.2f s CPU); %llu instructions; peak RSS %.1f MB; %.1f MIPS\n",
+            prog, st == MACHINE_RESET ? "guest reset" :
             st == MACHINE_OFF ? "guest powered off" : "stopped",
             (double)vt_now_ns(p->vt) / 1e9, host, cpu,
+            (unsigned long long)insns, host_peak_rss_mb(),
             cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
+    fprintf(stderr, "%s: %llu windows ended early for cross-core causality\n",
+            prog, (unsigned long long)vt_cross_core_cuts(p->vt));
     for (int i = 0; status && i < arm_sys_ncores(cpus); i++) {
         fprintf(stderr, "core %d:\n", i);
         arm_dump(arm_sys_cpu(cpus, i), stderr);

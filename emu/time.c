@@ -11,12 +11,15 @@ typedef struct vt_core {
     uint64_t t_ns;
     uint64_t frac;              /* core time = t_ns + frac / cpu_hz ns */
     uint64_t busy_ns;
+    vt_event wake;              /* a deferred SEV for this core */
 } vt_core;
 
 struct vt_engine {
     arm_sys *sys;
     int ncores;
     uint64_t cpu_hz, counter_hz, quantum_ns;
+    enum vt_quantum_policy policy;
+    uint64_t cross_core_cuts;
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
     int cur;                    /* core inside arm_run, or -1 */
@@ -29,6 +32,11 @@ struct vt_engine {
     int nheap, cap;
     uint64_t seq;
 };
+
+static void deliver_event(void *opaque)
+{
+    arm_signal_event(opaque);
+}
 
 vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
                   uint64_t quantum_ns)
@@ -45,7 +53,14 @@ vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
     t->counter_hz = counter_hz;
     t->quantum_ns = quantum_ns;
     t->cur = -1;
+    for (int i = 0; i < t->ncores; i++)
+        vt_event_init(&t->core[i].wake, deliver_event, arm_sys_cpu(sys, i));
     return t;
+}
+
+void vt_set_quantum_policy(vt_engine *t, enum vt_quantum_policy p)
+{
+    t->policy = p;
 }
 
 void vt_free(vt_engine *t)
@@ -236,6 +251,21 @@ uint64_t vt_cpu_hz(const vt_engine *t)
     return t->cpu_hz;
 }
 
+void vt_stall(vt_engine *t, uint64_t ns)
+{
+    if (t->cur < 0)
+        return;
+    fold(t, t->cur);
+    t->core[t->cur].t_ns += ns;
+    t->core[t->cur].busy_ns += ns;
+    arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+}
+
+int vt_ncores(const vt_engine *t)
+{
+    return t->ncores;
+}
+
 void vt_stop(vt_engine *t)
 {
     t->stop = 1;
@@ -266,6 +296,62 @@ void vt_core_online(vt_engine *t, int core)
         k->t_ns = vt_now_ns(t);
         k->frac = 0;
     }
+}
+
+/* The clock of a core that is not running: where its last run stopped. */
+static uint64_t core_ns(const vt_engine *t, int core)
+{
+    return t->core[core].t_ns > t->now_ns ? t->core[core].t_ns : t->now_ns;
+}
+
+int vt_defer_to_peer(vt_engine *t, int target, vt_event *e)
+{
+    if (t->policy != VT_CAUSAL || t->cur < 0 || t->cur == target)
+        return 0;
+    uint64_t now = vt_now_ns(t);
+    if (core_ns(t, target) >= now)
+        return 0;
+    /* Queued inside the window, so vt_schedule ends the window here. */
+    if (!vt_event_pending(e) || e->at_ns > now) {
+        t->cross_core_cuts += now < t->win_end_ns;
+        vt_schedule(t, e, now);
+    }
+    return 1;
+}
+
+void vt_send_event(vt_engine *t, int from_core)
+{
+    /* Only a halted core's wake is an effect in time; a running core just
+     * finds its event register set (its next WFE returns at once). */
+    for (int i = 0; i < t->ncores; i++) {
+        arm_cpu *c = arm_sys_cpu(t->sys, i);
+        if (i == from_core || !arm_is_halted(c) ||
+            !vt_defer_to_peer(t, i, &t->core[i].wake))
+            arm_signal_event(c);
+    }
+}
+
+void vt_sync_point(vt_engine *t)
+{
+    if (t->policy != VT_CAUSAL || t->cur < 0)
+        return;
+    uint64_t now = vt_now_ns(t);
+    if (now >= t->win_end_ns)
+        return;
+    for (int i = 0; i < t->ncores; i++) {
+        arm_cpu *c = arm_sys_cpu(t->sys, i);
+        if (i != t->cur && arm_is_powered(c) && !arm_is_halted(c) && core_ns(t, i) < now) {
+            t->win_end_ns = now;
+            t->cross_core_cuts++;
+            arm_request_exit(arm_sys_cpu(t->sys, t->cur));
+            return;
+        }
+    }
+}
+
+uint64_t vt_cross_core_cuts(const vt_engine *t)
+{
+    return t->cross_core_cuts;
 }
 
 static int core_active(arm_cpu *c)
@@ -364,12 +450,14 @@ void vt_save(const vt_engine *t, snap_w *w)
     snap_put_u64(w, t->cpu_hz);
     snap_put_u64(w, t->counter_hz);
     snap_put_u64(w, t->quantum_ns);
+    snap_put_u32(w, (uint32_t)t->policy);
     snap_put_u64(w, t->now_ns);
     snap_put_u64(w, t->seq);
     for (int i = 0; i < t->ncores; i++) {
         snap_put_u64(w, t->core[i].t_ns);
         snap_put_u64(w, t->core[i].frac);
         snap_put_u64(w, t->core[i].busy_ns);
+        vt_event_save(&t->core[i].wake, w);
     }
 }
 
@@ -378,6 +466,7 @@ int vt_load(vt_engine *t, snap_r *r)
     uint32_t ncores = snap_get_u32(r);
     uint64_t cpu_hz = snap_get_u64(r), counter_hz = snap_get_u64(r);
     uint64_t quantum_ns = snap_get_u64(r);
+    uint32_t policy = snap_get_u32_max(r, VT_FIXED_QUANTUM, "quantum policy");
     if (!snap_r_failed(r) && ncores != (uint32_t)t->ncores)
         return snap_r_fail(r, "%u cores, this machine has %d", ncores,
                            t->ncores);
@@ -389,12 +478,15 @@ int vt_load(vt_engine *t, snap_r *r)
                            (unsigned long long)t->counter_hz);
     t->cpu_hz = cpu_hz;
     t->quantum_ns = quantum_ns;
+    t->policy = (enum vt_quantum_policy)policy;
     t->now_ns = t->win_end_ns = snap_get_u64(r);
     t->seq = snap_get_u64(r);
     for (int i = 0; i < t->ncores; i++) {
         t->core[i].t_ns = snap_get_u64(r);
         t->core[i].frac = snap_get_u64(r);
         t->core[i].busy_ns = snap_get_u64(r);
+        if (vt_event_load(t, &t->core[i].wake, r) < 0)
+            return -1;
         if (!snap_r_failed(r) && t->core[i].frac >= t->cpu_hz)
             return snap_r_fail(r, "core %d's cycle fraction %llu, expected "
                                "less than %llu", i,

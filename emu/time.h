@@ -17,6 +17,19 @@
  * host time, and when every core is idle the engine jumps to the next
  * event. Nothing here reads host time.
  *
+ * Cross-core causality (VT_CAUSAL, the default): the core that runs later
+ * in a window starts at the window's start, behind the one that ran first.
+ * An effect the running core has on a core whose clock is behind (an SGI,
+ * an interrupt line, the event that ends a WFE) is not delivered at once:
+ * the effect's owner queues it with vt_defer_to_peer, which ends the window
+ * at the running core's time, and applies it when every core has reached
+ * that time. So a core never sees another's interrupt or wake before the
+ * virtual time it was sent. Memory hand-offs go through the exclusive
+ * monitor (locks, atomics): a STREX of the core that runs ahead of another
+ * running core ends the window there (vt_sync_point), so the other core
+ * reaches that time before it can see the lock or data. VT_FIXED_QUANTUM delivers at once (the behind
+ * core may act up to a quantum before the cause), for comparison.
+ *
  * Ownership: vt_new() allocates the engine, vt_free() frees it. Events
  * are owned by whoever embeds them (usually a device) and must be
  * cancelled before they are freed. */
@@ -49,9 +62,31 @@ void vt_schedule(vt_engine *t, vt_event *e, uint64_t at_ns);
 void vt_cancel(vt_engine *t, vt_event *e);
 int vt_event_pending(const vt_event *e);
 
+enum vt_quantum_policy {
+    VT_CAUSAL = 0,              /* cross-core effects wait for the sender's time */
+    VT_FIXED_QUANTUM = 1,       /* cores meet only at window ends */
+};
+
 /* sys may be NULL (unit tests drive events only). */
 vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
                   uint64_t quantum_ns);
+void vt_set_quantum_policy(vt_engine *t, enum vt_quantum_policy p);
+
+/* For an effect of the running core on core `target`: with VT_CAUSAL and
+ * target's clock behind the running core's, queues e at the running
+ * core's time (ending the window there) and returns 1; the caller applies
+ * the effect from e's callback. Otherwise returns 0: apply it now. */
+int vt_defer_to_peer(vt_engine *t, int target, vt_event *e);
+/* SEV by the running core (ARM ARM A8.8.168): the other cores' event
+ * registers are set, and a core halted in WFE wakes, at its time. */
+void vt_send_event(vt_engine *t, int from_core);
+/* The running core made a store other cores synchronise on (a STREX: a
+ * lock taken or released, an atomic update): with VT_CAUSAL and another
+ * core still running behind it, the window ends here, so that core cannot
+ * see the store before its time. */
+void vt_sync_point(vt_engine *t);
+/* Windows the causal policy ended early, for the bench. */
+uint64_t vt_cross_core_cuts(const vt_engine *t);
 void vt_free(vt_engine *t);
 
 /* The time of the code that is running: inside a core's run, that core's
@@ -70,6 +105,12 @@ uint64_t vt_counter_to_ns(const vt_engine *t, uint64_t ticks);
  * called by a device from inside a core's run. */
 void vt_set_cpu_hz(vt_engine *t, uint64_t cpu_hz);
 uint64_t vt_cpu_hz(const vt_engine *t);
+/* The core inside arm_run spends ns more, whatever the CPU frequency (a
+ * DVFS transition in firmware, an uncached device access on the bus): its
+ * clock moves on, busy, and its run ends at this instruction. Does nothing
+ * between runs. */
+void vt_stall(vt_engine *t, uint64_t ns);
+int vt_ncores(const vt_engine *t);
 
 /* Runs until virtual time until_ns or vt_stop(). Returns the time reached. */
 uint64_t vt_run(vt_engine *t, uint64_t until_ns);

@@ -6,13 +6,18 @@
 usage() {
 	echo "usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]" >&2
 	echo "       [--timeout-s N] [--append 'KERNEL ARGS'] [--initrd FILE]" >&2
+	echo "       [--cores 1|2] [--governor performance|powersave|ondemand|schedutil|...] [--freq-mhz 350|700|920|1200]" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 workload="" guest_test="" out="" trace=1 display=none append="" initrd=""
+cores=2 governor="" freq_mhz=""
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--cores) cores=${2:-}; shift 2 ;;
+	--governor) governor=${2:-}; shift 2 ;;
+	--freq-mhz) freq_mhz=${2:-}; shift 2 ;;
 	--workload) workload=${2:-}; shift 2 ;;
 	--test) guest_test=${2:-}; shift 2 ;;
 	--out) out=${2:-}; shift 2 ;;
@@ -26,6 +31,19 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$workload$guest_test" ] && [ -n "$out" ] || usage
 [[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "$0: --timeout-s takes whole seconds, got '$timeout_s'" >&2; exit 2; }
+# The experiment's machine settings (README.md, "Options"): cores online, and the CPU frequency
+# policy, which only the phone models (DVFS through SCMI, emu/dvfs.h).
+case "$cores" in 1|2) ;; *) echo "$0: --cores takes 1 or 2, got '$cores'" >&2; exit 2 ;; esac
+[[ "$governor" =~ ^[a-z_]*$ ]] || { echo "$0: --governor takes a cpufreq governor name, got '$governor'" >&2; exit 2; }
+case "$freq_mhz" in ""|350|700|920|1200) ;;
+*) echo "$0: --freq-mhz takes one of the phone's operating points 350, 700, 920, 1200, got '$freq_mhz'" >&2; exit 2 ;;
+esac
+[ -z "$governor" ] || [ -z "$freq_mhz" ] ||
+	{ echo "$0: --governor and --freq-mhz exclude each other (a fixed frequency is the userspace governor)" >&2; exit 2; }
+if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
+	echo "$0: --${governor:+governor}${freq_mhz:+freq-mhz}: stock QEMU cannot scale a vCPU's speed (no DVFS); use the phone backend" >&2
+	exit 2
+fi
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
 initrd=${initrd:-$top/build/initramfs.cpio.gz}
@@ -39,6 +57,9 @@ require_built() {
 # under icount; the phone boots the same way so one image serves both.
 guest_cmdline() {
 	local cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace $*"
+	cmdline="$cmdline panlab.cpu1=$((cores - 1))"
+	[ -n "$governor" ] && cmdline="$cmdline panlab.governor=$governor"
+	[ -n "$freq_mhz" ] && cmdline="$cmdline panlab.freq_mhz=$freq_mhz"
 	[ -n "$workload" ] && cmdline="$cmdline panlab.workload=$workload"
 	[ -n "$guest_test" ] && cmdline="$cmdline panlab.test=$guest_test"
 	echo "$cmdline $append"
@@ -79,7 +100,15 @@ check_result() {
 	fi
 	result=$(grep -a '^PANLAB-RESULT: ' "$out/console.log" | tail -n 1 || true)
 	case "$result" in
-	"PANLAB-RESULT: OK"*) echo "$backend: run finished in ${wall} s of host time" ;;
+	"PANLAB-RESULT: OK"*)
+		# The guest's verdict is not the whole run: the emulator fails a run
+		# the guest cannot see fail (a replay script that did not end, a
+		# ground-truth file it could not write).
+		[ "$status" = 0 ] || {
+			echo "$0: the guest reported OK but $backend exited with status $status; see $out/console.log" >&2
+			exit 1
+		}
+		echo "$backend: run finished in ${wall} s of host time" ;;
 	"") echo "$0: the guest stopped without a result ($backend exit status $status); see $out/console.log" >&2; exit 1 ;;
 	*) echo "$0: guest reported ${result#PANLAB-RESULT: }; see $out/console.log" >&2; exit 1 ;;
 	esac

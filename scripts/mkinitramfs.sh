@@ -1,8 +1,13 @@
 #!/bin/sh
 # Packs the guest root filesystem into a gzip'd newc cpio archive:
 # busybox, /init, the armel programs in build/guest/bin, the kernel modules,
-# the replay scripts and the unmodified Debian programs of workloads/oss. The archive is byte-identical for identical inputs
-# (sorted entries, fixed owner and mtime, gzip -n).
+# the replay scripts and the unmodified Debian programs of workloads/oss.
+# The archive is bit-identical for identical inputs,
+# wherever the tree lives and whatever the host: entries sorted by name,
+# inode numbers renumbered in that order and device numbers zero
+# (cpio --reproducible; the host's inode numbers used to leak in), owner 0:0,
+# modes set here rather than by the umask, every mtime SOURCE_DATE_EPOCH
+# (default 0), names relative to the root, and gzip -n (no name or time).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
@@ -23,7 +28,6 @@ rm -rf "$root"
 mkdir -p "$root/bin" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys" "$root/dev" "$root/run" "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
-chmod 755 "$root/init"
 # The platform and apps, and the kernel logger's guest tests.
 for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 	if [ -d "$d" ]; then
@@ -43,10 +47,20 @@ if [ -d "$build/oss-root" ]; then
 		cp "$d/launch" "$root/oss/bin/app-$app"
 		[ ! -x "$d/make-content.sh" ] || "$d/make-content.sh" "$root/oss/$app"
 	done
-	chmod 755 "$root"/oss/bin/*
 fi
 
-find "$root" -exec touch -h -d @0 {} +
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > "$out.tmp"
+find "$root" -type d -exec chmod 755 {} +
+find "$root" -type f -exec chmod 644 {} +
+chmod 755 "$root/init" "$root"/bin/*
+# The Debian programs, their loader and helpers keep the package's execute bits.
+if [ -d "$build/oss-root" ]; then
+	chmod 755 "$root"/oss/bin/*
+	(cd "$build/oss-root" && find . -type f -perm -u+x) | while read -r f; do
+		chmod 755 "$root/$f"
+	done
+fi
+find "$root" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --reproducible --quiet | gzip -n -9) > "$out.tmp"
 mv "$out.tmp" "$out"
 echo "mkinitramfs: $out ($(wc -c < "$out") bytes, $(find "$root" -type f | wc -l) files)"

@@ -7,6 +7,9 @@
 # frame on the NIC: the network workloads fetch from the phone's own
 # content server, emu/README.md "Network").
 #
+# --engine fast|ref picks the emulator's CPU engine (emu/README.md, "Fast
+# engine"); both give byte-identical results.
+#
 # Snapshots (an experiment matrix boots once):
 #   --snapshot-save FILE  boots, saves the machine in FILE when the guest
 #                         waits for its experiment, then runs this one;
@@ -17,15 +20,26 @@
 # The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
 # FILE.guest records their hash at save, and a load from another build of
 # them is refused: it would run old guest code against today's scripts.
+#
+# --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
+# "Virtual time"; default causal); `make bench` runs both side by side.
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
+engine=()
+policy=causal
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--snapshot-save|--snapshot-load)
 		[ -n "${2:-}" ] || { echo "$0: $1 needs a FILE" >&2; exit 2; }
 		snapshot=("$1" "$2"); shift 2 ;;
+	--engine)
+		[ -n "${2:-}" ] || { echo "$0: --engine needs fast or ref" >&2; exit 2; }
+		engine=(--engine "$2"); shift 2 ;;
+	--quantum-policy)
+		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
+		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -58,9 +72,9 @@ case "${snapshot[0]:-}" in
 	}
 	boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 esac
-run_with_console "$phone" "${boot[@]}" \
+run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
 	--net user --pcap "$out/net.pcap" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
-	"${replay[@]}"
+	--quantum-policy "$policy" "${replay[@]}"
 check_result

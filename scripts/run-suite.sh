@@ -11,20 +11,27 @@
 # run-phone.sh now refuses a snapshot of another guest build, and a refused or failed restore
 # boots that workload cold and saves a fresh snapshot.
 #
-# Exit status: 0 when every run finished with precision = recall = 1 and the declared number of
-# transactions, 1 otherwise (the table and suite.json are written either way), 2 usage.
+# Each line also shows the causal pairs whose consumer the trace timestamps before its producer
+# and the consumers the analyzer's skew repair moved (summary.json model.causal_pairs_out_of_order
+# and model.skew_repaired); on the phone both must be 0 (emu/README.md, "Virtual time").
+#
+# Exit status: 0 when every run finished with precision = recall = 1, the declared number of
+# transactions and (on the phone) no causal pair out of order, 1 otherwise (the table and
+# suite.json are written either way), 2 usage.
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--backend phone|qemu] [--snapshot] [--out FILE] [WORKLOAD...]" >&2
+	echo "usage: $0 [--backend phone|qemu] [--snapshot] [--out FILE] [--cores 1|2] [--governor NAME | --freq-mhz MHZ] [WORKLOAD...]" >&2
 	exit 2
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 backend=phone suite_json=$top/out/suite.json use_snapshot=0
 workloads=()
+machine=()	# --cores, --governor, --freq-mhz for every run (run-experiment.sh)
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--cores|--governor|--freq-mhz) machine+=("$1" "${2:-}"); shift 2 ;;
 	--backend) backend=${2:-}; shift 2 ;;
 	--out) suite_json=${2:-}; shift 2 ;;
 	--snapshot) use_snapshot=1; shift ;;
@@ -54,13 +61,13 @@ snapshot=$top/out/suite-$stamp.snap
 trap 'rm -f "$snapshot" "$snapshot.guest"' EXIT
 results=()
 failed=0
-printf '%-20s %12s %9s %9s %24s %6s  %s\n' workload transactions precision recall \
-	"latency error max/mean" shape status
+printf '%-20s %12s %9s %9s %24s %6s %9s  %s\n' workload transactions precision recall \
+	"latency error max/mean" shape causal status
 # One run of workload $w into $out (with the given snapshot option): whether it gave a summary.
 run_one() {
 	rm -f "$out/summary.json"
 	"$top/scripts/run-experiment.sh" --backend "$backend" --workload "$w" --run-id "$run_id" \
-		"$@" >"$out/run.log" 2>&1 && [ -f "$out/summary.json" ]
+		"${machine[@]}" "$@" >"$out/run.log" 2>&1 && [ -f "$out/summary.json" ]
 }
 
 n=0
@@ -90,14 +97,18 @@ for w in "${workloads[@]}"; do
 			workload: $w, run_id: $id, inference, transactions, expected_transactions: $expect,
 			precision, recall, latency_error_ns_max: .latency_error_ns.max,
 			latency_error_ns_mean: .latency_error_ns.mean,
+			match_rule_counts, unreadable_frames,
 			shape_ok: .shape_ok,
+			causal_pairs_out_of_order: .model.causal_pairs_out_of_order,
+			skew_repaired: .model.skew_repaired,
 			status: "ok" }' "$out/summary.json")
 		# Kernel-only inference (the unmodified apps of workloads/oss) is held to
 		# the issue's target, 0.95; the platform's apps to exact matching.
-		if ! jq -e '(if .inference == "kernel-only" then .precision >= 0.95 and .recall >= 0.95
+		if ! jq -e --arg b "$backend" '(if .inference == "kernel-only" then .precision >= 0.95 and .recall >= 0.95
 			else .precision == 1 and .recall == 1 end) and
 			(.expected_transactions == null or .expected_transactions == .transactions) and
-			.shape_ok != false' <<<"$obj" >/dev/null; then
+			.shape_ok != false and ($b != "phone" or
+			(.causal_pairs_out_of_order == 0 and .skew_repaired == 0))' <<<"$obj" >/dev/null; then
 			status="mismatch"
 			obj=$(jq -c '.status = "mismatch"' <<<"$obj")
 		fi
@@ -105,7 +116,8 @@ for w in "${workloads[@]}"; do
 		obj=$(jq -nc --arg w "$w" --arg id "$run_id" --argjson expect "$expect" --arg s "$status" '{
 			workload: $w, run_id: $id, inference: null, transactions: null, expected_transactions: $expect,
 			precision: null, recall: null, latency_error_ns_max: null,
-			latency_error_ns_mean: null, shape_ok: null, status: $s }')
+			latency_error_ns_mean: null, match_rule_counts: null, unreadable_frames: null,
+			shape_ok: null, causal_pairs_out_of_order: null, skew_repaired: null, status: $s }')
 	fi
 	[ "$status" = ok ] || failed=1
 	results+=("$obj")
@@ -114,10 +126,11 @@ for w in "${workloads[@]}"; do
 		(if .precision == null then "-" else "\(.precision * 1000 | round / 1000)" end),
 		(if .recall == null then "-" else "\(.recall * 1000 | round / 1000)" end),
 		(if .latency_error_ns_max == null then "-" else
-			"\(.latency_error_ns_max / 1e5 | round / 10)/\(.latency_error_ns_mean / 1e5 | round / 10) ms" end),
+			"\(.latency_error_ns_max / 1e3 | round)/\(.latency_error_ns_mean / 1e3 | round) us" end),
 		(if .shape_ok == null then "-" elif .shape_ok then "ok" else "FAIL" end),
+		"\(.causal_pairs_out_of_order // "-")/\(.skew_repaired // "-")",
 		.status] | @tsv' <<<"$obj" |
-		awk -F'\t' '{ printf "%-20s %12s %9s %9s %24s %6s  %s\n", $1, $2, $3, $4, $5, $6, $7 }'
+		awk -F'\t' '{ printf "%-20s %12s %9s %9s %24s %6s %9s  %s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 done
 printf '%s\n' "${results[@]}" | jq -s . >"$suite_json"
 echo "suite: ${#workloads[@]} workloads, results in ${suite_json#"$top"/}"

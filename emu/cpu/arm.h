@@ -33,11 +33,28 @@ typedef struct arm_hooks {
     uint64_t (*counter)(void *opaque, arm_cpu *cpu);
     /* CNTx_CTL or CNTx_CVAL of timer `which` changed: reschedule. */
     void (*timer_changed)(void *opaque, arm_cpu *cpu, int which);
+    /* SEV: the hook signals every core (arm_signal_event), each at the
+     * time it chooses; without it they are signalled at once. */
+    void (*send_event)(void *opaque, arm_cpu *cpu);
+    /* A STREX succeeded: the core may have released a lock or published
+     * data another core synchronises on (the time engine may end the
+     * core's run here). */
+    void (*exclusive_store)(void *opaque, arm_cpu *cpu);
 } arm_hooks;
 
 arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);
 void arm_sys_free(arm_sys *s);
 arm_cpu *arm_sys_cpu(arm_sys *s, int index);
+
+/* Execution engines for ARM code. FAST (the default on x86-64) translates
+ * blocks to host code; REF is the plain interpreter it is checked against.
+ * Both give the same instruction and cycle counts, interrupts at the same
+ * instructions and the same state. arm_set_engine() may be called between
+ * runs; it returns -1 if the engine is not built for this host.
+ * arm_engine_parse() maps "fast"/"ref" to an engine, or -1. */
+enum { ARM_ENGINE_REF = 0, ARM_ENGINE_FAST = 1 };
+int arm_set_engine(arm_sys *s, int engine);
+int arm_engine_parse(const char *name);
 int arm_sys_ncores(const arm_sys *s);
 
 /* Architectural reset: SVC mode, MMU off, pc = 0 (or 0xffff0000 with
@@ -59,6 +76,9 @@ int arm_is_halted(const arm_cpu *c);
 void arm_set_powered(arm_cpu *c, int on);
 int arm_is_powered(const arm_cpu *c);
 
+/* The event register (ARM ARM B1.8.13): wakes the core from WFE, or makes
+ * its next WFE return at once. */
+void arm_signal_event(arm_cpu *c);
 /* Interrupt lines, level-sensitive. Raising one wakes a halted core. */
 void arm_set_irq(arm_cpu *c, int level);
 void arm_set_fiq(arm_cpu *c, int level);

@@ -59,6 +59,8 @@ struct arm_insn {
  * TLB_IO in tag so they always take the slow path. */
 #define TLB_IO 1u
 #define TLB_INVALID 3u
+typedef struct jit_cache jit_cache;
+
 typedef struct tlb_entry {
     uint32_t tag;
     uint32_t pa_page;
@@ -120,14 +122,23 @@ struct arm_cpu {
     cp15_state cp15;
     uint32_t asid;
     uint32_t tlb_domains;   /* bit d: some TLB entry was made in domain d */
+    /* Bit s: since the last full flush, a TLB entry was made from a mapping
+     * larger than 4 KiB covering some of the 1 MiB section s. A TLBIMVA in
+     * a section without one can only hit the entry slots of its own page
+     * (the kernel sweeps whole ranges page by page). */
+    uint64_t tlb_large[4096 / 64];
     /* Soft TLBs indexed [pl1][va page]. */
     tlb_entry tlb_r[2][TLB_SIZE], tlb_w[2][TLB_SIZE], tlb_x[2][TLB_SIZE];
     arm_insn *dcache;       /* ARM decode cache, indexed by pa >> 2 */
     arm_insn *tcache;       /* Thumb decode cache, indexed by pa >> 1 */
+    jit_cache *jit;         /* fast engine's blocks, made on first use */
+    uint64_t jit_end;       /* insns at which the current page run ends */
+    uint32_t jit_page;      /* virtual code page of the last block run */
 };
 
 struct arm_sys {
     int ncores;
+    int engine;             /* ARM_ENGINE_* */
     arm_cpu **cpu;
     phys_map *map;
     arm_hooks hooks;
@@ -267,6 +278,17 @@ int cp_write(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
 int cp_read64(arm_cpu *c, int cp, int opc1, int crm, uint64_t *v);
 int cp_write64(arm_cpu *c, int cp, int opc1, int crm, uint64_t v);
 void cp15_reset(arm_cpu *c);
+
+/* exec.c: the reference loop over ARM code in one page; jit.c: the fast
+ * engine's, with the same exits and counts. Both return the instructions
+ * run. */
+uint64_t run_arm_page(arm_cpu *c, uint64_t budget);
+/* Host page of the code at c->pc, its physical page in *ppage; NULL after
+ * a Prefetch Abort, which counts as one instruction. */
+uint8_t *enter_code_page(arm_cpu *c, uint32_t *ppage);
+uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget);
+int jit_available(void);
+void jit_free(jit_cache *j);
 
 /* decode.c / thumb.c */
 void arm_decode(arm_insn *d, uint32_t raw);

@@ -333,13 +333,12 @@ void exec_hint(arm_cpu *c, const arm_insn *d)
         }
         break;
     case 4:
-        for (int i = 0; i < c->sys->ncores; i++) {
-            arm_cpu *o = c->sys->cpu[i];
-            if (o->halted == HALT_WFE)
-                o->halted = 0;
-            else
-                o->event = 1;
+        if (c->sys->hooks.send_event) {
+            c->sys->hooks.send_event(c->sys->hooks.opaque, c);
+            break;
         }
+        for (int i = 0; i < c->sys->ncores; i++)
+            arm_signal_event(c->sys->cpu[i]);
         break;
     }
 }
@@ -652,6 +651,8 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
         for (int i = 0; i < c->sys->ncores; i++)
             if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
                 c->sys->excl[i].size = 0;
+        if (c->sys->hooks.exclusive_store)
+            c->sys->hooks.exclusive_store(c->sys->hooks.opaque, c);
     }
     e->size = 0;
     c->r[RD(raw)] = !ok;
@@ -1046,15 +1047,22 @@ static void check_irq(arm_cpu *c)
 
 /* Executes ARM instructions within one page while nothing asks to stop.
  * Returns the number executed. */
-static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+uint8_t *enter_code_page(arm_cpu *c, uint32_t *ppage)
 {
-    uint32_t pc = c->pc, ppage;
-    uint8_t *host = fetch_page(c, pc, &ppage);
+    uint8_t *host = fetch_page(c, c->pc, ppage);
     if (!host) {            /* Prefetch Abort: charge it as one instruction */
         c->pc = c->next_pc;
         c->insns++;
-        return 1;
     }
+    return host;
+}
+
+uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
+{
+    uint32_t pc = c->pc, ppage;
+    uint8_t *host = enter_code_page(c, &ppage);
+    if (!host)
+        return 1;
     uint32_t vpage = pc & ~0xfffu;
     arm_insn *dc = c->dcache + ((ppage >> 2) & ((1u << DCACHE_BITS) - 1));
     uint64_t n = c->insns, start = n, end = n + budget;
@@ -1088,12 +1096,9 @@ static uint64_t run_arm_page(arm_cpu *c, uint64_t budget)
 static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
 {
     uint32_t pc = c->pc, ppage;
-    uint8_t *host = fetch_page(c, pc, &ppage);
-    if (!host) {            /* Prefetch Abort: charge it as one instruction */
-        c->pc = c->next_pc;
-        c->insns++;
+    uint8_t *host = enter_code_page(c, &ppage);
+    if (!host)
         return 1;
-    }
     uint32_t vpage = pc & ~0xfffu;
     arm_insn *tc = c->tcache;
     uint64_t n = 0;
@@ -1158,6 +1163,8 @@ uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
             break;
         if (c->cpsr & CPSR_T)
             done += run_thumb_page(c, budget - done);
+        else if (c->sys->engine == ARM_ENGINE_FAST)
+            done += jit_run_arm_page(c, budget - done);
         else
             done += run_arm_page(c, budget - done);
     }
@@ -1176,6 +1183,7 @@ arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
     s->cpu = pl_xcalloc((size_t)ncores, sizeof(*s->cpu));
     s->ncores = ncores;
     s->map = map;
+    s->engine = jit_available() ? ARM_ENGINE_FAST : ARM_ENGINE_REF;
     if (hooks)
         s->hooks = *hooks;
     for (int i = 0; i < ncores; i++) {
@@ -1203,10 +1211,28 @@ void arm_sys_free(arm_sys *s)
     for (int i = 0; i < s->ncores; i++) {
         free(s->cpu[i]->dcache);
         free(s->cpu[i]->tcache);
+        jit_free(s->cpu[i]->jit);
         free(s->cpu[i]);
     }
     free(s->cpu);
     free(s);
+}
+
+int arm_set_engine(arm_sys *s, int engine)
+{
+    if (engine == ARM_ENGINE_FAST && !jit_available())
+        return -1;
+    s->engine = engine;
+    return 0;
+}
+
+int arm_engine_parse(const char *name)
+{
+    if (!strcmp(name, "fast"))
+        return ARM_ENGINE_FAST;
+    if (!strcmp(name, "ref"))
+        return ARM_ENGINE_REF;
+    return -1;
 }
 
 arm_cpu *arm_sys_cpu(arm_sys *s, int index)
@@ -1273,6 +1299,14 @@ void arm_set_powered(arm_cpu *c, int on)
 int arm_is_powered(const arm_cpu *c)
 {
     return c->powered;
+}
+
+void arm_signal_event(arm_cpu *c)
+{
+    if (c->halted == HALT_WFE)
+        c->halted = 0;
+    else
+        c->event = 1;
 }
 
 void arm_set_irq(arm_cpu *c, int level)

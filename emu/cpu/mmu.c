@@ -12,9 +12,11 @@ enum {
 };
 #define FSR_WNR (1u << 11)
 
-static void tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t,
-                                               uint32_t),
-                     uint32_t va, uint32_t asid)
+/* Inlined into each caller so that `match` is not an indirect call per
+ * entry: the kernel issues TLBIMVA by the thousand. */
+static inline __attribute__((always_inline)) void
+tlb_each(arm_cpu *c, int (*match)(const tlb_entry *, uint32_t, uint32_t),
+         uint32_t va, uint32_t asid)
 {
     tlb_entry *all[3] = { &c->tlb_r[0][0], &c->tlb_w[0][0], &c->tlb_x[0][0] };
     for (int k = 0; k < 3; k++)
@@ -28,6 +30,7 @@ void tlb_flush(arm_cpu *c)
 {
     tlb_each(c, NULL, 0, 0);
     c->tlb_domains = 0;
+    memset(c->tlb_large, 0, sizeof(c->tlb_large));
 }
 
 static int match_mva(const tlb_entry *e, uint32_t va, uint32_t asid)
@@ -40,7 +43,20 @@ static int match_mva(const tlb_entry *e, uint32_t va, uint32_t asid)
  * any address of the section is named, as a real section entry would. */
 void tlb_flush_mva(arm_cpu *c, uint32_t va, int all_asids)
 {
-    tlb_each(c, match_mva, va & ~0xfffu, all_asids ? 0x100 : (va & 0xff));
+    uint32_t asid = all_asids ? 0x100 : (va & 0xff);
+    va &= ~0xfffu;
+    if ((c->tlb_large[va >> 26] >> ((va >> 20) & 63)) & 1) {
+        tlb_each(c, match_mva, va, asid);
+        return;
+    }
+    tlb_entry *all[3] = { &c->tlb_r[0][0], &c->tlb_w[0][0], &c->tlb_x[0][0] };
+    for (int k = 0; k < 3; k++)
+        for (int pl1 = 0; pl1 < 2; pl1++) {
+            tlb_entry *e = &all[k][pl1 * TLB_SIZE + ((va >> 12) & (TLB_SIZE - 1))];
+            if (match_mva(e, va, asid))
+                e->tag = TLB_INVALID;
+        }
+    c->flow |= FLOW_BREAK;
 }
 
 static int match_asid(const tlb_entry *e, uint32_t va, uint32_t asid)
@@ -222,6 +238,12 @@ static uint32_t tlb_fill(arm_cpu *c, tlb_entry t[2][TLB_SIZE], uint32_t va,
     e->domain = n.domain;
     if (n.domain < 16)
         c->tlb_domains |= 1u << n.domain;
+    if (n.region_mask != 0xfffff000u) {
+        uint32_t first = (va & n.region_mask) >> 20;
+        uint32_t last = (va | ~n.region_mask) >> 20;
+        for (uint32_t sec = first; sec <= last; sec++)
+            c->tlb_large[sec >> 6] |= 1ull << (sec & 63);
+    }
     if (host) {
         e->tag = vpage;
         e->addend = (uintptr_t)host - vpage;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "gic.h"
 #include "../snapio.h"
+#include "../time.h"
 #include "panlab/error.h"
 
 #define NSPI (GIC_NR_IRQS - 32)
@@ -27,6 +28,15 @@ typedef struct gic_port {
     int is_cpu;
 } gic_port;
 
+/* SGIs sent to a core whose clock is behind the sender's, delivered when it
+ * reaches the sender's time (time.h, "Cross-core causality"). */
+typedef struct gic_sgi_delay {
+    struct gic *g;
+    int cpu;
+    vt_event ev;
+    uint8_t src[16];            /* per SGI ID: the senders' mask */
+} gic_sgi_delay;
+
 struct gic {
     int ncpus;
     gic_port port[2];           /* distributor, CPU interface */
@@ -38,6 +48,8 @@ struct gic {
     uint32_t cpu_ctlr[GIC_MAX_CPUS], pmr[GIC_MAX_CPUS], bpr[GIC_MAX_CPUS];
     gic_irq banked[GIC_MAX_CPUS][32];
     gic_irq spi[NSPI];
+    vt_engine *vt;              /* NULL: SGIs are delivered at once */
+    gic_sgi_delay delay[GIC_MAX_CPUS];
 };
 
 static gic_irq *irq_of(gic *g, int cpu, int id)
@@ -147,8 +159,30 @@ gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who)
     return g;
 }
 
+static void deliver_sgis(void *opaque)
+{
+    gic_sgi_delay *d = opaque;
+    for (int id = 0; id < 16; id++) {
+        d->g->banked[d->cpu][id].sgi_src |= d->src[id];
+        d->src[id] = 0;
+    }
+    update(d->g);
+}
+
+void gic_set_clock(gic *g, vt_engine *vt)
+{
+    g->vt = vt;
+    for (int c = 0; c < g->ncpus; c++) {
+        g->delay[c] = (gic_sgi_delay){ .g = g, .cpu = c };
+        vt_event_init(&g->delay[c].ev, deliver_sgis, &g->delay[c]);
+    }
+}
+
 void gic_free(gic *g)
 {
+    if (g && g->vt)
+        for (int c = 0; c < g->ncpus; c++)
+            vt_cancel(g->vt, &g->delay[c].ev);
     free(g);
 }
 
@@ -198,9 +232,14 @@ static void send_sgi(gic *g, int src, uint32_t val)
     case 2: targets = 1u << src; break;
     default: return;
     }
-    for (int c = 0; c < g->ncpus; c++)
-        if (targets & (1u << c))
+    for (int c = 0; c < g->ncpus; c++) {
+        if (!(targets & (1u << c)))
+            continue;
+        if (g->vt && vt_defer_to_peer(g->vt, c, &g->delay[c].ev))
+            g->delay[c].src[id] |= (uint8_t)(1u << src);
+        else
             g->banked[c][id].sgi_src |= (uint8_t)(1u << src);
+    }
 }
 
 uint32_t gic_dist_read(gic *g, int cpu, uint32_t off)
@@ -430,6 +469,11 @@ void gic_save(const gic *g, snap_w *w)
     }
     for (int i = 0; i < NSPI; i++)
         irq_save(&g->spi[i], w);
+    for (int c = 0; c < g->ncpus; c++) {
+        snap_put_bytes(w, g->delay[c].src, sizeof(g->delay[c].src));
+        if (g->vt)
+            vt_event_save(&g->delay[c].ev, w);
+    }
 }
 
 /* The cores' IRQ inputs are restored with the cores, so the output
@@ -453,5 +497,10 @@ int gic_load(gic *g, snap_r *r)
     }
     for (int i = 0; i < NSPI; i++)
         irq_load(&g->spi[i], r);
+    for (int c = 0; c < g->ncpus; c++) {
+        snap_get_bytes(r, g->delay[c].src, sizeof(g->delay[c].src));
+        if (g->vt && vt_event_load(g->vt, &g->delay[c].ev, r) < 0)
+            return -1;
+    }
     return snap_r_failed(r) ? -1 : 0;
 }

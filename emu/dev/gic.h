@@ -18,8 +18,12 @@
 #define GIC_CPU_SIZE 0x2000u
 
 typedef struct gic gic;
+struct vt_engine;
 
 gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who);
+/* With the machine's clock, an SGI reaches a core no earlier than the
+ * sender's virtual time (time.h, vt_defer_to_peer). */
+void gic_set_clock(gic *g, struct vt_engine *vt);
 void gic_free(gic *g);
 void gic_register(gic *g, phys_map *m, uint32_t dist_addr, uint32_t cpu_addr);
 

@@ -9,7 +9,11 @@ enum {
     AFFINITY_INFO = 0x84000004u, MIGRATE_INFO_TYPE = 0x84000006u,
     SYSTEM_OFF = 0x84000008u, SYSTEM_RESET = 0x84000009u,
     PSCI_FEATURES = 0x8400000au,
+    SMCCC_VERSION = 0x80000000u,
 };
+/* SMCCC 1.1 (ARM DEN0028, §7.2): Linux then makes SMCCC 1.1 calls through
+ * PSCI's conduit, as the SCMI SMC transport does. */
+#define SMCCC_1_1 0x10001
 enum {
     SUCCESS = 0, NOT_SUPPORTED = -1, INVALID_PARAMETERS = -2,
     ALREADY_ON = -4,
@@ -66,7 +70,7 @@ static int supported(uint32_t fn)
     switch (fn) {
     case PSCI_VERSION: case CPU_OFF: case CPU_ON: case AFFINITY_INFO:
     case MIGRATE_INFO_TYPE: case SYSTEM_OFF: case SYSTEM_RESET:
-    case PSCI_FEATURES:
+    case PSCI_FEATURES: case SMCCC_VERSION:
         return 1;
     default:
         return 0;
@@ -82,6 +86,9 @@ int psci_call(psci *p, arm_cpu *cpu)
     switch (fn) {
     case PSCI_VERSION:
         ret = 0x00010000;       /* 1.0 */
+        break;
+    case SMCCC_VERSION:
+        ret = SMCCC_1_1;
         break;
     case PSCI_FEATURES:
         ret = supported(a1) ? SUCCESS : NOT_SUPPORTED;

@@ -1,6 +1,7 @@
 /* PSCI 1.0 firmware (ARM DEN 0022D) for the SMC/HVC hooks of emu/cpu:
  * VERSION, FEATURES, CPU_ON, CPU_OFF, AFFINITY_INFO, MIGRATE_INFO_TYPE,
- * SYSTEM_OFF and SYSTEM_RESET, 32-bit function IDs.
+ * SYSTEM_OFF and SYSTEM_RESET, 32-bit function IDs; and SMCCC_VERSION
+ * (1.1), which PSCI_FEATURES reports.
  *
  * Ownership: psci_new() allocates, psci_free() frees; the cluster and the
  * host callbacks' opaque pointer must outlive it. */

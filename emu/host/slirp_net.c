@@ -2,6 +2,8 @@
  * libslirp on the engine's clock, and the content server over TCP
  * (content_http.h) and UDP (content_udp.h); see slirp_net.h. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +205,13 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
                          struct pl_error *err)
 {
+    struct stat st;
+    errno = 0;
+    if (content_dir && (stat(content_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        pl_error_file(err, content_dir, "--content-dir: %s, expected a directory",
+                      errno ? strerror(errno) : "not a directory");
+        return NULL;
+    }
     slirp_net *s = pl_xcalloc(1, sizeof(*s));
     s->t = t;
     s->tm = *timing;

@@ -1,5 +1,6 @@
-/* CPU benchmark: the same bare-metal loop (bench_loop.S) on emu/ and on
- * qemu-system-arm -M virt -cpu cortex-a15 -icount shift=2,sleep=off.
+/* CPU benchmark: the same bare-metal loop (bench_loop.S) on emu/'s fast
+ * engine, its reference engine and qemu-system-arm -M virt -cpu cortex-a15
+ * -icount shift=2,sleep=off, one after the other in one process.
  * MIPS = guest instructions / host CPU time of the process running them
  * (getrusage, children for QEMU), so other jobs on this shared machine do
  * not skew the comparison; wall-clock MIPS are printed too. QEMU's
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <jansson.h>
+#include "../cpu/arm.h"
 #include "dt.h"
 
 #define COUNT_OFF 0x40
@@ -65,6 +67,18 @@ static timing qemu_run(dt_buf *img, uint32_t iters, const char *work)
     return t;
 }
 
+/* Times one emu/ run of the loop. */
+static timing emu_run(dt_buf *img, int engine, uint64_t *insns)
+{
+    dt_buf out;
+    double t0 = now_s(), c0 = cpu_s(RUSAGE_SELF);
+    if (dt_run_emu(img->p, img->len, UINT64_MAX, engine, &out, insns))
+        die("emu did not finish the loop");
+    timing t = { now_s() - t0, cpu_s(RUSAGE_SELF) - c0 };
+    free(out.p);
+    return t;
+}
+
 int main(int argc, char **argv)
 {
     const char *guest = NULL, *json = NULL;
@@ -83,19 +97,19 @@ int main(int argc, char **argv)
     if (dt_read_file(path, &img) || img.len < COUNT_OFF + 4)
         die("cannot read bench_loop.bin");
 
-    uint64_t n_small, n_big;
+    uint64_t n_small, n_big, n_ref;
     patch(&img, iters / 10);
-    if (dt_run_emu(img.p, img.len, UINT64_MAX, &out, &n_small))
+    if (dt_run_emu(img.p, img.len, UINT64_MAX, ARM_ENGINE_FAST, &out, &n_small))
         die("emu did not finish the small loop");
     free(out.p);
     patch(&img, iters);
-    double t0 = now_s(), c0 = cpu_s(RUSAGE_SELF);
-    if (dt_run_emu(img.p, img.len, UINT64_MAX, &out, &n_big))
-        die("emu did not finish the loop");
-    timing e = { now_s() - t0, cpu_s(RUSAGE_SELF) - c0 };
-    free(out.p);
+    timing e = emu_run(&img, ARM_ENGINE_FAST, &n_big);
+    timing r = emu_run(&img, ARM_ENGINE_REF, &n_ref);
+    if (n_ref != n_big)
+        die("the engines ran different instruction counts");
     double emu_mips = (double)n_big / e.cpu_s / 1e6;
     double emu_wall_mips = (double)n_big / e.wall_s / 1e6;
+    double ref_mips = (double)n_big / r.cpu_s / 1e6;
 
     char *work = dt_private_dir(guest);
     timing qs = qemu_run(&img, iters / 10, work);
@@ -108,15 +122,22 @@ int main(int argc, char **argv)
 
     printf("bench: guest loop of %llu instructions (MIPS per host CPU "
            "second; wall-clock in brackets)\n", (unsigned long long)n_big);
-    printf("  emu/           %8.1f MIPS  [%6.1f]\n", emu_mips, emu_wall_mips);
+    printf("  emu/ fast      %8.1f MIPS  [%6.1f]\n", emu_mips, emu_wall_mips);
+    printf("  emu/ ref       %8.1f MIPS  [%6.1f]\n", ref_mips,
+           (double)n_big / r.wall_s / 1e6);
     printf("  qemu -icount 2 %8.1f MIPS  [%6.1f]\n", qemu_mips,
            qemu_wall_mips);
+    double ratio = qemu_mips > 0 ? emu_mips / qemu_mips : 0;
+    printf("  fast/qemu %.2fx, fast/ref %.2fx\n", ratio, emu_mips / ref_mips);
     if (json) {
         json_t *j = json_object();
-        json_object_set_new(j, "emu_mips", json_real(emu_mips));
-        json_object_set_new(j, "qemu_mips", json_real(qemu_mips));
-        json_object_set_new(j, "emu_wall_mips", json_real(emu_wall_mips));
-        json_object_set_new(j, "qemu_wall_mips", json_real(qemu_wall_mips));
+        json_object_set_new(j, "engine", json_string("fast"));
+        json_object_set_new(j, "mips_emu", json_real(emu_mips));
+        json_object_set_new(j, "mips_qemu", json_real(qemu_mips));
+        json_object_set_new(j, "ratio", json_real(ratio));
+        json_object_set_new(j, "mips_ref", json_real(ref_mips));
+        json_object_set_new(j, "mips_emu_wall", json_real(emu_wall_mips));
+        json_object_set_new(j, "mips_qemu_wall", json_real(qemu_wall_mips));
         json_object_set_new(j, "mips_basis", json_string(
             "guest instructions per host CPU second (getrusage)"));
         json_object_set_new(j, "guest_instructions", json_integer((json_int_t)n_big));

@@ -2,7 +2,9 @@
 # The phone's benchmark (issue 8): boot to /init and the parallel-core
 # ratio on emu/ and on QEMU icount with the same kernel and initramfs plus
 # the guest test panlab-parallel, and the time to restore a snapshot of the
-# booted phone (emu/ only). Writes out/bench/phone.json.
+# booted phone (emu/ only). Writes out/bench/phone.json. Then one workload
+# (BENCH_POLICY_WORKLOAD, default service) under both quantum policies side by
+# side (emu/README.md, "Virtual time"): out/bench/phone-quantum-policy.json.
 #   usage: board_bench.sh TOP_DIR
 set -euo pipefail
 top=$1
@@ -32,6 +34,7 @@ init_line=$(grep '/init started at' "$work/phone.err" || true)
 boot_virtual=$(echo "$init_line" | sed 's/.*started at \([0-9.]*\) s of virtual.*/\1/')
 boot_host=$(echo "$init_line" | sed 's/.*virtual time, \([0-9.]*\) s of host.*/\1/')
 mips=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*; \([0-9.]*\) MIPS$/\1/' || true)
+rss_emu=$(grep ' MIPS$' "$work/phone.err" | sed 's/.*peak RSS \([0-9.]*\) MB.*/\1/' || true)
 ratio_emu=$(ratio "$work/phone-console.log")
 
 # Snapshot: boot to the point where /init waits for its experiment, save,
@@ -57,7 +60,7 @@ fi
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
 : > "$work/qemu-console.log"
 start=$(date +%s.%N)
-qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
+/usr/bin/time -f %M -o "$work/qemu-rss-kb" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
 	-global virtio-mmio.force-legacy=false \
 	-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
 	-kernel "$kernel" -initrd "$work/initrd.gz" -append "$cmdline" \
@@ -74,6 +77,8 @@ while kill -0 "$qpid" 2>/dev/null; do
 done
 wait "$qpid" || true
 ratio_qemu=$(ratio "$work/qemu-console.log")
+rss_qemu=$(tail -n 1 "$work/qemu-rss-kb" 2>/dev/null | grep -x '[0-9]*' || true)
+[ -z "$rss_qemu" ] || rss_qemu=$(echo "scale=1; $rss_qemu / 1024" | bc)
 
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 # The phone's error, as a JSON string (backslashes and quotes escaped).
@@ -89,6 +94,8 @@ cat > "$out/phone.json" <<JSON
   "parallel_ratio_emu": $(num "$ratio_emu"),
   "parallel_ratio_qemu": $(num "$ratio_qemu"),
   "emu_mips": $(num "$mips"),
+  "peak_rss_mb_emu": $(num "$rss_emu"),
+  "peak_rss_mb_qemu": $(num "$rss_qemu"),
   "emu_error": $err_json
 }
 JSON
@@ -100,4 +107,44 @@ printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(fix 2 "$boo
 printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(fix 2 "$restore_s")" "-"
 printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(fix 3 "$ratio_emu")" "$(fix 3 "$ratio_qemu")"
 printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
+printf 'board_bench: %-26s %12s %12s\n' "peak RSS, boot run (MB)" "$(fix 0 "$rss_emu")" "$(fix 0 "$rss_qemu")"
+# Cross-core causality's cost: the same workload with the cores meeting only at quantum ends
+# (fixed: the engine before issue 18) and with cross-core effects delivered at the sender's
+# time (causal, the default). Host CPU time and MIPS from panlab-phone's last line, the windows
+# the policy ended early, and the causal pairs the analyzer finds out of order in the trace.
+policy_workload=${BENCH_POLICY_WORKLOAD:-service}
+policy_json=()
+for p in fixed causal; do
+	echo "board_bench: $policy_workload with --quantum-policy $p"
+	d=$work/policy-$p
+	"$top/scripts/run-phone.sh" --workload "$policy_workload" --out "$d" --quantum-policy "$p" \
+		> "$d.log" 2>&1 || echo "board_bench: the $p run failed (see $d.log)" >&2
+	last=$(grep -a ' MIPS$' "$d.log" | tail -n 1 || true)
+	cpu_s=$(sed -n 's/.*(\([0-9.]*\) s CPU).*/\1/p' <<<"$last")
+	pmips=$(sed -n 's/.*; \([0-9.]*\) MIPS$/\1/p' <<<"$last")
+	virtual_s=$(sed -n 's/.* at \([0-9.]*\) s of virtual time;.*/\1/p' <<<"$last")
+	cuts=$(grep -a 'windows ended early' "$d.log" | sed 's/.*: \([0-9]*\) windows.*/\1/' || true)
+	summary=null
+	if [ -s "$d/trace.bin" ] && "$build/analyzer/panlab-analyze" --trace "$d/trace.bin" \
+		--ground-truth "$d/ground_truth.txt" --out "$d/analysis" --backend phone \
+		--workload "$policy_workload" --no-plots --no-trace-json > /dev/null 2>&1; then
+		summary=$(jq -c '{precision, recall, skew_repaired: .model.skew_repaired,
+			causal_pairs_out_of_order: .model.causal_pairs_out_of_order}' "$d/analysis/summary.json")
+	fi
+	policy_json+=("$(jq -nc --arg p "$p" --argjson cpu "$(num "$cpu_s")" --argjson mips "$(num "$pmips")" \
+		--argjson v "$(num "$virtual_s")" --argjson cuts "$(num "$cuts")" --argjson a "$summary" \
+		'{($p): ({cpu_s: $cpu, mips: $mips, virtual_s: $v, cross_core_cuts: $cuts} + ($a // {}))}')")
+done
+printf '%s\n' "${policy_json[@]}" | jq -s --arg w "$policy_workload" 'add | {workload: $w} + . +
+	{cpu_ratio_causal_over_fixed: (if .fixed.cpu_s and .causal.cpu_s and .fixed.cpu_s > 0
+		then (.causal.cpu_s / .fixed.cpu_s * 1000 | round / 1000) else null end)}' \
+	> "$out/phone-quantum-policy.json"
+jq -r '["", "fixed", "causal"], ["host CPU (s)", .fixed.cpu_s, .causal.cpu_s],
+	["MIPS (per CPU second)", .fixed.mips, .causal.mips],
+	["windows ended early", .fixed.cross_core_cuts, .causal.cross_core_cuts],
+	["causal pairs out of order", .fixed.causal_pairs_out_of_order, .causal.causal_pairs_out_of_order],
+	["skew repaired", .fixed.skew_repaired, .causal.skew_repaired],
+	["CPU time causal/fixed", "", .cpu_ratio_causal_over_fixed]
+	| map(. // "-" | tostring) | @tsv' "$out/phone-quantum-policy.json" |
+	awk -F'\t' -v w="$policy_workload" '{ printf "board_bench: %-14s %-26s %12s %12s\n", NR == 1 ? w : "", $1, $2, $3 }'
 [ -z "$phone_error" ]

@@ -7,6 +7,10 @@
  *            [--seed-base S] [--regress DIR] [--json FILE]
  *            [--one SEED LEN]
  *
+ * emu/ runs each stream on both engines (cpu/arm.h): the fast engine's
+ * output is compared with QEMU's, and its output and instruction count
+ * with the reference engine's.
+ *
  * Regression files (*.dt in the regress directory) hold "seed S insns N" lines; each is run
  * before the random seeds. */
 #include <dirent.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <jansson.h>
+#include "../cpu/arm.h"
 #include "dt.h"
 
 typedef struct opts {
@@ -44,7 +49,23 @@ static int run_pair(uint64_t seed, uint32_t len, dt_buf *e_out,
     snprintf(path, sizeof(path), "%s/img.bin", work_dir);
     if (dt_write_file(path, img.p, img.len))
         die("cannot write the image");
-    int erc = dt_run_emu(img.p, img.len, 20ull * len + 1000000, &eu, &n);
+    /* The fast engine against QEMU, and against the reference engine by
+     * output and instruction count. */
+    dt_buf ru = { 0 };
+    uint64_t rn;
+    int erc = dt_run_emu(img.p, img.len, 20ull * len + 1000000,
+                         ARM_ENGINE_FAST, &eu, &n);
+    int rrc = dt_run_emu(img.p, img.len, 20ull * len + 1000000,
+                         ARM_ENGINE_REF, &ru, &rn);
+    int engines_differ = rrc != erc || rn != n || ru.len != eu.len ||
+                         memcmp(ru.p, eu.p, eu.len) != 0;
+    if (engines_differ)
+        printf("  seed %llu len %u: fast engine %llu instructions, "
+               "reference %llu, outputs %s\n", (unsigned long long)seed, len,
+               (unsigned long long)n, (unsigned long long)rn,
+               ru.len == eu.len && !memcmp(ru.p, eu.p, eu.len) ? "equal"
+                                                              : "differ");
+    free(ru.p);
     free(img.p);
     if (dt_run_qemu(path, work_dir, &qu, NULL)) {
         free(eu.p);
@@ -52,7 +73,7 @@ static int run_pair(uint64_t seed, uint32_t len, dt_buf *e_out,
     }
     if (executed)
         *executed = n;
-    int differ = erc != 0 || eu.len != qu.len ||
+    int differ = engines_differ || erc != 0 || eu.len != qu.len ||
                  memcmp(eu.p, qu.p, eu.len) != 0;
     if (e_out)
         *e_out = eu;
@@ -157,7 +178,7 @@ static int run_fixed(const char *guest, const char *name)
     snprintf(path, sizeof(path), "%s/%s", guest, name);
     if (dt_read_file(path, &img))
         die("cannot read a fixed image");
-    int erc = dt_run_emu(img.p, img.len, 1000000, &e, &n);
+    int erc = dt_run_emu(img.p, img.len, 1000000, ARM_ENGINE_FAST, &e, &n);
     if (dt_run_qemu(path, work_dir, &q, NULL))
         die("qemu run failed");
     int bad = erc != 0 || e.len != q.len || memcmp(e.p, q.p, e.len);

@@ -44,10 +44,10 @@ char *dt_private_dir(const char *parent);
 void dt_remove_dir(char *dir);
 int dt_write_file(const char *path, const uint8_t *p, size_t len);
 
-/* Runs an image on emu/ until PSCI SYSTEM_OFF or max_insns. Returns 0 on a
- * clean power-off, with the UART bytes in *uart and the executed
- * instruction count in *insns. */
-int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns,
+/* Runs an image on emu/ with `engine` (ARM_ENGINE_*) until PSCI
+ * SYSTEM_OFF or max_insns. Returns 0 on a clean power-off, with the UART
+ * bytes in *uart and the executed instruction count in *insns. */
+int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
                dt_buf *uart, uint64_t *insns);
 /* Runs the image file on qemu-system-arm; output in *uart. */
 int dt_run_qemu(const char *img_path, const char *work_dir, dt_buf *uart,

@@ -100,7 +100,7 @@ static int hvc(void *opaque, arm_cpu *cpu)
     return 1;
 }
 
-int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns,
+int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
                dt_buf *uart, uint64_t *insns)
 {
     board b = { 0 };
@@ -110,6 +110,10 @@ int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns,
     memcpy(ram + (DT_LOAD - DT_RAM_BASE), img, len);
     arm_hooks h = { .opaque = &b, .hvc = hvc };
     arm_sys *s = arm_sys_new(m, 1, &h);
+    if (arm_set_engine(s, engine)) {
+        fprintf(stderr, "dt: engine %d is not built for this host\n", engine);
+        exit(2);
+    }
     b.cpu = arm_sys_cpu(s, 0);
     arm_set_pc(b.cpu, DT_LOAD);
     while (!b.off && arm_insn_count(b.cpu) < max_insns) {

@@ -22,7 +22,7 @@
 #include "../dev/pl011.h"
 #include "../dev/virtio.h"
 #include "../dev/virtio_console.h"
-#include "../dev/virtio_blk.h"
+#include "../dev/pl181.h"
 #include "../dev/virtio_gpu.h"
 #include "../dev/virtio_input.h"
 #include "../host/guest_clock.h"
@@ -184,6 +184,24 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--max-virtual-s takes a whole number"));
+    /* An unwritable snapshot path and a missing --content-dir end the run
+     * before the guest boots. */
+    snprintf(args, sizeof(args), "--kernel %s --snapshot-save /nonexistent/dir/snap.bin", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir/snap.bin: cannot create"));
+    snprintf(args, sizeof(args), "--kernel %s --net user --content-dir /nonexistent/dir", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/dir: --content-dir: No such file or directory, expected a directory"));
+    /* Numbers are digits only: no sign, no leading space. */
+    static const char *const not_numbers[] = { "+5", "' 5'", "-0", "5x", "''" };
+    for (size_t i = 0; i < sizeof(not_numbers) / sizeof(not_numbers[0]); i++) {
+        snprintf(args, sizeof(args), "--kernel %s --cpu-mhz %s", k, not_numbers[i]);
+        CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 2);
+        CU_ASSERT_EQUAL(lines, 1);
+        CU_ASSERT_PTR_NOT_NULL(strstr(first, "--cpu-mhz takes a whole number"));
+    }
     snprintf(args, sizeof(args), "--kernel %s --replay %s", k,
              write_file("s.rply", "tap 1 2\n", 8));
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
@@ -400,6 +418,80 @@ static void test_psci_hotplug(void)
     CU_ASSERT_FALSE(arm_is_powered(c1));
     CU_ASSERT(arm_insn_count(c1) >= 4);
     machine_free(m);
+}
+
+/* Core 0 computes for 517 us, reads the counter into r5 and sends SGI 1 to
+ * core 1, which enabled its GIC interface and waits in WFI (IRQs masked:
+ * the pending interrupt only wakes it); woken, core 1 reads the counter into
+ * r0 and acknowledges. Returns core 1's counter minus core 0's, in ticks. */
+static int64_t sgi_wake_lag(int policy)
+{
+    static const uint32_t sender[] = {
+        0xe30b0af0,     /* movw r0, #0xbaf0 */
+        0xe3400004,     /* movt r0, #4: 310000 iterations */
+        0xe2500001,     /* 1: subs r0, r0, #1 */
+        0x1afffffd,     /* bne 1b */
+        0xec565f0e,     /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe3002000,     /* movw r2, #0 */
+        0xe3402800,     /* movt r2, #0x800: GICD */
+        0xe3003001,     /* movw r3, #1: SGI 1 */
+        0xe3403002,     /* movt r3, #2: to cpu 1 */
+        0xe5823f00,     /* str r3, [r2, #0xf00]: GICD_SGIR */
+        0xe320f003,     /* 2: wfi */
+        0xeafffffd,     /* b 2b */
+    };
+    static const uint32_t receiver[] = {
+        0xe3002000,     /* movw r2, #0 */
+        0xe3402800,     /* movt r2, #0x800: GICD */
+        0xe3a03001,     /* mov r3, #1 */
+        0xe5823000,     /* str r3, [r2]: GICD_CTLR */
+        0xe3e03000,     /* mvn r3, #0 */
+        0xe5823100,     /* str r3, [r2, #0x100]: its SGIs and PPIs on */
+        0xe3004000,     /* movw r4, #0 */
+        0xe3404801,     /* movt r4, #0x801: GICC */
+        0xe3a03001,     /* mov r3, #1 */
+        0xe5843000,     /* str r3, [r4]: GICC_CTLR */
+        0xe3a030f0,     /* mov r3, #0xf0 */
+        0xe5843004,     /* str r3, [r4, #4]: GICC_PMR */
+        0xe320f003,     /* wfi */
+        0xec510f0e,     /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe594300c,     /* ldr r3, [r4, #0xc]: GICC_IAR */
+        0xe5843010,     /* str r3, [r4, #0x10]: GICC_EOIR */
+        0xe320f003,     /* 3: wfi */
+        0xeafffffd,     /* b 3b */
+    };
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 2;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    cfg.quantum_policy = policy;
+    machine *m = machine_new(&cfg);
+    phys_map *p = machine_phys(m);
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sizeof(sender)), sender, sizeof(sender));
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, sizeof(receiver)), receiver,
+           sizeof(receiver));
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0), *c1 = arm_sys_cpu(machine_cpus(m), 1);
+    arm_set_pc(c0, MACH_RAM + 0x1000);
+    arm_set_pc(c1, MACH_RAM + 0x2000);
+    arm_set_powered(c0, 1);
+    arm_set_powered(c1, 1);
+    run_until_halted(m);
+    CU_ASSERT_EQUAL(arm_get_reg(c1, 3), 1);     /* it took SGI 1 */
+    int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
+    machine_free(m);
+    return lag;
+}
+
+/* Cross-core causality (time.h): the SGI sent at 517 us wakes core 1 at the
+ * sender's time (within a tick: the receiver reads the counter two
+ * instructions later), not at the start of the window core 0 sent it in, as
+ * the fixed quantum does (6.7 us early here). */
+static void test_sgi_at_sender_time(void)
+{
+    int64_t causal = sgi_wake_lag(VT_CAUSAL), fixed = sgi_wake_lag(VT_FIXED_QUANTUM);
+    CU_ASSERT(causal >= 0 && causal <= 2);
+    CU_ASSERT(fixed < 0);
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -772,65 +864,175 @@ static void post_chain(int slot, const uint32_t (*seg)[3], int n)
     virtio_mmio_write(vdev, 0x050, 0, 2);
 }
 
-/* A 1 KiB write then a read back, completing on the modelled clock. */
-static void test_blk(void)
+/* ---- SD card on the PL181 ---- */
+
+enum { MCI_ARG = 0x08, MCI_CMD = 0x0c, MCI_RESP0 = 0x14, MCI_DLEN = 0x28,
+       MCI_DCTRL = 0x2c, MCI_STATUS = 0x34, MCI_CLEAR = 0x38,
+       MCI_MASK0 = 0x3c, MCI_MASK1 = 0x40, MCI_FIFOCNT = 0x48,
+       MCI_FIFO = 0x80 };
+enum { RESP = 1u << 6, LONG = 1u << 7, CPSM = 1u << 10 };
+static int mci_line[2];
+
+static void mci_irq(void *opaque, int n, int level)
 {
-    const char *img = tmp_path("disk.img");
+    (void)opaque;
+    mci_line[n] = level;
+}
+
+/* Issues a command as mmci_start_command() does; returns STATUS. */
+static uint32_t mci_cmd(pl181 *p, uint32_t index, uint32_t arg, uint32_t flags)
+{
+    pl181_write(p, MCI_CLEAR, 0x7ff, 2);
+    pl181_write(p, MCI_ARG, arg, 2);
+    pl181_write(p, MCI_CMD, index | flags | CPSM, 2);
+    return pl181_read(p, MCI_STATUS, 2);
+}
+
+/* The mmc core's identification of an SDHC card, a 1 KiB multiple-block
+ * write whose end waits for the card's write latency, a read back whose
+ * blocks arrive at the read bandwidth, and the card's answers to bad
+ * commands and addresses. */
+static void test_sdcard(void)
+{
+    const char *img = tmp_path("sd.img");
     FILE *f = fopen(img, "wb");
-    for (int i = 0; i < 8192; i++)
-        fputc(0, f);
+    CU_ASSERT_EQUAL(ftruncate(fileno(f), 2 * SD_CAPACITY_UNIT_BYTES), 0);
     fclose(f);
     int fd;
     uint64_t bytes;
     struct pl_error err;
-    CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, &err), 0);
-    CU_ASSERT_EQUAL(bytes, 8192);
     CU_ASSERT_EQUAL(loader_open_disk(write_file("odd.img", "abc", 3), &fd,
                                      &bytes, &err) == 0, 0);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "odd.img@3: a disk image must be"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "odd.img@3: an SD card image must be"));
     CU_ASSERT_EQUAL(loader_open_disk(img, &fd, &bytes, &err), 0);
+    CU_ASSERT_EQUAL(bytes, 2 * SD_CAPACITY_UNIT_BYTES);
 
     vt_engine *t = vt_new(NULL, 1200000000, 62500000, 100000);
     blk_timing tm;
     blk_timing_sd(&tm);
-    vmap = phys_map_new();
-    vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
-    virtio_blk *b = virtio_blk_new(vmap, (irq_line){ vline, NULL, 0 }, t, fd,
-                                   bytes, &tm);
-    vdev = virtio_blk_dev(b);
-    CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x100, 2), 16);     /* sectors */
-    queue_init(vdev, 0);
-    /* OUT: header {type 1, sector 2}, 1024 data bytes, status. */
-    uint32_t hdr[4] = { 1, 0, 2, 0 };
-    memcpy(vram + 0x8000, hdr, 16);
-    memset(vram + 0x9000, 0xab, 1024);
-    const uint32_t out[3][3] = { { MACH_RAM + 0x8000, 16, 0 },
-                                 { MACH_RAM + 0x9000, 1024, 0 },
-                                 { MACH_RAM + 0xa000, 1, 1 } };
-    vram[0xa000] = 0xff;
-    post_chain(0, out, 3);
+    pl181 *p = pl181_new(t, (irq_line){ mci_irq, NULL, 0 },
+                         (irq_line){ mci_irq, NULL, 1 },
+                         sd_card_new(t, fd, bytes, &tm));
+    CU_ASSERT_EQUAL(pl181_read(p, 0xfe0, 2), 0x81);     /* PL181 part number */
+    CU_ASSERT_EQUAL(pl181_read(p, 0xfe8, 2), 0x04);
+    pl181_write(p, MCI_MASK0, 0x3ff, 2);
+
+    CU_ASSERT_EQUAL(mci_cmd(p, 0, 0, 0) & 0xff, 1u << 7);          /* CMDSENT */
+    CU_ASSERT_EQUAL(mci_cmd(p, 52, 0, RESP) & 0xff, 1u << 2);     /* SDIO: timeout */
+    CU_ASSERT_EQUAL(mci_cmd(p, 8, 0x1aa, RESP) & 0xff, 1u << 6);  /* CMDRESPEND */
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_RESP0, 2), 0x1aa);
+    CU_ASSERT_EQUAL(mci_line[0], 1);
+    mci_cmd(p, 55, 0, RESP);
+    mci_cmd(p, 41, 0x40ff8000, RESP);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_RESP0, 2), 0xc0ff8000);     /* ready, SDHC */
+    mci_cmd(p, 2, 0, RESP | LONG);
+    CU_ASSERT_EQUAL(pl181_read(p, 0x10, 2), 0x3f);                /* RESPCMD */
+    mci_cmd(p, 3, 0, RESP);
+    uint32_t rca = pl181_read(p, MCI_RESP0, 2) >> 16;
+    CU_ASSERT_EQUAL(mci_cmd(p, 9, 0x12340000, RESP | LONG) & 0xff, 1u << 2);
+    mci_cmd(p, 9, rca << 16, RESP | LONG);
+    /* CSD 2.0: C_SIZE (bits 69:48) = 1 for 1 MiB. */
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_RESP0, 2) >> 30, 1);
+    CU_ASSERT_EQUAL((pl181_read(p, MCI_RESP0 + 8, 2) >> 16) & 0x3fffff, 1);
+    mci_cmd(p, 7, rca << 16, RESP);
+    mci_cmd(p, 13, rca << 16, RESP);
+    CU_ASSERT_EQUAL((pl181_read(p, MCI_RESP0, 2) >> 9) & 0xf, 4);  /* tran */
+
+    /* Write blocks 2-3: command, then the DPSM, then the FIFO by PIO. */
+    mci_cmd(p, 25, 2, RESP);
+    pl181_write(p, MCI_DLEN, 1024, 2);
+    pl181_write(p, MCI_MASK1, 1u << 14, 2);                       /* TXHALFEMPTY */
+    pl181_write(p, MCI_DCTRL, 9 << 4 | 1, 2);
+    CU_ASSERT_EQUAL(mci_line[1], 1);
+    for (uint32_t i = 0; i < 256; i++)
+        pl181_write(p, MCI_FIFO + (i % 16) * 4, 0xab000000u | i, 2);
+    CU_ASSERT_EQUAL(mci_line[1], 0);                              /* all taken */
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 0); /* card busy */
     vt_run(t, tm.write_latency_ns - 1);
-    CU_ASSERT_EQUAL(vram[0xa000], 0xff);            /* not yet */
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 0);
     vt_run(t, tm.write_latency_ns);
-    CU_ASSERT_EQUAL(vram[0xa000], 0);               /* VIRTIO_BLK_S_OK */
-    /* IN of the same sectors. */
-    hdr[0] = 0;
-    memcpy(vram + 0x8100, hdr, 16);
-    const uint32_t in[3][3] = { { MACH_RAM + 0x8100, 16, 0 },
-                                { MACH_RAM + 0xb000, 1024, 1 },
-                                { MACH_RAM + 0xa100, 1, 1 } };
-    post_chain(3, in, 3);
-    uint64_t due = tm.write_latency_ns + tm.read_latency_ns +
-                   1024 * VT_NS_PER_S / tm.read_bytes_per_s;
-    vt_run(t, due);
-    CU_ASSERT_EQUAL(vram[0xa100], 0);
-    CU_ASSERT_EQUAL(vram[0xb000], 0xab);
-    CU_ASSERT_EQUAL(vram[0xb3ff], 0xab);
-    CU_ASSERT_EQUAL(get32(VQ_USED + 4 + 8 + 4), 1025);   /* 1024 + status */
-    virtio_blk_free(b);
-    phys_map_free(vmap);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 1u << 8); /* DATAEND */
+    pl181_write(p, MCI_DCTRL, 0, 2);
+    mci_cmd(p, 12, 0, RESP);
+    uint8_t back[4];
+    CU_ASSERT_EQUAL(pread(fd, back, 4, 2 * 512 + 4 * 255), 4);
+    CU_ASSERT_EQUAL(back[0], 255);
+    CU_ASSERT_EQUAL(back[3], 0xab);
+
+    /* Read them back: DPSM first, then the command, as mmci does. */
+    uint64_t t0 = vt_now_ns(t);
+    pl181_write(p, MCI_DLEN, 1024, 2);
+    pl181_write(p, MCI_MASK1, 1u << 15, 2);                       /* RXHALFFULL */
+    pl181_write(p, MCI_DCTRL, 9 << 4 | 3, 2);
+    mci_cmd(p, 18, 2, RESP);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFOCNT, 2), 256);
+    uint64_t block_ns = 512 * VT_NS_PER_S / tm.read_bytes_per_s;
+    vt_run(t, t0 + tm.read_latency_ns + block_ns - 1);
+    CU_ASSERT_EQUAL(mci_line[1], 0);
+    vt_run(t, t0 + tm.read_latency_ns + block_ns);
+    CU_ASSERT_EQUAL(mci_line[1], 1);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFOCNT, 2), 128);          /* one block in */
+    for (uint32_t i = 0; i < 128; i++)
+        CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFO, 2), 0xab000000u | i);
+    CU_ASSERT_EQUAL(mci_line[1], 0);
+    vt_run(t, t0 + tm.read_latency_ns + 2 * block_ns);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 8), 1u << 8);
+    for (uint32_t i = 128; i < 256; i++)
+        CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFO, 2), 0xab000000u | i);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 13), 0); /* RXACTIVE off */
+    pl181_write(p, MCI_DCTRL, 0, 2);
+
+    /* A read past the end of the card: R1 ADDRESS_ERROR, data timeout. */
+    pl181_write(p, MCI_DLEN, 512, 2);
+    pl181_write(p, MCI_DCTRL, 9 << 4 | 3, 2);
+    mci_cmd(p, 17, 2048, RESP);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_RESP0, 2) >> 30, 1);
+    CU_ASSERT_EQUAL(pl181_read(p, MCI_STATUS, 2) & (1u << 3), 1u << 3);
+    pl181_free(p);
     vt_free(t);
     close(fd);
+}
+
+/* Each PL181 access stalls the core for PL181_ACCESS_NS of bus time, at
+ * any CPU frequency: 100 STATUS reads in a loop of 300 instructions (the
+ * PL181 is there only with an SD card image). */
+static void test_mmio_bus_cost(void)
+{
+    static const uint32_t code[] = {
+        0xe3001034,     /* movw r1, #0x34: MCI_STATUS */
+        0xe340190c,     /* movt r1, #0x090c */
+        0xe3a02064,     /* mov r2, #100 */
+        0xe5910000,     /* loop: ldr r0, [r1] */
+        0xe2522001,     /* subs r2, r2, #1 */
+        0x1afffffc,     /* bne loop */
+        0xe320f003,     /* wfi */
+        0xeafffffe,     /* b . */
+    };
+    const uint64_t hz[2] = { 1200000000, 350000000 };
+    const char *img = tmp_path("bus.img");
+    FILE *f = fopen(img, "wb");
+    CU_ASSERT_EQUAL(ftruncate(fileno(f), SD_CAPACITY_UNIT_BYTES), 0);
+    fclose(f);
+    for (int k = 0; k < 2; k++) {
+        machine_config cfg;
+        struct pl_error err;
+        machine_config_default(&cfg);
+        cfg.ram_bytes = 16u << 20;
+        cfg.console = (byte_sink){ discard, NULL };
+        CU_ASSERT_EQUAL(loader_open_disk(img, &cfg.disk_fd, &cfg.disk_bytes, &err), 0);
+        machine *m = machine_new(&cfg);
+        memcpy(phys_ram_ptr(machine_phys(m), MACH_RAM + 0x1000, sizeof(code)),
+               code, sizeof(code));
+        vt_set_cpu_hz(machine_engine(m), hz[k]);
+        arm_set_pc(arm_sys_cpu(machine_cpus(m), 0), MACH_RAM + 0x1000);
+        run_until_halted(m);
+        uint64_t insn_ns = 304 * VT_NS_PER_S / hz[k];
+        uint64_t busy = vt_busy_ns(machine_engine(m), 0);
+        CU_ASSERT(busy >= 100 * PL181_ACCESS_NS + insn_ns - 10);
+        CU_ASSERT(busy <= 100 * PL181_ACCESS_NS + insn_ns + 10);
+        machine_free(m);
+        close(cfg.disk_fd);
+    }
 }
 
 static uint64_t frame_ns;
@@ -1323,13 +1525,15 @@ int main(int argc, char **argv)
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "CPU frequency", test_cpu_frequency);
     CU_add_test(s, "idle skip", test_idle_skip);
+    CU_add_test(s, "an SGI reaches its core at the sender's time", test_sgi_at_sender_time);
     CU_add_test(s, "PSCI hotplug", test_psci_hotplug);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
     CU_add_test(s, "PL011", test_pl011);
     CU_add_test(s, "virtqueue", test_virtqueue);
     CU_add_test(s, "console ports", test_console_ports);
-    CU_add_test(s, "SD card", test_blk);
+    CU_add_test(s, "SD card on the PL181", test_sdcard);
+    CU_add_test(s, "MMIO bus cost", test_mmio_bus_cost);
     CU_add_test(s, "GPU", test_gpu);
     CU_add_test(s, "touchscreen", test_input);
     CU_add_test(s, "device tree", test_fdt);

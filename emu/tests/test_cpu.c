@@ -16,8 +16,10 @@
 #define L2 0x104000u
 #define DATA 0x200000u
 
+static const char *guest_dir = "../build/emu/guest";
 static phys_map *map;
 static arm_sys *sys;
+static int engine = ARM_ENGINE_FAST;   /* set by the suite being run */
 static arm_cpu *cpu;
 static uint8_t *ram;
 static uint64_t counter_ticks;
@@ -56,6 +58,7 @@ static void setup(int ncores)
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .counter = counter, .timer_changed = timer_changed };
     sys = arm_sys_new(map, ncores, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     for (uint32_t v = 0; v < 0x20; v += 4)
         put32(v, 0xeafffffe);   /* every vector: b . */
@@ -590,6 +593,7 @@ static void test_hvc_and_wfe(void)
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .hvc = hvc_hook };
     sys = arm_sys_new(map, 2, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     arm_cpu *c1 = arm_sys_cpu(sys, 1);
     arm_set_powered(c1, 1);
@@ -692,19 +696,20 @@ static void test_thumb_empty_list(void)
     teardown();
 }
 
-static const char *guest_dir = "../build/emu/guest";
 
-/* Same image, same final state and instruction count. */
-static void test_determinism(void)
+/* Runs the generator's stream `seed` on engines e1 and e2: same output
+ * (registers, exception log, data) and instruction count. */
+static void check_same_run(uint64_t seed, uint32_t len, int e1, int e2)
 {
     char path[512];
     dt_buf frame, img, u1, u2;
     uint64_t n1, n2;
     snprintf(path, sizeof(path), "%s/dt_frame.bin", guest_dir);
     CU_ASSERT_FATAL(dt_read_file(path, &frame) == 0);
-    dt_gen(&frame, 42, 20000, &img);
-    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, &u1, &n1), 0);
-    CU_ASSERT_EQUAL(dt_run_emu(img.p, img.len, 1000000, &u2, &n2), 0);
+    dt_gen(&frame, seed, len, &img);
+    int rc1 = dt_run_emu(img.p, img.len, 1000000, e1, &u1, &n1);
+    int rc2 = dt_run_emu(img.p, img.len, 1000000, e2, &u2, &n2);
+    CU_ASSERT(rc1 == 0 && rc2 == 0);
     CU_ASSERT_EQUAL(n1, n2);
     CU_ASSERT(u1.len == u2.len && !memcmp(u1.p, u2.p, u1.len));
     free(u1.p);
@@ -713,37 +718,273 @@ static void test_determinism(void)
     free(frame.p);
 }
 
+/* Same image, same final state and instruction count. */
+static void test_determinism(void)
+{
+    check_same_run(42, 20000, engine, engine);
+}
+
+/* A store into the block being run changes an instruction after it: the
+ * fast engine must run the new word, as the reference loop does. The
+ * second run finds the block already translated.
+ *   ldr r2, [r3, #0x20]; str r2, [r3, #0xc]; mov r1, #1; mov r1, #2; b . */
+static void test_smc_in_block(void)
+{
+    static const uint32_t code[] = {
+        0xe5932020, 0xe583200c, 0xe3a01001, 0xe3a01002, 0xeafffffe,
+    };
+    setup(1);
+    load(CODE, code, 5);
+    put32(CODE + 0x20, 0xe3a01002);         /* mov r1, #2: no change */
+    arm_set_reg(cpu, 3, CODE);
+    run_at(cpu, CODE, 100);
+    CU_ASSERT_EQUAL(reg(1), 2);
+    put32(CODE + 0x20, 0xe3a01003);         /* mov r1, #3 */
+    run_at(cpu, CODE, 100);
+    CU_ASSERT_EQUAL(reg(1), 3);
+    CU_ASSERT_EQUAL(get32(CODE + 0xc), 0xe3a01003);
+    CU_ASSERT_EQUAL(arm_insn_count(cpu), 200);
+    teardown();
+}
+
+/* After a TLB flush the same virtual code page maps another physical page:
+ * its code runs, not the blocks of the old one. */
+static void test_tlb_flush_remaps_code(void)
+{
+    setup(1);
+    build_tables(3);
+    enable_mmu(cpu, 0x00c50079);
+    put32(0x300000, 0xe3a01001);            /* mov r1, #1 */
+    put32(0x300004, 0xeafffffe);            /* b . */
+    put32(0x310000, 0xe3a01002);            /* mov r1, #2 */
+    put32(0x310004, 0xeafffffe);
+    run_at(cpu, DATA, 50);
+    CU_ASSERT_EQUAL(reg(1), 1);
+    put32(L2, 0x310000 | 2 | 3u << 4);
+    put32(CODE + 0x100, 0xee080f17);        /* mcr p15, 0, r0, c8, c7, 0 */
+    run_at(cpu, CODE + 0x100, 1);           /* TLBIALL */
+    run_at(cpu, DATA, 50);
+    CU_ASSERT_EQUAL(reg(1), 2);
+    CU_ASSERT_EQUAL(reg(15), DATA + 4);
+    teardown();
+}
+
+/* Straight-line code running off the end of a page into the next one,
+ * and a conditional branch back across the boundary. */
+static void test_page_crossing_code(void)
+{
+    static const uint32_t code[] = {
+        0xe2811001,     /* 0x1ff8: add r1, r1, #1 */
+        0xe2811002,     /* 0x1ffc: add r1, r1, #2 */
+        0xe2522001,     /* 0x2000: subs r2, r2, #1 */
+        0x1afffffb,     /* 0x2004: bne 0x1ff8 */
+        0xeafffffe,     /* 0x2008: b . */
+    };
+    setup(1);
+    load(0x1ff8, code, 5);
+    arm_set_reg(cpu, 2, 10);
+    run_at(cpu, 0x1ff8, 1000);
+    CU_ASSERT_EQUAL(reg(1), 30);
+    CU_ASSERT_EQUAL(reg(2), 0);
+    CU_ASSERT_EQUAL(reg(15), 0x2008);
+    CU_ASSERT_EQUAL(arm_insn_count(cpu), 1000);
+    teardown();
+}
+
+/* More one-instruction blocks than the fast engine's cache holds (65,536),
+ * run twice: the cache is dropped and refilled mid-run. */
+static void test_code_cache_refill(void)
+{
+    enum { N = 70000, BASE = 0x10000 };
+    setup(1);
+    for (uint32_t i = 0; i < N; i++)
+        put32(BASE + 4 * i, 0xeaffffff);            /* b .+4 */
+    put32(BASE + 4 * N, 0xea000000 | ((-(N + 2)) & 0xffffff)); /* b BASE */
+    run_at(cpu, BASE, 2 * (N + 1) + 5);
+    CU_ASSERT_EQUAL(reg(15), BASE + 4 * 5);
+    CU_ASSERT_EQUAL(arm_insn_count(cpu), 2 * (N + 1) + 5);
+    teardown();
+}
+
+/* A device whose write ends the run, as the time engine's hooks do
+ * (vt_set_cpu_hz, an interrupt for the other core): records the
+ * instruction count it saw. */
+static uint64_t exit_seen[128];
+static int nexit_seen;
+
+static void exit_dev_write(void *opaque, uint32_t off, uint32_t val,
+                           int size_log2)
+{
+    (void)off;
+    (void)val;
+    (void)size_log2;
+    arm_cpu *c = opaque;
+    if (nexit_seen < 128)
+        exit_seen[nexit_seen++] = arm_insn_count(c);
+    arm_request_exit(c);
+}
+
+/* SMC firmware that ends the run, as a DVFS call through
+ * vt_set_cpu_hz() does. */
+static int exit_smc(void *opaque, arm_cpu *c)
+{
+    (void)opaque;
+    exit_dev_write(c, 0, 0, 2);
+    return 1;
+}
+
+static uint32_t exit_dev_read(void *opaque, uint32_t off, int size_log2)
+{
+    (void)opaque;
+    (void)off;
+    (void)size_log2;
+    return 0;
+}
+
+typedef struct run_record {
+    uint64_t insns, cycles, used;
+    uint32_t r[8], pc, cpsr;
+} run_record;
+
+/* A loop with ALU, loads, stores, conditional code, a store to the device
+ * every 8th iteration and an IRQ handler, run in odd budgets with the IRQ
+ * line raised now and then, at 3 cycles per instruction; fills rec[]. */
+static int record_runs(int eng, run_record *rec, int nrec, uint64_t *exits,
+                       int *nexits)
+{
+    static const uint32_t code[] = {
+        0xf1080080,     /* cpsie i */
+        0xe2800001,     /* loop: add r0, r0, #1 */
+        0xe0211000,     /* eor r1, r1, r0 */
+        0xe5841000,     /* str r1, [r4] */
+        0xe5943000,     /* ldr r3, [r4] */
+        0xe0922003,     /* adds r2, r2, r3 */
+        0x22822005,     /* addcs r2, r2, #5 */
+        0xe3100007,     /* tst r0, #7 */
+        0x05876000,     /* streq r6, [r7] (the device) */
+        0xe1a03183,     /* lsl r3, r3, #3 */
+        0xe3100003,     /* tst r0, #3 */
+        0x01600070,     /* smceq #0 (the firmware hook) */
+        0xeafffff3,     /* b loop */
+    };
+    static const uint32_t irq[] = {
+        0xe2855001,     /* add r5, r5, #1 */
+        0xe25ef004,     /* subs pc, lr, #4 */
+    };
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .smc = exit_smc };
+    sys = arm_sys_new(map, 1, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
+    cpu = arm_sys_cpu(sys, 0);
+    phys_register_device(map, 0x08000000, 0x1000, cpu, exit_dev_read,
+                         exit_dev_write);
+    load(CODE, code, 13);
+    load(0x18, irq, 2);
+    arm_set_cpi(cpu, 3);
+    arm_set_reg(cpu, 4, DATA);
+    arm_set_reg(cpu, 7, 0x08000000);
+    arm_set_reg(cpu, 13, DATA + 0x1000);
+    arm_set_pc(cpu, CODE);
+    nexit_seen = 0;
+    for (int i = 0; i < nrec; i++) {
+        arm_set_irq(cpu, i % 7 == 3);
+        run_record *r = &rec[i];
+        r->used = arm_run(cpu, 1 + (uint64_t)(i * 37 % 101));
+        r->insns = arm_insn_count(cpu);
+        r->cycles = arm_cycle_count(cpu);
+        for (int k = 0; k < 8; k++)
+            r->r[k] = arm_get_reg(cpu, k);
+        r->pc = arm_get_reg(cpu, 15);
+        r->cpsr = cpsr();
+    }
+    *nexits = nexit_seen;
+    memcpy(exits, exit_seen, sizeof(exit_seen));
+    teardown();
+    return 0;
+}
+
+/* The engines run the same instructions, take the IRQ and honour an exit
+ * request from a device or the SMC firmware at the same instruction
+ * counts, and use the same cycles. */
+static void test_engines_agree(void)
+{
+    enum { N = 400 };
+    static run_record a[N], b[N];
+    uint64_t ea[128], eb[128];
+    int na, nb;
+    record_runs(ARM_ENGINE_FAST, a, N, ea, &na);
+    record_runs(ARM_ENGINE_REF, b, N, eb, &nb);
+    CU_ASSERT(!memcmp(a, b, sizeof(a)));
+    CU_ASSERT_EQUAL(na, nb);
+    CU_ASSERT(na > 10);
+    CU_ASSERT(!memcmp(ea, eb, sizeof(ea)));
+    CU_ASSERT(a[N - 1].r[5] > 10);          /* IRQs were taken */
+}
+
+/* Random streams of the differential test's generator: same output and
+ * instruction count on both engines. */
+static void test_engines_agree_random(void)
+{
+    for (uint64_t seed = 500; seed < 530; seed++)
+        check_same_run(seed, 5000, ARM_ENGINE_FAST, ARM_ENGINE_REF);
+}
+
+static int use_fast(void)
+{
+    engine = ARM_ENGINE_FAST;
+    return 0;
+}
+
+static int use_ref(void)
+{
+    engine = ARM_ENGINE_REF;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
         guest_dir = argv[1];
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
-    CU_pSuite s = CU_add_suite("cpu", NULL, NULL);
-    CU_add_test(s, "data processing flags and shifter carry", test_dp_flags);
-    CU_add_test(s, "LDM/STM, LDRD, unaligned LDR", test_load_store);
-    CU_add_test(s, "SVC, exception return, UDF, VFP is UNDEFINED", test_exceptions);
-    CU_add_test(s, "MMU translation, data abort, ATS1CPR", test_mmu_translate_and_abort);
-    CU_add_test(s, "MMU permission fault from LDRT", test_mmu_permissions);
-    CU_add_test(s, "access flag fault", test_access_flag);
-    CU_add_test(s, "TLBIMVA and inner-shareable broadcast", test_tlb_maintenance);
-    CU_add_test(s, "DACR change reaches cached translations", test_dacr_change);
-    CU_add_test(s, "regression c7-nop", test_regress_c7_nop);
-    CU_add_test(s, "regression page-crossing-store", test_regress_page_crossing_store);
-    CU_add_test(s, "regression domain-before-l2", test_regress_domain_before_l2);
-    CU_add_test(s, "regression ldm-partial", test_regress_ldm_partial);
-    CU_add_test(s, "exclusive monitor across cores", test_exclusive_monitor);
-    CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
-    CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
-    CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
-    CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
-    CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);
-    CU_add_test(s, "HVC firmware hook, WFE/SEV across cores", test_hvc_and_wfe);
-    CU_add_test(s, "ThumbEE TEECR/TEEHBR", test_thumbee_regs);
-    CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
-    CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
-    CU_add_test(s, "T16 POP {} is UNDEFINED", test_thumb_empty_list);
-    CU_add_test(s, "determinism", test_determinism);
+    /* Every test on both engines; then the engines side by side. */
+    for (int e = 0; e < 2; e++) {
+        CU_pSuite s = CU_add_suite(e ? "cpu, reference engine" :
+                                       "cpu, fast engine",
+                                   e ? use_ref : use_fast, NULL);
+        CU_add_test(s, "data processing flags and shifter carry", test_dp_flags);
+        CU_add_test(s, "LDM/STM, LDRD, unaligned LDR", test_load_store);
+        CU_add_test(s, "SVC, exception return, UDF, VFP is UNDEFINED", test_exceptions);
+        CU_add_test(s, "MMU translation, data abort, ATS1CPR", test_mmu_translate_and_abort);
+        CU_add_test(s, "MMU permission fault from LDRT", test_mmu_permissions);
+        CU_add_test(s, "access flag fault", test_access_flag);
+        CU_add_test(s, "TLBIMVA and inner-shareable broadcast", test_tlb_maintenance);
+        CU_add_test(s, "DACR change reaches cached translations", test_dacr_change);
+        CU_add_test(s, "regression c7-nop", test_regress_c7_nop);
+        CU_add_test(s, "regression page-crossing-store", test_regress_page_crossing_store);
+        CU_add_test(s, "regression domain-before-l2", test_regress_domain_before_l2);
+        CU_add_test(s, "regression ldm-partial", test_regress_ldm_partial);
+        CU_add_test(s, "exclusive monitor across cores", test_exclusive_monitor);
+        CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
+        CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
+        CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
+        CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
+        CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);
+        CU_add_test(s, "HVC firmware hook, WFE/SEV across cores", test_hvc_and_wfe);
+        CU_add_test(s, "ThumbEE TEECR/TEEHBR", test_thumbee_regs);
+        CU_add_test(s, "decode cache sees self-modifying code", test_self_modifying_code);
+        CU_add_test(s, "Thumb T16, BL/BLX, interworking", test_thumb_interworking);
+        CU_add_test(s, "T16 POP {} is UNDEFINED", test_thumb_empty_list);
+        CU_add_test(s, "determinism", test_determinism);
+        CU_add_test(s, "self-modifying code inside a translated block", test_smc_in_block);
+        CU_add_test(s, "TLB flush remaps a code page", test_tlb_flush_remaps_code);
+        CU_add_test(s, "code crossing a page", test_page_crossing_code);
+        CU_add_test(s, "code cache dropped and refilled", test_code_cache_refill);
+    }
+    CU_pSuite both = CU_add_suite("engines", NULL, NULL);
+    CU_add_test(both, "budgets, IRQs and hook exits agree", test_engines_agree);
+    CU_add_test(both, "random streams agree", test_engines_agree_random);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

@@ -119,6 +119,29 @@ static inline void pl_error_exit(const char *prog, const struct pl_error *err, i
 	exit(status);
 }
 
+/*
+ * A whole decimal number as options and text formats write it: digits only
+ * (no sign, no space, no "+"), at most max. Returns 0 with *out set, or -1.
+ */
+static inline int pl_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		uint64_t d = (uint64_t)(*s - '0');
+
+		if (d > max || v > (max - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
 __attribute__((noreturn))
 static inline void pl_out_of_memory(size_t n, size_t size)
 {

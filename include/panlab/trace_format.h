@@ -97,17 +97,19 @@ struct pl_event {
  *   CPU_ONLINE, CPU_OFFLINE   a1=cpu
  *   CPU_IDLE_ENTER  a1=cpu, a2=idle state; CPU_IDLE_EXIT a1=cpu
  *   LOST            a0=records this source dropped just before this one
- *   INPUT_EVENT     an input device reported a press (EV_KEY, value 1) to
+ *   KEY_REPORT      an input device reported a press (EV_KEY, value 1) to
  *                   the input core: tid=current (0 in interrupt context of
  *                   the idle task), a0=key code (BTN_TOUCH for a touch)
- *   INPUT_READ      tid read a press: a0=key code, a1=PL_INPUT_READ_EVDEV;
+ *   KEY_READ        tid read a press: a0=key code, a1=PL_KEY_READ_EVDEV;
  *                   or tid read bytes from a virtual console (the console
- *                   keyboard's characters): a0=0, a1=PL_INPUT_READ_TTY
+ *                   keyboard's characters): a0=0, a1=PL_KEY_READ_TTY
  *   FB_DAMAGE       tid wrote to a deferred-I/O framebuffer page that was
  *                   clean (fbdev's page_mkwrite): a flush will follow
- *   DISPLAY_FLUSH   tid asked the GPU to flush a resource to the display
- *                   (virtio-gpu RESOURCE_FLUSH): a0=resource id, a1=width,
- *                   a2=height
+ *   GPU_FLUSH       tid asked the GPU to flush a resource to the display
+ *                   (virtio-gpu RESOURCE_FLUSH): a0=resource id,
+ *                   a1=width << 16 | height
+ *                   (36-39 are kernel events for programs that log nothing;
+ *                   INPUT_READ and DISPLAY_FLUSHED below are userspace ones)
  *   UI_INPUT        a0=input id (dispatcher sequence number)
  *   UI_KEY          a0=input id, a1=key code
  *   ENQUEUE_MSG     a0=message id, a1=queue id, a2=time to dequeue (us, delay)
@@ -117,7 +119,18 @@ struct pl_event {
  *   CONSUME_ASYNC_TASK a0=task id, a1=executor id
  *   ASYNC_TASK_END  a0=task id, a1=executor id
  *   UI_INVALIDATE   a0=view id
- *   UI_UPDATE       a0=frame sequence number of the app's surface
+ *   UI_UPDATE       a0=frame sequence number of the app's surface, a1=app pid
+ *   INPUT_READ      inputd read an input from evdev: a0=input id, a1=ns
+ *                   since the kernel delivered it (the evdev event's
+ *                   CLOCK_MONOTONIC time stamp), saturated at 2^32-1
+ *   INPUT_DISPATCH  inputd sent it to the focused app: a0=input id, a1=app
+ *                   pid (0: no app had the focus)
+ *   FRAME_LATCH     the compositor took an app's newest posted frame for the
+ *                   display frame it composes: a0=the app's frame sequence
+ *                   number (UI_UPDATE a0), a1=app pid, a2=display frame number
+ *   DISPLAY_SUBMIT  composed, handed to the display driver: a0=display frame
+ *   DISPLAY_FLUSHED the driver reports the display flushed it (the device
+ *                   completed RESOURCE_FLUSH): a0=display frame
  *   ENTER/EXIT_FOREGROUND  a0=pid (tgid) of the app
  */
 #define PL_EVENT_TYPES(X) \
@@ -156,10 +169,10 @@ struct pl_event {
 	X(CPU_IDLE_ENTER, 33, "cpu_idle_enter") \
 	X(CPU_IDLE_EXIT, 34, "cpu_idle_exit") \
 	X(LOST, 35, "lost") \
-	X(INPUT_EVENT, 36, "input_event") \
-	X(INPUT_READ, 37, "input_read") \
+	X(KEY_REPORT, 36, "key_report") \
+	X(KEY_READ, 37, "key_read") \
 	X(FB_DAMAGE, 38, "fb_damage") \
-	X(DISPLAY_FLUSH, 39, "display_flush") \
+	X(GPU_FLUSH, 39, "gpu_flush") \
 	X(UI_INPUT, 64, "ui_input") \
 	X(UI_KEY, 65, "ui_key") \
 	X(ENQUEUE_MSG, 66, "enqueue_msg") \
@@ -171,7 +184,12 @@ struct pl_event {
 	X(UI_INVALIDATE, 72, "ui_invalidate") \
 	X(UI_UPDATE, 73, "ui_update") \
 	X(ENTER_FOREGROUND, 74, "enter_foreground") \
-	X(EXIT_FOREGROUND, 75, "exit_foreground")
+	X(EXIT_FOREGROUND, 75, "exit_foreground") \
+	X(INPUT_READ, 76, "input_read") \
+	X(INPUT_DISPATCH, 77, "input_dispatch") \
+	X(FRAME_LATCH, 78, "frame_latch") \
+	X(DISPLAY_SUBMIT, 79, "display_submit") \
+	X(DISPLAY_FLUSHED, 80, "display_flushed")
 
 #define PL_EV_ENUM_ENTRY(name, value, str) PL_EV_##name = value,
 enum pl_event_type {
@@ -181,10 +199,10 @@ enum pl_event_type {
 
 #define PL_EV_TYPE_MAX 127
 
-/* INPUT_READ a1: where the input was read. */
-enum pl_input_read_kind {
-	PL_INPUT_READ_EVDEV = 0,	/* /dev/input/event* */
-	PL_INPUT_READ_TTY = 1,		/* a virtual console's keyboard */
+/* KEY_READ a1: where the press was read. */
+enum pl_key_read_kind {
+	PL_KEY_READ_EVDEV = 0,	/* /dev/input/event* */
+	PL_KEY_READ_TTY = 1,	/* a virtual console's keyboard */
 };
 
 /* Old-thread state in CONTEXT_SWITCH, from the kernel's task state. */

@@ -214,15 +214,12 @@ int main(int argc, char **argv)
 		uint64_t start_ns = 0;
 		int i = 2;
 		for (; i < argc && argv[i][0] == '-'; i += 2) {
-			char *end;
 			if (i + 1 == argc)
 				return usage_error("record option without a value");
 			if (strcmp(argv[i], "-o") == 0) {
 				out_path = argv[i + 1];
 			} else if (strcmp(argv[i], "--start-ns") == 0) {
-				errno = 0;
-				start_ns = strtoull(argv[i + 1], &end, 10);
-				if (errno || *end || end == argv[i + 1] || argv[i + 1][0] == '-')
+				if (pl_parse_u64(argv[i + 1], UINT64_MAX, &start_ns) < 0)
 					return usage_error("--start-ns takes a CLOCK_MONOTONIC time "
 							   "in ns");
 			} else {

@@ -2,14 +2,17 @@
 # Runs the default experiment twice on the phone backend (emu/) and checks
 # that every tap is one matched transaction and that the two runs are
 # byte-identical: trace, ground truth, transactions.csv and summary.json
-# (apart from the run id).
+# (apart from the run id). A third run on the reference CPU engine
+# (--engine ref) must match them too, down to the instruction count.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$top/out"
 
-for run in test-phone-a test-phone-b; do
+for run in test-phone-a test-phone-b test-phone-ref; do
+	engine=fast
+	[ "$run" = test-phone-ref ] && engine=ref
 	"$top/scripts/run-experiment.sh" --backend phone --workload asynctask --run-id "$run" \
-		> "$top/out/$run.log" 2>&1 ||
+		--engine "$engine" > "$top/out/$run.log" 2>&1 ||
 		{ tail -n 30 "$top/out/$run.log"; echo "test_phone: run $run failed; log in out/$run.log"; exit 1; }
 done
 a=$top/out/test-phone-a
@@ -21,11 +24,18 @@ for check in '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
 	[ "$(jq -r "$check" "$summary")" = true ] ||
 		{ echo "test_phone: $check does not hold in $summary"; exit 1; }
 done
-for f in trace.bin ground_truth.txt transactions.csv; do
-	cmp "$a/$f" "$b/$f" || { echo "test_phone: two runs gave different $f"; exit 1; }
+ref=$top/out/test-phone-ref
+for other in "$b" "$ref"; do
+	for f in trace.bin ground_truth.txt transactions.csv console.log; do
+		cmp "$a/$f" "$other/$f" || { echo "test_phone: $(basename "$other") gave a different $f"; exit 1; }
+	done
+	if ! diff <(jq 'del(.run_id)' "$a/summary.json") <(jq 'del(.run_id)' "$other/summary.json") > /dev/null; then
+		echo "test_phone: $(basename "$other") gave a different summary.json"
+		exit 1
+	fi
 done
-if ! diff <(jq 'del(.run_id)' "$a/summary.json") <(jq 'del(.run_id)' "$b/summary.json") > /dev/null; then
-	echo "test_phone: two runs gave different summary.json"
-	exit 1
-fi
-echo "test_phone: ok ($(jq -r .transactions "$summary") transactions, precision and recall 1, two runs byte-identical)"
+# The phone's exit line counts the instructions both cores ran.
+insns() { grep -o '[0-9]* instructions;' "$top/out/$1.log" | tail -n 1; }
+[ -n "$(insns test-phone-a)" ] && [ "$(insns test-phone-a)" = "$(insns test-phone-ref)" ] ||
+	{ echo "test_phone: fast engine ran '$(insns test-phone-a)', reference engine '$(insns test-phone-ref)'"; exit 1; }
+echo "test_phone: ok ($(jq -r .transactions "$summary") transactions, precision and recall 1, two runs and the reference engine's byte-identical, $(insns test-phone-a | tr -d ";") on both engines)"

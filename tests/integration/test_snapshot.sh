@@ -30,17 +30,20 @@ outputs() {
 		--replay "$top/replay/scripts/$workload.rply" --ground-truth "$d/ground_truth.txt"
 		--max-virtual-s 120 --config "$config")
 }
+# ok RUN STATUS: the guest said OK and the phone exited 0 (it fails a run
+# the guest cannot see fail, such as a replay script that did not end).
 ok() {
-	grep -aq '^PANLAB-RESULT: OK' "$work/$1/console.log" ||
-		{ echo "test_snapshot: run $1 failed:" >&2; tail -n 5 "$work/$1/stderr" "$work/$1/console.log" >&2; exit 1; }
+	grep -aq '^PANLAB-RESULT: OK' "$work/$1/console.log" && [ "$2" = 0 ] ||
+		{ echo "test_snapshot: run $1 failed (phone exit status $2):" >&2
+		  tail -n 5 "$work/$1/stderr" "$work/$1/console.log" >&2; exit 1; }
 }
 
 echo "test_snapshot: run A boots, saves the snapshot and runs $workload"
 outputs a
 "$phone" --kernel "$work/zImage" --initrd "$work/initramfs.cpio.gz" \
 	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1" \
-	--snapshot-save "$work/snap.bin" "${args[@]}" 2> "$work/a/stderr" || true
-ok a
+	--snapshot-save "$work/snap.bin" "${args[@]}" 2> "$work/a/stderr" && st=0 || st=$?
+ok a "$st"
 grep -a 'saved' "$work/a/stderr"
 
 echo "test_snapshot: runs B and C restore it and run $workload"
@@ -50,8 +53,10 @@ for run in b c; do
 	"$phone" --snapshot-load "$work/snap.bin" "${args[@]}" 2> "$work/$run/stderr" &
 	pids+=($!)
 done
-for p in "${pids[@]}"; do wait "$p" || true; done
-for run in b c; do ok $run; done
+sts=()
+for p in "${pids[@]}"; do wait "$p" && sts+=(0) || sts+=($?); done
+ok b "${sts[0]}"
+ok c "${sts[1]}"
 grep -a 'restored' "$work/b/stderr"
 
 status=0

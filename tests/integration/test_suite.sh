@@ -1,20 +1,27 @@
 #!/bin/bash
-# Runs scripts/run-suite.sh on the phone backend (the default) over four workloads that
+# Runs scripts/run-suite.sh on the phone backend (the default) over six workloads that
 # exercise what only the phone models, and checks out/test-suite.json: one object per workload
 # with the fields issue 5 names, the declared transaction count met, precision and recall 1.0,
-# and the declared critical-path structure (shape_ok). The four:
+# and the declared critical-path structure (shape_ok). The six:
 #   animation  the spinner is labelled an animation and its path crosses the task that ends it;
 #   netfetch   TCP fetches blocking on the network (a network edge on every path);
 #   sdcache    the fetched image fsync'ed to the phone's SD card (an io edge on every path);
-#   service    binder calls between the cores, whose clocks may disagree by microseconds
-#              (the analyzer's skew repair keeps the binder hops on every path).
-# 1.2 min for the four at load 2 (2.3 min for three while other builds ran);
+#   service    binder calls between the cores: the phone delivers each at the sender's time,
+#              so no consumer is logged before its producer and nothing needs repair;
+#   condjoin   two pool tasks joined through a condition variable: the path crosses the
+#              signaller's work (a notify hop; its .expect);
+#   asynctask@noupdate  two taps on no view mid-script: true negatives, precision = recall = 1.
+# On every one, no causal pair is out of order and the skew repair moves nothing.
+#   asynctask@overlap  a second tap while the first one's AsyncTask runs: ground truth by the
+#              frame marker, not by time window, and the detected latency (input to pixels)
+#              within 1 ms of it on every input.
+# 1.2 min for the first four at load 2 (2.3 min for three while other builds ran);
 # `make run WORKLOAD=all` runs the whole suite.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 json=$top/out/test-suite.json
 log=$top/out/test-suite.log
-workloads=(animation netfetch sdcache service)
+workloads=(animation netfetch sdcache service condjoin asynctask@noupdate asynctask@overlap)
 mkdir -p "$top/out"
 "$top/scripts/run-suite.sh" --backend phone --out "$json" "${workloads[@]}" > "$log" 2>&1 ||
 	{ cat "$log"; echo "test_suite: the suite failed on the phone; log in out/test-suite.log"; exit 1; }
@@ -27,14 +34,20 @@ check() {
 		exit 1
 	fi
 }
-check "one object per workload" 'map(.workload) == ["animation", "netfetch", "sdcache", "service"]'
+check "one object per workload" \
+	'map(.workload) == ["animation", "netfetch", "sdcache", "service", "condjoin", "asynctask@noupdate", "asynctask@overlap"]'
 check "every field present" 'all(.[]; has("transactions") and has("expected_transactions") and
 	has("precision") and has("recall") and has("latency_error_ns_max") and has("shape_ok"))'
 check "declared transaction counts" 'all(.[]; .expected_transactions != null and
 	.transactions == .expected_transactions)'
 check "precision and recall 1.0" 'all(.[]; .precision == 1 and .recall == 1)'
 check "declared structure on every path" 'all(.[]; .shape_ok == true)'
-check "latency error bounded by two frames" 'all(.[]; .latency_error_ns_max < 40000000)'
+check "no causal pair out of order, nothing repaired" \
+	'all(.[]; .causal_pairs_out_of_order == 0 and .skew_repaired == 0)'
+check "latency error within 1 ms" 'all(.[]; .latency_error_ns_max <= 1000000)'
+check "every input's ground truth by its frame marker" \
+	'all(.[]; .match_rule_counts.window == 0 and .match_rule_counts.marker == .transactions and
+	.unreadable_frames == 0)'
 check "one line per workload printed" \
-	"$(grep -cE '^(animation|netfetch|sdcache|service) ' "$log") == ${#workloads[@]}"
+	"$(grep -cE '^(animation|netfetch|sdcache|service|condjoin|asynctask@noupdate|asynctask@overlap) ' "$log") == ${#workloads[@]}"
 echo "test_suite: ok on the phone ($(jq -r 'map("\(.workload) \(.transactions)/\(.expected_transactions)") | join(", ")' "$json"), shapes as declared)"

@@ -21,6 +21,8 @@ struct tb {
 void tb_init(struct tb *t, uint32_t ncpus);
 /* A userspace event of thread tid (its own buffer, created on first use). */
 void tb_user(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1);
+void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1,
+	      uint32_t a2);
 /* A kernel event logged on cpu, about thread tid. */
 void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
 	       uint64_t a0, uint32_t a1);
@@ -36,6 +38,15 @@ struct model {
 
 void model_build(struct tb *t, struct model *m);
 void model_free(struct model *m);
+
+/*
+ * The end of a tap's transaction on a looper: main_tid dequeues the result
+ * message msg at `us` microseconds and invalidates; vsync_tid posts the frame
+ * message msg + 1, which main_tid handles at us + 100 and draws (UI_UPDATE at
+ * us + 110).
+ */
+void tb_result_drawn(struct tb *t, uint32_t main_tid, uint32_t vsync_tid, uint32_t queue,
+		     uint64_t msg, uint64_t us);
 
 /* Hand-built scenarios shared by the extraction and command-line tests. */
 void scenario_overlap(struct tb *t);
@@ -59,8 +70,11 @@ void add_aggregate_tests(void);
 void add_native_tests(void);
 void add_kernel_only_tests(void);
 void add_animation_tests(void);
+void add_display_tests(void);
 void add_skew_tests(void);
 void add_fixture_tests(void);
 void add_stream_tests(void);
+void add_sqlite_tests(void);
+void add_energy_tests(void);
 
 #endif /* TEST_ANALYZER_H */

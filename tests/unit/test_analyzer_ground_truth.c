@@ -47,7 +47,7 @@ static void test_parse(void)
 	pl_ground_truth_free(&gt);
 
 	static const char none[] = "panlab-ground-truth 1\ninput 0 100 tap 1 1\ninput 1 120 tap 1 1\n"
-				   "frame 0 150\n";
+				   "frame 0 150\nend 200\n";
 
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", none, strlen(none), &gt, &err), 0);
 	CU_ASSERT_FALSE(pl_ground_truth_output(&gt, 0, &t));
@@ -83,11 +83,11 @@ static void test_syntax_errors(void)
 	BAD(H "input 0 100 tap 1\n", "g.txt:2: 5 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
 	BAD(H "input 0 100\n", "g.txt:2: 3 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
 	BAD(H "input 0 1x0 tap 1 2\n",
-	    "g.txt:2: input time is \"1x0\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"1x0\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 18446744073709551616 tap 1 2\n",
-	    "g.txt:2: input time is \"18446744073709551616\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"18446744073709551616\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 -1 tap 1 2\n",
-	    "g.txt:2: input time is \"-1\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: input time is \"-1\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "input 0 100 tap 4294967296 2\n",
 	    "g.txt:2: tap x is \"4294967296\", expected a decimal integer up to 4294967295");
 	BAD(H "input 1 100 tap 1 2\n",
@@ -98,7 +98,14 @@ static void test_syntax_errors(void)
 	    "g.txt:3: input time 99 ns is before the previous input's 100 ns, expected non-decreasing times");
 	BAD(H "frame 0 100\nframe 1 50\n",
 	    "g.txt:3: frame time 50 ns is before the previous frame's 100 ns, expected non-decreasing times");
-	BAD(H "frame 0 100 7\n", "g.txt:2: 4 fields, expected 3: frame <seq> <t_ns>");
+	BAD(H "frame 0 100 7\n",
+	    "g.txt:2: frame marker \"7\", expected no-marker, unreadable, repeat or answers");
+	BAD(H "frame 0 100 unreadable 3\n", "g.txt:2: 5 fields, expected 4: frame <seq> <t_ns> "
+	    "[no-marker | unreadable | repeat | answers <input>...]");
+	BAD(H "frame 0 100 answers 1 x\n",
+	    "g.txt:2: answered input is \"x\", expected a decimal integer up to 4294967295");
+	BAD(H "frame 0 100 answers 4294967296\n", "g.txt:2: answered input is \"4294967296\", "
+	    "expected a decimal integer up to 4294967295");
 	BAD(H "flush 0 100\n",
 	    "g.txt:2: unknown record \"flush\", expected ready, input, frame or end");
 	BAD(H "input 0 100  tap 1 2\n",
@@ -108,9 +115,24 @@ static void test_syntax_errors(void)
 	BAD(H "end 5\nend 6\n", "g.txt:3: second 'end' record, expected one");
 	BAD(H "ready 1\nready 2\n", "g.txt:3: second 'ready' record, expected one");
 	BAD(H "ready 01\n",
-	    "g.txt:2: ready time is \"01\", expected a decimal integer up to 18446744073709551615");
+	    "g.txt:2: ready time is \"01\", expected a decimal integer up to 9223372036854775807");
 	BAD(H "ready 1\0\n", "g.txt:2: NUL byte at column 8, expected text");
-	BAD(H "input 0 1 tap 1 2 3 4\n", "g.txt:2: more than 6 fields, expected at most 6");
+	BAD(H "input 0 1 tap 1 2 3 4\n", "g.txt:2: 8 fields, expected 6: input <seq> <t_ns> tap <x> <y>");
+	/* A file cut short has no end marker; times beyond JSON's integers; inputs outside the run. */
+	BAD(H "ready 5\ninput 0 100 tap 1 2\nframe 0 150\n",
+	    "g.txt:5: end of file without an \"end\" record, expected the writer's end marker (a truncated file?)");
+	BAD(H "input 0 9223372036854775808 tap 1 2\n",
+	    "g.txt:2: input time is \"9223372036854775808\", expected a decimal integer up to 9223372036854775807");
+	BAD(H "ready 50\ninput 0 10 tap 1 2\nend 100\n",
+	    "g.txt: input 0 at 10 ns is before ready at 50 ns, expected inputs after ready");
+	BAD(H "ready 5\ninput 0 200 tap 1 2\nend 100\n",
+	    "g.txt: input 0 at 200 ns is after end at 100 ns, expected inputs before end");
+	char many[400] = H "frame 0 1 answers";
+
+	for (int i = 0; i < 66; i++)
+		strcat(many, " 1");
+	strcat(many, "\n");
+	BAD(many, "g.txt:2: more than 68 fields, expected at most 68");
 }
 
 static void test_read_file(void)
@@ -130,6 +152,54 @@ static void test_read_file(void)
 	CU_ASSERT_STRING_EQUAL(err.msg, expect);
 }
 
+/*
+ * Markers: overlapping inputs are matched by identity; a frame whose marker names no input, or
+ * could not be read, is never taken by the time window; frames without a marker still are.
+ */
+static void test_markers(void)
+{
+	static const char text[] =
+		"panlab-ground-truth 1\n"
+		"input 0 100 tap 1 1\n"
+		"input 1 110 tap 1 1\n"	/* a second tap while the first still runs */
+		"frame 0 120 answers 1\n"
+		"frame 1 130 answers\n"	/* an animation frame: answers no input */
+		"frame 2 140 answers 0 1\n"	/* both inputs' updates in one frame */
+		"frame 3 150 answers 0\n"
+		"frame 4 160 repeat\n"		/* frame 3 shown again (a raised surface): no match */
+		"input 2 200 key 1\n"
+		"frame 5 210 unreadable\n"	/* never matched: input 2 has no ground truth */
+		"input 3 300 key 1\n"
+		"frame 6 310 no-marker\n"	/* a program without a marker: the window rule */
+		"frame 7 320 answers\n"
+		"input 4 400 tap 1 1\n"
+		"frame 8 410\n"		/* a display that reads no marker: the window rule */
+		"end 500\n";
+	struct pl_ground_truth gt;
+	struct pl_error err = { "" };
+	uint64_t t = 0;
+
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", text, strlen(text), &gt, &err), 0);
+	CU_ASSERT_EQUAL(gt.unreadable_frames, 1);
+	CU_ASSERT_EQUAL(gt.frame_marker[4], PL_GT_MARKER_REPEAT);
+	CU_ASSERT_EQUAL(gt.frame_marker[5], PL_GT_MARKER_UNREADABLE);
+	CU_ASSERT_EQUAL(gt.answer_first[2], 1);
+	CU_ASSERT_EQUAL(gt.answer_first[3], 3);
+	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 0, &t), PL_GT_RULE_MARKER);
+	CU_ASSERT_EQUAL(t, 150);
+	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 1, &t), PL_GT_RULE_MARKER);
+	CU_ASSERT_EQUAL(t, 140);
+	t = 0;
+	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 2, &t), PL_GT_RULE_NONE);
+	CU_ASSERT_EQUAL(t, 0);
+	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 3, &t), PL_GT_RULE_WINDOW);
+	CU_ASSERT_EQUAL(t, 310);
+	CU_ASSERT_EQUAL(pl_ground_truth_output(&gt, 4, &t), PL_GT_RULE_WINDOW);
+	CU_ASSERT_EQUAL(t, 410);
+	CU_ASSERT_STRING_EQUAL(pl_gt_rule_name(PL_GT_RULE_MARKER), "marker");
+	pl_ground_truth_free(&gt);
+}
+
 void add_ground_truth_tests(void)
 {
 	CU_pSuite s = CU_add_suite("ground_truth", NULL, NULL);
@@ -137,4 +207,5 @@ void add_ground_truth_tests(void)
 	CU_add_test(s, "records and transaction windows", test_parse);
 	CU_add_test(s, "syntax errors", test_syntax_errors);
 	CU_add_test(s, "files", test_read_file);
+	CU_add_test(s, "frame markers", test_markers);
 }

@@ -32,8 +32,14 @@ static uint32_t user_source(struct tb *t, uint32_t tid)
 
 void tb_user(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1)
 {
+	tb_user3(t, tid, ts_ns, type, a0, a1, 0);
+}
+
+void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_t a0, uint32_t a1,
+	      uint32_t a2)
+{
 	struct pl_event ev = { .ts_ns = ts_ns, .type = type, .cpu = PL_CPU_NONE, .tid = tid,
-			       .a0 = a0, .a1 = a1 };
+			       .a0 = a0, .a1 = a1, .a2 = a2 };
 
 	pl_trace_builder_add_event(&t->b, user_source(t, tid), &ev);
 }
@@ -116,6 +122,18 @@ static void task(struct tb *t, uint32_t tid, uint64_t us, uint64_t task_id, uint
  * (posts at 2500 us), input 1's fast (posts at 1500 us). Input 1's frame is
  * drawn first (UI_UPDATE at 1710 us), input 0's last (2710 us).
  */
+void tb_result_drawn(struct tb *t, uint32_t main_tid, uint32_t vsync_tid, uint32_t queue,
+		     uint64_t msg, uint64_t us)
+{
+	tb_user(t, main_tid, US(us), PL_EV_DEQUEUE_MSG, msg, queue);
+	tb_user(t, main_tid, US(us + 10), PL_EV_UI_INVALIDATE, 0, 0);
+	tb_user(t, main_tid, US(us + 20), PL_EV_MSG_DONE, msg, queue);
+	tb_user(t, vsync_tid, US(us + 50), PL_EV_ENQUEUE_MSG, msg + 1, queue);
+	tb_user(t, main_tid, US(us + 100), PL_EV_DEQUEUE_MSG, msg + 1, queue);
+	tb_user(t, main_tid, US(us + 110), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(t, main_tid, US(us + 120), PL_EV_MSG_DONE, msg + 1, queue);
+}
+
 void scenario_overlap(struct tb *t)
 {
 	tb_init(t, 2);

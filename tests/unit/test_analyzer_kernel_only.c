@@ -19,21 +19,21 @@ static void viewer_scenario(struct tb *t)
 	tb_kernel(t, 0, US(10), PL_EV_FORK, SESSION, FBI, FBI);
 	/* A platform process (it logs userspace events) reads the press too. */
 	tb_user(t, INPUTD, US(20), PL_EV_ENQUEUE_MSG, 1, 7);
-	tb_kernel(t, 0, US(1000), PL_EV_INPUT_EVENT, 0, KEY_J, 0);
-	tb_kernel(t, 0, US(1010), PL_EV_INPUT_READ, INPUTD, KEY_J, PL_INPUT_READ_EVDEV);
-	tb_kernel(t, 1, US(1050), PL_EV_INPUT_READ, FBI, 0, PL_INPUT_READ_TTY);
-	tb_kernel(t, 1, US(1060), PL_EV_INPUT_READ, FBI, 0, PL_INPUT_READ_TTY);
+	tb_kernel(t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
+	tb_kernel(t, 1, US(1050), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(t, 1, US(1060), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
 	tb_kernel(t, 1, US(2000), PL_EV_FB_DAMAGE, FBI, 0, 0);
-	tb_kernel(t, 0, US(2500), PL_EV_DISPLAY_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(t, 0, US(2500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
 	tb_kernel(t, 1, US(3000), PL_EV_FB_DAMAGE, FBI, 0, 0);
-	tb_kernel(t, 0, US(3500), PL_EV_DISPLAY_FLUSH, KWORKER, 1, 480 << 16 | 800);
-	tb_kernel(t, 0, US(10000), PL_EV_INPUT_EVENT, 0, KEY_J, 0);
-	tb_kernel(t, 1, US(10100), PL_EV_INPUT_READ, FBI, 0, PL_INPUT_READ_TTY);
+	tb_kernel(t, 0, US(3500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(t, 0, US(10000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(t, 1, US(10100), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
 	tb_kernel(t, 1, US(11000), PL_EV_FB_DAMAGE, FBI, 0, 0);
-	tb_kernel(t, 0, US(11500), PL_EV_DISPLAY_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(t, 0, US(11500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
 	/* The compositor's flush is the platform's: no update of this program. */
 	tb_user(t, COMPOSITOR, US(11900), PL_EV_ENQUEUE_MSG, 2, 8);
-	tb_kernel(t, 0, US(12000), PL_EV_DISPLAY_FLUSH, COMPOSITOR, 2, 480 << 16 | 800);
+	tb_kernel(t, 0, US(12000), PL_EV_GPU_FLUSH, COMPOSITOR, 2, 480 << 16 | 800);
 }
 
 static void test_kernel_only_viewer(void)
@@ -85,12 +85,12 @@ static void test_kernel_only_needs_a_reader(void)
 
 	tb_init(&t, 1);
 	tb_user(&t, INPUTD, US(20), PL_EV_ENQUEUE_MSG, 1, 7);
-	tb_kernel(&t, 0, US(1000), PL_EV_INPUT_EVENT, 0, KEY_J, 0);
-	tb_kernel(&t, 0, US(1010), PL_EV_INPUT_READ, INPUTD, KEY_J, PL_INPUT_READ_EVDEV);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
 	/* An evdev read of another key does not take this press either. */
-	tb_kernel(&t, 0, US(1020), PL_EV_INPUT_READ, FBI, KEY_J + 1, PL_INPUT_READ_EVDEV);
+	tb_kernel(&t, 0, US(1020), PL_EV_KEY_READ, FBI, KEY_J + 1, PL_KEY_READ_EVDEV);
 	tb_kernel(&t, 0, US(2000), PL_EV_FB_DAMAGE, FBI, 0, 0);
-	tb_kernel(&t, 0, US(2500), PL_EV_DISPLAY_FLUSH, KWORKER, 1, 0);
+	tb_kernel(&t, 0, US(2500), PL_EV_GPU_FLUSH, KWORKER, 1, 0);
 	model_build(&t, &m);
 	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 1);
 	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 0);

@@ -18,11 +18,14 @@ int main(void)
 	add_native_tests();
 	add_kernel_only_tests();
 	add_animation_tests();
+	add_display_tests();
 	add_skew_tests();
 	add_fixture_tests();
 	add_stream_tests();
+	add_energy_tests();
 	add_idmap_tests();
 	add_export_tests();
+	add_sqlite_tests();
 	add_cli_tests();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

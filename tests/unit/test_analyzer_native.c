@@ -2,7 +2,8 @@
 /*
  * Native-thread interval inference (Panappticon 4.5): an uninstrumented
  * renderer on a condition variable is split at its waits and joined to the
- * notify that woke it; a lock wait inside a message splits nothing.
+ * notify that woke it; a lock wait inside a message splits nothing, and
+ * its notifier's unrelated work stays off the path (lock time).
  */
 #include "test_analyzer.h"
 
@@ -31,7 +32,7 @@ static void webview_scenario(struct tb *t)
 	tb_user(t, RENDER, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
 	tb_kernel(t, 1, US(1510), PL_EV_FUTEX_WAIT, RENDER, WORK_LOCK, 0);
 	tb_kernel(t, 1, US(1511), PL_EV_CONTEXT_SWITCH, RENDER, 0, PL_STATE_SLEEPING);
-	/* The main thread contends for a lock inside message 2: no split, no edge. */
+	/* The main thread contends for a lock inside message 2: no split; an edge that only joins. */
 	tb_user(t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
 	tb_kernel(t, 0, US(1602), PL_EV_FUTEX_WAIT, MAIN, VIEW_LOCK, 0);
 	tb_kernel(t, 0, US(1603), PL_EV_FUTEX_NOTIFY, OTHER, VIEW_LOCK, MAIN);
@@ -62,8 +63,8 @@ static void test_native_renderer(void)
 
 	webview_scenario(&t);
 	model_build(&t, &m);
-	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 1);
-	CU_ASSERT_EQUAL(m.s.graph.notifies_without_interval, 1);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 2);
+	CU_ASSERT_EQUAL(m.s.graph.notifies_without_interval, 0);
 	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, RENDER, US(1130));
 	const struct pl_interval *job = &m.s.iv.intervals[m.s.iv.event_interval[wake]];
 
@@ -92,6 +93,10 @@ static void test_native_renderer(void)
 		sum_ns += m.s.bd.ns[0][c];
 	CU_ASSERT_EQUAL(sum_ns, m.s.tx.items[0].latency_ns);
 	CU_ASSERT(m.s.bd.ns[0][PL_CAT_RUNNABLE] >= US(15));
+	/* OTHER, which released the view lock, is no member: the path waits on MAIN. */
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nthreads, 2);
+	for (uint64_t i = m.s.cp.first_step[0]; i < m.s.cp.first_step[1]; i++)
+		CU_ASSERT_NOT_EQUAL(m.trace.events[m.s.cp.steps[i].from_event].tid, OTHER);
 	CU_ASSERT_STRING_EQUAL(pl_edge_kind_name(PL_EDGE_NOTIFY), "notify");
 	model_free(&m);
 }
@@ -179,6 +184,65 @@ static void test_lock_wait_then_runnable(void)
 	model_free(&m);
 }
 
+/*
+ * A join through a condition variable (app-condjoin): the tap submits two
+ * pool tasks; the waiter (WAITER, cpu 1) computes briefly, then waits on the
+ * condition variable inside its task until the signaller (SIGNALLER, cpu 0)
+ * finishes its longer work and signals; the waiter posts the result. The
+ * waiter's wake has two predecessors, its own wait and the signal: the
+ * signal is later, so the path crosses the signaller's work (a notify hop),
+ * and the wait is not charged as lock.
+ */
+static void test_condition_variable_join(void)
+{
+	enum { WAITER = 110, SIGNALLER = 111, POOL = 7 };
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	tb_init(&t, 2);
+	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1112), PL_EV_SUBMIT_ASYNC_TASK, 1, POOL);
+	tb_user(&t, MAIN, US(1114), PL_EV_SUBMIT_ASYNC_TASK, 2, POOL);
+	tb_user(&t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(&t, WAITER, US(1130), PL_EV_CONSUME_ASYNC_TASK, 1, POOL);
+	tb_user(&t, SIGNALLER, US(1131), PL_EV_CONSUME_ASYNC_TASK, 2, POOL);
+	tb_kernel(&t, 1, US(1200), PL_EV_FUTEX_WAIT, WAITER, WORK_LOCK, 0);
+	tb_kernel(&t, 1, US(1201), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1500), PL_EV_FUTEX_NOTIFY, SIGNALLER, WORK_LOCK, WAITER);
+	tb_user(&t, SIGNALLER, US(1502), PL_EV_ASYNC_TASK_END, 2, POOL);
+	tb_kernel(&t, 1, US(1505), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
+	tb_user(&t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, 1, POOL);
+	tb_result_drawn(&t, MAIN, VSYNC, QUEUE, 2, 1600);
+	model_build(&t, &m);
+
+	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, WAITER, US(1506));
+
+	CU_ASSERT_EQUAL(m.s.iv.intervals[m.s.iv.event_interval[wake]].kind, PL_IV_TASK);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(600));
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "task>notify>message>invalidate");
+	/* The signaller's work is on the path: its consume to its notify. */
+	int through_signaller = 0;
+
+	for (uint64_t i = m.s.cp.first_step[0]; i < m.s.cp.first_step[1]; i++) {
+		const struct pl_step *st = &m.s.cp.steps[i];
+
+		through_signaller |= st->kind == PL_EDGE_TEMPORAL &&
+				     m.trace.events[st->from_event].tid == SIGNALLER &&
+				     m.trace.events[st->to_event].ts_ns == US(1500);
+	}
+	CU_ASSERT(through_signaller);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_LOCK], 0);
+	model_free(&m);
+}
+
 void add_native_tests(void)
 {
 	CU_pSuite s = CU_add_suite("native", NULL, NULL);
@@ -186,4 +250,6 @@ void add_native_tests(void)
 	CU_add_test(s, "a native renderer's intervals from wait and notify", test_native_renderer);
 	CU_add_test(s, "a one-shot worker's lock wait", test_one_shot_worker_lock_wait);
 	CU_add_test(s, "runnable from a lock's notify to the switch-in", test_lock_wait_then_runnable);
+	CU_add_test(s, "a condition-variable join: the path crosses the signaller",
+		    test_condition_variable_join);
 }

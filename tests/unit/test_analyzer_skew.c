@@ -7,7 +7,7 @@
 #include "test_analyzer.h"
 
 #define US(x) ((uint64_t)(x) * 1000)
-enum { MAIN = 100, RECEIVER = 103, VSYNC = 104, SERVER = 300 };
+enum { MAIN = 100, RECEIVER = 103, VSYNC = 104, WORKER = 105, SERVER = 300 };
 #define QUEUE (MAIN << 8 | 0)
 
 /*
@@ -136,6 +136,122 @@ static void test_in_order_is_unchanged(void)
 	model_free(&m);
 }
 
+/*
+ * A pool worker forked by the main thread on cpu 0 at 1020 us logs its first
+ * events on cpu 1, whose clock is behind, from fork_child_us: its wakeup
+ * into the cpu, its THREAD_NAME and (user) its task.
+ */
+static void pool_fork(struct tb *t, uint64_t fork_child_us)
+{
+	uint64_t c = fork_child_us;
+
+	tb_init(t, 2);
+	tb_user(t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(t, MAIN, US(1015), PL_EV_SUBMIT_ASYNC_TASK, 7, 9);
+	tb_kernel(t, 0, US(1020), PL_EV_FORK, MAIN, WORKER, MAIN);
+	tb_kernel(t, 0, US(1021), PL_EV_WAKEUP, MAIN, WORKER, 1);
+	tb_user(t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_kernel(t, 1, US(c), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(t, 1, US(c), PL_EV_THREAD_NAME, WORKER, 0x72656b726f77ull, 0);	/* "worker" */
+	tb_user(t, WORKER, US(c + 1), PL_EV_CONSUME_ASYNC_TASK, 7, 9);
+	tb_user(t, WORKER, US(1100), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(t, WORKER, US(1101), PL_EV_ASYNC_TASK_END, 7, 9);
+	tb_result_drawn(t, MAIN, VSYNC, QUEUE, 2, 1150);
+}
+
+/*
+ * The worker's first events 3 us before its FORK (issue 18): counted as out
+ * of order (fork, and the wakeup that put it on cpu 1), moved after the
+ * FORK, so the path takes the task edge and the worker keeps its own name.
+ */
+static void test_child_before_fork_is_moved(void)
+{
+	struct tb t;
+	struct model m;
+	char shape[128];
+
+	pool_fork(&t, 1017);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_FORK], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_FORK], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_TASK], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_TASK], 0);
+	CU_ASSERT_EQUAL(m.trace.skew_repaired_by_kind[PL_CAUSAL_FORK], 1);
+	CU_ASSERT(m.trace.skew_repaired >= 1);
+	for (uint64_t e = 0; e < m.trace.nevents; e++) {
+		const struct pl_event *ev = &m.trace.events[e];
+
+		if (ev->tid == WORKER || (ev->type == PL_EV_CONTEXT_SWITCH && ev->a0 == WORKER))
+			CU_ASSERT(ev->ts_ns > US(1020));
+	}
+	for (uint32_t i = 0; i < m.s.iv.nthreads; i++)
+		if (m.s.iv.threads[i].tid == WORKER)
+			CU_ASSERT_STRING_EQUAL(m.s.iv.threads[i].name, "worker");
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "task>message>invalidate");
+	model_free(&m);
+}
+
+/* The same worker after its FORK and wakeup: every pair counted, none out of order. */
+static void test_pairs_in_order_are_counted(void)
+{
+	struct tb t;
+	struct model m;
+
+	pool_fork(&t, 1023);
+	model_build(&t, &m);
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++)
+		CU_ASSERT_EQUAL(m.trace.causal.out_of_order[k], 0);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_FORK], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_MESSAGE], 3);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_TASK], 1);
+	CU_ASSERT_EQUAL(m.trace.skew_repaired, 0);
+	model_free(&m);
+}
+
+/*
+ * A futex hand-off: the waiter on cpu 1 logs its FUTEX_WAKE 2 us before the
+ * FUTEX_NOTIFY that woke it on cpu 0, and is switched in before the WAKEUP
+ * that the notifier's cpu logs. A switch-in after preemption is no consumer,
+ * and a wake that a new wait follows is spent.
+ */
+static void test_notify_and_wakeup_are_checked(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, US(900), PL_EV_FUTEX_WAIT, WORKER, 0x1000, 0);
+	tb_kernel(&t, 1, US(901), PL_EV_CONTEXT_SWITCH, WORKER, 0, PL_STATE_SLEEPING);
+	/* Preempted and back: no wakeup involved. */
+	tb_kernel(&t, 0, US(950), PL_EV_CONTEXT_SWITCH, MAIN, RECEIVER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(960), PL_EV_CONTEXT_SWITCH, RECEIVER, MAIN, PL_STATE_SLEEPING);
+	/* A wake that timed out, then a new wait: spent, not the next notify's consumer. */
+	tb_kernel(&t, 0, US(970), PL_EV_FUTEX_WAKE, RECEIVER, 0x2000, 0);
+	tb_kernel(&t, 0, US(975), PL_EV_FUTEX_WAIT, RECEIVER, 0x2000, 0);
+	tb_kernel(&t, 1, US(1018), PL_EV_CONTEXT_SWITCH, 0, WORKER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1018), PL_EV_FUTEX_WAKE, WORKER, 0x1000, 0);
+	tb_kernel(&t, 0, US(1020), PL_EV_FUTEX_NOTIFY, MAIN, 0x1000, WORKER);
+	tb_kernel(&t, 0, US(1020), PL_EV_WAKEUP, MAIN, WORKER, 1);
+	tb_kernel(&t, 0, US(1030), PL_EV_FUTEX_NOTIFY, MAIN, 0x2000, RECEIVER);
+	tb_kernel(&t, 0, US(1031), PL_EV_FUTEX_WAKE, RECEIVER, 0x2000, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_NOTIFY], 2);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.pairs[PL_CAUSAL_WAKEUP], 1);
+	CU_ASSERT_EQUAL(m.trace.causal.out_of_order[PL_CAUSAL_WAKEUP], 1);
+	CU_ASSERT_EQUAL(m.trace.skew_repaired_by_kind[PL_CAUSAL_NOTIFY] +
+			m.trace.skew_repaired_by_kind[PL_CAUSAL_WAKEUP], m.trace.skew_repaired);
+	CU_ASSERT(m.trace.skew_repaired >= 1);
+	for (uint64_t e = 0; e < m.trace.nevents; e++)
+		if (m.trace.events[e].tid == WORKER && m.trace.events[e].ts_ns > US(1000))
+			CU_ASSERT(m.trace.events[e].ts_ns > US(1020));
+	model_free(&m);
+}
+
 void add_skew_tests(void)
 {
 	CU_pSuite s = CU_add_suite("clock skew", NULL, NULL);
@@ -145,4 +261,9 @@ void add_skew_tests(void)
 	CU_add_test(s, "the late consumer's thread follows it", test_late_client_thread_follows);
 	CU_add_test(s, "a consume far ahead of its produce is left alone", test_consume_far_ahead_is_left);
 	CU_add_test(s, "events in causal order are left alone", test_in_order_is_unchanged);
+	CU_add_test(s, "a child's first events before its FORK are moved after it",
+		    test_child_before_fork_is_moved);
+	CU_add_test(s, "causal pairs in order are counted, none out of order",
+		    test_pairs_in_order_are_counted);
+	CU_add_test(s, "notify -> wake and wakeup -> run are checked", test_notify_and_wakeup_are_checked);
 }

@@ -71,6 +71,25 @@ static void test_stream_errors(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "bad magic"));
 }
 
+/* A valid trace with no sources at all streams to an empty result (it once passed NULL to memcpy). */
+static void test_stream_no_sources(void)
+{
+	struct pl_trace_builder b;
+	struct pl_error err = { "" };
+	struct pl_stream_result r;
+	struct pl_stream_options opt = { 100, PL_STREAM_CONTEXT_NS, 0 };
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/no-sources.bin", test_tmpdir());
+	pl_trace_builder_init(&b, 1);
+	CU_ASSERT_EQUAL_FATAL(pl_trace_builder_write_file(&b, path, &err), 0);
+	pl_trace_builder_free(&b);
+	CU_ASSERT_EQUAL_FATAL(pl_stream_analyze(path, &opt, &r, &err), 0);
+	CU_ASSERT_EQUAL(r.events, 0);
+	CU_ASSERT_EQUAL(r.transactions, 0);
+	pl_stream_result_free(&r);
+}
+
 /* Reads path as a stream to its end; returns -1 with err set on the first bad record. */
 static int stream_all(const char *path, uint64_t *n, struct pl_error *err)
 {
@@ -146,5 +165,6 @@ void add_stream_tests(void)
 
 	CU_add_test(s, "windows give the whole trace's results", test_stream_matches_whole);
 	CU_add_test(s, "errors", test_stream_errors);
+	CU_add_test(s, "a trace with no sources", test_stream_no_sources);
 	CU_add_test(s, "the stream reader's checks are the parser's", test_stream_reader_checks);
 }

@@ -9,6 +9,7 @@ int test_replay_add_parse_suite(void);
 int test_replay_add_play_suite(void);
 int test_replay_add_cli_suite(void);
 int test_replay_add_record_suite(void);
+int test_replay_add_marker_suite(void);
 
 /* Parses NUL-terminated text named "t.rply"; fails the test and returns NULL on error. */
 struct pl_script *test_replay_parse(const char *text);

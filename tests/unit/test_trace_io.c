@@ -170,6 +170,11 @@ static void test_corrupt_sources(void)
 	corrupt(32 + 48 + 4, 0, "t.bin@84: user source 2 is for tid 0, expected a thread id above 0");
 	corrupt(32 + 8, 3,
 		"t.bin@1360: truncated trace: file ends at byte 1360 in record 37 of 38, expected 1392 bytes");
+	/* Counts and times must fit JSON's signed integers (summary.json would show -1). */
+	corrupt(32 + 16 + 7, 0x80,
+		"t.bin@48: source 0 lost count 9223372036854775808 takes the total past 2^63-1, expected a plausible count");
+	corrupt(176 + 7, 0x80,
+		"t.bin@176: timestamp 9223372036854785808 ns is past 2^63-1, expected CLOCK_MONOTONIC ns");
 }
 
 static void test_unknown_event_type(void)
@@ -225,8 +230,8 @@ static void test_lost_and_table1_types(void)
 	free(buf);
 	pl_trace_builder_free(&b);
 	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_WAITQUEUE_NOTIFY), "waitqueue_notify");
-	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_DISPLAY_FLUSH), "display_flush");
-	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_DISPLAY_FLUSH + 1));
+	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_GPU_FLUSH), "gpu_flush");
+	CU_ASSERT_PTR_NULL(pl_event_type_name(48));
 	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_TYPE_MAX + 1));
 }
 

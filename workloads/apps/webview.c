@@ -8,12 +8,16 @@
  * intervals from kernel wait/notify events, as Panappticon does for WebKit.
  *
  * No logging here: every trace event comes from the platform and the kernel.
+ * The job queue is native code outside the platform, so each job carries the
+ * input it answers by hand (panlab/input_cause.h), for the frame marker of the
+ * ground truth, as the platform does for its own hand-offs.
  */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "bench_ui.h"
+#include "panlab/input_cause.h"
 
 #define RENDERERS 2
 
@@ -22,6 +26,7 @@ struct job {
 	struct bench_ui *ui;
 	uint64_t ms;
 	uint64_t checksum;
+	uint64_t cause;		/* the input it answers */
 };
 
 struct webview {
@@ -53,6 +58,7 @@ static void renderer(void *arg)
 		if (!wv->head)
 			wv->tail = NULL;
 		pthread_mutex_unlock(&wv->lock);
+		pl_input_cause_set(job->cause);
 		job->checksum = bench_compute(job->ms);
 		if (pl_handler_post(pl_app_main_handler(wv->ui.app), show_result, job) != 0)
 			free(job);
@@ -67,7 +73,8 @@ static void on_tap(struct bench_ui *ui, int32_t param)
 	struct job *job = malloc(sizeof(*job));
 	if (!job)
 		return;
-	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0 };
+	*job = (struct job){ .ui = ui, .ms = param > 0 ? (uint64_t)param : 0,
+			     .cause = pl_input_cause_get() };
 	bench_ui_job_started(ui);
 	pthread_mutex_lock(&wv->lock);
 	if (wv->tail)

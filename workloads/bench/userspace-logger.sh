@@ -40,32 +40,13 @@ done
 "$top/build/analyzer/panlab-analyze" overhead --on "$top/out/bench-ulog-trace-on" \
 	--off "$top/out/bench-ulog-trace-off" --out "$out/ulog-overhead" --no-plots >/dev/null
 
-# The analyzer's mean and p95 compare the two runs' mean and p95 latencies. Frames leave at vsync,
-# so each input's difference is the vsync grid's phase shift between the runs (the median; the
-# same for every input) plus a whole vsync for each input whose frame tracing pushed past a tick
-# (frames_moved). Its resolution (README.md): with k frames moved of n, the tracer's added latency
-# per input is at most vsync * upper95(k) / n, upper95(k) ~ k + 1 + 1.96 sqrt(k + 1) (Poisson).
+# The overhead's statistics and their resolution: ../../scripts/overhead.jq.
 jq --argjson ns "$ns_per_event" --argjson first "$first_ns_per_event" \
-	--argjson per_insn "$ns_per_instruction" --arg workload "$workload" '
-	def cents: . * 100 | round / 100 | if . == 0 then 0 else . end;
-	(1000000000 / 60) as $vsync
-	| [.transactions[].overhead_ns] as $d | ($d | length) as $n
-	| ($d | sort | .[($n / 2 | floor)]) as $shift
-	| ($d | map(select((. - $shift) > $vsync / 2)) | length) as $later
-	| ($d | map(select(($shift - .) > $vsync / 2)) | length) as $earlier
-	| {
+	--argjson per_insn "$ns_per_instruction" --arg workload "$workload" \
+	--slurpfile o <(jq -f "$top/scripts/overhead.jq" "$out/ulog-overhead/overhead.json") -n '
+	{
 		instructions_per_event: ($ns / $per_insn | round),
 		ns_per_event: $ns,
-		first_touch_instructions_per_event: ($first / $per_insn | round),
-		overhead_mean_pct: (.mean.overhead_pct | cents),
-		overhead_p95_pct: (.p95.overhead_pct | cents),
-		overhead_mean_bound_pct: ($vsync * ($later + 1 + 1.96 * (($later + 1) | sqrt)) / $n
-					  * 100 / .mean.off_ns | cents),
-		frames_moved_later: $later,
-		frames_moved_earlier: $earlier,
-		vsync_grid_shift_ns: $shift,
-		transactions: $n,
-		backend: "phone",
-		workload: $workload
-	}' "$out/ulog-overhead/overhead.json" >"$out/userspace-logger.json"
+		first_touch_instructions_per_event: ($first / $per_insn | round)
+	} + $o[0] + { backend: "phone", workload: $workload }' >"$out/userspace-logger.json"
 cat "$out/userspace-logger.json"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "panlab/binder.h"
+#include "panlab/input_cause.h"
 #include "panlab/ready.h"
 #include "panlab/spawn.h"
 #include "panlab/thread.h"
@@ -54,12 +55,14 @@ struct thread_start {
 	struct pl_app *app;
 	void (*fn)(void *arg);
 	void *arg;
+	uint64_t cause;		/* the starter's input cause */
 };
 
 static void *run_thread(void *p)
 {
 	struct thread_start s = *(struct thread_start *)p;
 	free(p);
+	pl_input_cause_set(s.cause);
 	s.fn(s.arg);
 	pthread_mutex_lock(&s.app->lock);
 	if (--s.app->threads == 0)
@@ -73,7 +76,7 @@ int pl_app_start_thread(struct pl_app *app, const char *name, void (*fn)(void *a
 	struct thread_start *s = malloc(sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	*s = (struct thread_start){ app, fn, arg };
+	*s = (struct thread_start){ app, fn, arg, pl_input_cause_get() };
 	pthread_t t;
 	pthread_mutex_lock(&app->lock);
 	int err = pl_thread_start(&t, name, run_thread, s);
@@ -176,6 +179,7 @@ static void on_input_message(struct pl_handler *h, const struct pl_message *m)
 		break;
 	case MSG_KEY:
 		pl_ulog(PL_EV_UI_KEY, w->seq, w->code, 0);
+		pl_input_cause_set(w->seq + 1);
 		if (app->ops->on_key)
 			app->ops->on_key(app, app->ctx, w->code);
 		break;

@@ -767,11 +767,9 @@ int pl_collect_send_spill(const char *spill_path, const char *out_path, uint64_t
 
 int pl_collect_parse_period_ms(const char *arg, uint32_t min_ms, uint32_t *ms)
 {
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	unsigned long v = strtoul(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || errno || *end || v < min_ms || v > 3600000)
+	if (pl_parse_u64(arg, 3600000, &v) < 0 || v < min_ms)
 		return -1;
 	*ms = (uint32_t)v;
 	return 0;

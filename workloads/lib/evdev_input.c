@@ -10,15 +10,16 @@ static int32_t scale(int32_t v, const struct input_absinfo *a, int32_t size_px)
 	return (int32_t)(px < 0 ? 0 : px >= size_px ? size_px - 1 : px);
 }
 
-static void end_frame(struct pl_evdev_state *s, pl_evdev_emit_fn emit, void *ctx)
+static void end_frame(struct pl_evdev_state *s, uint64_t t_ns, pl_evdev_emit_fn emit, void *ctx)
 {
 	if (s->touch_down) {
 		struct pl_wire m = { .type = PL_WIRE_TAP, .x_px = scale(s->abs_x, &s->ax, PL_DISPLAY_WIDTH_PX),
-				     .y_px = scale(s->abs_y, &s->ay, PL_DISPLAY_HEIGHT_PX), .param = s->param };
+				     .y_px = scale(s->abs_y, &s->ay, PL_DISPLAY_HEIGHT_PX), .param = s->param,
+				     .t_ns = t_ns };
 		emit(ctx, &m);
 	}
 	for (unsigned i = 0; i < s->nkeys; i++) {
-		struct pl_wire m = { .type = PL_WIRE_KEY, .code = s->keys[i] };
+		struct pl_wire m = { .type = PL_WIRE_KEY, .code = s->keys[i], .t_ns = t_ns };
 		emit(ctx, &m);
 	}
 	s->touch_down = false;
@@ -50,7 +51,8 @@ void pl_evdev_feed(struct pl_evdev_state *s, const struct input_event *e, pl_evd
 		break;
 	case EV_SYN:
 		if (e->code == SYN_REPORT) {
-			end_frame(s, emit, ctx);
+			end_frame(s, (uint64_t)e->input_event_sec * 1000000000u +
+					     (uint64_t)e->input_event_usec * 1000u, emit, ctx);
 		} else if (e->code == SYN_DROPPED) {
 			s->touch_down = false;
 			s->nkeys = 0;

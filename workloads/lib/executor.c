@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "panlab/input_cause.h"
 #include "panlab/looper.h"
 #include "panlab/ulog.h"
 
@@ -16,6 +17,7 @@ struct task {
 	pl_task_fn fn;
 	void *arg;
 	uint32_t id;
+	uint64_t cause;		/* the submitter's input cause */
 };
 
 struct pl_executor {
@@ -40,7 +42,9 @@ struct worker_start {
 static void run(struct pl_executor *e, struct task *t)
 {
 	pl_ulog(PL_EV_CONSUME_ASYNC_TASK, t->id, e->id, 0);
+	pl_input_cause_set(t->cause);
 	t->fn(t->arg);
+	pl_input_cause_set(0);
 	pl_ulog(PL_EV_ASYNC_TASK_END, t->id, e->id, 0);
 	free(t);
 }
@@ -133,7 +137,7 @@ int pl_executor_submit(struct pl_executor *e, pl_task_fn fn, void *arg)
 	struct task *t = malloc(sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	*t = (struct task){ .fn = fn, .arg = arg };
+	*t = (struct task){ .fn = fn, .arg = arg, .cause = pl_input_cause_get() };
 
 	pthread_mutex_lock(&e->lock);
 	int err = 0;

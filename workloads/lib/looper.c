@@ -13,6 +13,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "panlab/input_cause.h"
 #include "panlab/ulog.h"
 
 struct queued {
@@ -23,6 +24,7 @@ struct queued {
 	struct pl_message msg;
 	pl_runnable_fn fn;	/* set: a posted runnable; else handler->handle(msg) */
 	void *arg;
+	uint64_t cause;		/* the sender's input cause, in force while it runs */
 };
 
 struct fd_watch {
@@ -204,7 +206,7 @@ static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable
 	struct queued *q = malloc(sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	*q = (struct queued){ .handler = h, .fn = fn, .arg = arg };
+	*q = (struct queued){ .handler = h, .fn = fn, .arg = arg, .cause = pl_input_cause_get() };
 	if (m)
 		q->msg = *m;
 	uint64_t now = pl_now_ns();
@@ -309,10 +311,13 @@ void pl_handler_release_held(struct pl_handler *h)
 static void dispatch(struct pl_looper *l, struct queued *q)
 {
 	pl_ulog(PL_EV_DEQUEUE_MSG, q->id, l->queue_id, 0);
+	uint64_t outer = pl_input_cause_get();
+	pl_input_cause_set(q->cause);
 	if (q->fn)
 		q->fn(q->arg);
 	else if (q->handler->handle)
 		q->handler->handle(q->handler, &q->msg);
+	pl_input_cause_set(outer);
 	pl_ulog(PL_EV_MSG_DONE, q->id, l->queue_id, 0);
 	free(q);
 }

@@ -8,12 +8,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "panlab/input_cause.h"
+#include "panlab/marker.h"
 #include "panlab/ulog.h"
 #include "platform_internal.h"
 #include "panlab/error.h"
 
 #define BACKGROUND_XRGB 0x00202020u
 #define BUFFER_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
+
+#define ANSWERS_MAX 64
 
 enum { MSG_FRAME = 1 };
 
@@ -31,6 +35,14 @@ struct pl_window {
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
 	unsigned nviews;
 	uint32_t next_view_id;
+	/*
+	 * Inputs whose work invalidated a view since the last frame, oldest first: the next frame
+	 * answers them and carries them in its marker, PL_MARKER_MAX_INPUTS at most; the rest go
+	 * in the frame after. Beyond ANSWERS_MAX pending inputs (a burst faster than frames can
+	 * carry them), the newest are left out.
+	 */
+	uint32_t answers[ANSWERS_MAX];
+	unsigned nanswers;
 };
 
 int pl_window_add_view(struct pl_window *w, struct pl_view *v)
@@ -64,9 +76,22 @@ void pl_window_raise(struct pl_window *w)
 		pl_app_fail(w->app, "raise the surface", err);
 }
 
+static void add_answer(struct pl_window *w, uint64_t cause)
+{
+	if (!cause)
+		return;
+	uint32_t input = (uint32_t)(cause - 1);
+	for (unsigned i = 0; i < w->nanswers; i++)
+		if (w->answers[i] == input)
+			return;
+	if (w->nanswers < ANSWERS_MAX)
+		w->answers[w->nanswers++] = input;
+}
+
 void pl_view_invalidate(struct pl_view *v)
 {
 	pl_ulog(PL_EV_UI_INVALIDATE, v->id, 0, 0);
+	add_answer(v->window, pl_input_cause_get());
 	v->dirty = true;
 	v->window->dirty = true;
 	request_vsync(v->window);
@@ -153,6 +178,23 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 	}
 }
 
+/* The inputs this frame answers, as a marker over its bottom rows (panlab/marker.h). */
+static void draw_marker(struct pl_window *w, struct pl_canvas *c)
+{
+	struct pl_marker m = { .count = w->nanswers < PL_MARKER_MAX_INPUTS ? w->nanswers
+									 : PL_MARKER_MAX_INPUTS,
+			       .pid = (uint32_t)getpid(), .frame = (uint32_t)w->frame_seq };
+	memcpy(m.input_ids, w->answers, m.count * sizeof(m.input_ids[0]));
+	memmove(w->answers, w->answers + m.count, (w->nanswers - m.count) * sizeof(w->answers[0]));
+	w->nanswers -= m.count;
+	pl_marker_draw((uint8_t *)c->pixels, (uint32_t)c->width_px, (uint32_t)c->height_px,
+		       (uint32_t)c->stride_px * PL_PIXEL_BYTES, &m);
+	if (w->nanswers) {
+		w->dirty = true;
+		request_vsync(w);
+	}
+}
+
 /* Choreographer's doFrame: update the back buffer and post it. */
 static void do_frame(struct pl_window *w)
 {
@@ -166,13 +208,14 @@ static void do_frame(struct pl_window *w)
 		.stride_px = PL_DISPLAY_WIDTH_PX,
 	};
 	redraw(w, &c);
+	draw_marker(w, &c);
 	struct pl_wire m = { .type = PL_WIRE_POST, .seq = w->frame_seq, .buffer = w->back };
 	int err = pl_wire_send(w->sock, &m, -1);
 	if (err) {
 		pl_app_fail(w->app, "post frame", err);
 		return;
 	}
-	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, 0, 0);
+	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, (uint32_t)getpid(), 0);
 	w->frame_seq++;
 	w->back = (w->back + 1) % PL_SURFACE_BUFFERS;
 	pl_app_frame_posted(w->app);
@@ -208,6 +251,7 @@ static void on_compositor(int fd, uint32_t events, void *ctx)
 void pl_window_dispatch_tap(struct pl_window *w, const struct pl_wire *tap)
 {
 	pl_ulog(PL_EV_UI_INPUT, tap->seq, 0, 0);
+	pl_input_cause_set(tap->seq + 1);
 	for (unsigned i = w->nviews; i-- > 0;) {
 		struct pl_view *v = w->views[i];
 		if (tap->x_px >= v->x_px && tap->x_px < v->x_px + v->w_px && tap->y_px >= v->y_px &&

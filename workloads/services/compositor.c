@@ -11,8 +11,15 @@
  * Vsync is a CLOCK_MONOTONIC timerfd on a fixed 60 Hz grid from start-up,
  * armed only while someone needs a tick.
  *
- * Ground truth goes to the display port with one write() per line; the
- * tracer's logger is never touched here.
+ * It logs the display pipeline for the tracer: FRAME_LATCH when it takes an
+ * app's frame, DISPLAY_SUBMIT before the flush, DISPLAY_FLUSHED when
+ * display_flush returns, which is when the device has completed the flush
+ * (display_drm.h).
+ *
+ * Ground truth (the qemu backend's; the phone takes its own at the device)
+ * goes to the display port with one write() per line, never through the
+ * tracer's logger: the flush time and the frame marker (panlab/marker.h)
+ * read back from the scan-out buffer just flushed, as a camera would see it.
  *
  *   compositor [--no-display] [--ground-truth PATH]
  */
@@ -35,7 +42,9 @@
 #include "panlab/clock.h"
 #include "panlab/die.h"
 #include "panlab/looper.h"
+#include "panlab/marker.h"
 #include "panlab/ready.h"
+#include "panlab/ulog.h"
 #include "panlab/vport.h"
 #include "panlab/wire.h"
 #include "panlab/error.h"
@@ -49,8 +58,10 @@
 struct client {
 	int sock;		/* -1: free */
 	uint32_t *buffers;	/* NULL until PL_WIRE_SURFACE */
+	uint32_t pid;		/* from PL_WIRE_SURFACE */
 	bool has_frame;		/* posted at least one frame */
 	uint32_t shown_buffer;	/* newest posted buffer */
+	uint64_t shown_seq;	/* its frame sequence number (UI_UPDATE a0) */
 	bool wants_vsync;
 	bool wants_frame;	/* PL_WIRE_FRAME_WATCH: report the next flush */
 	uint64_t order;		/* connection order or last raise: later is on top */
@@ -62,6 +73,7 @@ struct compositor {
 	int listen_sock;
 	int timer_fd;
 	int gt_fd;		/* -1: no ground-truth port */
+	struct pl_marker_seen seen;	/* app frames shown so far, for the ground truth */
 	uint64_t epoch_ns;	/* vsync grid origin */
 	bool timer_armed;
 	bool frame_pending;	/* a frame was posted since the last composition */
@@ -94,10 +106,21 @@ static void drop_client(struct compositor *c, struct client *cl)
 
 static void write_ground_truth(struct compositor *c, uint64_t t_ns)
 {
-	char line[64];
-	int n = snprintf(line, sizeof(line), "frame %" PRIu64 " %" PRIu64 "\n", c->frame_seq, t_ns);
-	if (c->gt_fd >= 0 && write(c->gt_fd, line, (size_t)n) != n)
-		pl_die("write ground truth: %s", strerror(errno));
+	if (c->gt_fd < 0)
+		return;
+	const struct display *d = &c->display;
+	struct pl_marker marker;
+	enum pl_marker_status st = pl_marker_read((const uint8_t *)d->pixels, (uint32_t)d->width_px,
+						  (uint32_t)d->height_px,
+						  (uint32_t)d->stride_px * PL_PIXEL_BYTES, &marker, NULL);
+	st = pl_marker_seen_check(&c->seen, st, &marker);
+	char line[256];
+	int n = snprintf(line, sizeof(line), "frame %" PRIu64 " %" PRIu64, c->frame_seq, t_ns);
+	int m = pl_marker_format(st, &marker, line + n, sizeof(line) - (size_t)n - 1);
+	n += m;
+	line[n++] = '\n';
+	if (m < 0 || write(c->gt_fd, line, (size_t)n) != n)
+		pl_die("write ground truth: %s", m < 0 ? "line too long" : strerror(errno));
 }
 
 static void compose(struct compositor *c)
@@ -111,6 +134,7 @@ static void compose(struct compositor *c)
 	c->frame_pending = false;
 	if (!top)
 		return;
+	pl_ulog(PL_EV_FRAME_LATCH, top->shown_seq, top->pid, (uint32_t)c->frame_seq);
 	const uint32_t *src = top->buffers + (size_t)top->shown_buffer * SURFACE_PX;
 	struct display *d = &c->display;
 	int w = d->width_px < PL_DISPLAY_WIDTH_PX ? d->width_px : PL_DISPLAY_WIDTH_PX;
@@ -118,10 +142,12 @@ static void compose(struct compositor *c)
 	for (int y = 0; y < h; y++)
 		memcpy(d->pixels + (size_t)y * d->stride_px, src + (size_t)y * PL_DISPLAY_WIDTH_PX,
 		       (size_t)w * PL_PIXEL_BYTES);
+	pl_ulog(PL_EV_DISPLAY_SUBMIT, c->frame_seq, 0, 0);
 	int err = display_flush(d);
 	if (err)
 		pl_die("flush display: %s", strerror(-err));
 	uint64_t t_ns = pl_now_ns();
+	pl_ulog(PL_EV_DISPLAY_FLUSHED, c->frame_seq, 0, 0);
 	write_ground_truth(c, t_ns);
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *cl = &c->clients[i];
@@ -191,6 +217,8 @@ static void on_client(int fd, uint32_t events, void *ctx)
 			drop_client(c, cl);
 		} else if (map_surface(cl, passed) < 0) {
 			drop_client(c, cl);
+		} else {
+			cl->pid = m.pid;
 		}
 		return;
 	case PL_WIRE_VSYNC_REQUEST:
@@ -204,6 +232,7 @@ static void on_client(int fd, uint32_t events, void *ctx)
 		}
 		cl->has_frame = true;
 		cl->shown_buffer = m.buffer;
+		cl->shown_seq = m.seq;
 		c->frame_pending = true;
 		arm_vsync(c);
 		break;
@@ -264,6 +293,8 @@ int main(int argc, char **argv)
 
 	static struct compositor c;
 	struct pl_error err;
+	if ((o = pl_ulog_open_from_env()) != 0)
+		pl_die("userspace logger: %s", strerror(-o));
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		c.clients[i].sock = -1;
 	int r = no_display ? display_open_memory(&c.display, PL_DISPLAY_WIDTH_PX, PL_DISPLAY_HEIGHT_PX,

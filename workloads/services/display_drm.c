@@ -3,6 +3,7 @@
 
 #include <drm/drm.h>
 #include <drm/drm_mode.h>
+#include <drm/virtgpu_drm.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -133,6 +134,7 @@ int display_open_drm(struct display *d, const char *card, struct pl_error *err)
 	d->width_px = dumb.width;
 	d->height_px = dumb.height;
 	d->stride_px = (int)(dumb.pitch / 4);
+	d->can_wait = 1;
 	memset(d->pixels, 0, d->bytes);
 	step = "SETCRTC";
 	struct drm_mode_crtc set = { .set_connectors_ptr = U64_PTR(&conn.connector_id),
@@ -165,11 +167,37 @@ int display_open_memory(struct display *d, int width_px, int height_px, struct p
 	return 0;
 }
 
+#define VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM 2	/* virtio-gpu spec 5.7.6.8 */
+#define PIPE_TEXTURE_2D 2			/* the only target the 2D driver takes */
+
+/* Waits until the device has run every command queued so far (see display_drm.h). */
+static int wait_device(struct display *d)
+{
+	struct drm_virtgpu_resource_create rc = { .target = PIPE_TEXTURE_2D,
+						  .format = VIRTIO_GPU_FORMAT_B8G8R8X8_UNORM,
+						  .width = 1, .height = 1, .depth = 1, .array_size = 1 };
+	if (xioctl(d->fd, DRM_IOCTL_VIRTGPU_RESOURCE_CREATE, &rc) < 0) {
+		/* Not virtio-gpu: nothing to wait on; the flush time is the ioctl's return. */
+		if (errno != ENOTTY && errno != EINVAL)
+			return -errno;
+		d->can_wait = 0;
+		return 0;
+	}
+	struct drm_virtgpu_3d_wait wait = { .handle = rc.bo_handle };
+	int r = xioctl(d->fd, DRM_IOCTL_VIRTGPU_WAIT, &wait) < 0 ? -errno : 0;
+	struct drm_gem_close close_bo = { .handle = rc.bo_handle };
+	if (xioctl(d->fd, DRM_IOCTL_GEM_CLOSE, &close_bo) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
 int display_flush(struct display *d)
 {
 	if (d->fd < 0)
 		return 0;
 	/* No clips: the whole framebuffer is dirty. */
 	struct drm_mode_fb_dirty_cmd dirty = { .fb_id = d->fb_id };
-	return xioctl(d->fd, DRM_IOCTL_MODE_DIRTYFB, &dirty) < 0 ? -errno : 0;
+	if (xioctl(d->fd, DRM_IOCTL_MODE_DIRTYFB, &dirty) < 0)
+		return -errno;
+	return d->can_wait ? wait_device(d) : 0;
 }

@@ -25,12 +25,14 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "panlab/die.h"
 #include "panlab/evdev_input.h"
 #include "panlab/looper.h"
 #include "panlab/ready.h"
+#include "panlab/ulog.h"
 #include "panlab/wire.h"
 
 #define INPUT_DIR "/dev/input"
@@ -67,13 +69,31 @@ static bool test_bit(const unsigned long *bits, unsigned bit)
 	return bits[bit / (8 * sizeof(long))] >> (bit % (8 * sizeof(long))) & 1;
 }
 
+/* The focused app's pid, 0 if none or not known. */
+static uint32_t focused_pid(const struct inputd *in)
+{
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (in->focused >= 0 && in->clients[i] == in->focused)
+			return in->client_pid[i];
+	return 0;
+}
+
+/*
+ * INPUT_READ carries how long ago the kernel delivered the input (its evdev
+ * time stamp), so the analyzer can start the transaction there: the kernel
+ * logger sees the wake of inputd, not which input woke it.
+ */
 static void send_focused(void *ctx, struct pl_wire *m)
 {
 	struct inputd *in = ctx;
 	m->seq = in->next_seq++;
+	uint64_t now = pl_now_ns();
+	uint64_t since_ns = now > m->t_ns ? now - m->t_ns : 0;
+	pl_ulog(PL_EV_INPUT_READ, m->seq, since_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)since_ns, 0);
 	/* Without a focused app the input is dropped but still numbered, as the injector counts it. */
 	if (in->focused >= 0)
 		(void)pl_wire_send(in->focused, m, -1);
+	pl_ulog(PL_EV_INPUT_DISPATCH, m->seq, focused_pid(in), 0);
 }
 
 static void close_device(struct inputd *in, struct device *d)
@@ -135,6 +155,9 @@ static void open_device(struct inputd *in, const char *name)
 		return;
 	}
 	*d = (struct device){ .fd = fd, .rdev = st.st_rdev };
+	/* Time stamps on the trace's clock (evdev's default is CLOCK_REALTIME). */
+	int clock = CLOCK_MONOTONIC;
+	(void)ioctl(fd, EVIOCSCLOCKID, &clock);
 	/* Without ABS axes the ranges stay zero and positions pass through unscaled. */
 	(void)ioctl(fd, EVIOCGABS(ABS_X), &d->input.ax);
 	(void)ioctl(fd, EVIOCGABS(ABS_Y), &d->input.ay);
@@ -267,6 +290,8 @@ int main(void)
 				    .handover_reply = -1 };
 	int r;
 
+	if ((r = pl_ulog_open_from_env()) != 0)
+		pl_die("userspace logger: %s", strerror(-r));
 	for (int i = 0; i < MAX_DEVICES; i++)
 		in.devices[i].fd = -1;
 	for (int i = 0; i < MAX_CLIENTS; i++)

@@ -36,8 +36,9 @@
  * "panlab-recorded-script begin" and "panlab-recorded-script end", for a
  * test to replay it (tests/integration/test_record_replay.sh). uinput only.
  *
- * If the machine has an SD card (/dev/vda, ext2), it is mounted at /sdcard and the collector
- * spills there when the host link fails (--spill overrides the path).
+ * If the machine has an SD card (ext2: /dev/mmcblk0 on the phone's PL181, /dev/vda on qemu's
+ * virtio-blk), it is mounted at /sdcard and the collector spills there when the host link
+ * fails (--spill overrides the path).
  *
  * The collector drains the loggers every --drain-ms (default 100 ms; 0:
  * only at the end), so a run longer than the 15 MB and 30 MB buffers hold
@@ -45,7 +46,8 @@
  * PANLAB_TRACE=0 (tracing off) it does not drain during the run.
  *
  * NAME is APP[@VARIANT][+LOAD...]: app-APP runs with a background `panlab-stress LOAD`
- * process per LOAD (cpu, mem, io, net), started before the app and stopped after it. A VARIANT only
+ * process per LOAD (cpu, mem, io, net), or the configuration daemon `panlab-configd` for LOAD
+ * configd, started before the app and stopped after it. A VARIANT only
  * names another script for the same app (the caller passes it as --script).
  *
  * With --injector host the machine plays the script (the phone backend
@@ -72,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -80,6 +83,7 @@
 
 #include "panlab/binder.h"
 #include "panlab/clock.h"
+#include "panlab/cpustat.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
@@ -92,7 +96,13 @@
 #define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
 /* The SD card: the machine's first virtio block device, an ext2 file system. */
-#define SDCARD_DEVICE "/dev/vda"
+#define SDCARD_MMC_HOST "/sys/class/mmc_host/mmc0"
+#define SDCARD_MMC "/dev/mmcblk0"
+#define SDCARD_VIRTIO "/dev/vda"
+/* The mmc core identifies the card in a work item after the host probes
+ * (tens of ms of power-up delays), so /init can start before the block
+ * device exists. Past this, the card is taken to be broken. */
+#define SDCARD_WAIT_MS 5000
 #define SDCARD_DIR "/sdcard"
 #define SDCARD_SPILL SDCARD_DIR "/panlab-trace.spill"
 
@@ -187,6 +197,36 @@ static void stop(struct child *c, bool native)
 	}
 }
 
+/* Waits for devtmpfs to create `path` (inotify on /dev); false after SDCARD_WAIT_MS. */
+static bool wait_for_device(const char *path)
+{
+	const char *name = strrchr(path, '/') + 1;
+	int fd = inotify_init1(IN_CLOEXEC);
+	if (fd < 0)
+		pl_die("inotify_init1: %s", strerror(errno));
+	if (inotify_add_watch(fd, "/dev", IN_CREATE) < 0)
+		pl_die("inotify_add_watch /dev: %s", strerror(errno));
+	uint64_t deadline = pl_now_ns() + (uint64_t)SDCARD_WAIT_MS * 1000000;
+	bool found = access(path, F_OK) == 0;
+	while (!found) {
+		uint64_t now = pl_now_ns();
+		int left_ms = now < deadline ? (int)((deadline - now + 999999) / 1000000) : 0;
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (left_ms == 0 || poll(&p, 1, left_ms) <= 0)
+			break;
+		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n = read(fd, buf, sizeof(buf));
+		for (ssize_t off = 0; off < n;) {
+			const struct inotify_event *e = (const struct inotify_event *)(buf + off);
+			if (e->len && strcmp(e->name, name) == 0)
+				found = true;
+			off += (ssize_t)sizeof(*e) + e->len;
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /*
  * Mount the SD card at SDCARD_DIR if the machine has one (the guest has no udev and /init
  * mounts nothing but the basics). Apps find it there; the collector spills to it. Returns
@@ -195,12 +235,19 @@ static void stop(struct child *c, bool native)
 static bool mount_sdcard(void)
 {
 	struct stat st;
-	if (stat(SDCARD_DEVICE, &st) != 0 || !S_ISBLK(st.st_mode))
+	const char *dev = SDCARD_VIRTIO;
+	if (access(SDCARD_MMC_HOST, F_OK) == 0) {
+		dev = SDCARD_MMC;
+		if (!wait_for_device(dev))
+			pl_die("%s: the SD card did not appear within %d ms of boot", dev,
+			       SDCARD_WAIT_MS);
+	}
+	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode))
 		return false;
 	if (mkdir(SDCARD_DIR, 0755) != 0 && errno != EEXIST)
 		pl_die("mkdir %s: %s", SDCARD_DIR, strerror(errno));
-	if (mount(SDCARD_DEVICE, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
-		pl_die("mount %s on %s (ext2): %s", SDCARD_DEVICE, SDCARD_DIR, strerror(errno));
+	if (mount(dev, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
+		pl_die("mount %s on %s (ext2): %s", dev, SDCARD_DIR, strerror(errno));
 	return true;
 }
 
@@ -298,20 +345,11 @@ static int ask(int *sock, const char *service, struct pl_wire *m, uint64_t timeo
 	return 0;
 }
 
-/* The sum of the "cpu" line of /proc/stat: idle + iowait, and all fields, in clock ticks. */
-static void cpu_ticks(uint64_t *idle, uint64_t *total)
+static void read_cpu_ticks(struct pl_cpu_ticks *t)
 {
-	uint64_t f[8] = { 0 };
-	FILE *st = fopen("/proc/stat", "re");
-	if (!st || fscanf(st, "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			  " %" SCNu64 " %" SCNu64 " %" SCNu64, &f[0], &f[1], &f[2], &f[3], &f[4],
-			  &f[5], &f[6], &f[7]) != 8)
-		pl_die("read /proc/stat: %s", st ? "unexpected format" : strerror(errno));
-	fclose(st);
-	*idle = f[3] + f[4];
-	*total = 0;
-	for (int i = 0; i < 8; i++)
-		*total += f[i];
+	int err = pl_cpu_ticks_read(t);
+	if (err)
+		pl_die("read /proc/stat: %s", strerror(-err));
 }
 
 #define IDLE_WINDOW_NS 100000000ull	/* 10 ticks at HZ=100: the accounting's resolution */
@@ -320,18 +358,18 @@ static void cpu_ticks(uint64_t *idle, uint64_t *total)
 static int wait_idle(const struct activity_manager *am, const struct pl_action *a,
 		     uint64_t *resume_ns, struct pl_error *err)
 {
-	uint64_t start_ns = pl_now_ns(), t_ns = start_ns, idle0, total0, idle, total;
-	cpu_ticks(&idle0, &total0);
+	uint64_t start_ns = pl_now_ns(), t_ns = start_ns;
+	struct pl_cpu_ticks before, now;
+	read_cpu_ticks(&before);
 	while (t_ns - start_ns < a->timeout_ns) {
 		t_ns += IDLE_WINDOW_NS;
 		sleep_until(t_ns);
-		cpu_ticks(&idle, &total);
-		if (total > total0 && (idle - idle0) * 100 >= IDLE_PERCENT * (total - total0)) {
+		read_cpu_ticks(&now);
+		if (pl_cpu_idle_between(&before, &now, IDLE_PERCENT)) {
 			*resume_ns = t_ns;
 			return 0;
 		}
-		idle0 = idle;
-		total0 = total;
+		before = now;
 	}
 	char d[32];
 	pl_format_duration(d, sizeof(d), a->timeout_ns);
@@ -347,7 +385,7 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 	struct child *c = (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
 				  ? find_app(am, a->app) : NULL;
 	if (am->native && (a->kind == PL_ACTION_SWITCH || a->kind == PL_ACTION_WAIT_DISPLAY))
-		return control_fail(am, err, err_len, a, "%s needs the platform's %s, which an "
+		return control_fail(am, err, a, "%s needs the platform's %s, which an "
 				    "unmodified app (--native) runs without; expected wait idle",
 				    a->kind == PL_ACTION_SWITCH ? "switch" : "wait display",
 				    a->kind == PL_ACTION_SWITCH ? "inputd" : "compositor");
@@ -515,7 +553,10 @@ int main(int argc, char **argv)
 		if (native)
 			pl_die("workload %s: stress loads run on the platform, not with --native",
 			       workload);
-		start_child(bin_dir, "panlab-stress", l);
+		if (!strcmp(l, "configd"))
+			start_service(bin_dir, "panlab-configd");
+		else
+			start_child(bin_dir, "panlab-stress", l);
 	}
 	/* A script that launches its first app starts with none: ready is when the services are. */
 	const struct pl_action *first = pl_script_action(script, 0);

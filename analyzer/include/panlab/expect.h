@@ -3,7 +3,8 @@
  * A workload's declared structure (workloads/README.md, "Expected structure":
  * workloads/apps/NAME.expect) and the graph-shape check of a run against it:
  * per input, its kind (tap or key), the causal-edge kinds its critical path
- * must cross, and whether it is an animation; and the number of transactions.
+ * must cross, and whether it is an animation, or that it has no transaction
+ * (it changes nothing on screen); and the number of transactions.
  *
  * Ownership: pl_expect_read_file allocates the arrays of a caller-provided
  * struct; pl_expect_free releases them (also after an error). pl_expect_check
@@ -28,6 +29,7 @@ enum pl_expect_need {
 };
 
 struct pl_expect_input {
+	bool no_transaction;	/* declared by `no-transaction`: the rest is unused */
 	bool key;		/* UI_KEY rather than a tap's UI_INPUT */
 	bool animation;
 	uint32_t needs;		/* bit k: PL_EDGE_* or PL_NEED_* k is required */
@@ -36,7 +38,8 @@ struct pl_expect_input {
 
 struct pl_expect {
 	uint64_t transactions;		/* N */
-	struct pl_expect_input *inputs;	/* N, by input seq */
+	uint64_t ninputs;		/* declared inputs: N and the no-transaction ones */
+	struct pl_expect_input *inputs;	/* ninputs, by input seq */
 };
 
 int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error *err);
@@ -48,7 +51,7 @@ struct pl_expect_failure {
 };
 
 struct pl_expect_result {
-	uint64_t checked;		/* inputs checked (= N) */
+	uint64_t checked;		/* inputs checked (= ninputs) */
 	bool count_ok;			/* detected transactions = N */
 	uint64_t nfailed;
 	struct pl_expect_failure *failed;

@@ -23,10 +23,16 @@ enum pl_edge_kind {
 	PL_EDGE_FORK,		/* FORK -> the child's first event */
 	PL_EDGE_INVALIDATE,	/* UI_INVALIDATE -> the next UI_UPDATE on the same thread */
 	/*
-	 * <lock>_NOTIFY -> the first event of the native interval of the
-	 * thread it woke (a1). Only into PL_IV_NATIVE: a notify that ends a
-	 * lock wait inside a message, task or binder call is contention, not
-	 * a hand-over of work, and would chain unrelated transactions.
+	 * <lock>_NOTIFY -> the first event of the thread it woke (a1) after
+	 * it. Into a native interval's first event it hands work over (the
+	 * renderer's next job). Into a wait inside a message, task, binder
+	 * call or input handling it only joins: the notifier's work is what
+	 * the waiter waited for (a condition variable's signal), so the
+	 * critical path follows it when the notifier's work belongs to the
+	 * same transaction; transactions are not extended along it, since a
+	 * notify between two transactions' work is contention and would chain
+	 * them (pl_edge_hands_over). A contended lock whose holder's work is
+	 * not in the transaction stays `lock` time in the breakdown.
 	 */
 	PL_EDGE_NOTIFY,
 	PL_EDGE_LOCK,		/* *_WAIT -> the first event of the RESUMED interval after it */
@@ -51,13 +57,15 @@ struct pl_graph {
 	uint64_t unmatched_dequeues;
 	uint64_t unmatched_consumes;
 	uint64_t unmatched_binder_consumes;
-	/* *_NOTIFY whose wakee went on inside other work (lock contention): no edge. */
+	/* *_NOTIFY whose wakee went on in no interval that can take an edge (a resumed one-shot worker's). */
 	uint64_t notifies_without_interval;
 };
 
 void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		    struct pl_graph *out);
 void pl_graph_free(struct pl_graph *g);
+/* Whether a transaction extends along edge: all but a notify into a wait inside work. */
+int pl_edge_hands_over(const struct pl_intervals *iv, const struct pl_edge *edge);
 const char *pl_edge_kind_name(enum pl_edge_kind kind);
 
 #endif /* PANLAB_GRAPH_H */

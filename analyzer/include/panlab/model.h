@@ -8,6 +8,9 @@
  *                   intervals
  *   graph.c         intervals -> causal edges between events     panlab/graph.h
  *   transactions.c  graph -> transactions, animations            panlab/transactions.h
+ *   display.c       transactions -> input to pixels: the kernel's  panlab/display.h
+ *                   delivery of the input, the flush that first
+ *                   showed the last update
  *   critical_path.c transaction -> its critical path             panlab/critical_path.h
  *   breakdown.c     critical path -> time per resource category  panlab/breakdown.h
  *   queueing.c      graph -> per queue and executor waits, runs  panlab/queueing.h
@@ -28,6 +31,7 @@
 #include "panlab/aggregate.h"
 #include "panlab/breakdown.h"
 #include "panlab/critical_path.h"
+#include "panlab/display.h"
 #include "panlab/graph.h"
 #include "panlab/intervals.h"
 #include "panlab/queueing.h"

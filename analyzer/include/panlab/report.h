@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "panlab/energy.h"
 #include "panlab/error.h"
 #include "panlab/expect.h"
 #include "panlab/ground_truth.h"
@@ -40,6 +41,7 @@ struct pl_analysis {
 	const struct pl_aggregates *ag;
 	const struct pl_top_edges *te;	/* may be NULL: no top edges in the summary */
 	const struct pl_validation *val;
+	const struct pl_energy *energy;	/* may be NULL: no energy in the reports */
 };
 
 void pl_report_text(FILE *out, const struct pl_analysis *a);

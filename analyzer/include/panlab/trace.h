@@ -18,6 +18,29 @@
 #include "panlab/error.h"
 #include "panlab/trace_format.h"
 
+/*
+ * The largest count or time (ns) the reader accepts: every number the reports
+ * write, sums and differences included, then fits JSON's signed 64-bit integers.
+ */
+#define PL_COUNT_MAX ((uint64_t)INT64_MAX)
+
+/* The causal edges between events of different threads (skew.c). */
+enum pl_causal_kind {
+	PL_CAUSAL_MESSAGE,	/* ENQUEUE_MSG -> DEQUEUE_MSG */
+	PL_CAUSAL_TASK,		/* SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK */
+	PL_CAUSAL_BINDER,	/* BINDER_PRODUCE_* / BINDER_REPLY -> BINDER_CONSUME */
+	PL_CAUSAL_FORK,		/* FORK -> the child's first event */
+	PL_CAUSAL_NOTIFY,	/* <lock>_NOTIFY -> the woken thread's <lock>_WAKE */
+	PL_CAUSAL_WAKEUP,	/* WAKEUP -> the CONTEXT_SWITCH that runs the sleeper */
+	PL_CAUSAL_KINDS,
+};
+
+/* Producer-consumer pairs per kind, as logged (before any repair). */
+struct pl_causal_pairs {
+	uint64_t pairs[PL_CAUSAL_KINDS];
+	uint64_t out_of_order[PL_CAUSAL_KINDS];	/* consumer timestamped before its producer */
+};
+
 /* Events as decoded into host byte order; same fields as the file record. */
 struct pl_trace {
 	uint32_t ncpus;
@@ -32,8 +55,10 @@ struct pl_trace {
 	struct pl_event *events;
 	uint64_t events_lost;		/* sum of sources[i].lost */
 	uint64_t skew_repaired;		/* consumers pl_trace_repair_skew moved after their producers */
-	uint64_t kernel_only_presses;	/* INPUT_EVENTs (kernel_only.h) */
-	uint64_t kernel_only_inputs;	/* INPUT_READs that took the input role */
+	uint64_t kernel_only_presses;	/* KEY_REPORTs (kernel_only.h) */
+	uint64_t kernel_only_inputs;	/* KEY_READs that took the input role */
+	uint64_t skew_repaired_by_kind[PL_CAUSAL_KINDS];
+	struct pl_causal_pairs causal;	/* set by pl_trace_repair_skew */
 };
 
 /* name is used only in error messages. Repairs clock skew (pl_trace_repair_skew) last. */
@@ -59,16 +84,20 @@ int pl_trace_stream_next(struct pl_trace_stream *st, struct pl_event *ev, struct
 void pl_trace_stream_close(struct pl_trace_stream *st);
 
 /*
- * skew.c: the cpus' clocks may disagree by a little (the phone's cores meet
- * every quantum), so a consumer (DEQUEUE_MSG, CONSUME_ASYNC_TASK,
- * BINDER_CONSUME) can be logged before its producer on another source. Each
- * one up to PL_SKEW_MAX_NS ahead moves its source's events from there up to
- * just after the producer, and the timeline is merged again; times stay in ns
- * and each source keeps its order. Returns the consumers moved (also added
- * to trace->skew_repaired).
+ * skew.c: the cpus' clocks may disagree by a little (on the phone with
+ * --quantum-policy fixed the cores meet only every quantum), so a consumer
+ * can be logged before its producer on another source, on any causal edge
+ * (enum pl_causal_kind). Counts every pair and those out of order into
+ * trace->causal; each consumer up to PL_SKEW_MAX_NS ahead moves its source's
+ * events from there up to just after the producer, and the timeline is
+ * merged again; times stay in ns and each source keeps its order. Returns
+ * the consumers moved (also added to trace->skew_repaired, and by kind).
  */
 #define PL_SKEW_MAX_NS 100000u
 uint64_t pl_trace_repair_skew(struct pl_trace *trace);
+
+/* "message", "task", "binder", "fork", "notify", "wakeup". */
+const char *pl_causal_kind_name(enum pl_causal_kind kind);
 
 /* Short lower-case name of an event type ("ui_input"), or NULL if unknown. */
 const char *pl_event_type_name(uint32_t type);

@@ -16,6 +16,30 @@
 
 #include "panlab/graph.h"
 
+/*
+ * A transaction from input to pixels, filled by display.c (panlab/display.h):
+ * from the kernel's delivery of its input (inputd's INPUT_READ) to the
+ * display flush of the first composed frame that holds its last update (the
+ * compositor's FRAME_LATCH of that app frame, then DISPLAY_SUBMIT and
+ * DISPLAY_FLUSHED). The segments before and after the critical path
+ * [input_ns, end_ns] tile the rest. Where the trace lacks those events
+ * (traces from before them, an input or frame they missed) that end stays at
+ * UI_INPUT or UI_UPDATE and its segments are 0.
+ */
+struct pl_pixels {
+	uint64_t delivered_ns;		/* INPUT_READ time - its a1; input_ns if unknown */
+	uint64_t shown_ns;		/* that DISPLAY_FLUSHED; end_ns if unknown */
+	uint64_t latency_ns;		/* shown_ns - delivered_ns: the detected latency */
+	uint64_t input_dispatch_ns;	/* delivered .. UI_INPUT: inputd, the socket, the main queue */
+	uint64_t vsync_queue_ns;	/* last UI_UPDATE .. FRAME_LATCH: waiting for the vsync */
+	uint64_t composition_ns;	/* FRAME_LATCH .. DISPLAY_SUBMIT: the compositor's copy */
+	uint64_t flush_ns;		/* DISPLAY_SUBMIT .. DISPLAY_FLUSHED: transfer and flush */
+	uint64_t read_event;		/* the INPUT_READ, or PL_NONE */
+	uint64_t latch_event;		/* the FRAME_LATCH, or PL_NONE */
+	uint64_t flushed_event;		/* the DISPLAY_FLUSHED, or PL_NONE */
+	uint64_t display_frame;		/* its display frame number, or PL_NONE */
+};
+
 struct pl_transaction {
 	uint64_t input_event;		/* the UI_INPUT or UI_KEY event */
 	uint64_t input_id;		/* its a0: dispatcher sequence number */
@@ -41,6 +65,7 @@ struct pl_transaction {
 	uint64_t nintervals;		/* intervals with a reached event */
 	uint64_t nevents;		/* events reached */
 	uint64_t first_member;		/* they are members[first_member .. + nevents) */
+	struct pl_pixels pixels;	/* input to pixels, filled by display.c */
 };
 
 struct pl_transactions {

@@ -16,6 +16,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/clocksource_ids.h>
+#include <linux/cpu.h>
+#include <linux/cpufreq.h>
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
@@ -608,7 +610,7 @@ static int klog_cpu_offline(unsigned int cpu)
 static int kprobe_input_event(struct kprobe *p, struct pt_regs *regs)
 {
 	if (regs->ARM_r1 == EV_KEY && regs->ARM_r3 == 1)
-		klog_record(PL_EV_INPUT_EVENT, current->pid, regs->ARM_r2, 0, 0);
+		klog_record(PL_EV_KEY_REPORT, current->pid, regs->ARM_r2, 0, 0);
 	return 0;
 }
 
@@ -618,8 +620,8 @@ static int kprobe_input_event_to_user(struct kprobe *p, struct pt_regs *regs)
 	const struct input_event *ev = (const void *)regs->ARM_r1;
 
 	if (ev->type == EV_KEY && ev->value == 1)
-		klog_record(PL_EV_INPUT_READ, current->pid, ev->code,
-			    PL_INPUT_READ_EVDEV, 0);
+		klog_record(PL_EV_KEY_READ, current->pid, ev->code,
+			    PL_KEY_READ_EVDEV, 0);
 	return 0;
 }
 
@@ -639,7 +641,7 @@ static int kprobe_resource_flush(struct kprobe *p, struct pt_regs *regs)
 {
 	const u32 *stack = (const u32 *)regs->ARM_sp;
 
-	klog_record(PL_EV_DISPLAY_FLUSH, current->pid, regs->ARM_r1,
+	klog_record(PL_EV_GPU_FLUSH, current->pid, regs->ARM_r1,
 		    stack[0] << 16 | (stack[1] & 0xffff), 0);
 	return 0;
 }
@@ -672,8 +674,8 @@ static int kretprobe_n_tty_read(struct kretprobe_instance *ri,
 
 	if ((long)regs_return_value(regs) > 0 &&
 	    tty->driver->type == TTY_DRIVER_TYPE_CONSOLE)
-		klog_record(PL_EV_INPUT_READ, current->pid, 0,
-			    PL_INPUT_READ_TTY, 0);
+		klog_record(PL_EV_KEY_READ, current->pid, 0,
+			    PL_KEY_READ_TTY, 0);
 	return 0;
 }
 
@@ -766,6 +768,20 @@ static void klog_dump_threads(void)
 	rcu_read_unlock();
 }
 
+/* Each online cpu's frequency when tracing starts, as a CPU_FREQUENCY. */
+static void klog_dump_frequencies(void)
+{
+	unsigned int cpu, khz;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		khz = cpufreq_quick_get(cpu);
+		if (khz)
+			klog_record(PL_EV_CPU_FREQUENCY, current->pid, khz, cpu, 0);
+	}
+	cpus_read_unlock();
+}
+
 static void klog_unregister(int count)
 {
 	while (count-- > 0)
@@ -808,6 +824,7 @@ static int klog_set_enabled(bool on)
 	}
 	WRITE_ONCE(klog_enabled, true);
 	klog_dump_threads();
+	klog_dump_frequencies();
 out:
 	mutex_unlock(&klog_state_lock);
 	return ret;

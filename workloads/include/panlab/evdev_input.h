@@ -5,7 +5,9 @@
  * in the frame becomes a PL_WIRE_TAP at the last reported position, scaled
  * from the device's ABS range to the display, carrying the frame's MSC_RAW
  * value as param; each key press becomes a PL_WIRE_KEY. SYN_DROPPED discards
- * the frame.
+ * the frame. Each input's t_ns is the SYN_REPORT's time stamp: when the
+ * kernel delivered the frame, on the clock the device was set to
+ * (EVIOCSCLOCKID; inputd asks for CLOCK_MONOTONIC, the trace's clock).
  *
  * Ownership: the state is the caller's; nothing is allocated.
  */

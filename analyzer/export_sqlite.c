@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_sqlite.c: the model of one run -> SQLite tables (see
+ * panlab/export_sqlite.h). The last stage besides the JSON and CSV reports;
+ * it reads the model and writes, nothing flows back.
+ */
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "panlab/energy.h"
+#include "panlab/export_sqlite.h"
+
+const char pl_sqlite_schema[] =
+	"-- panlab results database (analyzer/export_sqlite.c). Times are guest ns\n"
+	"-- (CLOCK_MONOTONIC of the trace) unless named _s; tx_id is the transaction's\n"
+	"-- index in the run (transactions.csv transaction_id).\n"
+	"CREATE TABLE IF NOT EXISTS runs (       -- one row per run of an experiment (scripts/experiment.sh)\n"
+	"  run_id TEXT PRIMARY KEY,\n"
+	"  experiment TEXT,                       -- the spec's name\n"
+	"  config TEXT,                           -- the configuration: every axis but the repetition\n"
+	"  backend TEXT, workload TEXT,\n"
+	"  cores INTEGER, governor TEXT, freq_mhz INTEGER, -- NULL: the backend's default\n"
+	"  trace INTEGER,                         -- 1 traced, 0 tracer off\n"
+	"  repetition INTEGER,                    -- 1..N\n"
+	"  options TEXT,                          -- the workload's extra run-experiment.sh options\n"
+	"  input_hash TEXT,                       -- sha256 of guest build, script, options: resume key\n"
+	"  status TEXT,                           -- pending, running, ok, failed\n"
+	"  reason TEXT,                           -- a failed run's last error line\n"
+	"  wall_s REAL,                           -- host seconds of the run\n"
+	"  finished_at TEXT);                     -- UTC\n"
+	"CREATE TABLE IF NOT EXISTS validation ( -- one row per analysed run (summary.json)\n"
+	"  run_id TEXT PRIMARY KEY, backend TEXT, workload TEXT,\n"
+	"  inputs INTEGER, transactions INTEGER, matched INTEGER,\n"
+	"  precision REAL, recall REAL,           -- NULL when the denominator is 0\n"
+	"  latency_error_max_ns INTEGER, latency_error_mean_ns INTEGER,\n"
+	"  events INTEGER, events_lost INTEGER, skew_repaired INTEGER,\n"
+	"  shape_ok INTEGER);                     -- the declared structure held (NULL: not checked)\n"
+	"CREATE TABLE IF NOT EXISTS threads (\n"
+	"  run_id TEXT, tid INTEGER, parent_tid INTEGER, tgid INTEGER, name TEXT,\n"
+	"  first_ns INTEGER, last_ns INTEGER, PRIMARY KEY (run_id, tid));\n"
+	"CREATE TABLE IF NOT EXISTS intervals (  -- per-thread execution intervals (intervals.c)\n"
+	"  run_id TEXT, interval_id INTEGER, tid INTEGER,\n"
+	"  kind TEXT,                             -- message task binder input implicit native resumed\n"
+	"  end_reason TEXT,                       -- marker next exit trace wait\n"
+	"  queue_id INTEGER, item_id INTEGER,     -- message/task: queue or executor, item; binder: id\n"
+	"  start_ns INTEGER, end_ns INTEGER, events INTEGER,\n"
+	"  PRIMARY KEY (run_id, interval_id));\n"
+	"CREATE TABLE IF NOT EXISTS edges (      -- causal edges (graph.c), events by trace index\n"
+	"  run_id TEXT, kind TEXT, from_event INTEGER, to_event INTEGER,\n"
+	"  from_tid INTEGER, to_tid INTEGER, from_ns INTEGER, to_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS transactions (\n"
+	"  run_id TEXT, tx_id INTEGER, input_id INTEGER,\n"
+	"  input_ns INTEGER, end_ns INTEGER, latency_ns INTEGER, first_update_ns INTEGER,\n"
+	"  updates INTEGER, chained_frames INTEGER, animation INTEGER,\n"
+	"  threads INTEGER, intervals INTEGER, events INTEGER,\n"
+	"  critical_path TEXT,                    -- its shape, e.g. task>message>invalidate\n"
+	"  outlier INTEGER, top_preempter_tid INTEGER,\n"
+	"  PRIMARY KEY (run_id, tx_id));\n"
+	"CREATE TABLE IF NOT EXISTS validation_rows ( -- ground truth x transactions (validate.c)\n"
+	"  run_id TEXT, input INTEGER, tx_id INTEGER, -- either may be NULL: unmatched\n"
+	"  truth_in_ns INTEGER, truth_out_ns INTEGER, truth_latency_ns INTEGER,\n"
+	"  difference_ns INTEGER, input_dispatch_ns INTEGER, display_pipeline_ns INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS critical_path ( -- steps tile input_ns..end_ns (critical_path.c)\n"
+	"  run_id TEXT, tx_id INTEGER, step INTEGER,\n"
+	"  kind TEXT,                             -- temporal (one thread's time) or the causal edge\n"
+	"  from_tid INTEGER, to_tid INTEGER, from_ns INTEGER, to_ns INTEGER, duration_ns INTEGER,\n"
+	"  PRIMARY KEY (run_id, tx_id, step));\n"
+	"CREATE TABLE IF NOT EXISTS breakdown (  -- per transaction and category (breakdown.c); with\n"
+	"  run_id TEXT, tx_id INTEGER,            -- input_dispatch and display_pipeline (matched\n"
+	"  category TEXT, ns INTEGER,             -- rows) they sum to the detected latency\n"
+	"  PRIMARY KEY (run_id, tx_id, category));\n"
+	"CREATE TABLE IF NOT EXISTS freq_residency ( -- critical-path running time by cpu frequency\n"
+	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
+	"  khz INTEGER, running_ns INTEGER);      -- 0 kHz: before any CPU_FREQUENCY event\n"
+	"CREATE TABLE IF NOT EXISTS energy (     -- energy.c: the phone (Table 5 model), in uJ\n"
+	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
+	"  cpu_uj INTEGER, system_uj INTEGER);    -- cpu_uj: the run's total only\n";
+
+/* Tables of the model, cleared for a run before it is written again. */
+static const char *const model_tables[] = {
+	"validation", "threads", "intervals", "edges", "transactions", "validation_rows",
+	"critical_path", "breakdown", "freq_residency", "energy",
+};
+
+struct db {
+	sqlite3 *h;
+	const char *path;
+	struct pl_error *err;
+};
+
+static int db_fail(struct db *d)
+{
+	pl_error_file(d->err, d->path, "sqlite: %s", sqlite3_errmsg(d->h));
+	return -1;
+}
+
+static int db_exec(struct db *d, const char *sql)
+{
+	return sqlite3_exec(d->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(d);
+}
+
+/*
+ * Binds one row and runs the insert. types: 's' text, 'i' int64_t,
+ * 'u' uint64_t (PL_NONE becomes NULL), 'd' double, 'n' NULL (no argument),
+ * 'U' int present then uint64_t, 'I' int present then int64_t, 'D' int present
+ * then double.
+ */
+static int db_row(struct db *d, sqlite3_stmt *st, const char *types, ...)
+{
+	va_list ap;
+	int i = 1, rc = SQLITE_OK;
+
+	va_start(ap, types);
+	for (const char *t = types; *t && rc == SQLITE_OK; t++, i++) {
+		int present = 1;
+		uint64_t u;
+		int64_t i64;
+		double x;
+
+		switch (*t) {
+		case 's': rc = sqlite3_bind_text(st, i, va_arg(ap, const char *), -1, SQLITE_TRANSIENT); break;
+		case 'i': rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t)); break;
+		case 'U': present = va_arg(ap, int); /* fall through */
+		case 'u':
+			u = va_arg(ap, uint64_t);
+			rc = present && u != PL_NONE ? sqlite3_bind_int64(st, i, (sqlite3_int64)u)
+						     : sqlite3_bind_null(st, i);
+			break;
+		case 'I':
+			present = va_arg(ap, int);
+			i64 = va_arg(ap, int64_t);
+			rc = present ? sqlite3_bind_int64(st, i, i64) : sqlite3_bind_null(st, i);
+			break;
+		case 'D': present = va_arg(ap, int); /* fall through */
+		case 'd':
+			x = va_arg(ap, double);
+			rc = present ? sqlite3_bind_double(st, i, x) : sqlite3_bind_null(st, i);
+			break;
+		default: rc = sqlite3_bind_null(st, i); break;
+		}
+	}
+	va_end(ap);
+	if (rc == SQLITE_OK && sqlite3_step(st) != SQLITE_DONE)
+		rc = SQLITE_ERROR;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_OK ? 0 : db_fail(d);
+}
+
+static sqlite3_stmt *db_prepare(struct db *d, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+		db_fail(d);
+	return st;
+}
+
+static const char *interval_kind_name(enum pl_interval_kind k)
+{
+	switch (k) {
+	case PL_IV_MESSAGE: return "message";
+	case PL_IV_TASK: return "task";
+	case PL_IV_BINDER: return "binder";
+	case PL_IV_INPUT: return "input";
+	case PL_IV_IMPLICIT: return "implicit";
+	case PL_IV_NATIVE: return "native";
+	case PL_IV_RESUMED: return "resumed";
+	}
+	return "unknown";
+}
+
+static const char *interval_end_name(enum pl_interval_end e)
+{
+	switch (e) {
+	case PL_END_MARKER: return "marker";
+	case PL_END_NEXT: return "next";
+	case PL_END_EXIT: return "exit";
+	case PL_END_TRACE: return "trace";
+	case PL_END_WAIT: return "wait";
+	}
+	return "unknown";
+}
+
+static int write_validation(struct db *d, const struct pl_analysis *a)
+{
+	sqlite3_stmt *st = db_prepare(d, "INSERT INTO validation VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	const struct pl_validation *v = a->val;
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = db_row(d, st, "sssuuuDDUUuuuU", a->run_id, a->backend, a->workload, v->inputs,
+		    v->transactions, v->matched, (int)v->has_precision, v->precision,
+		    (int)v->has_recall, v->recall, v->error_ns.n > 0, (uint64_t)v->error_ns.max,
+		    v->error_ns.n > 0, (uint64_t)v->error_ns.mean, a->trace->nevents,
+		    a->trace->events_lost, a->trace->skew_repaired, a->expect != NULL,
+		    (uint64_t)(a->expect && a->expect->ok));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
+{
+	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?)");
+	sqlite3_stmt *in = db_prepare(d, "INSERT INTO intervals VALUES (?,?,?,?,?,?,?,?,?,?)");
+	int rc = th && in ? 0 : -1;
+
+	for (uint32_t i = 0; rc == 0 && i < a->iv->nthreads; i++) {
+		const struct pl_thread *t = &a->iv->threads[i];
+
+		rc = db_row(d, th, "suuusuu", a->run_id, (uint64_t)t->tid, (uint64_t)t->parent_tid,
+			    (uint64_t)t->tgid, t->name, t->first_ns, t->last_ns);
+	}
+	for (uint64_t i = 0; rc == 0 && i < a->iv->nintervals; i++) {
+		const struct pl_interval *v = &a->iv->intervals[i];
+		int queued = v->kind == PL_IV_MESSAGE || v->kind == PL_IV_TASK;
+
+		rc = db_row(d, in, "suussUUuuu", a->run_id, i, (uint64_t)a->iv->threads[v->thread].tid,
+			    interval_kind_name(v->kind), interval_end_name(v->end), queued,
+			    (uint64_t)v->queue_id, queued || v->kind == PL_IV_BINDER, v->item_id,
+			    v->start_ns, v->end_ns, v->nevents);
+	}
+	sqlite3_finalize(th);
+	sqlite3_finalize(in);
+	return rc;
+}
+
+static int write_edges(struct db *d, const struct pl_analysis *a)
+{
+	sqlite3_stmt *st = db_prepare(d, "INSERT INTO edges VALUES (?,?,?,?,?,?,?,?)");
+	int rc = st ? 0 : -1;
+
+	for (uint64_t i = 0; rc == 0 && i < a->graph->nedges; i++) {
+		const struct pl_edge *e = &a->graph->edges[i];
+		const struct pl_event *from = &a->trace->events[e->from_event];
+		const struct pl_event *to = &a->trace->events[e->to_event];
+
+		rc = db_row(d, st, "ssuuuuuu", a->run_id, pl_edge_kind_name(e->kind), e->from_event,
+			    e->to_event, (uint64_t)from->tid, (uint64_t)to->tid, from->ts_ns, to->ts_ns);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_transactions(struct db *d, const struct pl_analysis *a)
+{
+	sqlite3_stmt *tx = db_prepare(d, "INSERT INTO transactions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *cp = db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?)");
+	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
+	int rc = tx && cp && bd && fr ? 0 : -1;
+
+	for (uint64_t k = 0; rc == 0 && k < a->tx->count; k++) {
+		const struct pl_transaction *t = &a->tx->items[k];
+		char shape[256];
+
+		pl_critical_path_shape(a->cp, k, shape, sizeof(shape));
+		rc = db_row(d, tx, "suuuuuuuuuuuusuU", a->run_id, k, t->input_id, t->input_ns, t->end_ns,
+			    t->latency_ns, t->first_update_ns, (uint64_t)t->nupdates,
+			    (uint64_t)t->chained_frames, (uint64_t)t->animation, (uint64_t)t->nthreads,
+			    t->nintervals, t->nevents, shape, (uint64_t)a->ag->outlier[k],
+			    a->bd->top_preempter_tid[k] != 0, (uint64_t)a->bd->top_preempter_tid[k]);
+		for (uint64_t s = a->cp->first_step[k]; rc == 0 && s < a->cp->first_step[k + 1]; s++) {
+			const struct pl_step *p = &a->cp->steps[s];
+			const struct pl_event *from = &a->trace->events[p->from_event];
+			const struct pl_event *to = &a->trace->events[p->to_event];
+
+			rc = db_row(d, cp, "suusuuuuu", a->run_id, k, s - a->cp->first_step[k],
+				    p->kind == PL_EDGE_TEMPORAL ? "temporal" : pl_edge_kind_name(p->kind),
+				    (uint64_t)from->tid, (uint64_t)to->tid, from->ts_ns, to->ts_ns,
+				    to->ts_ns - from->ts_ns);
+		}
+		for (int c = 0; rc == 0 && c < PL_CATEGORIES; c++)
+			rc = db_row(d, bd, "susu", a->run_id, k, pl_category_name(c), a->bd->ns[k][c]);
+		for (uint64_t i = a->bd->tx_freq_first[k]; rc == 0 && i < a->bd->tx_freq_first[k + 1]; i++)
+			rc = db_row(d, fr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_freq_khz[i],
+				    a->bd->tx_running_ns[i]);
+	}
+	for (uint32_t i = 0; rc == 0 && i < a->bd->nfreqs; i++)
+		rc = db_row(d, fr, "snuu", a->run_id, (uint64_t)a->bd->freq_khz[i],
+			    a->bd->running_ns_by_freq[i]);
+	/* The trace's segments around the critical path, so a row sums to input-to-pixels latency. */
+	for (uint64_t i = 0; rc == 0 && i < a->val->nrows; i++) {
+		const struct pl_row *r = &a->val->rows[i];
+
+		if (r->tx == PL_NONE || !r->has_truth)
+			continue;
+		rc = db_row(d, bd, "susi", a->run_id, r->tx, "input_dispatch", r->input_dispatch_ns);
+		if (rc == 0)
+			rc = db_row(d, bd, "susi", a->run_id, r->tx, "display_pipeline",
+				    r->display_pipeline_ns);
+	}
+	sqlite3_finalize(tx);
+	sqlite3_finalize(cp);
+	sqlite3_finalize(bd);
+	sqlite3_finalize(fr);
+	return rc;
+}
+
+static int write_validation_rows(struct db *d, const struct pl_analysis *a)
+{
+	sqlite3_stmt *st = db_prepare(d, "INSERT INTO validation_rows VALUES (?,?,?,?,?,?,?,?,?)");
+	int rc = st ? 0 : -1;
+
+	for (uint64_t i = 0; rc == 0 && i < a->val->nrows; i++) {
+		const struct pl_row *r = &a->val->rows[i];
+		int both = r->tx != PL_NONE && r->has_truth;
+
+		rc = db_row(d, st, "suuUUUIII", a->run_id, r->input, r->tx,
+			    r->input != PL_NONE, r->truth_in_ns, r->has_truth, r->truth_out_ns,
+			    r->has_truth, r->truth_latency_ns, both, r->difference_ns,
+			    both, r->input_dispatch_ns, both, r->display_pipeline_ns);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_energy(struct db *d, const struct pl_analysis *a)
+{
+	const struct pl_energy *e = a->energy;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!e)
+		return 0;
+	st = db_prepare(d, "INSERT INTO energy VALUES (?,?,?,?)");
+	rc = st ? db_row(d, st, "snuu", a->run_id, e->cpu_energy_pj / 1000000,
+			 e->energy_pj / 1000000) : -1;
+	for (uint64_t k = 0; rc == 0 && k < e->count; k++)
+		rc = db_row(d, st, "suUu", a->run_id, k, 0, (uint64_t)0,
+			    e->tx_energy_pj[k] / 1000000);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct pl_error *err)
+{
+	struct db d = { NULL, path, err };
+	char sql[256];
+	int rc;
+
+	if (sqlite3_open(path, &d.h) != SQLITE_OK) {
+		rc = db_fail(&d);
+		sqlite3_close(d.h);
+		return rc;
+	}
+	/* Parallel runs of an experiment may write one file: wait for the lock. */
+	sqlite3_busy_timeout(d.h, 60000);
+	rc = db_exec(&d, pl_sqlite_schema);
+	if (rc == 0)
+		rc = db_exec(&d, "BEGIN IMMEDIATE");
+	for (size_t i = 0; rc == 0 && i < sizeof(model_tables) / sizeof(model_tables[0]); i++) {
+		sqlite3_stmt *st;
+
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?", model_tables[i]);
+		st = db_prepare(&d, sql);
+		rc = st ? db_row(&d, st, "s", a->run_id) : -1;
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = write_validation(&d, a);
+	if (rc == 0)
+		rc = write_threads_intervals(&d, a);
+	if (rc == 0)
+		rc = write_edges(&d, a);
+	if (rc == 0)
+		rc = write_transactions(&d, a);
+	if (rc == 0)
+		rc = write_validation_rows(&d, a);
+	if (rc == 0)
+		rc = write_energy(&d, a);
+	if (rc == 0)
+		rc = db_exec(&d, "COMMIT");
+	else
+		sqlite3_exec(d.h, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_close(d.h) != SQLITE_OK && rc == 0)
+		rc = db_fail(&d);
+	return rc;
+}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# `make bench`: the experiment runner's throughput. One matrix (BENCH_SPEC_WORKLOADS traced and
+# untraced, twice: 4 phone runs of timer by default) run with --executor local --jobs 1, then the same
+# matrix under another name with --jobs N (the default the runner picks), then that one again,
+# which must skip every run. Writes out/bench/experiments.json: runs, jobs, wall_s and
+# runs_per_hour for each, parallel_speedup (wall with 1 job / wall with N), resume_skipped and
+# resume_wall_s.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+json=$top/out/bench/experiments.json
+workloads=${BENCH_SPEC_WORKLOADS:-timer}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$json")"
+
+# Runs the matrix as experiment NAME with the given options; sets `wall` (s) and `log`.
+run_matrix() {
+	local name=$1 start
+	shift
+	printf 'name %s\nworkloads %s\ntrace on off\nrepetitions 2\n' "$name" "$workloads" > "$work/$name.spec"
+	log=$work/$name.log
+	start=$(date +%s.%N)
+	"$top/scripts/experiment.sh" "$work/$name.spec" --no-report "$@" > "$log" 2>&1 ||
+		{ tail -n 20 "$log"; echo "experiment-bench: $name failed" >&2; exit 1; }
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+}
+count() { sed -n "s/^experiment $1: \([0-9]*\) runs, \([0-9]*\) skipped.*/\\$2/p" "$log"; }
+
+rm -rf "$top/out/bench-exp-1" "$top/out/bench-exp-n"
+run_matrix bench-exp-1 --jobs 1
+runs=$(count bench-exp-1 1) wall_1=$wall
+jobs_n=$("$top/scripts/experiment.sh" --default-jobs)
+run_matrix bench-exp-n --jobs "$jobs_n"
+wall_n=$wall
+run_matrix bench-exp-n --jobs "$jobs_n"
+resume_skipped=$(count bench-exp-n 2) resume_wall=$wall
+
+jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson w1 "$wall_1" --argjson wn "$wall_n" \
+	--argjson skipped "$resume_skipped" --argjson rw "$resume_wall" --arg workloads "$workloads" '{
+	matrix: "\($workloads) x trace on/off x 2 repetitions, phone", runs: $runs,
+	jobs_1: { jobs: 1, wall_s: $w1, runs_per_hour: ($runs * 3600 / $w1) },
+	jobs_n: { jobs: $jobs, wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn) },
+	wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn),
+	parallel_speedup: ($w1 / $wn), resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
+jq -r '"experiments: \(.runs) runs, 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x; resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s"' "$json"

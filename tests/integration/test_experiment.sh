@@ -1,0 +1,75 @@
+#!/bin/bash
+# scripts/experiment.sh end to end on the phone, with the local executor:
+#   - a bad spec is one line naming SPEC:LINE, exit 2;
+#   - a 4-run matrix (timer traced and untraced, and asynctask@gestures with an option
+#     run-experiment.sh rejects, twice) is killed once its two timer runs are in the database
+#     and run again: the finished runs are skipped, the two bad runs are recorded failed with
+#     run-experiment.sh's error as reason and do not stop the rest;
+#   - the database holds both timer runs' models; the configuration booted once (the first run
+#     saved the snapshot, the second restored it);
+#   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
+#     SVGs with their paths, and the screenshot shows gnuplot's first line colour (the plots
+#     were drawn, not only present).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name=test-experiment
+dir=$top/out/$name
+work=$(mktemp -d /tmp/panlab-experiment.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "test_experiment: $*" >&2; exit 1; }
+
+printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$name" > "$work/bad.spec"
+rc=0
+"$top/scripts/experiment.sh" "$work/bad.spec" 2> "$work/bad.err" || rc=$?
+[ $rc = 2 ] && [ "$(wc -l < "$work/bad.err")" = 1 ] && grep -q "^$work/bad.spec:3: trace 'sometimes'" "$work/bad.err" ||
+	fail "a bad spec gave exit $rc and: $(cat "$work/bad.err")"
+
+cat > "$work/e.spec" <<EOF
+name $name
+backend phone
+workloads timer asynctask@gestures
+trace on off
+options asynctask@gestures --no-such-option x
+EOF
+rm -rf "$dir"
+# First invocation, killed (the whole process group) once the timer runs are in the database.
+setsid "$top/scripts/experiment.sh" "$work/e.spec" --jobs 1 > "$work/first.log" 2>&1 &
+first=$!
+timeout 300 bash -c "until [ \"\$(sqlite3 '$dir/results.sqlite' \"SELECT count(*) FROM runs WHERE status = 'ok'\" 2>/dev/null)\" = 2 ]; do
+	kill -0 $first 2>/dev/null || exit 1; sleep 0.5; done" || { cat "$work/first.log"; fail "no run finished"; }
+kill -TERM -- -"$first" 2>/dev/null || true
+wait "$first" 2>/dev/null || true
+
+rc=0
+"$top/scripts/experiment.sh" "$work/e.spec" --jobs 2 > "$work/second.log" 2>&1 || rc=$?
+[ $rc = 1 ] || { cat "$work/second.log"; fail "the resumed experiment exited $rc, expected 1 (two runs fail)"; }
+grep -q "^experiment $name: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
+	{ cat "$work/second.log"; fail "the resumed experiment did not skip exactly the finished runs"; }
+grep -q "^experiment $name: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
+
+q() { sqlite3 "$dir/results.sqlite" "$1"; }
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'timer'")" = 2 ] || fail "timer runs not ok"
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'failed' AND reason LIKE '%unknown option ''--no-such-option''%'")" = 2 ] ||
+	fail "failed runs without their reason: $(q "SELECT run_id, status, reason FROM runs")"
+[ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models in the database"
+[ "$(q "SELECT count(*) FROM validation WHERE precision = 1 AND recall = 1 AND run_id LIKE '%traceon%'")" = 1 ] ||
+	fail "the traced timer run is not at precision = recall = 1"
+grep -q 'saved' "$dir/timer-phone-traceon-r1/run.err" || fail "the first run did not save the snapshot"
+grep -q 'restored' "$dir/timer-phone-traceoff-r1/run.err" || fail "the second run did not restore the snapshot"
+
+# The report in a real browser.
+html=$dir/report.html
+[ -s "$html" ] || fail "no report.html"
+chrome=(chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$work/chrome")
+timeout 120 "${chrome[@]}" --dump-dom "file://$html" > "$work/dom.html" 2>/dev/null
+svgs=$(grep -o '<svg' "$work/dom.html" | wc -l)
+[ "$svgs" = 3 ] || fail "expected 3 plots (CDF, Q-Q, breakdown) in the DOM, found $svgs"
+[ "$(grep -o '<path[^>]* d="M[^"]*L' "$work/dom.html" | wc -l)" -gt 10 ] || fail "the plots' SVGs hold no drawn paths"
+timeout 120 "${chrome[@]}" --window-size=1000,1800 --screenshot="$work/shot.png" "file://$html" >/dev/null 2>&1
+# The page is black text on white and grey; only the plots' curves, points and bars are in
+# colour: count the pixels whose channels differ by more than 60.
+colour=$(pngtopnm "$work/shot.png" | ppmhist -noheader |
+	awk '{ hi = $1; lo = $1; for (i = 2; i <= 3; i++) { if ($i > hi) hi = $i; if ($i < lo) lo = $i }
+		if (hi - lo > 60) n += $5 } END { print n + 0 }')
+[ "$colour" -gt 2000 ] || fail "the screenshot shows no drawn plot ($colour coloured pixels)"
+echo "test_experiment: ok (one boot for two runs, resume skipped the finished runs, 2 failures recorded with their reason, $svgs plots rendered, $colour coloured pixels)"

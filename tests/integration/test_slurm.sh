@@ -1,0 +1,38 @@
+#!/bin/bash
+# scripts/experiment.sh --executor slurm on a real single-node Slurm (Debian's slurm-wlm and
+# munge): starts munged, slurmctld and slurmd with a generated slurm.conf in a temporary
+# directory (slurm-node.sh), runs a 2-run matrix on the phone as one job array, checks that both
+# tasks ran under Slurm and landed in the database with their models, and stops the daemons by
+# PID.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+name=test-slurm
+dir=$top/out/$name
+work=$(mktemp -d /tmp/panlab-slurm.XXXXXX)
+fail() { echo "test_slurm: $*" >&2; exit 1; }
+# shellcheck source=tests/integration/slurm-node.sh
+source "$top/tests/integration/slurm-node.sh"
+trap 'slurm_stop; rm -rf "$work"' EXIT
+for t in munged mungekey slurmctld slurmd sbatch squeue; do
+	command -v "$t" >/dev/null || fail "$t is missing; run 'make deps'"
+done
+slurm_start "$work/slurm"
+
+cat > "$work/e.spec" <<EOF
+name $name
+backend phone
+workloads timer
+trace on off
+EOF
+rm -rf "$dir"
+"$top/scripts/experiment.sh" "$work/e.spec" --executor slurm --jobs 2 --no-report > "$work/run.log" 2>&1 ||
+	{ cat "$work/run.log"; tail -n 5 "$dir"/slurm-*.out "$work/slurm/slurmctld.log" >&2 || true; fail "the experiment failed under Slurm"; }
+grep -q "^experiment $name: 0/2 done .*submitted array job [0-9]* (0,1)" "$work/run.log" ||
+	{ cat "$work/run.log"; fail "no array job submitted for runs 0 and 1"; }
+grep -q "^experiment $name: 2/2 done" "$work/run.log" || fail "no progress line for the finished tasks"
+[ -f "$dir/slurm-0.out" ] && [ -f "$dir/slurm-1.out" ] || fail "the array's tasks left no Slurm output"
+q() { sqlite3 "$dir/results.sqlite" "$1"; }
+[ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 2 ] ||
+	fail "runs not ok: $(q "SELECT run_id, status, reason FROM runs")"
+[ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models gathered"
+echo "test_slurm: ok ($(grep -o 'submitted array job [0-9]*' "$work/run.log"), 2 tasks gathered into out/$name/results.sqlite)"

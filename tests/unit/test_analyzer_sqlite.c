@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_sqlite.c: a real run's model written to SQLite and read back with
+ * SQL: every table holds what the model holds, critical-path steps sum to
+ * each latency, the breakdown with the ground-truth segments sums to the
+ * ground-truth latency, a second write of the run replaces its rows, two
+ * runs share one file, and an unwritable path is one error naming it.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "panlab/energy.h"
+#include "panlab/export_sqlite.h"
+#include "panlab/ground_truth.h"
+#include "panlab/validate.h"
+#include "test_analyzer.h"
+
+/* The first column of the first row of sql, as an integer (-1 on error). */
+static long long query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+struct run {
+	struct model m;
+	struct pl_ground_truth gt;
+	struct pl_validation v;
+	struct pl_energy e;
+	struct pl_analysis a;
+};
+
+static void run_load(struct run *r, const char *fixture, const char *run_id)
+{
+	char path[512];
+	struct pl_error err;
+
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.trace.bin", fixture);
+	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(path, &r->m.trace, &err), 0);
+	snprintf(path, sizeof(path), PANLAB_TEST_DATA "/%s.gt", fixture);
+	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_read_file(path, &r->gt, &err), 0);
+	pl_model_build(&r->m.trace, &r->m.s);
+	pl_validate(&r->m.s.tx, &r->gt, &r->v);
+	pl_energy_build(&r->m.trace, &r->m.s.tx, &pl_power_galaxy_nexus, &r->e);
+	r->a = (struct pl_analysis){
+		.backend = "qemu", .workload = fixture, .run_id = run_id, .trace = &r->m.trace,
+		.gt = &r->gt, .iv = &r->m.s.iv, .graph = &r->m.s.graph, .tx = &r->m.s.tx,
+		.cp = &r->m.s.cp, .bd = &r->m.s.bd, .qs = &r->m.s.qs, .ag = &r->m.s.ag,
+		.te = &r->m.s.te, .val = &r->v, .energy = &r->e,
+	};
+}
+
+static void run_free(struct run *r)
+{
+	pl_validation_free(&r->v);
+	pl_energy_free(&r->e);
+	pl_ground_truth_free(&r->gt);
+	model_free(&r->m);
+}
+
+static void test_sqlite_model(void)
+{
+	char path[512], sql[512];
+	struct pl_error err;
+	struct run r, s;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/model.sqlite", test_tmpdir());
+	remove(path);
+	run_load(&r, "qemu-service", "svc");
+	run_load(&s, "qemu-asynctask", "atk");
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, path, &err), 0);
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&s.a, path, &err), 0);
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, path, &err), 0);	/* replaces, not appends */
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads WHERE run_id = 'svc'"),
+			(long long)r.m.s.iv.nthreads);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"),
+			(long long)r.m.s.iv.nintervals);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM edges WHERE run_id = 'svc'"),
+			(long long)r.m.s.graph.nedges);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM transactions WHERE run_id = 'svc'"),
+			(long long)r.m.s.tx.count);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM transactions WHERE run_id = 'atk'"),
+			(long long)s.m.s.tx.count);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM critical_path WHERE run_id = 'svc'"),
+			(long long)r.m.s.cp.first_step[r.m.s.cp.count]);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM validation"), 2);
+	/* Energy: the run's total and one row per transaction, which the run's total bounds. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT system_uj FROM energy WHERE run_id = 'svc' AND tx_id IS NULL"),
+			(long long)(r.e.energy_pj / 1000000));
+	CU_ASSERT(r.e.energy_pj > 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM energy WHERE run_id = 'svc' AND tx_id IS NOT NULL"),
+			(long long)r.m.s.tx.count);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM energy e JOIN energy t ON t.run_id = e.run_id"
+				      " WHERE e.run_id = 'svc' AND e.tx_id IS NULL AND t.tx_id IS NOT NULL"
+				      " AND t.system_uj > e.system_uj"), 0);
+	snprintf(sql, sizeof(sql), "SELECT matched FROM validation WHERE run_id = 'svc'");
+	CU_ASSERT_EQUAL(query_int(db, sql), (long long)r.v.matched);
+	/* Each path's steps tile its latency; no transaction's sum differs. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT t.latency_ns - sum(c.duration_ns) AS d"
+				      " FROM transactions t JOIN critical_path c USING (run_id, tx_id)"
+				      " GROUP BY run_id, tx_id) WHERE d != 0"), 0);
+	/* Breakdown plus the pipeline segments = detected latency, input to pixels, per matched row. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT v.truth_latency_ns + v.difference_ns - sum(b.ns) AS d"
+				      " FROM validation_rows v JOIN breakdown b USING (run_id, tx_id)"
+				      " GROUP BY v.run_id, v.tx_id) WHERE d != 0"), 0);
+	CU_ASSERT(query_int(db, "SELECT count(*) FROM validation_rows WHERE tx_id IS NOT NULL") > 0);
+	/* The run total of frequency residency is the breakdown's running time. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT sum(running_ns) FROM freq_residency"
+				      " WHERE run_id = 'svc' AND tx_id IS NULL"),
+			(long long)r.m.s.bd.total_ns[PL_CAT_RUNNING]);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"
+				      " AND kind = 'binder'"),
+			query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"
+				      " AND kind = 'binder' AND item_id IS NOT NULL"));
+	sqlite3_close(db);
+
+	/* A database that cannot be created: one line naming the file. */
+	snprintf(path, sizeof(path), "%s/no-such-dir/model.sqlite", test_tmpdir());
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, path, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, path));
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+	run_free(&r);
+	run_free(&s);
+}
+
+void add_sqlite_tests(void)
+{
+	CU_pSuite s = CU_add_suite("export_sqlite", NULL, NULL);
+
+	CU_add_test(s, "a real run's model in SQL, checked by queries", test_sqlite_model);
+}
