@@ -27,7 +27,7 @@ build: deps
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
-# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html. A machine setting
+# suite-qemu.spec, into out/suite/results.sqlite, out/suite/report.html and out/suite.json. A machine setting
 # (CORES=1, GOVERNOR=, FREQ_MHZ=) runs the suite script with it (out/suite.json).
 run: build
 ifeq ($(WORKLOAD),all)

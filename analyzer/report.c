@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* Reports: text table, summary.json (jansson, never by hand), transactions.csv. */
-#include "panlab/kernel_only.h"
 #include "panlab/report.h"
 
 #include <errno.h>
@@ -88,26 +87,6 @@ static void text_percentiles(FILE *out, const char *label, const struct pl_perce
 	fprintf(out, "  %-26s p50 %s ms, p90 %s ms, p99 %s ms, max %s ms\n", label,
 		ms(p50, sizeof(p50), (int64_t)p->p50), ms(p90, sizeof(p90), (int64_t)p->p90),
 		ms(p99, sizeof(p99), (int64_t)p->p99), ms(max, sizeof(max), (int64_t)p->max));
-}
-
-/*
- * Where the transactions' inputs came from: the platform's UI_INPUT/UI_KEY
- * ("userspace"), kernel events alone for programs that log nothing
- * (kernel_only.c: "kernel-only"), both ("mixed"), or none (NULL).
- */
-static const char *inference(const struct pl_analysis *a)
-{
-	uint64_t user = 0, kernel = 0, id;
-
-	for (uint64_t k = 0; k < a->tx->count; k++) {
-		const struct pl_event *ev = &a->trace->events[a->tx->items[k].input_event];
-
-		if (pl_event_is_input(ev, &id) && ev->type == PL_EV_KEY_READ)
-			kernel++;
-		else
-			user++;
-	}
-	return kernel && user ? "mixed" : kernel ? "kernel-only" : user ? "userspace" : NULL;
 }
 
 void pl_report_text(FILE *out, const struct pl_analysis *a)
@@ -218,9 +197,11 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		a->trace->nevents, a->trace->events_lost, a->tx->updates,
 		a->tx->unattributed_updates, a->tx->inputs_without_update,
 		v->inputs_without_frame);
-	if (inference(a) && strcmp(inference(a), "userspace"))
+	const char *inference = pl_transactions_inference(a->trace, a->tx);
+
+	if (inference && strcmp(inference, "userspace"))
 		fprintf(out, "  inference: %s: %" PRIu64 " of %" PRIu64 " kernel input presses were read"
-			" by a process without userspace events (kernel_only.c)\n", inference(a),
+			" by a process without userspace events (kernel_only.c)\n", inference,
 			a->trace->kernel_only_inputs, a->trace->kernel_only_presses);
 	if (a->trace->skew_repaired)
 		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
@@ -475,13 +456,14 @@ static json_t *energy_json(const struct pl_analysis *a)
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
+	const char *inference = pl_transactions_inference(a->trace, a->tx);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "schema", json_string(SUMMARY_SCHEMA));
 	json_object_set_new(o, "backend", json_string(a->backend));
 	json_object_set_new(o, "workload", json_string(a->workload));
 	json_object_set_new(o, "run_id", json_string(a->run_id));
-	json_object_set_new(o, "inference", inference(a) ? json_string(inference(a)) : json_null());
+	json_object_set_new(o, "inference", inference ? json_string(inference) : json_null());
 	json_object_update_new(o, pl_report_validation_json(v));
 	json_object_set_new(o, "inputs_without_update", count(a->tx->inputs_without_update));
 	json_object_set_new(o, "updates", count(a->tx->updates));

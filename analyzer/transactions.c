@@ -228,3 +228,19 @@ void pl_transactions_free(struct pl_transactions *tx)
 	free(tx->member_frames);
 	memset(tx, 0, sizeof(*tx));
 }
+
+const char *pl_transactions_inference(const struct pl_trace *trace,
+				      const struct pl_transactions *tx)
+{
+	uint64_t user = 0, kernel = 0;
+
+	for (uint64_t k = 0; k < tx->count; k++) {
+		const struct pl_event *ev = &trace->events[tx->items[k].input_event];
+
+		if (ev->type == PL_EV_KEY_READ && pl_event_is_input(ev, NULL))
+			kernel++;
+		else
+			user++;
+	}
+	return kernel && user ? "mixed" : kernel ? "kernel-only" : user ? "userspace" : NULL;
+}

@@ -2,7 +2,8 @@
 # Runs an experiment: a spec (scripts/README.md "Experiments") names a matrix of workloads x
 # backend x cores x frequency x tracing x repetitions; every cell is one run-experiment.sh run in
 # out/<name>/<run>/, and every run lands in out/<name>/results.sqlite (schema:
-# `build/analyzer/panlab-analyze schema`), from which out/<name>/report.html is drawn.
+# `build/analyzer/panlab-analyze schema`), from which out/<name>/report.html is drawn, and in
+# out/<name>.json (one object per run: status, inference, precision, recall, latency error).
 #
 # - Progress: one line per event with done/total, the current run, elapsed time and ETA.
 # - Resume: a run whose status is ok in the database with the same input hash (guest build,
@@ -399,9 +400,21 @@ echo "experiment $name: $total runs, $skipped skipped, $failed failed, $(clock $
 if [ "$report" = 1 ]; then
 	"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$dir/report.html"
 fi
+# One object per run of this spec in out/NAME.json (out/suite.json for `make run WORKLOAD=all`),
+# from each run's summary.json: how its transactions were inferred, precision, recall, latency error.
+for i in $(seq 0 $((total - 1))); do
+	read_run "$dir" "$i"
+	st=$(sqlite3 "$dir/results.sqlite" "SELECT status FROM runs WHERE run_id = $(sql_quote "$(run_id_of "$dir" "$run")")")
+	sum=$dir/$run/summary.json
+	[ "$st" = ok ] && [ -s "$sum" ] || sum=/dev/null
+	jq -nc --arg run "$run" --arg w "$workload" --arg cfg "$cfg" --arg st "$st" '(input? // {}) | {
+		run: $run, workload: $w, config: $cfg, status: $st, inference, transactions, precision, recall,
+		latency_error_ns_mean: .latency_error_ns.mean, latency_error_ns_max: .latency_error_ns.max }' "$sum"
+done | jq -s . > "$top/out/$name.json"
 # One line per run of this spec.
 sqlite3 -header -column "$dir/results.sqlite" "SELECT substr(r.run_id, length('$name') + 2) AS run,
-	r.status, v.transactions AS tx, v.precision, v.recall, round(r.wall_s, 1) AS wall_s,
+	r.status, v.transactions AS tx, v.precision, v.recall,
+	round(v.latency_error_mean_ns / 1e6, 3) AS error_ms, round(r.wall_s, 1) AS wall_s,
 	coalesce(r.reason, '') AS reason
 	FROM runs r LEFT JOIN validation v USING (run_id) WHERE r.experiment = '$name' ORDER BY r.run_id"
 [ "$failed" = 0 ]

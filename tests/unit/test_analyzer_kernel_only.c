@@ -51,6 +51,7 @@ static void test_kernel_only_viewer(void)
 	CU_ASSERT_EQUAL(m.s.tx.updates, 3);
 	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
 	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
+	CU_ASSERT_STRING_EQUAL(pl_transactions_inference(&m.trace, &m.s.tx), "kernel-only");
 	for (uint64_t k = 0; k < 2; k++) {
 		const struct pl_event *in = &m.trace.events[m.s.tx.items[k].input_event];
 
@@ -95,7 +96,45 @@ static void test_kernel_only_needs_a_reader(void)
 	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 1);
 	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 0);
 	CU_ASSERT_EQUAL(m.s.tx.count, 0);
+	CU_ASSERT_PTR_NULL(pl_transactions_inference(&m.trace, &m.s.tx));
 	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 1);
+	model_free(&m);
+}
+
+/*
+ * An instrumented app behind inputd and the compositor: the kernel logs its
+ * press, inputd's evdev read and the compositor's flush, but every one of
+ * those processes logs userspace events, so the kernel-only stage marks
+ * nothing and the transaction is the display pipeline's (INPUT_READ 76 is
+ * inputd's, not the kernel's KEY_READ).
+ */
+static void test_kernel_only_leaves_the_platform(void)
+{
+	enum { APP = 400 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
+	tb_user(&t, INPUTD, US(1020), PL_EV_INPUT_READ, 0, 20000);
+	tb_user(&t, INPUTD, US(1030), PL_EV_INPUT_DISPATCH, 0, APP);
+	tb_user(&t, APP, US(1100), PL_EV_UI_KEY, 0, KEY_J);
+	tb_user(&t, APP, US(1200), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(&t, APP, US(2000), PL_EV_UI_UPDATE, 1, APP);
+	tb_user3(&t, COMPOSITOR, US(2100), PL_EV_FRAME_LATCH, 1, APP, 1);
+	tb_user(&t, COMPOSITOR, US(2200), PL_EV_DISPLAY_SUBMIT, 1, 0);
+	tb_kernel(&t, 0, US(2300), PL_EV_GPU_FLUSH, COMPOSITOR, 2, 480 << 16 | 800);
+	tb_user(&t, COMPOSITOR, US(2400), PL_EV_DISPLAY_FLUSHED, 1, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 1);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 0);
+	for (uint64_t e = 0; e < m.trace.nevents; e++)
+		CU_ASSERT_EQUAL(m.trace.events[e].type < 64 ? m.trace.events[e].a2 : 0, 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.trace.events[m.s.tx.items[0].input_event].type, PL_EV_UI_KEY);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(2000) - US(1100));
+	CU_ASSERT_STRING_EQUAL(pl_transactions_inference(&m.trace, &m.s.tx), "userspace");
 	model_free(&m);
 }
 
@@ -105,4 +144,6 @@ void add_kernel_only_tests(void)
 
 	CU_add_test(s, "viewer: console read, fbdev damage, kworker flush", test_kernel_only_viewer);
 	CU_add_test(s, "a press needs a kernel-only reader", test_kernel_only_needs_a_reader);
+	CU_add_test(s, "an instrumented app keeps the display pipeline",
+		    test_kernel_only_leaves_the_platform);
 }
