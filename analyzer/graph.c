@@ -171,6 +171,17 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			if (ev->a1 != ev->tid && !pl_idmap_get(&notifies, ev->a1, 0, &from))
 				pl_idmap_put(&notifies, ev->a1, 0, e);
 			break;
+		case PL_EV_KEY_READ:
+			/*
+			 * A flush after a kernel-only program read its next input shows
+			 * that input's frame: damage written before the read (a timer's
+			 * redraw, a cursor blink) is drawn by it too, but the display
+			 * gives the frame to the newer input, as the app's frame
+			 * overtaken by a newer one goes to the newer one's flush.
+			 */
+			if (pl_event_is_input(ev, NULL))
+				damage.n = 0;
+			break;
 		case PL_EV_UI_INVALIDATE:
 		case PL_EV_UI_UPDATE:
 		case PL_EV_FB_DAMAGE:

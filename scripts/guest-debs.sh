@@ -36,8 +36,9 @@ make_lock() {
 		-o Debug::NoLocking=1 $(sed 's/$/:armel/' <<< "$lists") > "$empty.out" 2>&1 ||
 		{ rm -f "$empty"; die "apt cannot resolve the armel packages: $(grep -m1 '^E:' "$empty.out")"; }
 	# Multi-Arch: foreign packages resolve to the host's architecture; the guest's is armel.
-	sed -n 's/^Inst \([^ :]*\)[^ ]* (\([^ ]*\) .*\[\([a-z0-9]*\)\])$/\1:\3 \2/p' "$empty.out" |
-		sed 's/:amd64 / /; s/:armel / /; s/^\([^: ]*\) /\1:armel /' | LC_ALL=C sort > "$empty.pkgs"
+	# An Inst line may end with the packages it breaks ("[]", "[libc6 ...]").
+	sed -n 's/^Inst \([^ :]*\)[^ ]* (\([^ ]*\) [^[]*\[\([a-z0-9]*\)\])\( \[.*\]\)\{0,1\}$/\1:\3 \2/p' "$empty.out" |
+		sed 's/:amd64 / /; s/:armel / /; s/^\([^: ]*\) /\1:armel /' | LC_ALL=C sort -u > "$empty.pkgs"
 	# One apt-cache call for all (each loads apt's lists): "pkg:arch version sha256" per stanza.
 	# shellcheck disable=SC2046
 	apt-cache show $(sed 's/ /=/' "$empty.pkgs") | awk '
@@ -79,9 +80,58 @@ fetch_missing() {
 		die "cannot download the locked packages: $(grep -m1 . "$cache/.err"); run 'apt-get update', or 'scripts/guest-debs.sh --lock' if bookworm moved on"
 }
 
+# The shared objects the programs load (PT_INTERP, DT_NEEDED transitively), each as
+# "DIR/PATH" with the file a symlink names; a library no package provides is
+# named with the program that needs it.
+linked_objects() {
+	local dir=$1 todo=() seen=" " f n d p t
+	for f in "$oss"/*/launch; do
+		p=$dir$(sed -n 's/^# program: //p' "$f")
+		todo+=("$p")
+		# The dynamic loader (PT_INTERP) by the path the program names.
+		echo "$dir$(readelf -l "$p" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')"
+	done
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[-1]}
+		unset 'todo[-1]'
+		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			case "$seen" in *" $n "*) continue ;; esac
+			seen="$seen$n "
+			p=""
+			for d in lib/arm-linux-gnueabi usr/lib/arm-linux-gnueabi lib usr/lib; do
+				[ -e "$dir/$d/$n" ] && { p=$dir/$d/$n; break; }
+			done
+			[ -n "$p" ] || die "${f#"$dir"} needs $n, which no locked package provides; add its package to the app's packages and run --lock"
+			echo "$p"
+			while [ -L "$p" ]; do
+				t=$(readlink "$p")
+				case "$t" in /*) p=$dir$t ;; *) p=$(dirname "$p")/$t ;; esac
+				echo "$p"
+			done
+			todo+=("$p")
+		done
+	done
+}
+
+# Leaves out the shared objects no program links: Mesa's drivers and LLVM,
+# which the packages' dependencies bring but a framebuffer program never
+# loads, would make the image several times larger and slower to boot.
+drop_unlinked() {
+	local dir=$1 keep
+	keep=$(mktemp)
+	linked_objects "$dir" | sed 's|//*|/|g' | sort -u > "$keep"
+	find "$dir/lib" "$dir/usr/lib" \( -type f -o -type l \) -name '*.so*' 2>/dev/null |
+		sed 's|//*|/|g' | sort | comm -23 - "$keep" | xargs -r rm -f
+	rm -f "$keep"
+	find "$dir" -depth -type d -empty -delete
+}
+
 unpack() {
-	local n=0 deb
+	local n=0 deb stamp
 	[ -f "$lock" ] || die "$lock is missing; run 'scripts/guest-debs.sh --lock'"
+	# Unpacking takes a minute or two: skipped while the lock, launchers and this script are unchanged.
+	stamp=$(cat "$lock" "$oss"/*/launch "$0" | sha256sum | cut -d' ' -f1)
+	[ "$(cat "$root.stamp" 2>/dev/null)" = "$stamp" ] && [ -d "$root" ] && return
 	mkdir -p "$cache"
 	fetch_missing
 	rm -rf "$root.tmp"
@@ -104,8 +154,10 @@ unpack() {
 		[ -n "$prog" ] || die "$f: no '# program: PATH' line"
 		[ -x "$root.tmp$prog" ] || die "$f: $prog is not in the unpacked packages; add its package to $(dirname "$f")/packages and run --lock"
 	done
+	drop_unlinked "$root.tmp"
 	rm -rf "$root"
 	mv "$root.tmp" "$root"
+	echo "$stamp" > "$root.stamp"
 	echo "guest-debs: $n packages unpacked into $root ($(du -sk "$root" | cut -f1) KiB)"
 }
 

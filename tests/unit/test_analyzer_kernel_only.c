@@ -102,6 +102,34 @@ static void test_kernel_only_needs_a_reader(void)
 }
 
 /*
+ * A timer's redraw (a cursor blink) written just before the next key and
+ * flushed after it: the display gives that flush to the newer key, so the
+ * older key's transaction ends at its own flush.
+ */
+static void test_kernel_only_flush_after_next_input(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(&t, 1, US(1020), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(&t, 0, US(1500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(&t, 1, US(2900), PL_EV_FB_DAMAGE, FBI, 0, 0);	/* the blink */
+	tb_kernel(&t, 0, US(3000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(3010), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(&t, 1, US(3020), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(&t, 0, US(3400), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(1500) - US(1010));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].latency_ns, US(3400) - US(3010));
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
+	model_free(&m);
+}
+
+/*
  * An instrumented app behind inputd and the compositor: the kernel logs its
  * press, inputd's evdev read and the compositor's flush, but every one of
  * those processes logs userspace events, so the kernel-only stage marks
@@ -144,6 +172,8 @@ void add_kernel_only_tests(void)
 
 	CU_add_test(s, "viewer: console read, fbdev damage, kworker flush", test_kernel_only_viewer);
 	CU_add_test(s, "a press needs a kernel-only reader", test_kernel_only_needs_a_reader);
+	CU_add_test(s, "a flush after the next key is the next key's",
+		    test_kernel_only_flush_after_next_input);
 	CU_add_test(s, "an instrumented app keeps the display pipeline",
 		    test_kernel_only_leaves_the_platform);
 }
