@@ -14,13 +14,14 @@
 # locales, maintainer scripts). The packages come through apt-get download
 # (signed Release -> Packages -> .deb hashes); the lock's sha256 then pins the
 # exact bytes, so the guest image is the same on every machine.
-# PANLAB_DEB_CACHE=DIR picks the cache (default ${XDG_CACHE_HOME:-~/.cache}/panlab/debs).
+# PANLAB_DEB_CACHE=DIR picks the cache (default ${XDG_CACHE_HOME:-~/.cache}/panlab/debs);
+# PANLAB_OSS_DIR and PANLAB_OSS_ROOT another apps folder and output (tests).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-oss=$top/workloads/oss
+oss=${PANLAB_OSS_DIR:-$top/workloads/oss}
 lock=$oss/packages.lock
-root=$top/build/oss-root
+root=${PANLAB_OSS_ROOT:-$top/build/oss-root}
 cache=${PANLAB_DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/panlab/debs}
 
 die() { echo "guest-debs: $*" >&2; exit 1; }
@@ -119,7 +120,9 @@ linked_objects() {
 drop_unlinked() {
 	local dir=$1 keep
 	keep=$(mktemp)
-	linked_objects "$dir" | sed 's|//*|/|g' | sort -u > "$keep"
+	linked_objects "$dir" > "$keep.all"	# not in a pipeline: its die ends the script
+	sed 's|//*|/|g' "$keep.all" | sort -u > "$keep"
+	rm -f "$keep.all"
 	find "$dir/lib" "$dir/usr/lib" \( -type f -o -type l \) -name '*.so*' 2>/dev/null |
 		sed 's|//*|/|g' | sort | comm -23 - "$keep" | xargs -r rm -f
 	rm -f "$keep"
@@ -135,6 +138,7 @@ unpack() {
 	mkdir -p "$cache"
 	fetch_missing
 	rm -rf "$root.tmp"
+	trap 'rm -rf "$root.tmp"' EXIT	# a failed unpack leaves nothing half done
 	mkdir -p "$root.tmp"
 	while read -r pkg ver sha rest; do
 		case "$pkg" in '#'* | '') continue ;; esac
