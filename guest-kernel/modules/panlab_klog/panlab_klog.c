@@ -82,6 +82,11 @@ static unsigned long buffer_bytes = 30 * 1024 * 1024;
 module_param(buffer_bytes, ulong, 0444);
 MODULE_PARM_DESC(buffer_bytes, "Total ring size over all possible cpus, bytes");
 
+/* Arming kprobes patches kernel text under stop_machine: only runs that need them pay for it. */
+static bool native_probes;
+module_param(native_probes, bool, 0444);
+MODULE_PARM_DESC(native_probes, "Log input and display kprobe events for programs that log nothing");
+
 /*
  * Timestamps are guest CLOCK_MONOTONIC ns, the userspace logger's clock.
  * The guest's clocksource is the generic timer's virtual count (CNTVCT).
@@ -799,7 +804,8 @@ static int klog_set_enabled(bool on)
 		goto out;
 	if (!on) {
 		WRITE_ONCE(klog_enabled, false);
-		klog_unregister_kprobes();
+		if (native_probes)
+			klog_unregister_kprobes();
 		klog_unregister(ARRAY_SIZE(klog_probes));
 		goto out;
 	}
@@ -817,7 +823,7 @@ static int klog_set_enabled(bool on)
 			goto out;
 		}
 	}
-	ret = klog_register_kprobes();
+	ret = native_probes ? klog_register_kprobes() : 0;
 	if (ret) {
 		klog_unregister(ARRAY_SIZE(klog_probes));
 		goto out;
