@@ -23,6 +23,7 @@ build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
+	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The graph-shape check against a workload's declared structure (panlab/expect.h). */
+#include "panlab/kernel_only.h"
 #include "panlab/expect.h"
 #include "panlab/read_file.h"
 
@@ -267,7 +268,7 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 			have |= 1u << PL_NEED_NETWORK;
 		if (bd->ns[k][PL_CAT_IO])
 			have |= 1u << PL_NEED_IO;
-		bool key = trace->events[tx->items[k].input_event].type == PL_EV_UI_KEY;
+		bool key = pl_event_is_key_input(&trace->events[tx->items[k].input_event]);
 
 		if (key != want->key)
 			fail(out, s, "a %s, expected the other input kind", key ? "key" : "tap");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Chrome/Perfetto trace.json from the model (see panlab/export_json.h). */
+#include "panlab/kernel_only.h"
 #include "panlab/export_json.h"
 #include "panlab/read_file.h"
 
@@ -129,16 +130,17 @@ static void add_intervals(struct sink *out, const struct pl_analysis *a)
 static void add_instants(struct sink *out, const struct pl_analysis *a)
 {
 	char name[64];
+	uint64_t id;
 
 	for (uint64_t e = 0; e < a->trace->nevents; e++) {
 		const struct pl_event *ev = &a->trace->events[e];
 		const char *cat = "display";
 
-		if (ev->type == PL_EV_UI_INPUT || ev->type == PL_EV_UI_KEY)
-			snprintf(name, sizeof(name), "input %" PRIu64, ev->a0);
-		else if (ev->type == PL_EV_UI_UPDATE)
+		if (pl_event_is_input(ev, &id))
+			snprintf(name, sizeof(name), "input %" PRIu64, id);
+		else if (pl_event_is_update(ev))
 			snprintf(name, sizeof(name), "frame %" PRIu64, ev->a0);
-		else if (ev->type == PL_EV_UI_INVALIDATE)
+		else if (pl_event_is_invalidate(ev))
 			snprintf(name, sizeof(name), "invalidate");
 		else if (ev->type == PL_EV_INPUT_READ)
 			snprintf(name, sizeof(name), "read input %" PRIu64, ev->a0);

@@ -7,6 +7,7 @@
  * carry no process id; binder ids are unique kernel-wide.
  */
 #include "panlab/graph.h"
+#include "panlab/kernel_only.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 	struct pl_idmap messages = { 0 }, tasks = { 0 }, binders = { 0 }, forks = { 0 };
 	struct pl_idmap notifies = { 0 };	/* woken tid -> the *_NOTIFY that woke it */
 	struct pending_invalidates *inval = pl_xcalloc(iv->nthreads, sizeof(*inval));
+	struct pending_invalidates damage = { 0 };
 	uint64_t from;
 
 	memset(out, 0, sizeof(*out));
@@ -169,12 +171,32 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			if (ev->a1 != ev->tid && !pl_idmap_get(&notifies, ev->a1, 0, &from))
 				pl_idmap_put(&notifies, ev->a1, 0, e);
 			break;
+		case PL_EV_KEY_READ:
+			/*
+			 * A flush after a kernel-only program read its next input shows
+			 * that input's frame: damage written before the read (a timer's
+			 * redraw, a cursor blink) is drawn by it too, but the display
+			 * gives the frame to the newer input, as the app's frame
+			 * overtaken by a newer one goes to the newer one's flush.
+			 */
+			if (pl_event_is_input(ev, NULL))
+				damage.n = 0;
+			break;
 		case PL_EV_UI_INVALIDATE:
-		case PL_EV_UI_UPDATE: {
-			struct pending_invalidates *p =
+		case PL_EV_UI_UPDATE:
+		case PL_EV_FB_DAMAGE:
+		case PL_EV_GPU_FLUSH: {
+			/*
+			 * An app's frame is drawn by its own thread's next update; a
+			 * kernel-only program's damage by the next kernel-only flush,
+			 * on whichever thread (the fbdev emulation's kworker).
+			 */
+			struct pending_invalidates *p = pl_event_is_kernel_only(ev) ? &damage :
 				&inval[iv->intervals[iv->event_interval[e]].thread];
 
-			if (ev->type == PL_EV_UI_UPDATE) {
+			if (!pl_event_is_invalidate(ev) && !pl_event_is_update(ev))
+				break;
+			if (pl_event_is_update(ev)) {
 				/* Every invalidate since the last update is drawn by this one. */
 				for (uint64_t k = 0; k < p->n; k++)
 					add_edge(&b, PL_EDGE_INVALIDATE, p->events[k], e);
@@ -197,6 +219,7 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(inval[t].events);
 	free(inval);
+	free(damage.events);
 	free(b.edges);
 	pl_idmap_free(&messages);
 	pl_idmap_free(&tasks);

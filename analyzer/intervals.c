@@ -18,6 +18,7 @@
  * by a contended lock: its next interval is RESUMED, caused by its own wait.
  */
 #include "panlab/intervals.h"
+#include "panlab/kernel_only.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +164,12 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 		break;
 	case PL_EV_UI_INPUT:
 	case PL_EV_UI_KEY:
-		if (cur == PL_NONE || !is_explicit(&o->intervals[cur]))
+	case PL_EV_KEY_READ:	/* an input if kernel_only.c marked it */
+		if (pl_event_is_input(ev, NULL) &&
+		    (cur == PL_NONE || !is_explicit(&o->intervals[cur])))
 			open_new(b, th, PL_IV_INPUT, ev);
+		else if (cur == PL_NONE)
+			open_implicit(b, th, ev);
 		break;
 	case PL_EV_BINDER_PRODUCE_TWOWAY:
 		b->awaiting_reply[th] = 1;
@@ -207,6 +212,9 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 
 	if (ev->type == PL_EV_EXIT) {
 		close_open(b, th, PL_END_EXIT);
+	} else if (pl_event_is_update(ev) && pl_event_is_kernel_only(ev)) {
+		/* A kernel-only update ends its thread's stretch: what the kworker does next is not its cause's. */
+		close_open(b, th, PL_END_MARKER);
 		b->waiting[th] = 0;
 	} else if (is_lock_wait(ev->type) &&
 		   (kind == PL_IV_IMPLICIT || kind == PL_IV_NATIVE || kind == PL_IV_RESUMED)) {

@@ -197,6 +197,12 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 		a->trace->nevents, a->trace->events_lost, a->tx->updates,
 		a->tx->unattributed_updates, a->tx->inputs_without_update,
 		v->inputs_without_frame);
+	const char *inference = pl_transactions_inference(a->trace, a->tx);
+
+	if (inference && strcmp(inference, "userspace"))
+		fprintf(out, "  inference: %s: %" PRIu64 " of %" PRIu64 " kernel input presses were read"
+			" by a process without userspace events (kernel_only.c)\n", inference,
+			a->trace->kernel_only_inputs, a->trace->kernel_only_presses);
 	if (a->trace->skew_repaired)
 		fprintf(out, "  clock skew: %" PRIu64 " consumers were logged before their producer on"
 			" another cpu and were moved after it\n", a->trace->skew_repaired);
@@ -450,12 +456,14 @@ static json_t *energy_json(const struct pl_analysis *a)
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
+	const char *inference = pl_transactions_inference(a->trace, a->tx);
 	json_t *o = json_object();
 
 	json_object_set_new(o, "schema", json_string(SUMMARY_SCHEMA));
 	json_object_set_new(o, "backend", json_string(a->backend));
 	json_object_set_new(o, "workload", json_string(a->workload));
 	json_object_set_new(o, "run_id", json_string(a->run_id));
+	json_object_set_new(o, "inference", inference ? json_string(inference) : json_null());
 	json_object_update_new(o, pl_report_validation_json(v));
 	json_object_set_new(o, "inputs_without_update", count(a->tx->inputs_without_update));
 	json_object_set_new(o, "updates", count(a->tx->updates));

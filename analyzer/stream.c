@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Windowed streaming analysis (see panlab/stream.h). */
+#include "panlab/kernel_only.h"
 #include "panlab/stream.h"
 
 #include <stdlib.h>
@@ -98,7 +99,7 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		while (fresh < opt->window_events && (rc = pl_trace_stream_next(st, &ev, err)) == 1) {
 			append(&w, &ev);
 			out->events++;
-			out->inputs += ev.type == PL_EV_UI_INPUT || ev.type == PL_EV_UI_KEY;
+			out->inputs += pl_event_is_input(&ev, NULL);
 			if (ev.ts_ns >= lo_ns)
 				fresh++;
 		}
@@ -107,7 +108,7 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 			while ((rc = pl_trace_stream_next(st, &ev, err)) == 1) {
 				append(&w, &ev);
 				out->events++;
-				out->inputs += ev.type == PL_EV_UI_INPUT || ev.type == PL_EV_UI_KEY;
+				out->inputs += pl_event_is_input(&ev, NULL);
 				if (ev.ts_ns >= cut_ns + opt->context_ns)
 					break;
 			}

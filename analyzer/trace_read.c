@@ -3,6 +3,7 @@
  * Stage 1: bytes -> events. Every check names the byte offset of the field or
  * record at fault, so a bad trace can be inspected with `xxd -s OFFSET`.
  */
+#include "panlab/kernel_only.h"
 #include "panlab/trace.h"
 #include "panlab/read_file.h"
 
@@ -331,8 +332,9 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 	}
 	if (merge_in_time_order(name, out, err) < 0)
 		goto fail;
-	/* The last step of reading: the stages after it take the trace as it is. */
+	/* The last steps of reading: the stages after them take the trace as it is. */
 	pl_trace_repair_skew(out);
+	pl_trace_infer_kernel_only(out);
 	return 0;
 fail:
 	pl_trace_free(out);

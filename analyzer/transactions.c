@@ -13,6 +13,7 @@
  * another and labelled, so reports can keep it apart.
  */
 #include "panlab/transactions.h"
+#include "panlab/kernel_only.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_trans
 		uint64_t e = m[k], prev = pl_intervals_prev_event(w->iv, e);
 		uint64_t i = w->iv->event_interval[e];
 		uint32_t best = 0;
-		uint16_t type = w->trace->events[e].type;
+		const struct pl_event *ev = &w->trace->events[e];
 
 		if (prev != PL_NONE && w->event_stamp[prev] == stamp)
 			best = w->frames[prev];
@@ -105,12 +106,12 @@ static void count_chained_frames(struct walk *w, uint32_t stamp, struct pl_trans
 			    w->event_stamp[edge->from_event] == stamp && w->frames[edge->from_event] > best)
 				best = w->frames[edge->from_event];
 		}
-		if (type == PL_EV_UI_INVALIDATE && w->frame_stamp[i] != stamp) {
+		if (pl_event_is_invalidate(ev) && w->frame_stamp[i] != stamp) {
 			w->frame_stamp[i] = stamp;	/* one count per interval however many views */
 			best++;
 		}
-		if (type == PL_EV_UI_UPDATE && w->trace->events[e].ts_ns < t->first_update_ns)
-			t->first_update_ns = w->trace->events[e].ts_ns;
+		if (pl_event_is_update(ev) && ev->ts_ns < t->first_update_ns)
+			t->first_update_ns = ev->ts_ns;
 		w->frames[e] = best;
 		w->out->member_frames[t->first_member + k] = best;
 		if (best > t->chained_frames)
@@ -131,18 +132,19 @@ static int walk_from(struct walk *w, uint32_t stamp, uint64_t ev_in)
 
 	*t = (struct pl_transaction){
 		.input_event = ev_in,
-		.input_id = events[ev_in].a0,
+		.input_id = PL_NONE,
 		.input_ns = events[ev_in].ts_ns,
 		.last_update_event = PL_NONE,
 		.first_member = first,
 	};
+	pl_event_is_input(&events[ev_in], &t->input_id);
 	visit(w, stamp, ev_in);
 	while (w->depth) {
 		uint64_t e = w->stack[--w->depth];
 		uint64_t i = w->iv->event_interval[e];
 
 		add_member(w, e);
-		if (events[e].type == PL_EV_UI_UPDATE) {
+		if (pl_event_is_update(&events[e])) {
 			t->nupdates++;
 			/* Events are in time order, so the larger index is the later update. */
 			if (t->last_update_event == PL_NONE || e > t->last_update_event)
@@ -190,11 +192,9 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 
 	memset(out, 0, sizeof(*out));
 	for (uint64_t e = 0; e < trace->nevents; e++) {
-		uint16_t type = trace->events[e].type;
-
-		if (type == PL_EV_UI_UPDATE)
+		if (pl_event_is_update(&trace->events[e]))
 			out->updates++;
-		if (type != PL_EV_UI_INPUT && type != PL_EV_UI_KEY)
+		if (!pl_event_is_input(&trace->events[e], NULL))
 			continue;
 		if (out->count == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -211,7 +211,7 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 			out->inputs_without_update++;
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++)
-		if (trace->events[e].type == PL_EV_UI_UPDATE && w.event_stamp[e] == 0)
+		if (pl_event_is_update(&trace->events[e]) && w.event_stamp[e] == 0)
 			out->unattributed_updates++;
 	free(w.event_stamp);
 	free(w.interval_stamp);
@@ -227,4 +227,20 @@ void pl_transactions_free(struct pl_transactions *tx)
 	free(tx->members);
 	free(tx->member_frames);
 	memset(tx, 0, sizeof(*tx));
+}
+
+const char *pl_transactions_inference(const struct pl_trace *trace,
+				      const struct pl_transactions *tx)
+{
+	uint64_t user = 0, kernel = 0;
+
+	for (uint64_t k = 0; k < tx->count; k++) {
+		const struct pl_event *ev = &trace->events[tx->items[k].input_event];
+
+		if (ev->type == PL_EV_KEY_READ && pl_event_is_input(ev, NULL))
+			kernel++;
+		else
+			user++;
+	}
+	return kernel && user ? "mixed" : kernel ? "kernel-only" : user ? "userspace" : NULL;
 }

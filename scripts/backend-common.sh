@@ -46,6 +46,10 @@ if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
 fi
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
+# An unmodified Debian app (workloads/oss/APP) boots the image with its programs.
+if [ -z "$initrd" ] && [ -n "$workload" ] && [ -d "$top/workloads/oss/${workload%%[@+]*}" ]; then
+	initrd=$top/build/initramfs-oss.cpio.gz
+fi
 initrd=${initrd:-$top/build/initramfs.cpio.gz}
 require_built() {
 	for f in "$kernel" "$initrd" "$@"; do

@@ -408,7 +408,8 @@ if [ "$report" = 1 ]; then
 fi
 # One line per run of this spec.
 sqlite3 -header -column "$dir/results.sqlite" "SELECT substr(r.run_id, length('$name') + 2) AS run,
-	r.status, v.transactions AS tx, v.precision, v.recall, round(r.wall_s, 1) AS wall_s,
+	r.status, v.transactions AS tx, v.precision, v.recall,
+	round(v.latency_error_mean_ns / 1e6, 3) AS error_ms, round(r.wall_s, 1) AS wall_s,
 	coalesce(r.reason, '') AS reason
 	FROM runs r LEFT JOIN validation v USING (run_id) WHERE r.experiment = '$name' ORDER BY r.run_id"
 [ "$failed" = 0 ]

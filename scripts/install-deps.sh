@@ -9,7 +9,8 @@ linux-source-6.1 flex bison bc libssl-dev libelf-dev cpio xz-utils kmod e2fsprog
 qemu-system-arm device-tree-compiler libfdt-dev
 libcunit1-dev libjansson-dev libsdl2-dev libslirp-dev libpcap-dev libpng-dev zlib1g-dev
 clang libclang-rt-14-dev gnuplot-nox zstd jq gdb-multiarch tshark busybox-static:armel time
-libsqlite3-dev sqlite3 slurm-wlm munge libvirt-daemon-system libvirt-clients chromium netpbm"
+libsqlite3-dev sqlite3 slurm-wlm munge libvirt-daemon-system libvirt-clients chromium netpbm
+libjpeg-turbo-progs"
 
 missing=""
 for p in $PKGS; do

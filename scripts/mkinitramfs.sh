@@ -1,7 +1,12 @@
 #!/bin/sh
 # Packs the guest root filesystem into a gzip'd newc cpio archive:
 # busybox, /init, the armel programs in build/guest/bin, the kernel modules
-# and the replay scripts. The archive is bit-identical for identical inputs,
+# and the replay scripts (build/initramfs.cpio.gz); and, when
+# scripts/guest-debs.sh has unpacked them, build/initramfs-oss.cpio.gz: the
+# same archive followed by a second one with the unmodified Debian programs
+# of workloads/oss (the kernel unpacks concatenated archives in turn). Their
+# 80 MiB would slow every other boot, so only those apps' runs load them
+# (backend-common.sh). Each archive is bit-identical for identical inputs,
 # wherever the tree lives and whatever the host: entries sorted by name,
 # inode numbers renumbered in that order and device numbers zero
 # (cpio --reproducible; the host's inode numbers used to leak in), owner 0:0,
@@ -36,11 +41,43 @@ done
 cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
 
+# DIR -> FILE: fixed modes and times, sorted, gzip'd.
+pack() {
+	find "$1" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+	(cd "$1" && find . | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --reproducible --quiet | gzip -n -9) > "$2"
+}
+
 find "$root" -type d -exec chmod 755 {} +
 find "$root" -type f -exec chmod 644 {} +
 chmod 755 "$root/init" "$root"/bin/*
-find "$root" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
-(cd "$root" && find . | LC_ALL=C sort |
-	cpio -o -H newc -R 0:0 --reproducible --quiet | gzip -n -9) > "$out.tmp"
+pack "$root" "$out.tmp"
 mv "$out.tmp" "$out"
 echo "mkinitramfs: $out ($(wc -c < "$out") bytes, $(find "$root" -type f | wc -l) files)"
+
+# The unmodified Debian programs (scripts/guest-debs.sh unpacked them), each
+# app's launcher as /oss/bin/app-NAME and its content in /oss/NAME; they keep
+# the packages' execute bits.
+oss_out=$build/initramfs-oss.cpio.gz
+rm -rf "$root"
+[ -d "$build/oss-root" ] || { rm -f "$oss_out"; exit 0; }
+mkdir -p "$root/oss/bin"
+cp -a "$build/oss-root/." "$root/"
+cp "$top/workloads/oss/launch-common.sh" "$root/oss/bin/panlab-launch"
+for d in "$top"/workloads/oss/*/; do
+	app=$(basename "$d")
+	cp "$d/launch" "$root/oss/bin/app-$app"
+	[ ! -x "$d/make-content.sh" ] || "$d/make-content.sh" "$root/oss/$app"
+done
+find "$root" -type d -exec chmod 755 {} +
+find "$root" -type f -exec chmod 644 {} +
+chmod 755 "$root"/oss/bin/*
+(cd "$build/oss-root" && find . -type f -perm -u+x) | while read -r f; do
+	chmod 755 "$root/$f"
+done
+pack "$root" "$oss_out.part"
+cat "$out" "$oss_out.part" > "$oss_out.tmp"
+rm -f "$oss_out.part"
+mv "$oss_out.tmp" "$oss_out"
+echo "mkinitramfs: $oss_out ($(wc -c < "$oss_out") bytes, $(find "$root" -type f | wc -l) more files)"
+rm -rf "$root"

@@ -53,10 +53,13 @@ mkdir -p "$out"
 rm -f "$out"/{console.log,trace.bin,ground_truth.txt,cpu_time.txt,net.pcap}
 "$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
-replay=()
+replay=() site=()
 if [ -n "$workload" ]; then
 	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt"
 		--cpu-time "$out/cpu_time.txt")
+	# An unmodified app's web pages (workloads/oss/APP/site) are what the content server serves.
+	app_site=$top/workloads/oss/${workload%%[@+]*}/site
+	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 fi
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.
@@ -76,7 +79,7 @@ case "${snapshot[0]:-}" in
 esac
 run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
-	--net user --pcap "$out/net.pcap" \
+	--net user --pcap "$out/net.pcap" "${site[@]}" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	--quantum-policy "$policy" "${replay[@]}"
 check_result

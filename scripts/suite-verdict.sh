@@ -10,7 +10,8 @@
 # A workload is `ok` when its run gave a summary.json with precision = recall = 1, the
 # transaction count its workloads/apps/NAME.expect declares and its declared structure, and, on
 # the phone, the targets of issues 13 and 18: |detected - ground truth| mean <= 100 us and
-# max <= 1 ms, no causal pair out of order and nothing moved by skew repair. Otherwise its
+# max <= 1 ms, no causal pair out of order and nothing moved by skew repair (a kernel-only app,
+# workloads/oss: P and R >= 0.95 and error mean <= 1 ms, issue 14's targets). Otherwise its
 # status names each target missed ("mismatch: recall 0.917 < 1; error max 1.2 ms > 1 ms"), or
 # what went wrong with the run ("run failed: REASON"). The file is an array; every object carries the fields below, and a
 # field the summary adds later (e.g. `inference`) is copied when present.
@@ -70,17 +71,21 @@ verdict_ok() {
 	  causal_pairs_out_of_order_by_kind: .model.causal_pairs_out_of_order_by_kind,
 	  skew_repaired: .model.skew_repaired }
 	+ (if has("inference") then { inference } else {} end)
+	# Kernel-only inference (the unmodified apps of workloads/oss) is held to issue 14 targets:
+	# P and R >= 0.95, error mean <= 1 ms; the platform apps to exact matching and issue 13.
+	| (if .inference == "kernel-only" then 0.95 else 1 end) as $pr
+	| (if .inference == "kernel-only" then 1000000 else 100000 end) as $mean
 	| .missed = [
-		(if .precision != 1 then "precision \(.precision) < 1" else empty end),
-		(if .recall != 1 then "recall \(.recall) < 1" else empty end),
+		(if .precision < $pr then "precision \(.precision) < \($pr)" else empty end),
+		(if .recall < $pr then "recall \(.recall) < \($pr)" else empty end),
 		(if $expect != null and .transactions != $expect
 		 then "\(.transactions) transactions, \($expect) declared" else empty end),
 		(if .shape_ok == false then "structure not as declared" else empty end),
 		(if .backend == "phone" then
 			(if .latency_error_ns_mean == null then "no latency error measured"
-			 elif .latency_error_ns_mean > 100000 then "error mean \(.latency_error_ns_mean | us) us > 100 us"
+			 elif .latency_error_ns_mean > $mean then "error mean \(.latency_error_ns_mean | us) us > \($mean | us) us"
 			 else empty end),
-			(if (.latency_error_ns_max // 0) > 1000000 then "error max \(.latency_error_ns_max | us) us > 1000 us" else empty end),
+			(if .inference != "kernel-only" and (.latency_error_ns_max // 0) > 1000000 then "error max \(.latency_error_ns_max | us) us > 1000 us" else empty end),
 			(if .causal_pairs_out_of_order != 0 then "\(.causal_pairs_out_of_order) causal pairs out of order" else empty end),
 			(if .skew_repaired != 0 then "\(.skew_repaired) skew repaired" else empty end)
 		 else empty end) ]

@@ -41,14 +41,32 @@ static void pace_fire(void *opaque)
         vt_schedule(h->t, &h->pace, vt_now_ns(h->t) + h->piece_ns);
 }
 
+/* A file's media type by its name's extension: a browser shows a page
+ * only when it is told it is one. */
+static const char *media_type(const char *path)
+{
+    static const struct { const char *ext, *type; } types[] = {
+        { ".html", "text/html" }, { ".txt", "text/plain" },
+        { ".png", "image/png" }, { ".jpg", "image/jpeg" },
+    };
+    size_t len = strlen(path);
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+        size_t n = strlen(types[i].ext);
+        if (len >= n && strcmp(path + len - n, types[i].ext) == 0)
+            return types[i].type;
+    }
+    return "application/octet-stream";
+}
+
 /* Queues a response: a head, then body_len bytes of body (the file's, or
  * generated when body is NULL), released after latency_ns and paced to
  * bytes_per_s (0: all at once). */
-static void respond(content_http *h, const char *status, const uint8_t *body,
-                    size_t body_len, uint64_t latency_ns, uint32_t bytes_per_s)
+static void respond(content_http *h, const char *status, const char *type,
+                    const uint8_t *body, size_t body_len, uint64_t latency_ns,
+                    uint32_t bytes_per_s)
 {
     char head[256];
-    int n = content_response_head(head, sizeof(head), status, body_len);
+    int n = content_response_head(head, sizeof(head), status, type, body_len);
     vt_cancel(h->t, &h->pace);
     free(h->resp);
     h->resp = pl_xcalloc(1, (size_t)n + body_len);
@@ -67,7 +85,7 @@ static void respond(content_http *h, const char *status, const uint8_t *body,
 
 static void respond_text(content_http *h, const char *status, const char *text)
 {
-    respond(h, status, (const uint8_t *)text, strlen(text), 0, 0);
+    respond(h, status, "text/plain", (const uint8_t *)text, strlen(text), 0, 0);
 }
 
 /* A request (content_request.h): generated content, or a file under
@@ -85,7 +103,8 @@ static void serve(content_http *h)
         return;
     }
     if (r.generated) {
-        respond(h, "200 OK", NULL, r.bytes, r.latency_ms * 1000000ull, r.bytes_per_s);
+        respond(h, "200 OK", "application/octet-stream", NULL, r.bytes,
+                r.latency_ms * 1000000ull, r.bytes_per_s);
         return;
     }
     if (!h->content_dir) {
@@ -100,7 +119,7 @@ static void serve(content_http *h)
         respond_text(h, "404 Not Found", "no such file\n");
         return;
     }
-    respond(h, "200 OK", (const uint8_t *)body, len, 0, 0);
+    respond(h, "200 OK", media_type(r.path), (const uint8_t *)body, len, 0, 0);
     free(body);
 }
 

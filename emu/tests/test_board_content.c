@@ -47,7 +47,7 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(r.bytes, CONTENT_MAX_BYTES);
     CU_ASSERT_EQUAL(r.latency_ms, CONTENT_MAX_LATENCY_MS);
     CU_ASSERT_EQUAL(r.bytes_per_s, UINT32_MAX);
-    n = content_response_head(req, sizeof(req), "200 OK", 32768);
+    n = content_response_head(req, sizeof(req), "200 OK", "application/octet-stream", 32768);
     CU_ASSERT(n > 0 && (size_t)n < sizeof(req));
     static const char start[] = "HTTP/1.0 200 OK\r\nContent-Length: 32768\r\n";
     CU_ASSERT_EQUAL(strncmp(req, start, sizeof(start) - 1), 0);

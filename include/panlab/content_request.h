@@ -54,11 +54,11 @@ static inline int content_req_format(char *buf, size_t size, uint32_t bytes, uin
 
 /* A response head: status is "200 OK", "400 Bad Request", ... */
 static inline int content_response_head(char *buf, size_t size, const char *status,
-					size_t body_bytes)
+					const char *type, size_t body_bytes)
 {
 	return snprintf(buf, size, "HTTP/1.0 %s\r\nContent-Length: %zu\r\n"
-			"Content-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
-			status, body_bytes);
+			"Content-Type: %s\r\nConnection: close\r\n\r\n",
+			status, body_bytes, type);
 }
 
 /* The query of /fetch: bytes (required), latency_ms, rate; each once. */

@@ -97,6 +97,19 @@ struct pl_event {
  *   CPU_ONLINE, CPU_OFFLINE   a1=cpu
  *   CPU_IDLE_ENTER  a1=cpu, a2=idle state; CPU_IDLE_EXIT a1=cpu
  *   LOST            a0=records this source dropped just before this one
+ *   KEY_REPORT      an input device reported a press (EV_KEY, value 1) to
+ *                   the input core: tid=current (0 in interrupt context of
+ *                   the idle task), a0=key code (BTN_TOUCH for a touch)
+ *   KEY_READ        tid read a press: a0=key code, a1=PL_KEY_READ_EVDEV;
+ *                   or tid read bytes from a virtual console (the console
+ *                   keyboard's characters): a0=0, a1=PL_KEY_READ_TTY
+ *   FB_DAMAGE       tid wrote to a deferred-I/O framebuffer page that was
+ *                   clean (fbdev's page_mkwrite): a flush will follow
+ *   GPU_FLUSH       tid asked the GPU to flush a resource to the display
+ *                   (virtio-gpu RESOURCE_FLUSH): a0=resource id,
+ *                   a1=width << 16 | height
+ *                   (36-39 are kernel events for programs that log nothing;
+ *                   INPUT_READ and DISPLAY_FLUSHED below are userspace ones)
  *   UI_INPUT        a0=input id (dispatcher sequence number)
  *   UI_KEY          a0=input id, a1=key code
  *   ENQUEUE_MSG     a0=message id, a1=queue id, a2=time to dequeue (us, delay)
@@ -156,6 +169,10 @@ struct pl_event {
 	X(CPU_IDLE_ENTER, 33, "cpu_idle_enter") \
 	X(CPU_IDLE_EXIT, 34, "cpu_idle_exit") \
 	X(LOST, 35, "lost") \
+	X(KEY_REPORT, 36, "key_report") \
+	X(KEY_READ, 37, "key_read") \
+	X(FB_DAMAGE, 38, "fb_damage") \
+	X(GPU_FLUSH, 39, "gpu_flush") \
 	X(UI_INPUT, 64, "ui_input") \
 	X(UI_KEY, 65, "ui_key") \
 	X(ENQUEUE_MSG, 66, "enqueue_msg") \
@@ -181,6 +198,12 @@ enum pl_event_type {
 #undef PL_EV_ENUM_ENTRY
 
 #define PL_EV_TYPE_MAX 127
+
+/* KEY_READ a1: where the press was read. */
+enum pl_key_read_kind {
+	PL_KEY_READ_EVDEV = 0,	/* /dev/input/event* */
+	PL_KEY_READ_TTY = 1,	/* a virtual console's keyboard */
+};
 
 /* Old-thread state in CONTEXT_SWITCH, from the kernel's task state. */
 enum pl_thread_state {

@@ -68,6 +68,7 @@ void add_validate_tests(void);
 void add_queueing_tests(void);
 void add_aggregate_tests(void);
 void add_native_tests(void);
+void add_kernel_only_tests(void);
 void add_animation_tests(void);
 void add_display_tests(void);
 void add_skew_tests(void);

@@ -16,6 +16,7 @@ int main(void)
 	add_queueing_tests();
 	add_aggregate_tests();
 	add_native_tests();
+	add_kernel_only_tests();
 	add_animation_tests();
 	add_display_tests();
 	add_skew_tests();

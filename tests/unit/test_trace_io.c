@@ -230,7 +230,8 @@ static void test_lost_and_table1_types(void)
 	free(buf);
 	pl_trace_builder_free(&b);
 	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_WAITQUEUE_NOTIFY), "waitqueue_notify");
-	CU_ASSERT_PTR_NULL(pl_event_type_name(36));
+	CU_ASSERT_STRING_EQUAL(pl_event_type_name(PL_EV_GPU_FLUSH), "gpu_flush");
+	CU_ASSERT_PTR_NULL(pl_event_type_name(48));
 	CU_ASSERT_PTR_NULL(pl_event_type_name(PL_EV_TYPE_MAX + 1));
 }
 

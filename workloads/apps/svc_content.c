@@ -101,7 +101,7 @@ static void refuse(int fd, const char *status, const char *reason)
 {
 	char head[256];
 
-	content_response_head(head, sizeof(head), status, strlen(reason) + 1);
+	content_response_head(head, sizeof(head), status, "text/plain", strlen(reason) + 1);
 	if (send_stream(fd, head, strlen(head), NULL) == 0 &&
 	    send_stream(fd, reason, strlen(reason), NULL) == 0)
 		send_stream(fd, "\n", 1, NULL);
@@ -123,7 +123,8 @@ static void *serve_tcp(void *arg)
 			} else if (!req.generated) {
 				refuse(fd, "404 Not Found", "svc-content serves no files, only /fetch");
 			} else {
-				content_response_head(ok, sizeof(ok), "200 OK", req.bytes);
+				content_response_head(ok, sizeof(ok), "200 OK",
+						      "application/octet-stream", req.bytes);
 				respond(&req, fd, ok, send_stream, NULL);
 			}
 		}

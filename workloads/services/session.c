@@ -21,7 +21,13 @@
  * runs on from.
  *
  *   panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR]
- *                  [--injector uinput|host] [--spill PATH]
+ *                  [--injector uinput|host] [--spill PATH] [--native]
+ *
+ * --native: app-APP is an unmodified program (workloads/oss) that drives
+ * the display (/dev/fb0) and reads input itself, so the platform's services
+ * (servicemanager, compositor, inputd) are not started: the compositor would
+ * take the display and inputd the input device. `wait display` and `switch`
+ * need them and fail with a line naming the script line.
  *
  * With PANLAB_RECORD=1 in the environment (a kernel command-line word
  * without a dot reaches /init's environment), the session also records the
@@ -175,12 +181,16 @@ static void check_alive(struct child *c)
 	}
 }
 
-static void stop(struct child *c)
+/* An unmodified program (--native) is killed: its own exit path is not the platform's to check
+ * (fbi 2.10 crashes on SIGTERM once it has given its console back). */
+static void stop(struct child *c, bool native)
 {
-	int status;
-	if (kill(c->pid, SIGTERM) < 0 || waitpid(c->pid, &status, 0) != c->pid)
+	int status, sig = native ? SIGKILL : SIGTERM;
+	if (kill(c->pid, sig) < 0 || waitpid(c->pid, &status, 0) != c->pid)
 		pl_die("stop %s: %s", c->name, strerror(errno));
 	c->pid = 0;
+	if (native && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		char how[64];
 		pl_describe_status(status, how, sizeof(how));
@@ -287,6 +297,7 @@ struct activity_manager {
 	const char *script_path;	/* names the script in errors */
 	int inputd_sock;	/* -1 until the first switch */
 	int compositor_sock;	/* -1 until the first wait display */
+	bool native;		/* --native: no compositor or inputd to ask */
 };
 
 /* "script:line: what failed, expected what", as the parser's errors. */
@@ -374,6 +385,11 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 	char program[64];
 	struct child *c = (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
 				  ? find_app(am, a->app) : NULL;
+	if (am->native && (a->kind == PL_ACTION_SWITCH || a->kind == PL_ACTION_WAIT_DISPLAY))
+		return control_fail(am, err, a, "%s needs the platform's %s, which an "
+				    "unmodified app (--native) runs without; expected wait idle",
+				    a->kind == PL_ACTION_SWITCH ? "switch" : "wait display",
+				    a->kind == PL_ACTION_SWITCH ? "inputd" : "compositor");
 	switch (a->kind) {
 	case PL_ACTION_LAUNCH:
 		if (c)
@@ -449,9 +465,11 @@ int main(int argc, char **argv)
 		{ "injector", required_argument, NULL, 'i' },
 		{ "spill", required_argument, NULL, 'p' },
 		{ "drain-ms", required_argument, NULL, 'd' },
+		{ "native", no_argument, NULL, 'n' },
 		{ 0 },
 	};
 	const char *workload = NULL, *script_path = NULL, *bin_dir = "/bin", *injector = "uinput";
+	bool native = false;
 	struct pl_collect_opts collect = { .out_path = NULL,
 					   .shm_dir = PL_COLLECT_DEFAULT_SHM_DIR,
 					   .klog_path = PL_COLLECT_DEFAULT_KLOG,
@@ -465,6 +483,7 @@ int main(int argc, char **argv)
 		case 'b': bin_dir = optarg; break;
 		case 'i': injector = optarg; break;
 		case 'p': collect.spill_path = optarg; break;
+		case 'n': native = true; break;
 		case 'd':
 			if (pl_collect_parse_period_ms(optarg, 0, &collect.drain_period_ms) != 0)
 				pl_die("--drain-ms: expected milliseconds from 0 to 3600000, got '%s'",
@@ -476,7 +495,7 @@ int main(int argc, char **argv)
 	bool host_injects = !strcmp(injector, "host");
 	if (!workload || !script_path || optind != argc || (!host_injects && strcmp(injector, "uinput")))
 		pl_die("usage: panlab-session --workload NAME --script PATH [--trace PATH] [--bin-dir DIR] "
-		       "[--injector uinput|host] [--spill PATH] [--drain-ms MS]");
+		       "[--injector uinput|host] [--spill PATH] [--drain-ms MS] [--native]");
 	atexit(kill_children);
 
 	struct pl_error err;
@@ -516,9 +535,11 @@ int main(int argc, char **argv)
 	struct pl_collector *collector;
 	if (pl_collector_start(&collect, &collector, &err) != 0)
 		pl_die("%s", err.msg);
-	start_binder(bin_dir);
-	start_service(bin_dir, "compositor");
-	start_service(bin_dir, "inputd");
+	if (!native) {
+		start_binder(bin_dir);
+		start_service(bin_dir, "compositor");
+		start_service(bin_dir, "inputd");
+	}
 	/* The network workloads' content peer: the backend's (the phone's init exports its
 	 * address), or svc-content on loopback; the apps only read the address. */
 	if (!getenv("PANLAB_CONTENT_HOST")) {
@@ -537,6 +558,9 @@ int main(int argc, char **argv)
 	for (char *l = loads ? strtok_r(loads, "+", &save) : NULL; l; l = strtok_r(NULL, "+", &save)) {
 		if (nloads++ == MAX_LOADS)
 			pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
+		if (native)
+			pl_die("workload %s: stress loads run on the platform, not with --native",
+			       workload);
 		if (!strcmp(l, "configd"))
 			start_service(bin_dir, "panlab-configd");
 		else
@@ -562,7 +586,7 @@ int main(int argc, char **argv)
 	}
 
 	struct activity_manager am = { .bin_dir = bin_dir, .script_path = script_path,
-				       .inputd_sock = -1, .compositor_sock = -1 };
+				       .inputd_sock = -1, .compositor_sock = -1, .native = native };
 	struct pl_replay_hooks hooks = { am_control, &am };
 	if (host_injects)
 		run_for_host_injector(gt_fd, script, ready_ns, &am);
@@ -574,7 +598,7 @@ int main(int argc, char **argv)
 	disable_kernel_tracing();
 	/* The app first: its loggers stop with it, and it still has its services while it exits. */
 	for (int i = (int)nchildren - 1; i >= 0; i--)
-		stop(&children[i]);
+		stop(&children[i], native);
 
 	struct pl_collect_result res;
 	if (pl_collector_finish(collector, &res, &err) != 0)

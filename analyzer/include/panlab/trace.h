@@ -55,6 +55,8 @@ struct pl_trace {
 	struct pl_event *events;
 	uint64_t events_lost;		/* sum of sources[i].lost */
 	uint64_t skew_repaired;		/* consumers pl_trace_repair_skew moved after their producers */
+	uint64_t kernel_only_presses;	/* KEY_REPORTs (kernel_only.h) */
+	uint64_t kernel_only_inputs;	/* KEY_READs that took the input role */
 	uint64_t skew_repaired_by_kind[PL_CAUSAL_KINDS];
 	struct pl_causal_pairs causal;	/* set by pl_trace_repair_skew */
 };

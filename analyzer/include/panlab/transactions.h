@@ -89,4 +89,12 @@ void pl_transactions_extract(const struct pl_trace *trace, const struct pl_inter
 			     const struct pl_graph *g, struct pl_transactions *out);
 void pl_transactions_free(struct pl_transactions *tx);
 
+/*
+ * Where the transactions' inputs came from: the platform's UI_INPUT/UI_KEY
+ * ("userspace"), kernel events alone for programs that log nothing
+ * (kernel_only.c: "kernel-only"), both ("mixed"), or none (NULL). A static string.
+ */
+const char *pl_transactions_inference(const struct pl_trace *trace,
+				      const struct pl_transactions *tx);
+
 #endif /* PANLAB_TRANSACTIONS_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel-only inference (Panappticon 4.5: native code that no framework
+ * hook sees). An unmodified program logs nothing itself, so its
+ * transactions come from kernel events alone (FORMAT.md, "Kernel-only
+ * inference"):
+ *
+ *  - the start: KEY_REPORT is the i-th press the input core received
+ *    (ground truth numbers presses alike); the first KEY_READ after it,
+ *    before the next press, by a thread of a process without userspace
+ *    events (for an evdev read, of the same key code) delivered it: it
+ *    becomes input i;
+ *  - the end: a GPU_FLUSH by a thread of such a process (the fbdev
+ *    emulation's kworker, or the program's own DRM call) is a display
+ *    update, and every FB_DAMAGE (a write to a clean framebuffer page) of
+ *    such a process since the previous one is drawn by it;
+ *  - the causal chain in between is the graph's usual one: fork, futex and
+ *    wait-queue notifies, with sockets and IO as blocking.
+ *
+ * The pass runs before the stages and marks those events in their unused
+ * a2 (kernel_only.h), so that intervals, graph and transactions treat them
+ * as the platform's UI_INPUT, UI_INVALIDATE and UI_UPDATE.
+ */
+#include "panlab/kernel_only.h"
+
+#include "idmap.h"
+
+/* The process of tid: its tgid from FORK, else itself (started before tracing). */
+static uint64_t process_of(struct pl_idmap *tgids, uint32_t tid)
+{
+	uint64_t tgid;
+
+	return pl_idmap_get(tgids, tid, 0, &tgid) ? tgid : tid;
+}
+
+void pl_trace_infer_kernel_only(struct pl_trace *trace)
+{
+	struct pl_idmap tgids = { 0 }, user_processes = { 0 };
+	uint64_t presses = 0, pending_code = 0;
+	int pending = 0;
+
+	trace->kernel_only_inputs = 0;
+	trace->kernel_only_presses = 0;
+	/* Forks first: a process's user events may precede its threads' forks in the merge. */
+	for (uint64_t e = 0; e < trace->nevents; e++)
+		if (trace->events[e].type == PL_EV_FORK)
+			pl_idmap_put(&tgids, trace->events[e].a0, 0, trace->events[e].a1);
+	for (uint64_t e = 0; e < trace->nevents; e++)
+		if (trace->events[e].cpu == PL_CPU_NONE)
+			pl_idmap_put(&user_processes, process_of(&tgids, trace->events[e].tid), 0, 1);
+
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		struct pl_event *ev = &trace->events[e];
+		uint64_t unused;
+		int kernel_only = ev->tid != 0 &&
+			!pl_idmap_get(&user_processes, process_of(&tgids, ev->tid), 0, &unused);
+
+		switch (ev->type) {
+		case PL_EV_KEY_REPORT:
+			presses++;
+			pending = 1;
+			pending_code = ev->a0;
+			break;
+		case PL_EV_KEY_READ:
+			ev->a2 = 0;
+			if (!pending || !kernel_only ||
+			    (ev->a1 == PL_KEY_READ_EVDEV && ev->a0 != pending_code))
+				break;
+			ev->a2 = (uint32_t)presses;	/* input id presses - 1, plus one */
+			pending = 0;
+			trace->kernel_only_inputs++;
+			break;
+		case PL_EV_FB_DAMAGE:
+		case PL_EV_GPU_FLUSH:
+			ev->a2 = kernel_only;
+			break;
+		default:
+			break;
+		}
+	}
+	trace->kernel_only_presses = presses;
+	pl_idmap_free(&tgids);
+	pl_idmap_free(&user_processes);
+}

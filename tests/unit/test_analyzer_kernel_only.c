@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel-only inference (kernel_only.c): an unmodified program that logs
+ * nothing reads its key from the console, draws into the fbdev emulation,
+ * and a kworker flushes the damage; a platform process's reads and flushes
+ * stay out of it.
+ */
+#include "test_analyzer.h"
+
+#include "panlab/kernel_only.h"
+
+#define US(x) ((uint64_t)(x) * 1000)
+enum { SESSION = 150, FBI = 200, KWORKER = 30, INPUTD = 300, COMPOSITOR = 310 };
+#define KEY_J 36
+
+static void viewer_scenario(struct tb *t)
+{
+	tb_init(t, 2);
+	tb_kernel(t, 0, US(10), PL_EV_FORK, SESSION, FBI, FBI);
+	/* A platform process (it logs userspace events) reads the press too. */
+	tb_user(t, INPUTD, US(20), PL_EV_ENQUEUE_MSG, 1, 7);
+	tb_kernel(t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
+	tb_kernel(t, 1, US(1050), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(t, 1, US(1060), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(t, 1, US(2000), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(t, 0, US(2500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(t, 1, US(3000), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(t, 0, US(3500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(t, 0, US(10000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(t, 1, US(10100), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(t, 1, US(11000), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(t, 0, US(11500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	/* The compositor's flush is the platform's: no update of this program. */
+	tb_user(t, COMPOSITOR, US(11900), PL_EV_ENQUEUE_MSG, 2, 8);
+	tb_kernel(t, 0, US(12000), PL_EV_GPU_FLUSH, COMPOSITOR, 2, 480 << 16 | 800);
+}
+
+static void test_kernel_only_viewer(void)
+{
+	struct tb t;
+	struct model m;
+	char shape[64];
+	uint64_t id;
+
+	viewer_scenario(&t);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 2);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 2);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_INVALIDATE], 3);
+	CU_ASSERT_EQUAL(m.s.tx.updates, 3);
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
+	CU_ASSERT_STRING_EQUAL(pl_transactions_inference(&m.trace, &m.s.tx), "kernel-only");
+	for (uint64_t k = 0; k < 2; k++) {
+		const struct pl_event *in = &m.trace.events[m.s.tx.items[k].input_event];
+
+		CU_ASSERT(pl_event_is_input(in, &id));
+		CU_ASSERT_EQUAL(id, k);
+		CU_ASSERT_EQUAL(m.s.tx.items[k].input_id, k);
+		CU_ASSERT_EQUAL(in->tid, FBI);
+		CU_ASSERT(pl_event_is_key_input(in));
+		CU_ASSERT_EQUAL(m.s.tx.items[k].animation, 0);
+	}
+	/* The first read delivered the press; the second read of it splits nothing. */
+	CU_ASSERT_EQUAL(m.s.tx.items[0].input_ns, US(1050));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(3500) - US(1050));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 2);
+	CU_ASSERT_EQUAL(m.s.tx.items[1].latency_ns, US(11500) - US(10100));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].nupdates, 1);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "invalidate");
+	uint64_t sum_ns = 0;
+
+	for (int c = 0; c < PL_CATEGORIES; c++)
+		sum_ns += m.s.bd.ns[1][c];
+	CU_ASSERT_EQUAL(sum_ns, m.s.tx.items[1].latency_ns);
+	model_free(&m);
+}
+
+/* A press no kernel-only thread reads (the platform's inputd took it) is no input. */
+static void test_kernel_only_needs_a_reader(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_user(&t, INPUTD, US(20), PL_EV_ENQUEUE_MSG, 1, 7);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
+	/* An evdev read of another key does not take this press either. */
+	tb_kernel(&t, 0, US(1020), PL_EV_KEY_READ, FBI, KEY_J + 1, PL_KEY_READ_EVDEV);
+	tb_kernel(&t, 0, US(2000), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(&t, 0, US(2500), PL_EV_GPU_FLUSH, KWORKER, 1, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 1);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 0);
+	CU_ASSERT_EQUAL(m.s.tx.count, 0);
+	CU_ASSERT_PTR_NULL(pl_transactions_inference(&m.trace, &m.s.tx));
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 1);
+	model_free(&m);
+}
+
+/*
+ * A timer's redraw (a cursor blink) written just before the next key and
+ * flushed after it: the display gives that flush to the newer key, so the
+ * older key's transaction ends at its own flush.
+ */
+static void test_kernel_only_flush_after_next_input(void)
+{
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(&t, 1, US(1020), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(&t, 0, US(1500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	tb_kernel(&t, 1, US(2900), PL_EV_FB_DAMAGE, FBI, 0, 0);	/* the blink */
+	tb_kernel(&t, 0, US(3000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(3010), PL_EV_KEY_READ, FBI, 0, PL_KEY_READ_TTY);
+	tb_kernel(&t, 1, US(3020), PL_EV_FB_DAMAGE, FBI, 0, 0);
+	tb_kernel(&t, 0, US(3400), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 2);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(1500) - US(1010));
+	CU_ASSERT_EQUAL(m.s.tx.items[1].latency_ns, US(3400) - US(3010));
+	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 0);
+	model_free(&m);
+}
+
+/*
+ * An instrumented app behind inputd and the compositor: the kernel logs its
+ * press, inputd's evdev read and the compositor's flush, but every one of
+ * those processes logs userspace events, so the kernel-only stage marks
+ * nothing and the transaction is the display pipeline's (INPUT_READ 76 is
+ * inputd's, not the kernel's KEY_READ).
+ */
+static void test_kernel_only_leaves_the_platform(void)
+{
+	enum { APP = 400 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 0, US(1010), PL_EV_KEY_READ, INPUTD, KEY_J, PL_KEY_READ_EVDEV);
+	tb_user(&t, INPUTD, US(1020), PL_EV_INPUT_READ, 0, 20000);
+	tb_user(&t, INPUTD, US(1030), PL_EV_INPUT_DISPATCH, 0, APP);
+	tb_user(&t, APP, US(1100), PL_EV_UI_KEY, 0, KEY_J);
+	tb_user(&t, APP, US(1200), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(&t, APP, US(2000), PL_EV_UI_UPDATE, 1, APP);
+	tb_user3(&t, COMPOSITOR, US(2100), PL_EV_FRAME_LATCH, 1, APP, 1);
+	tb_user(&t, COMPOSITOR, US(2200), PL_EV_DISPLAY_SUBMIT, 1, 0);
+	tb_kernel(&t, 0, US(2300), PL_EV_GPU_FLUSH, COMPOSITOR, 2, 480 << 16 | 800);
+	tb_user(&t, COMPOSITOR, US(2400), PL_EV_DISPLAY_FLUSHED, 1, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 1);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 0);
+	for (uint64_t e = 0; e < m.trace.nevents; e++)
+		CU_ASSERT_EQUAL(m.trace.events[e].type < 64 ? m.trace.events[e].a2 : 0, 0);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.trace.events[m.s.tx.items[0].input_event].type, PL_EV_UI_KEY);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(2000) - US(1100));
+	CU_ASSERT_STRING_EQUAL(pl_transactions_inference(&m.trace, &m.s.tx), "userspace");
+	model_free(&m);
+}
+
+void add_kernel_only_tests(void)
+{
+	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
+
+	CU_add_test(s, "viewer: console read, fbdev damage, kworker flush", test_kernel_only_viewer);
+	CU_add_test(s, "a press needs a kernel-only reader", test_kernel_only_needs_a_reader);
+	CU_add_test(s, "a flush after the next key is the next key's",
+		    test_kernel_only_flush_after_next_input);
+	CU_add_test(s, "an instrumented app keeps the display pipeline",
+		    test_kernel_only_leaves_the_platform);
+}

@@ -1,0 +1,12 @@
+#!/bin/sh
+# /oss/bin/panlab-launch PROGRAM ARG...: how panlab-session starts an
+# unmodified program. The program cannot join the platform's ready
+# hand-shake (include/panlab/ready.h), so this says "ready" as it hands
+# over; the app's replay script starts with `wait idle` to let it draw
+# its first screen. Then it runs the program itself (exec: the same pid).
+[ -x "$1" ] || { echo "panlab-launch: $1 is missing from the guest image (scripts/guest-debs.sh)" >&2; exit 1; }
+if [ -n "${PANLAB_READY_FD:-}" ]; then
+	printf r >&"$PANLAB_READY_FD" || exit 1
+	eval "exec $PANLAB_READY_FD>&-"
+fi
+exec "$@"
