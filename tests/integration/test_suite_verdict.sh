@@ -2,7 +2,8 @@
 # scripts/suite-verdict.sh on made-up summaries (no guest): a workload that meets every target
 # is ok; one that misses the phone's latency and causality targets is a mismatch naming each;
 # the same summary from qemu is ok (no such targets there); a run without a summary is a
-# failure with its reason; out/suite.json has the fields, `inference` copied; the exit status
+# failure with its reason; a kernel-only app is held to P, R >= 0.95 and error mean <= 1 ms;
+# out/suite.json has the fields, `inference` copied; the exit status
 # is 1 when any workload is not ok, 0 when all are; a malformed run line or summary is one line
 # naming it, never a verdict.
 set -uo pipefail
@@ -50,6 +51,16 @@ jq -e '.[1] | has("inference") | not' "$work/suite.json" > /dev/null || fail "in
 grep -q 'error mean 379 us > 100 us' <<<"$out" || fail "the table does not name the missed target"
 printf '%s\t%s\t%s\t%s\n' asynctask phone "$work/good" - |
 	"$verdict" --out "$work/one.json" > /dev/null || fail "exit $? when every workload is ok"
+
+# Kernel-only apps (workloads/oss) are held to issue 14's targets: P, R >= 0.95, error mean <= 1 ms.
+summary "$work/native-ok" phone 800000 1500000 0 '{"inference": "kernel-only", "precision": 0.96}'
+summary "$work/native-bad" phone 1200000 1500000 0 '{"inference": "kernel-only", "precision": 0.9}'
+printf '%s\t%s\t%s\t%s\n' fbi phone "$work/native-ok" - links2 phone "$work/native-bad" - |
+	"$verdict" --out "$work/native.json" > /dev/null
+[ "$(jq -r '.[0].status' "$work/native.json")" = ok ] ||
+	fail "kernel-only within its targets: $(jq -r '.[0].status' "$work/native.json")"
+[ "$(jq -r '.[1].status' "$work/native.json")" = "mismatch: precision 0.9 < 0.95; error mean 1200 us > 1000 us" ] ||
+	fail "kernel-only outside its targets: $(jq -r '.[1].status' "$work/native.json")"
 
 # Bad input: one line naming it, exit 1 or 2, no verdict file.
 printf 'asynctask\tphone\t%s\n' "$work/good" | "$verdict" --out "$work/bad1.json" > /dev/null 2> "$work/err"
