@@ -5,7 +5,8 @@
  * through /dev/panlab_klog.
  *
  * Probes attach to tracepoints: the kernel's own (sched, lock, power,
- * binder) and the ones guest-kernel/patches add (futex, sock, waitqueue).
+ * binder) and the ones guest-kernel/patches add (futex, sock); wait queue
+ * sleeps and wakes are read from the fields patch 0003 adds to each task.
  * While tracing is off no probe is registered, so the cost is the
  * tracepoints' own static-key branch. Each cpu's ring has one producer
  * (that cpu, with local irqs off while slots are claimed) and one consumer
@@ -164,7 +165,6 @@ enum klog_wait_kind {
 	KLOG_WAIT_FUTEX_QUEUED,	/* queued on futex lock_id, FUTEX_WAIT not logged */
 	KLOG_WAIT_MUTEX,
 	KLOG_WAIT_SEM,
-	KLOG_WAIT_WQ_PREPARED,	/* queued on wait queue lock_id, still running */
 	/* The kinds from here on end when the task is next switched in. */
 	KLOG_WAIT_IO,		/* IO_BLOCK logged */
 	KLOG_WAIT_WAITQUEUE,	/* asleep on it: WAITQUEUE_WAIT logged */
@@ -178,13 +178,6 @@ struct klog_task {
 
 #define KLOG_TASK_SLOTS 32768
 static struct klog_task klog_tasks[KLOG_TASK_SLOTS];
-
-/*
- * The wait queue whose wake function this cpu is calling (waitqueue_wake
- * fires just before), so that sched_waking, which fires inside that call,
- * knows the queue the wakee was woken through.
- */
-static DEFINE_PER_CPU(unsigned long, klog_waking_wq);
 
 static struct klog_task *klog_task_of(pid_t pid)
 {
@@ -347,6 +340,22 @@ static void klog_thread_name(struct task_struct *t, const char *comm)
  * queue sleeps (patch 0003), wakeups.
  */
 
+/*
+ * Wait queues: patch 0003 keeps, in each task, the queue of the
+ * wait_event*() loop it is in (wait_event_queue, from
+ * prepare_to_wait_event() queueing it to finish_wait()) and the queue whose
+ * wake function it is calling (waking_queue, in __wake_up_common()), so
+ * that no probe fires on those paths. A task that switches out asleep with
+ * wait_event_queue set sleeps on that queue: probe_sched_switch() logs
+ * WAITQUEUE_WAIT and clears the field (the task is switching out: nothing
+ * else writes it), so that another sleep before the loop queues the task
+ * again (in the rest of a wait_event_cmd() command, say) is not taken for
+ * one on the queue; and WAITQUEUE_WAKE when the task runs again.
+ * A wake-up in __wake_up_common() of that queue is WAITQUEUE_NOTIFY. Only
+ * the wait_event*() family goes through prepare_to_wait_event(); socket
+ * and binder waits have events of their own.
+ */
+
 /* The record a wait that ends at the switch in ends with. */
 static const u16 klog_wake_event[] = {
 	[KLOG_WAIT_IO] = PL_EV_IO_RESUME,
@@ -374,8 +383,13 @@ static void probe_sched_switch(void *data, bool preempt,
 		if ((prev_state & TASK_UNINTERRUPTIBLE) && prev->in_iowait) {
 			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_IO);
 			klog_put(&b, PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
-		} else if (kind == KLOG_WAIT_WQ_PREPARED) {
-			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_WAITQUEUE);
+		} else if (kind == KLOG_WAIT_NONE && prev->wait_event_queue) {
+			/* See "Wait queues" above. */
+			WRITE_ONCE(pt->lock_id,
+				   (unsigned long)prev->wait_event_queue);
+			/* Pairs with the acquire in probe_sched_waking(). */
+			smp_store_release(&pt->wait_kind, KLOG_WAIT_WAITQUEUE);
+			prev->wait_event_queue = NULL;
 			klog_put(&b, PL_EV_WAITQUEUE_WAIT, prev->pid,
 				 pt->lock_id, 0, 0);
 		} else if (kind == KLOG_WAIT_FUTEX_QUEUED &&
@@ -404,13 +418,11 @@ static void probe_sched_switch(void *data, bool preempt,
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct klog_task *t = klog_task_of(p->pid);
-	unsigned long wq = __this_cpu_read(klog_waking_wq);
 	u32 waker = in_task() ? current->pid : 0;
 	u16 type = PL_EV_WAKEUP;
 
-	if (wq)
-		__this_cpu_write(klog_waking_wq, 0);
-	switch (READ_ONCE(t->wait_kind)) {
+	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
+	switch (smp_load_acquire(&t->wait_kind)) {
 	case KLOG_WAIT_FUTEX_QUEUED:
 	case KLOG_WAIT_FUTEX:
 		/* probe_futex_wake() already logged FUTEX_NOTIFY. */
@@ -425,7 +437,8 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 		break;
 	case KLOG_WAIT_WAITQUEUE:
 		/* Woken through the queue it sleeps on, not by a signal. */
-		if (READ_ONCE(t->lock_id) == wq)
+		if (READ_ONCE(t->lock_id) ==
+		    (unsigned long)current->waking_queue)
 			type = PL_EV_WAITQUEUE_NOTIFY;
 		break;
 	}
@@ -524,38 +537,6 @@ static void probe_futex_wake(void *data, unsigned long lock_id,
 		 0);
 	klog_end(&b);
 	local_irq_restore(flags);
-}
-
-/*
- * Wait queues: tracepoints of patch 0003. A task that switches out asleep
- * between waitqueue_prepare and waitqueue_finish sleeps on that queue
- * (probe_sched_switch logs WAITQUEUE_WAIT, and WAITQUEUE_WAKE when it runs
- * again). Only the wait_event*() family goes through
- * prepare_to_wait_event(); socket and binder waits have events of their own.
- */
-
-static void probe_waitqueue_prepare(void *data,
-				    struct wait_queue_head *wq_head, int state)
-{
-	struct klog_task *t = klog_task_of(current->pid);
-
-	WRITE_ONCE(t->lock_id, (unsigned long)wq_head);
-	WRITE_ONCE(t->wait_kind, KLOG_WAIT_WQ_PREPARED);
-}
-
-static void probe_waitqueue_finish(void *data,
-				   struct wait_queue_head *wq_head)
-{
-	struct klog_task *t = klog_task_of(current->pid);
-
-	if (t->wait_kind == KLOG_WAIT_WQ_PREPARED)
-		WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
-}
-
-static void probe_waitqueue_wake(void *data, struct wait_queue_head *wq_head,
-				 struct wait_queue_entry *wq_entry)
-{
-	__this_cpu_write(klog_waking_wq, (unsigned long)wq_head);
 }
 
 /*
@@ -811,9 +792,6 @@ static struct klog_probe klog_probes[] = {
 	{ "futex_wait", probe_futex_wait },
 	{ "futex_resume", probe_futex_resume },
 	{ "futex_wake", probe_futex_wake },
-	{ "waitqueue_prepare", probe_waitqueue_prepare },
-	{ "waitqueue_finish", probe_waitqueue_finish },
-	{ "waitqueue_wake", probe_waitqueue_wake },
 	{ "contention_begin", probe_contention_begin },
 	{ "contention_end", probe_contention_end },
 	{ "sock_wait_block", probe_sock_wait_block },
@@ -881,8 +859,6 @@ static int klog_set_enabled(bool on)
 	}
 	/* Waits that began while tracing was off are not known. */
 	memset(klog_tasks, 0, sizeof(klog_tasks));
-	for_each_possible_cpu(i)
-		per_cpu(klog_waking_wq, i) = 0;
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
 		ret = tracepoint_probe_register(klog_probes[i].tp,
 						klog_probes[i].func, NULL);
