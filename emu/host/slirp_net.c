@@ -56,8 +56,10 @@ static void to_guest(void *opaque, const uint8_t *f, size_t len)
  * the host side, and the server never closes (clients read Content-Length
  * bytes), so after the guest's FIN slirp's socket would stay in CLOSE-WAIT
  * for good. When the guest later picks that local port again, slirp finds
- * the stale socket and drops the new SYN without an answer, and the
- * guest's connect() hangs for its two minutes of SYN retries. So once slirp
+ * the stale socket: it answers the new SYN with a bare ACK, which the guest
+ * resets, or, when the new initial sequence number lies before the old
+ * window (Linux's grows by 2^31 in 137 s), drops it without an answer, and
+ * the guest's connect() hangs for its two minutes of SYN retries. So once slirp
  * has taken the guest's FIN to the server, it is also handed an RST from
  * the guest at the next sequence number, which closes its socket
  * (RFC 9293 §3.10.7.4, CLOSE-WAIT). The guest's own side ends by its FIN
