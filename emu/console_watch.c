@@ -22,7 +22,13 @@ void console_watch_put(void *opaque, const uint8_t *buf, size_t n)
             continue;
         }
         c->line[c->len] = 0;
-        if (!c->init_ns && strstr(c->line, GUEST_CONSOLE_INIT)) {
+        if (c->len) {
+            memcpy(c->last, c->line, c->len + 1);
+            c->last_ns = c->last_output_ns;
+        }
+        if (!c->init_ns && (strstr(c->line, GUEST_CONSOLE_INIT) ||
+                            !strncmp(c->line, GUEST_CONSOLE_INIT_SAYS,
+                                     strlen(GUEST_CONSOLE_INIT_SAYS)))) {
             c->init_ns = c->last_output_ns;
             c->init_host_s = host_now_s();
         }

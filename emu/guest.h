@@ -17,6 +17,9 @@
 
 /* Console lines the run watches for (the kernel's own wording). */
 #define GUEST_CONSOLE_INIT "Run /init as init process"
+/* How scripts/guest/init's own lines start: /init runs even when `quiet`
+ * kept the kernel's line above off the console. */
+#define GUEST_CONSOLE_INIT_SAYS "panlab-init: "
 #define GUEST_CONSOLE_PANIC "Kernel panic"
 /* Linux's lines when the initramfs cannot be unpacked, or gave no init
  * (init/initramfs.c, init/main.c, init/do_mounts.c). */

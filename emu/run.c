@@ -301,6 +301,25 @@ static const char *early_suspect(const phone *p, char *buf, size_t len)
     return buf;
 }
 
+/* Where a guest that stopped making progress was, as the tail of the one
+ * error line: the image at fault before /init, else the console's last
+ * line (a restored run may have printed none). */
+static const char *stall_context(const phone *p, char *buf, size_t len)
+{
+    const console_watch *c = &p->con;
+    const char *early = early_suspect(p, buf, len);
+    if (*early || !c->last[0])
+        return early;
+    if (c->init_ns)
+        snprintf(buf, len, "; /init had started (at %.3f s); the console's last line, "
+                 "at %.3f s: \"%s\"", (double)c->init_ns / 1e9, (double)c->last_ns / 1e9,
+                 c->last);
+    else
+        snprintf(buf, len, "; the console's last line, at %.3f s: \"%s\"",
+                 (double)c->last_ns / 1e9, c->last);
+    return buf;
+}
+
 /* Why the run must stop now, printed; 0 if it goes on. *stop is set when
  * it ends without a failure (the guest powered off). */
 static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
@@ -327,7 +346,7 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
         fprintf(stderr, "%s: the guest made no progress for %llu virtual "
                 "seconds (at %.3f s); stopping%s\n", prog,
                 (unsigned long long)o->hang_s, (double)now / 1e9,
-                early_suspect(p, why, sizeof(why)));
+                stall_context(p, why, sizeof(why)));
         return 1;
     }
     /* The host-time guard: a core taking one fault after another (a
@@ -342,7 +361,7 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
                 "(--hang-host-s; a core looping through its exception vectors?)%s\n",
                 prog, (unsigned long long)o->hang_host_s,
                 (double)(now - c->last_output_ns) / 1e9, (double)now / 1e9,
-                early_suspect(p, why, sizeof(why)));
+                stall_context(p, why, sizeof(why)));
         return 1;
     }
     if (now >= until) {

@@ -3,23 +3,7 @@
 #include <string.h>
 #include "content_udp.h"
 #include "content_http.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-/* The IPv4 header checksum (RFC 791 §3.1, RFC 1071). */
-static uint16_t ipv4_checksum(const uint8_t *hdr, size_t len)
-{
-    uint32_t sum = 0;
-    for (size_t i = 0; i < len; i += 2)
-        sum += (uint32_t)(hdr[i] << 8 | hdr[i + 1]);
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~sum;
-}
+#include "inet_frame.h"
 
 /* Sends payload as a datagram from the server to the requester. */
 static void udp_send(content_udp *u, const uint8_t *payload, size_t n)
@@ -30,21 +14,21 @@ static void udp_send(content_udp *u, const uint8_t *payload, size_t n)
     memcpy(f, u->mac, 6);
     const uint8_t src_mac[6] = { 0x52, 0x55, 10, 0, 2, 100 };  /* slirp's for .100 */
     memcpy(f + 6, src_mac, 6);
-    put16(f + 12, 0x0800);
+    inet_put_be(f + 12, 0x0800, 2);
     uint8_t *ip = f + 14;
     ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20 + 8 + n));
-    put16(ip + 4, u->ip_id++);
-    put16(ip + 6, 0x4000);                  /* don't fragment */
+    inet_put_be(ip + 2, (uint16_t)(20 + 8 + n), 2);
+    inet_put_be(ip + 4, u->ip_id++, 2);
+    inet_put_be(ip + 6, 0x4000, 2);                  /* don't fragment */
     ip[8] = 64;
     ip[9] = 17;
     memcpy(ip + 12, u->server_ip, 4);
     memcpy(ip + 16, u->ip, 4);
-    put16(ip + 10, ipv4_checksum(ip, 20));
+    inet_put_be(ip + 10, inet_csum_fold(inet_csum_add(0, ip, 20)), 2);
     uint8_t *udp = ip + 20;
-    put16(udp, CONTENT_UDP_PORT);
-    put16(udp + 2, u->port);
-    put16(udp + 4, (uint16_t)(8 + n));      /* checksum 0: none, valid for IPv4 */
+    inet_put_be(udp, CONTENT_UDP_PORT, 2);
+    inet_put_be(udp + 2, u->port, 2);
+    inet_put_be(udp + 4, (uint16_t)(8 + n), 2);      /* checksum 0: none, valid for IPv4 */
     memcpy(udp + 8, payload, n);
     u->send(u->opaque, f, 14 + 20 + 8 + n);
 }

@@ -33,6 +33,7 @@ void net_capture_frame(net_capture *c, uint64_t ns, const uint8_t *f, size_t len
     h.ts.tv_usec = (suseconds_t)(ns % VT_NS_PER_S);     /* ns precision */
     h.caplen = h.len = (bpf_u_int32)len;
     pcap_dump((u_char *)c->dump, &h, f);
+    pcap_dump_flush(c->dump);   /* a killed run keeps every frame so far */
 }
 
 void net_capture_close(net_capture *c)

@@ -1,5 +1,6 @@
 /* pcap capture of the frames crossing the guest's NIC, with nanosecond
- * timestamps of virtual time (libpcap).
+ * timestamps of virtual time (libpcap). Each frame is in the file when
+ * net_capture_frame() returns, so the file can be read during the run.
  *
  * Ownership: net_capture_open() allocates, net_capture_close() flushes,
  * closes and frees. */

@@ -10,6 +10,7 @@
 #include <slirp/libslirp.h>
 #include "content_http.h"
 #include "content_udp.h"
+#include "inet_frame.h"
 #include "net_capture.h"
 #include "slirp_net.h"
 
@@ -51,11 +52,66 @@ static void to_guest(void *opaque, const uint8_t *f, size_t len)
         virtio_net_receive(s->nic, f, len);
 }
 
+/* libslirp (4.7) has no call that closes a guest forward's connection from
+ * the host side, and the server never closes (clients read Content-Length
+ * bytes), so after the guest's FIN slirp's socket would stay in CLOSE-WAIT
+ * for good. When the guest later picks that local port again, slirp finds
+ * the stale socket: it answers the new SYN with a bare ACK, which the guest
+ * resets, or, when the new initial sequence number lies before the old
+ * window (Linux's grows by 2^31 in 137 s), drops it without an answer, and
+ * the guest's connect() hangs for its two minutes of SYN retries. So once slirp
+ * has taken the guest's FIN to the server, it is also handed an RST from
+ * the guest at the next sequence number, which closes its socket
+ * (RFC 9293 §3.10.7.4, CLOSE-WAIT). The guest's own side ends by its FIN
+ * timeout as before; the RST never crosses the NIC, so it is not captured. */
+static void end_server_conn(slirp_net *s, const uint8_t *f, size_t len)
+{
+    enum { ETH = 14, TCP_FIN = 0x01, TCP_RST = 0x04, TCP_ACK = 0x10 };
+    if (len < ETH + 20 || inet_get_be(f + 12, 2) != 0x0800 || f[ETH] >> 4 != 4 ||
+        f[ETH + 9] != 6 || memcmp(f + ETH + 16, &s->server.s_addr, 4) != 0)
+        return;
+    const uint8_t *ip = f + ETH;
+    size_t ihl = (size_t)(ip[0] & 15) * 4, ip_len = inet_get_be(ip + 2, 2);
+    if (ihl < 20 || ip_len > len - ETH || ip_len < ihl + 20)
+        return;
+    const uint8_t *tcp = ip + ihl;
+    size_t doff = (size_t)(tcp[12] >> 4) * 4;
+    if (inet_get_be(tcp + 2, 2) != SERVER_PORT || !(tcp[13] & TCP_FIN) ||
+        doff < 20 || ip_len < ihl + doff)
+        return;
+    uint32_t next_seq = inet_get_be(tcp + 4, 4) + (uint32_t)(ip_len - ihl - doff) + 1;
+    uint8_t rst[ETH + 20 + 20] = { 0 };
+    uint8_t *rip = rst + ETH, *rtcp = rip + 20;
+    memcpy(rst, f, 12);                         /* the same MACs */
+    inet_put_be(rst + 12, 0x0800, 2);
+    rip[0] = 0x45;
+    inet_put_be(rip + 2, 40, 2);
+    inet_put_be(rip + 6, 0x4000, 2);                 /* don't fragment */
+    rip[8] = 64;
+    rip[9] = 6;
+    memcpy(rip + 12, ip + 12, 8);               /* guest -> server */
+    inet_put_be(rip + 10, inet_csum_fold(inet_csum_add(0, rip, 20)), 2);
+    memcpy(rtcp, tcp, 4);                       /* the same ports */
+    inet_put_be(rtcp + 4, next_seq, 4);
+    memcpy(rtcp + 8, tcp + 8, 4);               /* the FIN's ack */
+    rtcp[12] = 5 << 4;
+    rtcp[13] = TCP_RST | TCP_ACK;
+    uint8_t pseudo[12] = { 0 };                 /* RFC 9293 §3.1 */
+    memcpy(pseudo, rip + 12, 8);
+    pseudo[9] = 6;
+    inet_put_be(pseudo + 10, 20, 2);
+    inet_put_be(rtcp + 16, inet_csum_fold(inet_csum_add(inet_csum_add(0, pseudo, 12),
+                                                   rtcp, 20)), 2);
+    slirp_input(s->slirp, rst, (int)sizeof(rst));
+}
+
 static void from_wire(void *opaque, const uint8_t *f, size_t len)
 {
     slirp_net *s = opaque;
-    if (!content_udp_intercept(&s->udp, f, len))
-        slirp_input(s->slirp, f, (int)len);
+    if (content_udp_intercept(&s->udp, f, len))
+        return;
+    slirp_input(s->slirp, f, (int)len);
+    end_server_conn(s, f, len);
 }
 
 static void send_down(void *opaque, const uint8_t *f, size_t len)

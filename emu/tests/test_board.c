@@ -433,6 +433,17 @@ static void test_hang_and_panic(void)
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest kernel panic at"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "not syncing: test"));
+    /* A guest that hangs once /init runs (booted `quiet`: only /init's own
+     * line shows it) is not blamed on the kernel; the line quotes the
+     * console's last line. */
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --hang-s 1",
+             make_program("late", panic, 8, "panlab-init: running workload x\n"));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
+    CU_ASSERT_PTR_NULL(strstr(first, "before /init"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "; /init had started (at 0.000 s); the console's "
+                                         "last line, at 0.000 s: \"panlab-init: running "
+                                         "workload x\""));
 }
 
 /* ---- the virtual-time engine ---- */

@@ -1,7 +1,10 @@
 #!/bin/busybox sh
 # panlab-nettest: fetches /hello.txt from the phone's in-emulator content
 # server over virtio-net and libslirp, and prints it; then 3000 generated
-# bytes (GET /fetch) and a bad request, which the server refuses with 400.
+# bytes (GET /fetch) and a bad request, which the server refuses with 400;
+# then 100 bytes twice from one local port, as a phone that fetches a few
+# hundred times comes back to a port it used (the second connect waits for
+# the first connection's FIN timeout to free the port, 1 s here).
 ifconfig eth0 10.0.2.15 netmask 255.255.255.0 up || exit 1
 route add default gw 10.0.2.2 || exit 1
 wget -q -O /tmp/hello.txt http://10.0.2.100/hello.txt || exit 1
@@ -13,3 +16,13 @@ if wget -O /tmp/bad 'http://10.0.2.100/fetch?bytes=12x' > /tmp/bad.log 2>&1; the
 	exit 1
 fi
 echo "panlab-nettest: bad request: $(grep -o '400 Bad Request' /tmp/bad.log)"
+echo 40000 40000 > /proc/sys/net/ipv4/ip_local_port_range || exit 1
+echo 1 > /proc/sys/net/ipv4/tcp_fin_timeout || exit 1
+wget -q -O /tmp/first 'http://10.0.2.100/fetch?bytes=100' || exit 1
+tries=0
+until wget -q -O /tmp/again 'http://10.0.2.100/fetch?bytes=100' 2> /dev/null; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 10 ] || { echo "panlab-nettest: port 40000 never came free"; exit 1; }
+	sleep 1
+done
+echo "panlab-nettest: port 40000 twice: fetched $(wc -c < /tmp/first) and $(wc -c < /tmp/again) bytes"

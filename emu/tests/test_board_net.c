@@ -1,0 +1,168 @@
+/* CUnit tests of the phone's network glue (host/slirp_net.c): TCP
+ * connections from the guest to the in-emulator content server through
+ * libslirp, on the engine's clock. The test plays the guest: it puts
+ * frames on the wire as the NIC would and reads slirp's answers back from
+ * the pcap capture. */
+#include <CUnit/Basic.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../machine.h"
+#include "../host/inet_frame.h"
+#include "../host/slirp_net.h"
+
+static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+static const uint8_t server_mac[6] = { 0x52, 0x55, 10, 0, 2, 100 };
+static const uint8_t guest_ip[4] = { 10, 0, 2, 15 };
+static const uint8_t server_ip[4] = { 10, 0, 2, 100 };
+enum { FIN = 0x01, SYN = 0x02, RST = 0x04, ACK = 0x10 };
+
+static char tmpdir[] = "/tmp/panlab-test-net.XXXXXX";
+
+static void discard(void *opaque, const uint8_t *buf, size_t len)
+{
+    (void)opaque;
+    (void)buf;
+    (void)len;
+}
+
+/* The guest announcing its address (a gratuitous ARP), so slirp knows
+ * where to send. */
+static void guest_arp(slirp_net *n)
+{
+    uint8_t f[42] = { 0 };
+    memset(f, 0xff, 6);
+    memcpy(f + 6, guest_mac, 6);
+    inet_put_be(f + 12, 0x0806, 2);
+    inet_put_be(f + 14, 1, 2);               /* Ethernet */
+    inet_put_be(f + 16, 0x0800, 2);          /* IPv4 */
+    f[18] = 6;
+    f[19] = 4;
+    inet_put_be(f + 20, 1, 2);               /* request */
+    memcpy(f + 22, guest_mac, 6);
+    memcpy(f + 28, guest_ip, 4);
+    memcpy(f + 38, guest_ip, 4);        /* target = sender: gratuitous */
+    slirp_net_from_guest(n, f, sizeof(f));
+}
+
+/* A TCP segment without options or data from the guest's port to the
+ * server's port 80. */
+static void guest_tcp(slirp_net *n, uint16_t port, uint32_t seq, uint32_t ack,
+                      uint8_t flags)
+{
+    uint8_t f[14 + 20 + 20] = { 0 };
+    uint8_t *ip = f + 14, *tcp = ip + 20;
+    memcpy(f, server_mac, 6);
+    memcpy(f + 6, guest_mac, 6);
+    inet_put_be(f + 12, 0x0800, 2);
+    ip[0] = 0x45;
+    inet_put_be(ip + 2, 40, 2);
+    ip[8] = 64;
+    ip[9] = 6;
+    memcpy(ip + 12, guest_ip, 4);
+    memcpy(ip + 16, server_ip, 4);
+    inet_put_be(ip + 10, inet_csum_fold(inet_csum_add(0, ip, 20)), 2);
+    inet_put_be(tcp, port, 2);
+    inet_put_be(tcp + 2, 80, 2);
+    inet_put_be(tcp + 4, seq, 4);
+    inet_put_be(tcp + 8, ack, 4);
+    tcp[12] = 5 << 4;
+    tcp[13] = flags;
+    inet_put_be(tcp + 14, 64240, 2);
+    uint8_t pseudo[12] = { 0 };
+    memcpy(pseudo, ip + 12, 8);
+    pseudo[9] = 6;
+    inet_put_be(pseudo + 10, 20, 2);
+    inet_put_be(tcp + 16, inet_csum_fold(inet_csum_add(inet_csum_add(0, pseudo, 12), tcp, 20)), 2);
+    slirp_net_from_guest(n, f, sizeof(f));
+}
+
+/* The server's segments to the guest's port in the capture so far: how
+ * many had all of `flags` and acked `ack`, and the sequence number of the
+ * last of them. */
+static int server_segments(const char *pcap_path, uint16_t port, uint8_t flags,
+                           uint32_t ack, uint32_t *seq)
+{
+    char errbuf[PCAP_ERRBUF_SIZE];
+    pcap_t *p = pcap_open_offline(pcap_path, errbuf);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    struct pcap_pkthdr *h;
+    const u_char *f;
+    int count = 0;
+    while (pcap_next_ex(p, &h, &f) == 1) {
+        if (h->caplen < 14 + 40 || inet_get_be(f + 12, 2) != 0x0800 || f[14 + 9] != 6 ||
+            memcmp(f + 14 + 12, server_ip, 4) != 0)
+            continue;
+        const u_char *tcp = f + 14 + (f[14] & 15) * 4;
+        if (inet_get_be(tcp + 2, 2) != port || (tcp[13] & flags) != flags ||
+            inet_get_be(tcp + 8, 4) != ack)
+            continue;
+        *seq = inet_get_be(tcp + 4, 4);
+        count++;
+    }
+    pcap_close(p);
+    return count;
+}
+
+/* Linux picks ephemeral ports by hash, so a phone that fetches a few
+ * hundred times comes back to a port it used before. The content server
+ * never closes, so that port's old connection ended with the guest's FIN
+ * alone; the next connection from it must still be answered. */
+static void test_port_reuse(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 1;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    machine *m = machine_new(&cfg);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);      /* only the network runs */
+    vt_engine *t = machine_engine(m);
+    char pcap_path[64];
+    snprintf(pcap_path, sizeof(pcap_path), "%s/net.pcap", tmpdir);
+    net_timing nt;
+    net_timing_phone(&nt);
+    struct pl_error err;
+    slirp_net *n = slirp_net_new(t, &nt, pcap_path, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    const uint16_t port = 56552;
+    const uint64_t rtt_ns = 2 * nt.one_way_ns + 10000000;
+    uint32_t srv = 0;
+
+    guest_arp(n);
+    guest_tcp(n, port, 1000, 0, SYN);
+    vt_run(t, vt_now_ns(t) + rtt_ns);
+    CU_ASSERT_EQUAL_FATAL(server_segments(pcap_path, port, SYN | ACK, 1001, &srv), 1);
+    guest_tcp(n, port, 1001, srv + 1, ACK);
+    guest_tcp(n, port, 1001, srv + 1, FIN | ACK);
+    vt_run(t, vt_now_ns(t) + rtt_ns);
+    uint32_t seq;
+    CU_ASSERT_EQUAL(server_segments(pcap_path, port, ACK, 1002, &seq), 1);
+
+    /* The guest forgot the connection (its FIN timeout); a new one from
+     * the same port starts at a new initial sequence number. */
+    vt_run(t, vt_now_ns(t) + 60 * VT_NS_PER_S);
+    guest_tcp(n, port, 500, 0, SYN);
+    vt_run(t, vt_now_ns(t) + rtt_ns);
+    CU_ASSERT_EQUAL(server_segments(pcap_path, port, SYN | ACK, 501, &seq), 1);
+
+    slirp_net_free(n);
+    machine_free(m);
+    unlink(pcap_path);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmpdir) || CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite s = CU_add_suite("net", NULL, NULL);
+    CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    rmdir(tmpdir);
+    return failed ? 1 : 0;
+}
