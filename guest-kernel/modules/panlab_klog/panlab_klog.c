@@ -69,11 +69,13 @@ struct klog_ring {
 	struct pl_event *rec;	/* capacity records */
 	struct pl_event *end;	/* rec + capacity */
 	u32 capacity;
+	u16 cpu;		/* whose ring this is */
 	/* Written by this cpu only. */
 	struct pl_event *next;	/* the slot of the next record */
 	/*
-	 * Free slots when this cpu last read tail (the reader only adds to
-	 * them), so that a record needs no read of tail; 0 while dropping.
+	 * Free slots from next on, up to the end of the array, when this cpu
+	 * last read tail (the reader only adds to them): a record needs no
+	 * read of tail and no wrap test; 0 while dropping or at the end.
 	 */
 	u32 room;
 	u32 lost_pending;	/* dropped since the last stored record */
@@ -186,11 +188,13 @@ static struct klog_task *klog_task_of(pid_t pid)
 
 /*
  * Whether this caller moved a queued futex waiter to FUTEX_WAIT logged, and
- * so must log it (see probe_futex_wait()).
+ * so must log it (see probe_futex_wait()). Relaxed: it only decides who
+ * logs; the waiter's own switch wrote lock_id itself, and a waker has
+ * read the kind with acquire.
  */
 static __always_inline bool klog_futex_wait_logged(struct klog_task *t)
 {
-	return cmpxchg(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
+	return cmpxchg_relaxed(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
 		       KLOG_WAIT_FUTEX) == KLOG_WAIT_FUTEX_QUEUED;
 }
 
@@ -218,13 +222,13 @@ static __always_inline void klog_begin(struct klog_batch *b)
 	b->room = ring->room;
 	b->stored = 0;
 	b->ts = klog_now();
-	b->cpu = smp_processor_id();
+	b->cpu = ring->cpu;
 }
 
-/* Fills the slot ev; returns the slot after it. */
+/* Fills the slot ev, which is not the array's end; returns the slot after it. */
 static __always_inline struct pl_event *
-klog_store(const struct klog_ring *ring, struct pl_event *ev, u64 ts, u16 cpu,
-	   u16 type, u32 tid, u64 a0, u32 a1, u32 a2)
+klog_store(struct pl_event *ev, u64 ts, u16 cpu, u16 type, u32 tid, u64 a0,
+	   u32 a1, u32 a2)
 {
 	ev->ts_ns = ts;
 	ev->type = type;
@@ -233,14 +237,15 @@ klog_store(const struct klog_ring *ring, struct pl_event *ev, u64 ts, u16 cpu,
 	ev->a0 = a0;
 	ev->a1 = a1;
 	ev->a2 = a2;
-	return ++ev == ring->end ? ring->rec : ev;
+	return ev + 1;
 }
 
 /*
- * No room is known: read tail again and set ring->room and ring->next.
- * Then store a LOST record with the count of records dropped since the last
- * stored one, if any, and this record, or drop this one too. Out of line:
- * the common path stays short. Returns the number of records stored.
+ * No room is known: read tail again, wrap next at the end of the array and
+ * set ring->room and ring->next. Then store a LOST record with the count of
+ * records dropped since the last stored one, if any, and this record, or
+ * drop this one too. Out of line: the common path stays short. Returns the
+ * number of records stored.
  */
 static noinline u32 klog_put_slow(struct klog_ring *ring,
 				  struct pl_event *next, u32 stored, u64 ts,
@@ -252,6 +257,8 @@ static noinline u32 klog_put_slow(struct klog_ring *ring,
 	u32 tail = smp_load_acquire(&ring->tail);
 	u32 room = ring->capacity - (ring->head + stored - tail);
 
+	if (next == ring->end)
+		next = ring->rec;
 	ring->next = next;
 	if (room < need) {
 		ring->lost++;
@@ -260,12 +267,15 @@ static noinline u32 klog_put_slow(struct klog_ring *ring,
 		return 0;
 	}
 	if (ring->lost_pending) {
-		next = klog_store(ring, next, ts, cpu, PL_EV_LOST, tid,
+		next = klog_store(next, ts, cpu, PL_EV_LOST, tid,
 				  ring->lost_pending, 0, 0);
+		if (next == ring->end)
+			next = ring->rec;
 		ring->lost_pending = 0;
 	}
-	ring->next = klog_store(ring, next, ts, cpu, type, tid, a0, a1, a2);
-	ring->room = room - need;
+	next = klog_store(next, ts, cpu, type, tid, a0, a1, a2);
+	ring->next = next;
+	ring->room = min_t(u32, room - need, ring->end - next);
 	return need;
 }
 
@@ -281,8 +291,7 @@ static __always_inline void klog_put(struct klog_batch *b, u16 type, u32 tid,
 	}
 	b->room--;
 	b->stored++;
-	b->next = klog_store(b->ring, b->next, b->ts, b->cpu, type, tid, a0,
-			     a1, a2);
+	b->next = klog_store(b->next, b->ts, b->cpu, type, tid, a0, a1, a2);
 }
 
 static __always_inline void klog_end(struct klog_batch *b)
@@ -415,20 +424,13 @@ static void probe_sched_switch(void *data, bool preempt,
  * sched_wakeup, which may run on the wakee's cpu when the wakeup is queued
  * there. A wakeup from interrupt context has no waking thread: tid 0.
  */
-static void probe_sched_waking(void *data, struct task_struct *p)
+static noinline void klog_waking(struct task_struct *p, struct klog_task *t,
+				 u8 kind)
 {
-	struct klog_task *t = klog_task_of(p->pid);
 	u32 waker = in_task() ? current->pid : 0;
 	u16 type = PL_EV_WAKEUP;
 
-	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
-	switch (smp_load_acquire(&t->wait_kind)) {
-	case KLOG_WAIT_FUTEX_QUEUED:
-	case KLOG_WAIT_FUTEX:
-		/* probe_futex_wake() already logged FUTEX_NOTIFY. */
-		if (in_task())
-			return;
-		break;
+	switch (kind) {
 	case KLOG_WAIT_MUTEX:
 		type = PL_EV_MUTEX_NOTIFY;
 		break;
@@ -446,6 +448,22 @@ static void probe_sched_waking(void *data, struct task_struct *p)
 		klog_record(type, waker, p->pid, task_cpu(p), 0);
 	else
 		klog_record(type, waker, READ_ONCE(t->lock_id), p->pid, 0);
+}
+
+static void probe_sched_waking(void *data, struct task_struct *p)
+{
+	struct klog_task *t = klog_task_of(p->pid);
+	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
+	u8 kind = smp_load_acquire(&t->wait_kind);
+
+	/*
+	 * A futex waiter woken by a task: probe_futex_wake() already logged
+	 * FUTEX_NOTIFY. This is the common case, kept short (no frame).
+	 */
+	if ((kind == KLOG_WAIT_FUTEX_QUEUED || kind == KLOG_WAIT_FUTEX) &&
+	    in_task())
+		return;
+	klog_waking(p, t, kind);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
@@ -496,15 +514,12 @@ static void probe_futex_wait(void *data, unsigned long lock_id)
 	smp_store_release(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED);
 }
 
-static void probe_futex_resume(void *data, unsigned long lock_id)
+/* A futex wait whose schedule() returned without switching. */
+static noinline void klog_futex_resumed(struct klog_task *t, u8 kind)
 {
-	struct klog_task *t = klog_task_of(current->pid);
 	struct klog_batch b __uninitialized;
 	unsigned long flags;
-	u8 kind;
 
-	/* Usually the switch back in ended the wait already. */
-	kind = READ_ONCE(t->wait_kind);
 	if (kind == KLOG_WAIT_FUTEX_QUEUED)
 		kind = cmpxchg(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
 			       KLOG_WAIT_NONE);
@@ -518,6 +533,16 @@ static void probe_futex_resume(void *data, unsigned long lock_id)
 	klog_put(&b, PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
 	klog_end(&b);
 	local_irq_restore(flags);
+}
+
+static void probe_futex_resume(void *data, unsigned long lock_id)
+{
+	struct klog_task *t = klog_task_of(current->pid);
+	u8 kind = READ_ONCE(t->wait_kind);
+
+	/* Usually the switch back in ended the wait already (no frame). */
+	if (kind == KLOG_WAIT_FUTEX_QUEUED || kind == KLOG_WAIT_FUTEX)
+		klog_futex_resumed(t, kind);
 }
 
 static void probe_futex_wake(void *data, unsigned long lock_id,
@@ -1054,6 +1079,7 @@ static int __init klog_init(void)
 		}
 		ring->end = ring->rec + capacity;
 		ring->capacity = capacity;
+		ring->cpu = cpu;
 		ring->next = ring->rec;
 		ring->read_next = ring->rec;
 		ring->room = capacity;
