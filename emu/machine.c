@@ -97,7 +97,7 @@ static void hook_send_event(void *opaque, arm_cpu *cpu)
     vt_send_event(m->vt, arm_cpu_index(cpu));
 }
 
-static void hook_exclusive_store(void *opaque, arm_cpu *cpu)
+static void hook_sync_point(void *opaque, arm_cpu *cpu)
 {
     machine *m = opaque;
     (void)cpu;
@@ -184,7 +184,7 @@ machine *machine_new(const machine_config *cfg)
     arm_hooks hooks = {
         .opaque = m, .smc = hook_firmware, .hvc = hook_firmware,
         .counter = hook_counter, .timer_changed = hook_timer_changed,
-        .send_event = hook_send_event, .exclusive_store = hook_exclusive_store,
+        .send_event = hook_send_event, .sync_point = hook_sync_point,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
     for (int i = 0; i < cfg->ncores; i++)

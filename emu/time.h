@@ -24,11 +24,16 @@
  * the effect's owner queues it with vt_defer_to_peer, which ends the window
  * at the running core's time, and applies it when every core has reached
  * that time. So a core never sees another's interrupt or wake before the
- * virtual time it was sent. Memory hand-offs go through the exclusive
- * monitor (locks, atomics): a STREX of the core that runs ahead of another
- * running core ends the window there (vt_sync_point), so the other core
- * reaches that time before it can see the lock or data. VT_FIXED_QUANTUM delivers at once (the behind
- * core may act up to a quantum before the cause), for comparison.
+ * virtual time it was sent. Memory hand-offs: the core that runs later
+ * sees every store the first one made in the window, from the window's
+ * start. So where the guest synchronises, before an STREX (at its LDREX:
+ * a lock taken, an atomic update) and after a DMB or DSB (the release
+ * store of spin_unlock, a published pointer), a core running ahead of
+ * another running core ends the window (vt_sync_point) before the store:
+ * the other core reaches that time without seeing it. A plain store with
+ * no barrier before it is not cut (the guest does not synchronise on one).
+ * VT_FIXED_QUANTUM delivers at once (the behind core may act up to a
+ * quantum before the cause), for comparison.
  *
  * Ownership: vt_new() allocates the engine, vt_free() frees it. Events
  * are owned by whoever embeds them (usually a device) and must be
@@ -80,10 +85,10 @@ int vt_defer_to_peer(vt_engine *t, int target, vt_event *e);
 /* SEV by the running core (ARM ARM A8.8.168): the other cores' event
  * registers are set, and a core halted in WFE wakes, at its time. */
 void vt_send_event(vt_engine *t, int from_core);
-/* The running core made a store other cores synchronise on (a STREX: a
- * lock taken or released, an atomic update): with VT_CAUSAL and another
- * core still running behind it, the window ends here, so that core cannot
- * see the store before its time. */
+/* The running core is about to make a store other cores synchronise on
+ * (after an LDREX or a DMB/DSB; arm_hooks.sync_point): with VT_CAUSAL and
+ * another core still running behind it, the window ends here, so that core
+ * cannot see the store before its time. */
 void vt_sync_point(vt_engine *t);
 /* Windows the causal policy ended early, for the bench. */
 uint64_t vt_cross_core_cuts(const vt_engine *t);

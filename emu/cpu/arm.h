@@ -36,10 +36,12 @@ typedef struct arm_hooks {
     /* SEV: the hook signals every core (arm_signal_event), each at the
      * time it chooses; without it they are signalled at once. */
     void (*send_event)(void *opaque, arm_cpu *cpu);
-    /* A STREX succeeded: the core may have released a lock or published
-     * data another core synchronises on (the time engine may end the
-     * core's run here). */
-    void (*exclusive_store)(void *opaque, arm_cpu *cpu);
+    /* The core is about to synchronise with the others: it ran an LDREX
+     * (the STREX after it may take a lock or publish data) or a DMB/DSB
+     * (the stores after it may release a lock, e.g. spin_unlock). Called
+     * after the instruction and before the store it announces, so the time
+     * engine may end the core's run here, with nothing published yet. */
+    void (*sync_point)(void *opaque, arm_cpu *cpu);
 } arm_hooks;
 
 arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);

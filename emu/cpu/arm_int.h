@@ -302,7 +302,7 @@ void thumb_decode(arm_insn *d, uint32_t raw);
     X(ldrd_strd) X(ldm) X(stm) X(swp) X(ldrex) X(strex) X(extend) X(rev) \
     X(sat) X(sat16) X(bitfield) X(div) X(pkh) X(sel) X(parallel) \
     X(smlad) X(smlald) X(smmul) X(usad8) X(b) X(blx_imm) X(svc) X(nop) \
-    X(clrex) X(cps) X(srs) X(rfe) X(mcr) X(mrc) X(mcrr) X(mrrc) \
+    X(clrex) X(barrier) X(cps) X(srs) X(rfe) X(mcr) X(mrc) X(mcrr) X(mrrc) \
     X(ldr_imm) X(str_imm) X(ldrb_imm) X(strb_imm)
 #define ARM_DECLARE(n) arm_exec_fn exec_##n;
 ARM_HANDLERS(ARM_DECLARE)

@@ -166,7 +166,8 @@ static arm_exec_fn *decode_uncond(arm_insn *d, uint32_t raw)
     if ((raw & 0xffffff00u) == 0xf57ff000u) {
         switch ((raw >> 4) & 15) {
         case 1: return exec_clrex;
-        case 4: case 5: case 6: return exec_nop;   /* DSB, DMB, ISB */
+        case 4: case 5: return exec_barrier;       /* DSB, DMB */
+        case 6: return exec_nop;                    /* ISB */
         default: return exec_undef;
         }
     }

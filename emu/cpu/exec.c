@@ -626,6 +626,8 @@ void exec_ldrex(arm_cpu *c, const arm_insn *d)
     c->r[rt] = lo;
     if (size == 8)
         c->r[rt + 1] = hi;
+    if (c->sys->hooks.sync_point)
+        c->sys->hooks.sync_point(c->sys->hooks.opaque, c);
 }
 
 /* STREX{B,H,D}, ARM ARM A8.8.212-A8.8.215. */
@@ -651,11 +653,18 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
         for (int i = 0; i < c->sys->ncores; i++)
             if (c->sys->excl[i].size && c->sys->excl[i].pa == pa)
                 c->sys->excl[i].size = 0;
-        if (c->sys->hooks.exclusive_store)
-            c->sys->hooks.exclusive_store(c->sys->hooks.opaque, c);
     }
     e->size = 0;
     c->r[RD(raw)] = !ok;
+}
+
+/* DMB and DSB: the stores after a barrier may hand data or a lock to
+ * another core, so the time engine may end the core's run here. */
+void exec_barrier(arm_cpu *c, const arm_insn *d)
+{
+    (void)d;
+    if (c->sys->hooks.sync_point)
+        c->sys->hooks.sync_point(c->sys->hooks.opaque, c);
 }
 
 void exec_clrex(arm_cpu *c, const arm_insn *d)

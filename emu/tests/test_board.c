@@ -614,6 +614,36 @@ static void test_psci_hotplug(void)
     machine_free(m);
 }
 
+/* Runs sender on core 0 and receiver on core 1 until both halt. Each reads
+ * the counter (core 0 into r5, core 1 into r0) at the two ends of a
+ * cross-core effect; returns core 1's count minus core 0's, in ticks, and
+ * core 1's r3. */
+static int64_t cross_core_lag(int policy, const uint32_t *sender, size_t sender_bytes,
+                              const uint32_t *receiver, size_t receiver_bytes,
+                              uint32_t *core1_r3)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 2;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    cfg.quantum_policy = policy;
+    machine *m = machine_new(&cfg);
+    phys_map *p = machine_phys(m);
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sender_bytes), sender, sender_bytes);
+    memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, receiver_bytes), receiver, receiver_bytes);
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0), *c1 = arm_sys_cpu(machine_cpus(m), 1);
+    arm_set_pc(c0, MACH_RAM + 0x1000);
+    arm_set_pc(c1, MACH_RAM + 0x2000);
+    arm_set_powered(c0, 1);
+    arm_set_powered(c1, 1);
+    run_until_halted(m);
+    *core1_r3 = arm_get_reg(c1, 3);
+    int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
+    machine_free(m);
+    return lag;
+}
+
 /* Core 0 computes for 517 us, reads the counter into r5 and sends SGI 1 to
  * core 1, which enabled its GIC interface and waits in WFI (IRQs masked:
  * the pending interrupt only wakes it); woken, core 1 reads the counter into
@@ -654,26 +684,9 @@ static int64_t sgi_wake_lag(int policy)
         0xe320f003,     /* 3: wfi */
         0xeafffffd,     /* b 3b */
     };
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 2;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    cfg.quantum_policy = policy;
-    machine *m = machine_new(&cfg);
-    phys_map *p = machine_phys(m);
-    memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sizeof(sender)), sender, sizeof(sender));
-    memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, sizeof(receiver)), receiver,
-           sizeof(receiver));
-    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0), *c1 = arm_sys_cpu(machine_cpus(m), 1);
-    arm_set_pc(c0, MACH_RAM + 0x1000);
-    arm_set_pc(c1, MACH_RAM + 0x2000);
-    arm_set_powered(c0, 1);
-    arm_set_powered(c1, 1);
-    run_until_halted(m);
-    CU_ASSERT_EQUAL(arm_get_reg(c1, 3), 1);     /* it took SGI 1 */
-    int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
-    machine_free(m);
+    uint32_t irq;
+    int64_t lag = cross_core_lag(policy, sender, sizeof(sender), receiver, sizeof(receiver), &irq);
+    CU_ASSERT_EQUAL(irq, 1);    /* it took SGI 1 */
     return lag;
 }
 
@@ -686,6 +699,67 @@ static void test_sgi_at_sender_time(void)
     int64_t causal = sgi_wake_lag(VT_CAUSAL), fixed = sgi_wake_lag(VT_FIXED_QUANTUM);
     CU_ASSERT(causal >= 0 && causal <= 2);
     CU_ASSERT(fixed < 0);
+}
+
+/* Core 0 computes for 517 us, reads the counter into r5 and sets a flag in
+ * memory, with a release store (exclusive = 0: DMB, STR, as spin_unlock) or
+ * an atomic one (1: LDREX/STREX, as llist_add); core 1 spins on the flag
+ * with plain loads (never halted, so no interrupt or event is involved) and
+ * reads the counter into r0 when it sees it. */
+static int64_t handoff_lag(int policy, int exclusive)
+{
+    static const uint32_t release[] = { 0xf57ff05b /* dmb ish */, 0xe5873000 /* str r3, [r7] */ };
+    static const uint32_t atomic[] = {
+        0xe1971f9f,     /* 1: ldrex r1, [r7] */
+        0xe1872f93,     /* strex r2, r3, [r7] */
+        0xe3520000,     /* cmp r2, #0 */
+        0x1afffffb,     /* bne 1b */
+    };
+    uint32_t sender[16] = {
+        0xe30b0af0,     /* movw r0, #0xbaf0 */
+        0xe3400004,     /* movt r0, #4: 310000 iterations */
+        0xe2500001,     /* 1: subs r0, r0, #1 */
+        0x1afffffd,     /* bne 1b */
+        0xec565f0e,     /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe3037000,     /* movw r7, #0x3000 */
+        0xe3447000,     /* movt r7, #0x4000: the flag */
+        0xe3a03001,     /* mov r3, #1 */
+    };
+    static const uint32_t receiver[] = {
+        0xe3037000,     /* movw r7, #0x3000 */
+        0xe3447000,     /* movt r7, #0x4000 */
+        0xe5973000,     /* 1: ldr r3, [r7] */
+        0xe3530000,     /* cmp r3, #0 */
+        0x0afffffc,     /* beq 1b */
+        0xec510f0e,     /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe320f003,     /* 2: wfi */
+        0xeafffffd,     /* b 2b */
+    };
+    size_t n = 8;
+    const uint32_t *store = exclusive ? atomic : release;
+    size_t nstore = exclusive ? 4 : 2;
+    memcpy(&sender[n], store, nstore * sizeof(*store));
+    n += nstore;
+    sender[n++] = 0xe320f003;   /* 2: wfi */
+    sender[n++] = 0xeafffffd;   /* b 2b */
+    uint32_t seen;
+    int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender), receiver,
+                                 sizeof(receiver), &seen);
+    CU_ASSERT_EQUAL(seen, 1);
+    return lag;
+}
+
+/* A flag set by core 0 after its barrier or LDREX is seen by core 1 at
+ * core 0's time or later (a few instructions: within 2 ticks), never from
+ * the start of the window it was written in, as with the fixed quantum. */
+static void test_memory_handoff(void)
+{
+    for (int exclusive = 0; exclusive <= 1; exclusive++) {
+        int64_t causal = handoff_lag(VT_CAUSAL, exclusive);
+        int64_t fixed = handoff_lag(VT_FIXED_QUANTUM, exclusive);
+        CU_ASSERT(causal >= 0 && causal <= 2);
+        CU_ASSERT(fixed < 0);
+    }
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -1872,6 +1946,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "CPU frequency", test_cpu_frequency);
     CU_add_test(s, "idle skip", test_idle_skip);
     CU_add_test(s, "an SGI reaches its core at the sender's time", test_sgi_at_sender_time);
+    CU_add_test(s, "memory hand-off: a release or atomic store is seen at the writer's time", test_memory_handoff);
     CU_add_test(s, "PSCI hotplug", test_psci_hotplug);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);

@@ -243,6 +243,61 @@ static void test_condition_variable_join(void)
 	model_free(&m);
 }
 
+/*
+ * Start-up contention (app-condjoin's first taps on the phone): each task
+ * starts a new pool worker; the signaller (SIGNALLER, cpu 0) blocks inside
+ * its task on a kernel semaphore (MM_SEM) that the other new worker
+ * (WAITER, cpu 1, forked after the signaller's task was submitted) holds as
+ * it starts. The signaller waited for that start-up, so the path takes the
+ * fork and that notify into the signaller's task, not the task edge, and
+ * the wait is not charged as lock.
+ */
+static void test_start_up_contention(void)
+{
+	enum { WAITER = 110, SIGNALLER = 111, POOL = 7, MM_SEM = 0x4000 };
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	tb_init(&t, 2);
+	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1112), PL_EV_SUBMIT_ASYNC_TASK, 1, POOL);
+	tb_kernel(&t, 0, US(1113), PL_EV_FORK, MAIN, SIGNALLER, MAIN);
+	tb_user(&t, MAIN, US(1114), PL_EV_SUBMIT_ASYNC_TASK, 2, POOL);
+	tb_kernel(&t, 0, US(1115), PL_EV_FORK, MAIN, WAITER, MAIN);
+	tb_user(&t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_kernel(&t, 1, US(1121), PL_EV_THREAD_NAME, WAITER, 0, 0);
+	tb_user(&t, SIGNALLER, US(1130), PL_EV_CONSUME_ASYNC_TASK, 1, POOL);
+	tb_kernel(&t, 0, US(1131), PL_EV_SEM_WAIT, SIGNALLER, MM_SEM, 0);
+	tb_kernel(&t, 0, US(1132), PL_EV_CONTEXT_SWITCH, SIGNALLER, 0, PL_STATE_BLOCKED);
+	tb_kernel(&t, 1, US(1140), PL_EV_SEM_NOTIFY, WAITER, MM_SEM, SIGNALLER);
+	tb_kernel(&t, 0, US(1142), PL_EV_CONTEXT_SWITCH, 0, SIGNALLER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(1143), PL_EV_SEM_WAKE, SIGNALLER, MM_SEM, 0);
+	tb_user(&t, WAITER, US(1145), PL_EV_CONSUME_ASYNC_TASK, 2, POOL);
+	tb_kernel(&t, 1, US(1200), PL_EV_FUTEX_WAIT, WAITER, WORK_LOCK, 0);
+	tb_kernel(&t, 1, US(1201), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1500), PL_EV_FUTEX_NOTIFY, SIGNALLER, WORK_LOCK, WAITER);
+	tb_user(&t, SIGNALLER, US(1502), PL_EV_ASYNC_TASK_END, 1, POOL);
+	tb_kernel(&t, 1, US(1505), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
+	tb_user(&t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, 2, POOL);
+	tb_result_drawn(&t, MAIN, VSYNC, QUEUE, 2, 1600);
+	model_build(&t, &m);
+
+	uint64_t sem_wake = find_event(&m, PL_EV_SEM_WAKE, SIGNALLER, US(1143));
+
+	CU_ASSERT_EQUAL(m.s.iv.intervals[m.s.iv.event_interval[sem_wake]].kind, PL_IV_TASK);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 2);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "fork>notify>notify>message>invalidate");
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_LOCK], 0);
+	model_free(&m);
+}
+
 void add_native_tests(void)
 {
 	CU_pSuite s = CU_add_suite("native", NULL, NULL);
@@ -252,4 +307,6 @@ void add_native_tests(void)
 	CU_add_test(s, "runnable from a lock's notify to the switch-in", test_lock_wait_then_runnable);
 	CU_add_test(s, "a condition-variable join: the path crosses the signaller",
 		    test_condition_variable_join);
+	CU_add_test(s, "start-up contention: the path crosses the holder's start-up",
+		    test_start_up_contention);
 }
