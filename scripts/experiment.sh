@@ -12,7 +12,8 @@
 #   rest go on.
 # - Phone: each configuration (backend, cores, frequency) boots once: its first run saves a
 #   snapshot in out/<name>/snapshots/ and the others restore it (a lock file orders them, also
-#   across Slurm tasks); a refused or failed restore boots cold.
+#   across Slurm tasks); a refused restore boots cold (restore-refused.sh), a run that fails
+#   after its restore is recorded failed.
 # - --executor local runs --jobs runs at once (default: what the cores and memory allow);
 #   --executor slurm submits one `sbatch --array` of `experiment.sh --task DIR INDEX`, one task
 #   per run, and follows it with squeue. The tasks need the project tree (build/, out/) on a
@@ -194,7 +195,8 @@ run_task() {
 	rc=0
 	"$top/scripts/run-experiment.sh" "${args[@]}" "${boot[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?
 	exec 9>&-
-	if [ $rc != 0 ] && [ "${boot[0]:-}" = --snapshot-load ] && grep -q "$snap" "$rd/run.err"; then
+	if [ $rc != 0 ] && [ "${boot[0]:-}" = --snapshot-load ] &&
+		"$top/scripts/restore-refused.sh" "$rd/run.err" "$snap"; then
 		mv "$rd/run.err" "$rd/run-restore.err"
 		rc=0
 		"$top/scripts/run-experiment.sh" "${args[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?

@@ -7,8 +7,8 @@
 # workload's run log is out/<run-id>/run.log; stderr says which workload is running (a stress
 # load can take minutes). With --snapshot (phone only) the first run saves the booted machine
 # and every later run restores it instead of booting (emu/README.md, "Snapshots"); run-phone.sh
-# refuses a snapshot of another guest build, and a refused or failed restore boots that
-# workload cold and saves a fresh snapshot.
+# refuses a snapshot of another guest build, and a refused restore (restore-refused.sh) boots
+# that workload cold and saves a fresh snapshot; a run that fails after its restore is not rerun.
 #
 # Exit status: suite-verdict.sh's (0 when every workload met its targets, 1 otherwise), 2 usage.
 set -euo pipefail
@@ -55,6 +55,7 @@ n=0
 for w in "${workloads[@]}"; do
 	n=$((n + 1))
 	run_id=suite-$stamp-$w
+	[ ! -e "$top/out/$run_id" ] || run_id=suite-$stamp-$n-$w	# the same workload again
 	out=$top/out/$run_id
 	mkdir -p "$out"
 	reason=-
@@ -63,10 +64,11 @@ for w in "${workloads[@]}"; do
 		if [ -s "$snapshot" ]; then boot=(--snapshot-load "$snapshot"); else boot=(--snapshot-save "$snapshot"); fi
 	fi
 	echo "run-suite: [$n/${#workloads[@]}] $w on $backend${boot[0]:+ (${boot[0]#--})}" >&2
-	if ! run_one "${boot[@]}" && [ "${boot[0]:-}" = --snapshot-load ]; then
-		# A restore fails where a boot need not, e.g. when panlab-phone was rebuilt since
-		# the save with another snapshot format: boot, and save again for the rest.
-		echo "run-suite: restoring failed (out/$run_id/run-restore.log); $w boots again" >&2
+	if ! run_one "${boot[@]}" && [ "${boot[0]:-}" = --snapshot-load ] &&
+		"$top/scripts/restore-refused.sh" "$out/run.log" "$snapshot"; then
+		# A restore is refused where a boot need not be, e.g. when panlab-phone was rebuilt
+		# since the save with another snapshot format: boot, and save again for the rest.
+		echo "run-suite: the snapshot was refused (out/$run_id/run-restore.log); $w boots again" >&2
 		mv "$out/run.log" "$out/run-restore.log"
 		rm -f "$snapshot" "$snapshot.guest"
 		run_one --snapshot-save "$snapshot" || true
