@@ -16,15 +16,7 @@ static void udp_send(content_udp *u, const uint8_t *payload, size_t n)
     memcpy(f + 6, src_mac, 6);
     inet_put_be(f + 12, 0x0800, 2);
     uint8_t *ip = f + 14;
-    ip[0] = 0x45;
-    inet_put_be(ip + 2, (uint16_t)(20 + 8 + n), 2);
-    inet_put_be(ip + 4, u->ip_id++, 2);
-    inet_put_be(ip + 6, 0x4000, 2);                  /* don't fragment */
-    ip[8] = 64;
-    ip[9] = 17;
-    memcpy(ip + 12, u->server_ip, 4);
-    memcpy(ip + 16, u->ip, 4);
-    inet_put_be(ip + 10, inet_csum_fold(inet_csum_add(0, ip, 20)), 2);
+    inet_put_ipv4(ip, 20 + 8 + n, u->ip_id++, 17, u->server_ip, u->ip);
     uint8_t *udp = ip + 20;
     inet_put_be(udp, CONTENT_UDP_PORT, 2);
     inet_put_be(udp + 2, u->port, 2);

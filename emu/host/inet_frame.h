@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline void inet_put_be(uint8_t *p, uint32_t v, int bytes)
 {
@@ -41,6 +42,23 @@ static inline uint16_t inet_csum_fold(uint32_t sum)
     while (sum >> 16)
         sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
+}
+
+/* A 20-byte IPv4 header at ip (no options, don't fragment, TTL 64) for a
+ * packet of total_len bytes, with its checksum. */
+static inline void inet_put_ipv4(uint8_t *ip, size_t total_len, uint16_t id, uint8_t proto,
+                                 const uint8_t src[4], const uint8_t dst[4])
+{
+    memset(ip, 0, 20);
+    ip[0] = 0x45;
+    inet_put_be(ip + 2, (uint32_t)total_len, 2);
+    inet_put_be(ip + 4, id, 2);
+    inet_put_be(ip + 6, 0x4000, 2);
+    ip[8] = 64;
+    ip[9] = proto;
+    memcpy(ip + 12, src, 4);
+    memcpy(ip + 16, dst, 4);
+    inet_put_be(ip + 10, inet_csum_fold(inet_csum_add(0, ip, 20)), 2);
 }
 
 #endif

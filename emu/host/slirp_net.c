@@ -84,13 +84,7 @@ static void end_server_conn(slirp_net *s, const uint8_t *f, size_t len)
     uint8_t *rip = rst + ETH, *rtcp = rip + 20;
     memcpy(rst, f, 12);                         /* the same MACs */
     inet_put_be(rst + 12, 0x0800, 2);
-    rip[0] = 0x45;
-    inet_put_be(rip + 2, 40, 2);
-    inet_put_be(rip + 6, 0x4000, 2);                 /* don't fragment */
-    rip[8] = 64;
-    rip[9] = 6;
-    memcpy(rip + 12, ip + 12, 8);               /* guest -> server */
-    inet_put_be(rip + 10, inet_csum_fold(inet_csum_add(0, rip, 20)), 2);
+    inet_put_ipv4(rip, 40, 0, 6, ip + 12, ip + 16);  /* guest -> server */
     memcpy(rtcp, tcp, 4);                       /* the same ports */
     inet_put_be(rtcp + 4, next_seq, 4);
     memcpy(rtcp + 8, tcp + 8, 4);               /* the FIN's ack */
