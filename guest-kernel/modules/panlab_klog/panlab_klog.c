@@ -414,7 +414,7 @@ static void probe_sched_switch(void *data, bool preempt,
 			klog_put(&b, PL_EV_FUTEX_WAIT, prev->pid, futex, 0, 0);
 		}
 	}
-	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, next->pid,
+	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, (u32)next->pid,
 		 klog_state_of(preempt, prev_state), 0);
 	kind = nt->wait_kind;
 	if (kind >= KLOG_WAIT_IO) {
@@ -467,32 +467,33 @@ static noinline void klog_futex_notify(struct task_struct *p,
 {
 	unsigned long waiting_on = READ_ONCE(p->futex_wait_id);
 	struct klog_batch b __uninitialized;
-	unsigned long flags;
 
-	local_irq_save(flags);
+	/*
+	 * A futex waker never wakes itself, and try_to_wake_up() holds the
+	 * wakee's pi_lock with local irqs off.
+	 */
+	lockdep_assert_irqs_disabled();
 	klog_begin(&b);
 	if (waiting_on && klog_claim_futex_wait(t, waiting_on))
 		klog_put(&b, PL_EV_FUTEX_WAIT, p->pid, waiting_on, 0, 0);
 	klog_put(&b, PL_EV_FUTEX_NOTIFY, current->pid, lock_id, p->pid, 0);
 	klog_end(&b);
-	local_irq_restore(flags);
 }
 
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct klog_task *t = klog_task_of(p->pid);
-	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
-	u8 kind = smp_load_acquire(&t->wait_kind);
 	unsigned long futex = READ_ONCE(p->futex_wake_id);
 
 	/*
 	 * futex_wake_id outlives a wait that a timeout ended while a waker
 	 * was taking it off the queue: it counts only during a futex wait.
 	 */
-	if (futex && (kind == KLOG_WAIT_FUTEX || READ_ONCE(p->futex_wait_id)))
+	if (futex && (READ_ONCE(t->wait_kind) == KLOG_WAIT_FUTEX ||
+		      READ_ONCE(p->futex_wait_id)))
 		klog_futex_notify(p, t, futex);
-	else
-		klog_waking(p, t, kind);
+	else	/* Pairs with the release in probe_sched_switch(). */
+		klog_waking(p, t, smp_load_acquire(&t->wait_kind));
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
