@@ -483,17 +483,18 @@ static noinline void klog_futex_notify(struct task_struct *p,
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct klog_task *t = klog_task_of(p->pid);
+	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
+	u8 kind = smp_load_acquire(&t->wait_kind);
 	unsigned long futex = READ_ONCE(p->futex_wake_id);
 
 	/*
 	 * futex_wake_id outlives a wait that a timeout ended while a waker
 	 * was taking it off the queue: it counts only during a futex wait.
 	 */
-	if (futex && (READ_ONCE(t->wait_kind) == KLOG_WAIT_FUTEX ||
-		      READ_ONCE(p->futex_wait_id)))
+	if (futex && (kind == KLOG_WAIT_FUTEX || READ_ONCE(p->futex_wait_id)))
 		klog_futex_notify(p, t, futex);
-	else	/* Pairs with the release in probe_sched_switch(). */
-		klog_waking(p, t, smp_load_acquire(&t->wait_kind));
+	else
+		klog_waking(p, t, kind);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
