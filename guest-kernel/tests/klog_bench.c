@@ -280,9 +280,10 @@ static void measure(const struct bench *b)
 		}
 	}
 	free(sink.ev);
-	printf("KLOG-BENCH name=%s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu sleeps_off=%ld sleeps_on=%ld\n",
-	       b->name, b->n, (unsigned long long)best_off, (unsigned long long)best_on,
-	       (unsigned long long)events, (unsigned long long)lost, sleeps_off, sleeps_on);
+	printf("KLOG-BENCH name=%s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu"
+	       " sleeps_off=%ld sleeps_on=%ld\n", b->name, b->n, (unsigned long long)best_off,
+	       (unsigned long long)best_on, (unsigned long long)events, (unsigned long long)lost,
+	       sleeps_off, sleeps_on);
 }
 
 int main(void)
