@@ -209,13 +209,14 @@ static void do_frame(struct pl_window *w)
 	};
 	redraw(w, &c);
 	draw_marker(w, &c);
+	/* Logged before the post: the compositor may latch the frame before this thread runs again. */
+	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, (uint32_t)getpid(), 0);
 	struct pl_wire m = { .type = PL_WIRE_POST, .seq = w->frame_seq, .buffer = w->back };
 	int err = pl_wire_send(w->sock, &m, -1);
 	if (err) {
 		pl_app_fail(w->app, "post frame", err);
 		return;
 	}
-	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, (uint32_t)getpid(), 0);
 	w->frame_seq++;
 	w->back = (w->back + 1) % PL_SURFACE_BUFFERS;
 	pl_app_frame_posted(w->app);
