@@ -24,9 +24,12 @@
 
 #ifdef SERVICE_JOURNAL
 #define APP_NAME "svcjournal"
-#define SVCJOURNAL_NOTE_BYTES (64u * 1024u)
+#define NOTE_BYTES (64u * 1024u)	/* the one-way note before each call */
+#define CALL_CODE COMPUTE_NOTED_CALL
 #else
 #define APP_NAME "service"
+#define NOTE_BYTES 0u
+#define CALL_CODE COMPUTE_CALL
 #endif
 
 struct service_app {
@@ -34,27 +37,17 @@ struct service_app {
 	uint32_t compute;	/* handle of the compute service */
 };
 
-#ifdef SERVICE_JOURNAL
-/* A one-way call: returns once the driver has queued it. */
-static int send_note(const struct service_app *sa)
+/* A note of bytes to the service's journal, one-way: returns once the driver has queued it. */
+static int send_note(struct pl_binder *b, uint32_t service, uint64_t bytes)
 {
 	struct pl_parcel in;
 	pl_parcel_init(&in);
-	int err = pl_parcel_put_u64(&in, SVCJOURNAL_NOTE_BYTES);
+	int err = pl_parcel_put_u64(&in, bytes);
 	if (!err)
-		err = pl_binder_call(pl_app_binder(sa->ui.app), sa->compute, COMPUTE_NOTE, &in, NULL);
+		err = pl_binder_call(b, service, COMPUTE_NOTE, &in, NULL);
 	pl_parcel_free(&in);
 	return err;
 }
-#define CALL_CODE COMPUTE_NOTED_CALL
-#else
-static int send_note(const struct service_app *sa)
-{
-	(void)sa;
-	return 0;
-}
-#define CALL_CODE COMPUTE_CALL
-#endif
 
 /* The job: a two-way binder call to the compute service (after a one-way note for svcjournal). */
 static uint64_t call_compute(struct bench_ui *ui, uint64_t ms)
@@ -62,7 +55,7 @@ static uint64_t call_compute(struct bench_ui *ui, uint64_t ms)
 	const struct service_app *sa = (const struct service_app *)ui;
 	struct pl_parcel in, reply;
 	uint64_t checksum = 0;
-	if (send_note(sa) != 0)
+	if (NOTE_BYTES && send_note(pl_app_binder(ui->app), sa->compute, NOTE_BYTES) != 0)
 		return 0;
 	pl_parcel_init(&in);
 	if (pl_parcel_put_u64(&in, ms) == 0 &&
@@ -91,7 +84,14 @@ static int on_create(struct pl_app *app, void *ctx)
 		return -ENODEV;
 	int err = pl_binder_get_service(pl_app_binder(app), COMPUTE_SERVICE_NAME, &sa->compute);
 	if (err) {
-		fprintf(stderr, "app-service: look up %s: %s\n", COMPUTE_SERVICE_NAME, strerror(-err));
+		fprintf(stderr, "app-%s: look up %s: %s\n", APP_NAME, COMPUTE_SERVICE_NAME,
+			strerror(-err));
+		return err;
+	}
+	/* The service opens its journal on its first note: an empty one now, not in a tap. */
+	if (NOTE_BYTES && (err = send_note(pl_app_binder(app), sa->compute, 0)) != 0) {
+		fprintf(stderr, "app-%s: note to %s: %s\n", APP_NAME, COMPUTE_SERVICE_NAME,
+			strerror(-err));
 		return err;
 	}
 	return bench_ui_create(app, &sa->ui);
