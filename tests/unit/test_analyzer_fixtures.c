@@ -179,7 +179,7 @@ static const struct phone_fixture phone_fixtures[] = {
 	 * mmc driver's waits for the card's previous request (a wait queue an interrupt wakes).
 	 */
 	{ "phone-svcjournal", 1, {
-		{ 20338704, 1262352, 2749856, 0, 5820960, 0, 0, 4496, 52816, 9056, 0, 2666304 } }, 0,
+		{ 20341376, 1254816, 2748464, 0, 5819344, 0, 0, 4496, 52816, 9056, 0, 2684224 } }, 0,
 	  { { PL_EV_BINDER_PRODUCE_ONEWAY, 2 }, { PL_EV_MUTEX_WAIT, 1 }, { PL_EV_MUTEX_NOTIFY, 1 },
 	    { PL_EV_MUTEX_WAKE, 1 } } },
 };

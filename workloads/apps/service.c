@@ -6,11 +6,11 @@
  * message -> task -> binder -> message, as in Panappticon's Figure 2.
  *
  * Built again with SERVICE_JOURNAL as app-svcjournal: the task first sends a one-way
- * COMPUTE_NOTE of SVCJOURNAL_NOTE_BYTES, which one binder thread of svc-compute writes
- * synchronously to its journal on the SD card, then makes a COMPUTE_NOTED_CALL, whose record
- * the other binder thread writes to the same journal before computing: it waits for the
- * note's write on the journal file's position lock, a kernel mutex (compute_service.h). The
- * note's work is on the transaction's path through that wait.
+ * COMPUTE_NOTE of NOTE_BYTES, which one binder thread of svc-compute writes synchronously to
+ * its journal on the SD card, then makes a COMPUTE_NOTED_CALL, whose record the other binder
+ * thread writes to the same journal before computing: it waits for the note's write on the
+ * journal file's position lock, a kernel mutex (compute_service.h). The note's work is on the
+ * transaction's path through that wait. An empty note at start opens the journal.
  *
  * No logging here: every trace event comes from the platform and the kernel.
  */

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,11 +50,16 @@ static int on_transact(struct pl_binder_service *s, uint32_t code, struct pl_par
 	uint64_t arg;
 	int err;
 	(void)s;
+	/* A note is one-way, the calls two-way. */
 	if (pl_parcel_get_u64(in, &arg) != 0 || (code == COMPUTE_NOTE) != !reply)
 		return -EINVAL;
 	switch (code) {
 	case COMPUTE_NOTE:
-		return note(arg);
+		/* No caller hears of a one-way call's failure: say it here. */
+		if ((err = note(arg)) != 0)
+			fprintf(stderr, "svc-compute: journal note of %llu bytes: %s\n",
+				(unsigned long long)arg, strerror(-err));
+		return err;
 	case COMPUTE_NOTED_CALL:
 		if ((err = note(COMPUTE_RECORD_BYTES)) != 0)
 			return err;
