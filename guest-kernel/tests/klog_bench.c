@@ -5,9 +5,13 @@
  * by side, REPS times, and prints one line per benchmark
  *
  *   KLOG-BENCH name=N iterations=I off_ns=A on_ns=B events=E lost=L
+ *              sleeps_off=S sleeps_on=T
  *
- * with the fastest off and on runs (guest CLOCK_MONOTONIC ns) and the
- * records the logger produced (kept + lost) during the fastest on run.
+ * with the fastest off and on runs (guest CLOCK_MONOTONIC ns), the records
+ * the logger produced (kept + lost) during the fastest on run, and the
+ * voluntary context switches (sleeps) of the benchmark's process in each:
+ * where the threads' interleaving varies (futex contention), tracing that
+ * changes how often they sleep changes the work itself.
  * guest-kernel/tests/klog_bench_json.c turns the lines into JSON. Under
  * qemu's -icount shift=2 every guest instruction takes 4 ns of guest time,
  * and with one cpu that never idles during a run, guest ns / 4 is the
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -60,35 +65,57 @@ static void pipe_pingpong(int n)
 }
 
 /*
- * ---- futex contention: two threads, one pthread mutex ----
- * Each holder yields inside the critical section, so the other thread
- * finds the mutex taken, sleeps in FUTEX_WAIT and is woken by the unlock.
+ * ---- futex contention: two threads hand one pthread mutex back and forth ----
+ * Both run SCHED_FIFO at one priority on the one cpu, so neither preempts
+ * the other: a thread takes the mutex and yields; the other finds it taken
+ * and sleeps in FUTEX_WAIT; the holder unlocks (FUTEX_WAKE) and yields, so
+ * the woken thread takes the mutex next. Every acquisition after the first
+ * is contended, and the interleaving, hence the work, is the same with the
+ * logger on and off: under SCHED_OTHER, wake-up preemption decided from
+ * run to run whether the woken thread or its waker took the mutex next,
+ * and the number of sleeps varied by up to a third.
  */
 static pthread_mutex_t bm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t start_line;
 static long counter;
 
 static void *contender(void *p)
 {
 	int i, n = *(int *)p;
 
+	/* The thread created first would otherwise run alone. */
+	pthread_barrier_wait(&start_line);
 	for (i = 0; i < n; i++) {
 		pthread_mutex_lock(&bm);
 		counter++;
 		sched_yield();
 		pthread_mutex_unlock(&bm);
+		sched_yield();
 	}
 	return NULL;
 }
 
 static void futex_contention(int n)
 {
+	struct sched_param prio = { .sched_priority = 1 };
+	pthread_attr_t fifo;
 	pthread_t a, b;
-	int half = n / 2;
+	int half = n / 2, err;
 
-	pthread_create(&a, NULL, contender, &half);
-	pthread_create(&b, NULL, contender, &half);
+	pthread_attr_init(&fifo);
+	pthread_attr_setinheritsched(&fifo, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&fifo, SCHED_FIFO);
+	pthread_attr_setschedparam(&fifo, &prio);
+	pthread_barrier_init(&start_line, NULL, 2);
+	err = pthread_create(&a, &fifo, contender, &half);
+	if (!err)
+		err = pthread_create(&b, &fifo, contender, &half);
+	if (err)
+		klog_die("SCHED_FIFO thread: %s", strerror(err));
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
+	pthread_barrier_destroy(&start_line);
+	pthread_attr_destroy(&fifo);
 }
 
 /* ---- binder round-trips: two-way calls to a context manager process ---- */
@@ -201,8 +228,19 @@ static uint64_t events_of(const struct pl_klog_stats *s, uint64_t *lost)
 	return e;
 }
 
+/* Voluntary context switches of this process, its joined threads included. */
+static long sleeps_now(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		klog_die("getrusage: %s", strerror(errno));
+	return ru.ru_nvcsw;
+}
+
 static void measure(const struct bench *b)
 {
+	long z, sleeps_off = 0, sleeps_on = 0;
 	uint64_t best_off = UINT64_MAX, best_on = UINT64_MAX, events = 0, lost = 0;
 	struct klog_trace sink = { 0 };
 	int rep;
@@ -214,16 +252,20 @@ static void measure(const struct bench *b)
 		uint64_t t0, t1, l0, l1, e;
 
 		klog_set_enabled(0);
+		z = sleeps_now();
 		t0 = klog_now_ns();
 		b->run(b->n);
 		t1 = klog_now_ns();
-		if (t1 - t0 < best_off)
+		if (t1 - t0 < best_off) {
 			best_off = t1 - t0;
+			sleeps_off = sleeps_now() - z;
+		}
 
 		sink.n = 0;
 		klog_drain(&sink);
 		klog_set_enabled(1);
 		klog_stats(&s0);
+		z = sleeps_now();
 		t0 = klog_now_ns();
 		b->run(b->n);
 		t1 = klog_now_ns();
@@ -234,12 +276,14 @@ static void measure(const struct bench *b)
 			best_on = t1 - t0;
 			events = e;
 			lost = l1 - l0;
+			sleeps_on = sleeps_now() - z;
 		}
 	}
 	free(sink.ev);
-	printf("KLOG-BENCH name=%s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu\n",
-	       b->name, b->n, (unsigned long long)best_off, (unsigned long long)best_on,
-	       (unsigned long long)events, (unsigned long long)lost);
+	printf("KLOG-BENCH name=%s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu"
+	       " sleeps_off=%ld sleeps_on=%ld\n", b->name, b->n, (unsigned long long)best_off,
+	       (unsigned long long)best_on, (unsigned long long)events, (unsigned long long)lost,
+	       sleeps_off, sleeps_on);
 }
 
 int main(void)

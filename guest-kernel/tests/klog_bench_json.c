@@ -50,6 +50,7 @@ static int read_log(const char *backend, const char *path, double ns_per_insn, j
 	}
 	for (int lineno = 1; fgets(line, sizeof(line), in); lineno++) {
 		unsigned long long off, on, events, lost;
+		long sleeps_off, sleeps_on;
 		char name[64];
 		int iters;
 		double delta, per_ev, slow;
@@ -57,9 +58,10 @@ static int read_log(const char *backend, const char *path, double ns_per_insn, j
 
 		if (!p)
 			continue;
-		if (sscanf(p, "KLOG-BENCH name=%63s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu",
-			   name, &iters, &off, &on, &events, &lost) != 6 || !off || !events) {
-			fprintf(stderr, "%s:%d: malformed KLOG-BENCH line, expected name= iterations= off_ns= on_ns= events= lost=\n",
+		if (sscanf(p, "KLOG-BENCH name=%63s iterations=%d off_ns=%llu on_ns=%llu events=%llu lost=%llu sleeps_off=%ld sleeps_on=%ld",
+			   name, &iters, &off, &on, &events, &lost, &sleeps_off, &sleeps_on) != 8 ||
+		    !off || !events) {
+			fprintf(stderr, "%s:%d: malformed KLOG-BENCH line, expected name= iterations= off_ns= on_ns= events= lost= sleeps_off= sleeps_on=\n",
 				path, lineno);
 			fclose(in);
 			return 1;
@@ -67,7 +69,7 @@ static int read_log(const char *backend, const char *path, double ns_per_insn, j
 		delta = (double)on - (double)off;
 		per_ev = delta / (double)events;
 		slow = delta / (double)off * 100.0;
-		json_object_set_new(obj, name, json_pack("{s:f, s:f, s:f, s:I, s:I, s:i, s:I, s:I}",
+		json_object_set_new(obj, name, json_pack("{s:f, s:f, s:f, s:I, s:I, s:i, s:I, s:I, s:I, s:I}",
 			"instructions_per_event", per_ev / ns_per_insn,
 			"ns_per_event", per_ev,
 			"slowdown_pct", slow,
@@ -75,9 +77,12 @@ static int read_log(const char *backend, const char *path, double ns_per_insn, j
 			"events_lost", (json_int_t)lost,
 			"iterations", iters,
 			"off_ns", (json_int_t)off,
-			"on_ns", (json_int_t)on));
-		printf("%-6s %-20s %10d %12llu %12llu %8llu %6llu %12.1f %9.2f%%\n", backend, name,
-		       iters, off, on, events, lost, per_ev / ns_per_insn, slow);
+			"on_ns", (json_int_t)on,
+			"sleeps_off", (json_int_t)sleeps_off,
+			"sleeps_on", (json_int_t)sleeps_on));
+		printf("%-6s %-20s %10d %12llu %12llu %8llu %6llu %12.1f %9.2f%% %10ld %10ld\n", backend,
+		       name, iters, off, on, events, lost, per_ev / ns_per_insn, slow, sleeps_off,
+		       sleeps_on);
 		found++;
 	}
 	fclose(in);
@@ -96,8 +101,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s OUT_JSON BACKEND=CONSOLE_LOG...\n", argv[0]);
 		return 2;
 	}
-	printf("%-6s %-20s %10s %12s %12s %8s %6s %12s %10s\n", "", "benchmark", "iterations",
-	       "off ns", "on ns", "events", "lost", "instr/event", "slowdown");
+	printf("%-6s %-20s %10s %12s %12s %8s %6s %12s %10s %10s %10s\n", "", "benchmark",
+	       "iterations", "off ns", "on ns", "events", "lost", "instr/event", "slowdown",
+	       "off sleeps", "on sleeps");
 	for (int i = 2; i < argc; i++) {
 		char backend[16];
 		const char *eq = strchr(argv[i], '=');

@@ -159,12 +159,12 @@ MODULE_PARM_DESC(clock_offset_ns,
  * slots are never shared. A slot is written only while its task runs
  * nowhere else: by the task itself (the lock, futex and wait queue probes
  * run in the waiter's context) or by sched_switch for the task switching
- * out or in. Wakers read it without a lock: a stale read costs one NOTIFY
- * reported as a plain WAKEUP, or the reverse.
+ * out or in (a futex waker may claim a FUTEX_WAIT too: see
+ * klog_claim_futex_wait()). Wakers read it without a lock: a stale read
+ * costs one NOTIFY reported as a plain WAKEUP, or the reverse.
  */
 enum klog_wait_kind {
 	KLOG_WAIT_NONE,
-	KLOG_WAIT_FUTEX_QUEUED,	/* queued on futex lock_id, FUTEX_WAIT not logged */
 	KLOG_WAIT_MUTEX,
 	KLOG_WAIT_SEM,
 	/* The kinds from here on end when the task is next switched in. */
@@ -187,15 +187,22 @@ static struct klog_task *klog_task_of(pid_t pid)
 }
 
 /*
- * Whether this caller moved a queued futex waiter to FUTEX_WAIT logged, and
- * so must log it (see probe_futex_wait()). Relaxed: it only decides who
- * logs; the waiter's own switch wrote lock_id itself, and a waker has
- * read the kind with acquire.
+ * Whether this caller is the one to log the FUTEX_WAIT of a task waiting
+ * on futex lock_id: the task's own switch out and a waker that finds it
+ * not switched out yet may race (see "Futex" below), and the one that
+ * moves the slot to KLOG_WAIT_FUTEX logs it. Relaxed: it only decides who
+ * logs; the task reads lock_id after its wake-up, which orders it.
  */
-static __always_inline bool klog_futex_wait_logged(struct klog_task *t)
+static __always_inline bool klog_claim_futex_wait(struct klog_task *t,
+						  unsigned long lock_id)
 {
-	return cmpxchg_relaxed(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
-		       KLOG_WAIT_FUTEX) == KLOG_WAIT_FUTEX_QUEUED;
+	u8 kind = READ_ONCE(t->wait_kind);
+
+	if (kind == KLOG_WAIT_FUTEX ||
+	    cmpxchg_relaxed(&t->wait_kind, kind, KLOG_WAIT_FUTEX) != kind)
+		return false;
+	WRITE_ONCE(t->lock_id, lock_id);
+	return true;
 }
 
 /*
@@ -386,6 +393,7 @@ static void probe_sched_switch(void *data, bool preempt,
 	klog_begin(&b);
 	if (!preempt && (prev_state & TASK_NORMAL)) {
 		struct klog_task *pt = klog_task_of(prev->pid);
+		unsigned long futex = READ_ONCE(prev->futex_wait_id);
 
 		kind = pt->wait_kind;
 		/* io_schedule() marks the task in_iowait before it sleeps. */
@@ -401,14 +409,12 @@ static void probe_sched_switch(void *data, bool preempt,
 			prev->wait_event_queue = NULL;
 			klog_put(&b, PL_EV_WAITQUEUE_WAIT, prev->pid,
 				 pt->lock_id, 0, 0);
-		} else if (kind == KLOG_WAIT_FUTEX_QUEUED &&
-			   klog_futex_wait_logged(pt)) {
-			/* In the futex's schedule(): see probe_futex_wait(). */
-			klog_put(&b, PL_EV_FUTEX_WAIT, prev->pid, pt->lock_id,
-				 0, 0);
+		} else if (futex && klog_claim_futex_wait(pt, futex)) {
+			/* Asleep in futex_wait_queue(): see "Futex" below. */
+			klog_put(&b, PL_EV_FUTEX_WAIT, prev->pid, futex, 0, 0);
 		}
 	}
-	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, next->pid,
+	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, (u32)next->pid,
 		 klog_state_of(preempt, prev_state), 0);
 	kind = nt->wait_kind;
 	if (kind >= KLOG_WAIT_IO) {
@@ -450,20 +456,45 @@ static noinline void klog_waking(struct task_struct *p, struct klog_task *t,
 		klog_record(type, waker, READ_ONCE(t->lock_id), p->pid, 0);
 }
 
+/*
+ * A FUTEX_WAKE took the waiter p off the queue of futex lock_id. If p has
+ * not switched out yet, its FUTEX_WAIT is logged here, just before the
+ * notify, so that a wait always begins before the notify that ends it.
+ */
+static noinline void klog_futex_notify(struct task_struct *p,
+				       struct klog_task *t,
+				       unsigned long lock_id)
+{
+	unsigned long waiting_on = READ_ONCE(p->futex_wait_id);
+	struct klog_batch b __uninitialized;
+
+	/*
+	 * A futex waker never wakes itself, and try_to_wake_up() holds the
+	 * wakee's pi_lock with local irqs off.
+	 */
+	lockdep_assert_irqs_disabled();
+	klog_begin(&b);
+	if (waiting_on && klog_claim_futex_wait(t, waiting_on))
+		klog_put(&b, PL_EV_FUTEX_WAIT, p->pid, waiting_on, 0, 0);
+	klog_put(&b, PL_EV_FUTEX_NOTIFY, current->pid, lock_id, p->pid, 0);
+	klog_end(&b);
+}
+
 static void probe_sched_waking(void *data, struct task_struct *p)
 {
 	struct klog_task *t = klog_task_of(p->pid);
 	/* Pairs with the release in probe_sched_switch(): lock_id is set. */
 	u8 kind = smp_load_acquire(&t->wait_kind);
+	unsigned long futex = READ_ONCE(p->futex_wake_id);
 
 	/*
-	 * A futex waiter woken by a task: probe_futex_wake() already logged
-	 * FUTEX_NOTIFY. This is the common case, kept short (no frame).
+	 * futex_wake_id outlives a wait that a timeout ended while a waker
+	 * was taking it off the queue: it counts only during a futex wait.
 	 */
-	if ((kind == KLOG_WAIT_FUTEX_QUEUED || kind == KLOG_WAIT_FUTEX) &&
-	    in_task())
-		return;
-	klog_waking(p, t, kind);
+	if (futex && (kind == KLOG_WAIT_FUTEX || READ_ONCE(p->futex_wait_id)))
+		klog_futex_notify(p, t, futex);
+	else
+		klog_waking(p, t, kind);
 }
 
 static void probe_sched_wakeup_new(void *data, struct task_struct *p)
@@ -494,74 +525,34 @@ static void probe_task_rename(void *data, struct task_struct *task,
 }
 
 /*
- * Futex: tracepoints of patch 0001. The wait and its end are logged with
- * the context switches they cause, in the same claim of the ring:
- * futex_wait only marks the task queued, the switch out of its schedule()
- * logs FUTEX_WAIT, and the switch back in FUTEX_WAKE. A waker that finds
- * its waiter still queued (not switched out yet) logs the waiter's
- * FUTEX_WAIT before its FUTEX_NOTIFY, so that a wait always begins before
- * the notify that ends it; whichever of the two moves the waiter's slot
- * from FUTEX_QUEUED to FUTEX logs it. A wait whose schedule() returned
- * without switching logs both at futex_resume.
+ * Futex: patch 0001 keeps, in each task, the futex it waits on in
+ * futex_wait_queue() (futex_wait_id) and the one whose FUTEX_WAKE took it
+ * off the queue (futex_wake_id), so that the wait and its end are logged
+ * with the context switches they cause, in the same claim of the ring:
+ * the switch out of the wait's schedule() logs FUTEX_WAIT, the switch back
+ * in FUTEX_WAKE, and the waker's sched_waking FUTEX_NOTIFY. A waker that
+ * finds its waiter not switched out yet logs the waiter's FUTEX_WAIT
+ * before its notify; whichever of the two moves the waiter's slot to
+ * KLOG_WAIT_FUTEX logs it. A wait that a waker logged but whose schedule()
+ * returned without switching ends at futex_wait_end. (A waker that claims
+ * the wait after that, in the instant a timeout or a signal ends it, leaves
+ * its FUTEX_WAKE to the task's next switch in.) A wait that never switched
+ * out and that no waker claimed is not logged: the task never slept.
  */
 
-static void probe_futex_wait(void *data, unsigned long lock_id)
+static noinline void klog_futex_wait_ended(struct klog_task *t)
 {
-	struct klog_task *t = klog_task_of(current->pid);
-
-	WRITE_ONCE(t->lock_id, lock_id);
-	/* Orders lock_id before the kind a waker tests. */
-	smp_store_release(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED);
-}
-
-/* A futex wait whose schedule() returned without switching. */
-static noinline void klog_futex_resumed(struct klog_task *t, u8 kind)
-{
-	struct klog_batch b __uninitialized;
-	unsigned long flags;
-
-	if (kind == KLOG_WAIT_FUTEX_QUEUED)
-		kind = cmpxchg(&t->wait_kind, KLOG_WAIT_FUTEX_QUEUED,
-			       KLOG_WAIT_NONE);
-	if (kind != KLOG_WAIT_FUTEX_QUEUED && kind != KLOG_WAIT_FUTEX)
-		return;
 	WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
-	local_irq_save(flags);
-	klog_begin(&b);
-	if (kind == KLOG_WAIT_FUTEX_QUEUED)
-		klog_put(&b, PL_EV_FUTEX_WAIT, current->pid, t->lock_id, 0, 0);
-	klog_put(&b, PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
-	klog_end(&b);
-	local_irq_restore(flags);
+	klog_record(PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
 }
 
-static void probe_futex_resume(void *data, unsigned long lock_id)
+static void probe_futex_wait_end(void *data, unsigned long lock_id)
 {
 	struct klog_task *t = klog_task_of(current->pid);
-	u8 kind = READ_ONCE(t->wait_kind);
 
 	/* Usually the switch back in ended the wait already (no frame). */
-	if (kind == KLOG_WAIT_FUTEX_QUEUED || kind == KLOG_WAIT_FUTEX)
-		klog_futex_resumed(t, kind);
-}
-
-static void probe_futex_wake(void *data, unsigned long lock_id,
-			     struct task_struct *waiter)
-{
-	struct klog_task *t = klog_task_of(waiter->pid);
-	struct klog_batch b __uninitialized;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	klog_begin(&b);
-	/* Pairs with the release in probe_futex_wait(). */
-	if (smp_load_acquire(&t->wait_kind) == KLOG_WAIT_FUTEX_QUEUED &&
-	    klog_futex_wait_logged(t))
-		klog_put(&b, PL_EV_FUTEX_WAIT, waiter->pid, t->lock_id, 0, 0);
-	klog_put(&b, PL_EV_FUTEX_NOTIFY, current->pid, lock_id, waiter->pid,
-		 0);
-	klog_end(&b);
-	local_irq_restore(flags);
+	if (READ_ONCE(t->wait_kind) == KLOG_WAIT_FUTEX)
+		klog_futex_wait_ended(t);
 }
 
 /*
@@ -814,9 +805,7 @@ static struct klog_probe klog_probes[] = {
 	{ "sched_process_fork", probe_sched_process_fork },
 	{ "sched_process_exit", probe_sched_process_exit },
 	{ "task_rename", probe_task_rename },
-	{ "futex_wait", probe_futex_wait },
-	{ "futex_resume", probe_futex_resume },
-	{ "futex_wake", probe_futex_wake },
+	{ "futex_wait_end", probe_futex_wait_end },
 	{ "contention_begin", probe_contention_begin },
 	{ "contention_end", probe_contention_end },
 	{ "sock_wait_block", probe_sock_wait_block },
