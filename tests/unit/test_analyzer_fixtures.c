@@ -179,7 +179,7 @@ static const struct phone_fixture phone_fixtures[] = {
 	 * mmc driver's waits for the card's previous request (a wait queue an interrupt wakes).
 	 */
 	{ "phone-svcjournal", 1, {
-		{ 20341376, 1254816, 2748464, 0, 5819344, 0, 0, 4496, 52816, 9056, 0, 2684224 } }, 0,
+		{ 20374448, 60016, 2675472, 0, 5823184, 0, 0, 4496, 66032, 9056, 0, 3895872 } }, 0,
 	  { { PL_EV_BINDER_PRODUCE_ONEWAY, 2 }, { PL_EV_MUTEX_WAIT, 1 }, { PL_EV_MUTEX_NOTIFY, 1 },
 	    { PL_EV_MUTEX_WAKE, 1 } } },
 };
