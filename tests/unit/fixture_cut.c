@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: fixture-cut IN OUT END_NS (a decimal integer)\n");
 		return PL_EXIT_USAGE;
 	}
-	if (pl_read_file(argv[1], &buf, &len, &err) < 0 ||
+	if (pl_read_file(argv[1], PL_CAP_TRACE_BYTES, "a trace", &buf, &len, &err) < 0 ||
 	    pl_trace_parse(argv[1], buf, len, &check, &err) < 0)
 		pl_error_exit("fixture-cut", &err, PL_EXIT_FAILED);
 	pl_trace_free(&check);

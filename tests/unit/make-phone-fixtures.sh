@@ -23,6 +23,9 @@ fixtures=(
 	"netdgram netdgram 1"
 	# B's worker waits for the lock A's holds: a futex lock hop on input 1's path
 	"lockcontention lockcontention 2"
+	# a one-way binder note whose journal write the two-way call's handler waits for on a
+	# kernel mutex (MUTEX_WAIT/NOTIFY/WAKE): both on input 0's path
+	"svcjournal svcjournal 1"
 )
 
 make --no-print-directory -s -C "$top/analyzer" fixture-cut

@@ -40,6 +40,8 @@ static const struct fixture fixtures[] = {
 	{ "phone-sdcache", "task>message>invalidate", 0 },
 	{ "phone-netdgram", "task>message>invalidate", 0 },
 	{ "phone-lockcontention", "fork>message>invalidate|fork>lock>message>invalidate", 0 },
+	/* The note's handler holds the journal's kernel mutex the call's handler waits for. */
+	{ "phone-svcjournal", "task>binder>notify>binder>message>invalidate", 0 },
 };
 
 /* Is shape one of the '|'-separated alternatives? */
@@ -126,6 +128,7 @@ static void test_fixtures(void)
 }
 
 #define MAX_PHONE_TX 7
+#define MAX_COVERED 6
 
 /* A phone fixture's transactions: each one's breakdown (enum pl_category order), exact. */
 struct phone_fixture {
@@ -134,6 +137,11 @@ struct phone_fixture {
 	uint64_t ns[MAX_PHONE_TX][PL_CATEGORIES];
 	/* The thread that fetches: its network sleeps are all on the critical path. */
 	uint32_t fetch_tid;
+	/* The event types the fixture is there for, with their exact record counts. */
+	struct {
+		uint16_t type;
+		uint64_t count;
+	} covers[MAX_COVERED];
 };
 
 /*
@@ -149,17 +157,31 @@ static const struct phone_fixture phone_fixtures[] = {
 		{ 400684064, 1284048, 0, 0, 0, 0, 0, 4432, 12016, 0, 0, 2339440 },
 		{ 50122768, 1071648, 0, 0, 0, 0, 0, 4448, 12032, 0, 0, 16443904 },
 		{ 300520896, 1159488, 0, 0, 0, 0, 0, 4432, 12016, 0, 0, 9293968 },
-		{ 107832464, 1938720, 0, 0, 0, 0, 0, 4672, 20592, 0, 0, 10833568 } }, 0 },
+		{ 107832464, 1938720, 0, 0, 0, 0, 0, 4672, 20592, 0, 0, 10833568 } }, 0,
+	  { { PL_EV_CPU_OFFLINE, 2 }, { PL_EV_CPU_ONLINE, 2 }, { PL_EV_CPU_FREQUENCY, 8 },
+	    { PL_EV_SEM_WAIT, 4 }, { PL_EV_SEM_NOTIFY, 4 }, { PL_EV_SEM_WAKE, 4 } } },
 	/* A 32 KiB TCP fetch, then the fsync of its cache file (io), and a contended lock. */
 	{ "phone-sdcache", 1, {
 		{ 8459840, 194000, 1064176, 327509664, 203408, 0, 0, 5488, 65952, 0, 0, 10832288 } },
-	  68 },
+	  68, { { PL_EV_SOCK_BLOCK, 1 }, { PL_EV_STREAM_BLOCK, 24 }, { PL_EV_IO_BLOCK, 9 } } },
 	{ "phone-netdgram", 1, {
-		{ 440480, 73136, 0, 172320928, 0, 0, 0, 5488, 65952, 0, 0, 8763200 } }, 68 },
+		{ 440480, 73136, 0, 172320928, 0, 0, 0, 5488, 65952, 0, 0, 8763200 } }, 68,
+	  { { PL_EV_DATAGRAM_BLOCK, 33 } } },
 	/* B's worker waits 300 ms for the lock A's housekeeping thread holds. */
 	{ "phone-lockcontention", 2, {
 		{ 10072576, 16400, 0, 0, 0, 0, 1216, 4656, 0, 0, 208, 6227488 },
-		{ 100223184, 29856, 0, 0, 300128464, 0, 1232, 4720, 0, 0, 208, 4606624 } }, 0 },
+		{ 100223184, 29856, 0, 0, 300128464, 0, 1232, 4720, 0, 0, 208, 4606624 } }, 0,
+	  { { PL_EV_FUTEX_WAIT, 1 }, { PL_EV_FUTEX_NOTIFY, 1 }, { PL_EV_FUTEX_WAKE, 1 } } },
+	/*
+	 * A one-way note (64 KiB to svc-compute's O_DSYNC journal; one more, empty, at start),
+	 * then a two-way call whose handler waits on the journal file's f_pos_lock (a kernel
+	 * mutex) for the note's write, which is on the path: its card writes are io, and lock the
+	 * mmc driver's waits for the card's previous request (a wait queue an interrupt wakes).
+	 */
+	{ "phone-svcjournal", 1, {
+		{ 20374448, 60016, 2675472, 0, 5823184, 0, 0, 4496, 66032, 9056, 0, 3895872 } }, 0,
+	  { { PL_EV_BINDER_PRODUCE_ONEWAY, 2 }, { PL_EV_MUTEX_WAIT, 1 }, { PL_EV_MUTEX_NOTIFY, 1 },
+	    { PL_EV_MUTEX_WAKE, 1 } } },
 };
 
 static int is_network_block(uint16_t type)
@@ -202,8 +224,10 @@ static uint64_t network_sleep_ns(const struct pl_trace *t, uint32_t tid)
 
 static void test_phone_breakdowns(void)
 {
-	/* The kernel events the phone fixtures hold together: every one but binder and mutex. */
+	/* The kernel events the phone fixtures hold together: all an app's run logs. */
 	static const uint16_t wanted[] = {
+		PL_EV_BINDER_PRODUCE_ONEWAY, PL_EV_BINDER_PRODUCE_TWOWAY, PL_EV_BINDER_REPLY,
+		PL_EV_BINDER_CONSUME, PL_EV_MUTEX_WAIT, PL_EV_MUTEX_WAKE, PL_EV_MUTEX_NOTIFY,
 		PL_EV_FUTEX_WAIT, PL_EV_FUTEX_WAKE, PL_EV_FUTEX_NOTIFY, PL_EV_SEM_WAIT, PL_EV_SEM_WAKE,
 		PL_EV_SEM_NOTIFY, PL_EV_WAITQUEUE_WAIT, PL_EV_WAITQUEUE_WAKE, PL_EV_WAITQUEUE_NOTIFY,
 		PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME, PL_EV_DATAGRAM_BLOCK, PL_EV_DATAGRAM_RESUME,
@@ -236,8 +260,21 @@ static void test_phone_breakdowns(void)
 		if (want->fetch_tid)
 			CU_ASSERT_EQUAL(network_sleep_ns(&m.trace, want->fetch_tid),
 					want->ns[0][PL_CAT_NETWORK]);
+		uint64_t here[PL_EV_TYPE_MAX + 1] = { 0 };
+
 		for (uint64_t i = 0; i < m.trace.nevents; i++)
-			seen[m.trace.events[i].type]++;
+			here[m.trace.events[i].type]++;
+		for (int c = 0; c < MAX_COVERED && want->covers[c].type; c++)
+			if (here[want->covers[c].type] != want->covers[c].count) {
+				fprintf(stderr, "\n  %s: %llu records of type %u, expected %llu",
+					want->name,
+					(unsigned long long)here[want->covers[c].type],
+					want->covers[c].type,
+					(unsigned long long)want->covers[c].count);
+				CU_FAIL("a phone fixture lost the events it is there for");
+			}
+		for (int type = 0; type <= PL_EV_TYPE_MAX; type++)
+			seen[type] += here[type];
 		model_free(&m);
 	}
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
@@ -271,6 +308,30 @@ static void test_phone_frequencies(void)
 	model_free(&m);
 }
 
+/* svcjournal's tap: its path takes the one-way call into the note's handler, and the kernel
+ * mutex's notify from there into the two-way call's handler. */
+static void test_phone_oneway_and_mutex(void)
+{
+	struct pl_error err;
+	struct model m;
+	uint64_t oneway = 0, mutex = 0;
+
+	CU_ASSERT_EQUAL_FATAL(pl_trace_read_file(PANLAB_TEST_DATA "/phone-svcjournal.trace.bin",
+						 &m.trace, &err), 0);
+	pl_model_build(&m.trace, &m.s);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	for (uint64_t i = m.s.cp.first_step[0]; i < m.s.cp.first_step[1]; i++) {
+		const struct pl_step *st = &m.s.cp.steps[i];
+		uint16_t from = m.trace.events[st->from_event].type;
+
+		oneway += st->kind == PL_EDGE_BINDER && from == PL_EV_BINDER_PRODUCE_ONEWAY;
+		mutex += st->kind == PL_EDGE_NOTIFY && from == PL_EV_MUTEX_NOTIFY;
+	}
+	CU_ASSERT_EQUAL(oneway, 1);
+	CU_ASSERT_EQUAL(mutex, 1);
+	model_free(&m);
+}
+
 void add_fixture_tests(void)
 {
 	CU_pSuite s = CU_add_suite("fixtures", NULL, NULL);
@@ -281,4 +342,6 @@ void add_fixture_tests(void)
 		    test_phone_breakdowns);
 	CU_add_test(s, "phone run: running time by frequency across a DVFS change",
 		    test_phone_frequencies);
+	CU_add_test(s, "phone run: a one-way binder call and a kernel mutex on a critical path",
+		    test_phone_oneway_and_mutex);
 }

@@ -184,6 +184,49 @@ static void test_lock_wait_then_runnable(void)
 	model_free(&m);
 }
 
+/* app-condjoin's two pool workers and its executor. */
+enum { WAITER = 110, SIGNALLER = 111, POOL = 7 };
+
+/*
+ * app-condjoin's tap: MAIN takes input 0's message and submits pool tasks 1 and 2; with
+ * start_up, each submission forks a new worker (SIGNALLER for task 1, WAITER for task 2).
+ */
+static void condjoin_tap(struct tb *t, int start_up)
+{
+	tb_init(t, 2);
+	tb_user(t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
+	tb_user(t, MAIN, US(1112), PL_EV_SUBMIT_ASYNC_TASK, 1, POOL);
+	if (start_up)
+		tb_kernel(t, 0, US(1113), PL_EV_FORK, MAIN, SIGNALLER, MAIN);
+	tb_user(t, MAIN, US(1114), PL_EV_SUBMIT_ASYNC_TASK, 2, POOL);
+	if (start_up)
+		tb_kernel(t, 0, US(1115), PL_EV_FORK, MAIN, WAITER, MAIN);
+	tb_user(t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+}
+
+/*
+ * app-condjoin's join, after the tap submitted pool tasks 1 and 2 and the waiter took
+ * waiter_task: the waiter (cpu 1) waits on the condition variable inside its task at 1200 us
+ * until the signaller (cpu 0) signals at 1500 us and ends signaller_task; the waiter posts the
+ * result to MAIN and ends its task, and MAIN draws it. Then the model.
+ */
+static void condjoin_join(struct tb *t, uint64_t waiter_task, uint64_t signaller_task,
+			  struct model *m)
+{
+	tb_kernel(t, 1, US(1200), PL_EV_FUTEX_WAIT, WAITER, WORK_LOCK, 0);
+	tb_kernel(t, 1, US(1201), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(t, 0, US(1500), PL_EV_FUTEX_NOTIFY, SIGNALLER, WORK_LOCK, WAITER);
+	tb_user(t, SIGNALLER, US(1502), PL_EV_ASYNC_TASK_END, signaller_task, POOL);
+	tb_kernel(t, 1, US(1505), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
+	tb_kernel(t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
+	tb_user(t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, waiter_task, POOL);
+	tb_result_drawn(t, MAIN, VSYNC, QUEUE, 2, 1600);
+	model_build(t, m);
+}
+
 /*
  * A join through a condition variable (app-condjoin): the tap submits two
  * pool tasks; the waiter (WAITER, cpu 1) computes briefly, then waits on the
@@ -195,30 +238,14 @@ static void test_lock_wait_then_runnable(void)
  */
 static void test_condition_variable_join(void)
 {
-	enum { WAITER = 110, SIGNALLER = 111, POOL = 7 };
 	struct tb t;
 	struct model m;
 	char shape[64];
 
-	tb_init(&t, 2);
-	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
-	tb_user(&t, MAIN, US(1112), PL_EV_SUBMIT_ASYNC_TASK, 1, POOL);
-	tb_user(&t, MAIN, US(1114), PL_EV_SUBMIT_ASYNC_TASK, 2, POOL);
-	tb_user(&t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	condjoin_tap(&t, 0);
 	tb_user(&t, WAITER, US(1130), PL_EV_CONSUME_ASYNC_TASK, 1, POOL);
 	tb_user(&t, SIGNALLER, US(1131), PL_EV_CONSUME_ASYNC_TASK, 2, POOL);
-	tb_kernel(&t, 1, US(1200), PL_EV_FUTEX_WAIT, WAITER, WORK_LOCK, 0);
-	tb_kernel(&t, 1, US(1201), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
-	tb_kernel(&t, 0, US(1500), PL_EV_FUTEX_NOTIFY, SIGNALLER, WORK_LOCK, WAITER);
-	tb_user(&t, SIGNALLER, US(1502), PL_EV_ASYNC_TASK_END, 2, POOL);
-	tb_kernel(&t, 1, US(1505), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
-	tb_user(&t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
-	tb_user(&t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, 1, POOL);
-	tb_result_drawn(&t, MAIN, VSYNC, QUEUE, 2, 1600);
-	model_build(&t, &m);
+	condjoin_join(&t, 1, 2, &m);
 
 	uint64_t wake = find_event(&m, PL_EV_FUTEX_WAKE, WAITER, US(1506));
 
@@ -254,20 +281,12 @@ static void test_condition_variable_join(void)
  */
 static void test_start_up_contention(void)
 {
-	enum { WAITER = 110, SIGNALLER = 111, POOL = 7, MM_SEM = 0x4000 };
+	enum { MM_SEM = 0x4000 };
 	struct tb t;
 	struct model m;
 	char shape[64];
 
-	tb_init(&t, 2);
-	tb_user(&t, OTHER, US(1000), PL_EV_ENQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1100), PL_EV_DEQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1110), PL_EV_UI_INPUT, 0, 0);
-	tb_user(&t, MAIN, US(1112), PL_EV_SUBMIT_ASYNC_TASK, 1, POOL);
-	tb_kernel(&t, 0, US(1113), PL_EV_FORK, MAIN, SIGNALLER, MAIN);
-	tb_user(&t, MAIN, US(1114), PL_EV_SUBMIT_ASYNC_TASK, 2, POOL);
-	tb_kernel(&t, 0, US(1115), PL_EV_FORK, MAIN, WAITER, MAIN);
-	tb_user(&t, MAIN, US(1120), PL_EV_MSG_DONE, 1, QUEUE);
+	condjoin_tap(&t, 1);
 	tb_kernel(&t, 1, US(1121), PL_EV_THREAD_NAME, WAITER, 0, 0);
 	tb_user(&t, SIGNALLER, US(1130), PL_EV_CONSUME_ASYNC_TASK, 1, POOL);
 	tb_kernel(&t, 0, US(1131), PL_EV_SEM_WAIT, SIGNALLER, MM_SEM, 0);
@@ -276,16 +295,7 @@ static void test_start_up_contention(void)
 	tb_kernel(&t, 0, US(1142), PL_EV_CONTEXT_SWITCH, 0, SIGNALLER, PL_STATE_RUNNABLE);
 	tb_kernel(&t, 0, US(1143), PL_EV_SEM_WAKE, SIGNALLER, MM_SEM, 0);
 	tb_user(&t, WAITER, US(1145), PL_EV_CONSUME_ASYNC_TASK, 2, POOL);
-	tb_kernel(&t, 1, US(1200), PL_EV_FUTEX_WAIT, WAITER, WORK_LOCK, 0);
-	tb_kernel(&t, 1, US(1201), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
-	tb_kernel(&t, 0, US(1500), PL_EV_FUTEX_NOTIFY, SIGNALLER, WORK_LOCK, WAITER);
-	tb_user(&t, SIGNALLER, US(1502), PL_EV_ASYNC_TASK_END, 1, POOL);
-	tb_kernel(&t, 1, US(1505), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 1, US(1506), PL_EV_FUTEX_WAKE, WAITER, WORK_LOCK, 0);
-	tb_user(&t, WAITER, US(1510), PL_EV_ENQUEUE_MSG, 2, QUEUE);
-	tb_user(&t, WAITER, US(1511), PL_EV_ASYNC_TASK_END, 2, POOL);
-	tb_result_drawn(&t, MAIN, VSYNC, QUEUE, 2, 1600);
-	model_build(&t, &m);
+	condjoin_join(&t, 2, 1, &m);
 
 	uint64_t sem_wake = find_event(&m, PL_EV_SEM_WAKE, SIGNALLER, US(1143));
 
