@@ -158,6 +158,9 @@ if [ -n "$failed" ]; then
 	echo "</table>"
 fi
 echo "</body></html>"
-} > "$html.tmp"
+} > "$work/report.html"
+# Copied in one step whose failure (a full disk, a bad path) is caught and named.
+cp "$work/report.html" "$html.tmp" 2>/dev/null ||
+	{ rm -f "$html.tmp"; echo "$html: cannot write the report (disk full or bad path?)" >&2; exit 1; }
 mv "$html.tmp" "$html"
 echo "report: ${html}"

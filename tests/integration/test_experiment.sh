@@ -8,6 +8,7 @@
 #   - the database holds both timer runs' models; the configuration booted once (the first run
 #     saved the snapshot, the second restored it); restore-refused.sh tells that restore from a
 #     refused one (a file that is no snapshot);
+#   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
 #     SVGs with their paths, and the screenshot shows gnuplot's first line colour (the plots
 #     were drawn, not only present).
@@ -84,6 +85,14 @@ rm -rf "$top/out/$name-refused"
 # The report in a real browser.
 html=$dir/report.html
 [ -s "$html" ] || fail "no report.html"
+# A report that cannot be written is one line naming it, exit 1, and no partial file.
+touch "$work/not-a-dir"
+rc=0
+"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$work/not-a-dir/report.html" \
+	> /dev/null 2> "$work/report.err" || rc=$?
+[ $rc = 1 ] && [ "$(wc -l < "$work/report.err")" = 1 ] &&
+	grep -qF "$work/not-a-dir/report.html: cannot write the report" "$work/report.err" ||
+	fail "an unwritable report gave exit $rc and: $(cat "$work/report.err")"
 chrome=(chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$work/chrome")
 timeout 120 "${chrome[@]}" --dump-dom "file://$html" > "$work/dom.html" 2>/dev/null
 svgs=$(grep -o '<svg' "$work/dom.html" | wc -l)
