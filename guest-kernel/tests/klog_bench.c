@@ -10,8 +10,8 @@
  * with the fastest off and on runs (guest CLOCK_MONOTONIC ns), the records
  * the logger produced (kept + lost) during the fastest on run, and the
  * voluntary context switches (sleeps) of the benchmark's process in each:
- * where the threads' interleaving varies (futex contention), tracing that
- * changes how often they sleep changes the work itself.
+ * where the threads' interleaving can vary, tracing that changes how often
+ * they sleep changes the work itself, and unequal counts show it.
  * guest-kernel/tests/klog_bench_json.c turns the lines into JSON. Under
  * qemu's -icount shift=2 every guest instruction takes 4 ns of guest time,
  * and with one cpu that never idles during a run, guest ns / 4 is the
@@ -240,7 +240,7 @@ static long sleeps_now(void)
 
 static void measure(const struct bench *b)
 {
-	long z, sleeps_off = 0, sleeps_on = 0;
+	long sleeps_before, sleeps_off = 0, sleeps_on = 0;
 	uint64_t best_off = UINT64_MAX, best_on = UINT64_MAX, events = 0, lost = 0;
 	struct klog_trace sink = { 0 };
 	int rep;
@@ -252,20 +252,20 @@ static void measure(const struct bench *b)
 		uint64_t t0, t1, l0, l1, e;
 
 		klog_set_enabled(0);
-		z = sleeps_now();
+		sleeps_before = sleeps_now();
 		t0 = klog_now_ns();
 		b->run(b->n);
 		t1 = klog_now_ns();
 		if (t1 - t0 < best_off) {
 			best_off = t1 - t0;
-			sleeps_off = sleeps_now() - z;
+			sleeps_off = sleeps_now() - sleeps_before;
 		}
 
 		sink.n = 0;
 		klog_drain(&sink);
 		klog_set_enabled(1);
 		klog_stats(&s0);
-		z = sleeps_now();
+		sleeps_before = sleeps_now();
 		t0 = klog_now_ns();
 		b->run(b->n);
 		t1 = klog_now_ns();
@@ -276,7 +276,7 @@ static void measure(const struct bench *b)
 			best_on = t1 - t0;
 			events = e;
 			lost = l1 - l0;
-			sleeps_on = sleeps_now() - z;
+			sleeps_on = sleeps_now() - sleeps_before;
 		}
 	}
 	free(sink.ev);
