@@ -73,14 +73,21 @@ struct klog_ring {
 	/* Written by this cpu only. */
 	struct pl_event *next;	/* the slot of the next record */
 	/*
-	 * Free slots from next on, up to the end of the array, when this cpu
-	 * last read tail (the reader only adds to them): a record needs no
-	 * read of tail and no wrap test; 0 while dropping or at the end.
+	 * The end of the free slots from next on, up to the end of the array,
+	 * when this cpu last read tail (the reader only frees more): a record
+	 * below it needs no read of tail and no wrap test; next while
+	 * dropping or at the end of the array.
 	 */
-	u32 room;
+	struct pl_event *limit;
 	u32 lost_pending;	/* dropped since the last stored record */
 	u32 head;		/* records stored, LOST markers included */
-	u32 head_laps;		/* times head wrapped past 2^32 */
+	/*
+	 * Wraps of head past 2^32, counted out of line: klog_put_slow() runs
+	 * at least once per capacity (< 2^31) records, at the end of the
+	 * array, so head wraps at most once between two of its runs.
+	 */
+	u32 head_laps;
+	u32 head_seen;		/* head at the last klog_put_slow() */
 	u64 lost;
 	/* Written by the reader only. */
 	struct pl_event *read_next;
@@ -104,38 +111,24 @@ MODULE_PARM_DESC(native_probes, "Log input and display kprobe events for program
 /*
  * Timestamps are guest CLOCK_MONOTONIC ns, the userspace logger's clock.
  * The guest's clocksource is the generic timer's virtual count (CNTVCT).
- * When the counter frequency divides 1e9 (62.5 MHz on both backends: 16 ns
- * per tick), the clocksource's mult/shift is exact, and with no NTP
- * slewing CLOCK_MONOTONIC = CNTVCT * ns_per_tick + clock_offset_ns holds
- * exactly for the whole boot. A record then holds the raw count, read in
- * about 3 instructions, and the reader converts it (ktime_get_mono_fast_ns()
- * costs about 67). Otherwise (another frequency or clocksource) records hold
- * ktime_get_mono_fast_ns() and clock_offset_ns reads as ENODATA.
+ * The counter frequency divides 1e9 (62.5 MHz on both backends: 16 ns per
+ * tick), so the clocksource's mult/shift is exact, and with no NTP slewing
+ * CLOCK_MONOTONIC = CNTVCT * ns_per_tick + clock_offset_ns holds exactly
+ * for the whole boot (klog_clock_init() checks it, or the module does not
+ * load). A record holds the raw count, read in about 3 instructions, and
+ * the reader converts it (ktime_get_mono_fast_ns() costs about 67).
  */
-static DEFINE_STATIC_KEY_FALSE(klog_counter_clock);
 static u32 klog_ns_per_tick;
 static s64 klog_clock_offset_ns;
-
-/* A record's time stamp as stored in the ring. */
-static __always_inline u64 klog_now(void)
-{
-	if (static_branch_likely(&klog_counter_clock))
-		return __arch_counter_get_cntvct();
-	return ktime_get_mono_fast_ns();
-}
 
 /* CLOCK_MONOTONIC ns of a stored time stamp. */
 static u64 klog_ts_ns(u64 stored)
 {
-	if (static_branch_likely(&klog_counter_clock))
-		return stored * klog_ns_per_tick + klog_clock_offset_ns;
-	return stored;
+	return stored * klog_ns_per_tick + klog_clock_offset_ns;
 }
 
 static int clock_offset_get(char *buf, const struct kernel_param *kp)
 {
-	if (!static_key_enabled(&klog_counter_clock))
-		return -ENODATA;
 	return sysfs_emit(buf, "%lld\n", klog_clock_offset_ns);
 }
 
@@ -214,8 +207,8 @@ static __always_inline bool klog_claim_futex_wait(struct klog_task *t,
 struct klog_batch {
 	struct klog_ring *ring;
 	struct pl_event *next;
-	u64 ts;		/* as klog_now() */
-	u32 room;	/* as ring->room; 0 sends the next record to the slow path */
+	struct pl_event *limit;	/* as ring->limit: at it, the slow path */
+	u64 ts;		/* CNTVCT */
 	u32 stored;	/* records stored by this batch so far */
 	u16 cpu;
 };
@@ -226,9 +219,9 @@ static __always_inline void klog_begin(struct klog_batch *b)
 
 	b->ring = ring;
 	b->next = ring->next;
-	b->room = ring->room;
+	b->limit = ring->limit;
 	b->stored = 0;
-	b->ts = klog_now();
+	b->ts = __arch_counter_get_cntvct();
 	b->cpu = ring->cpu;
 }
 
@@ -249,10 +242,10 @@ klog_store(struct pl_event *ev, u64 ts, u16 cpu, u16 type, u32 tid, u64 a0,
 
 /*
  * No room is known: read tail again, wrap next at the end of the array and
- * set ring->room and ring->next. Then store a LOST record with the count of
- * records dropped since the last stored one, if any, and this record, or
- * drop this one too. Out of line: the common path stays short. Returns the
- * number of records stored.
+ * set ring->limit and ring->next. Then store a LOST record with the count
+ * of records dropped since the last stored one, if any, and this record,
+ * or drop this one too. Out of line: the common path stays short. Returns
+ * the number of records stored.
  */
 static noinline u32 klog_put_slow(struct klog_ring *ring,
 				  struct pl_event *next, u32 stored, u64 ts,
@@ -260,17 +253,21 @@ static noinline u32 klog_put_slow(struct klog_ring *ring,
 				  u32 a2)
 {
 	u32 need = ring->lost_pending ? 2 : 1;
+	u32 head = ring->head + stored;
 	/* Pairs with the reader's release of tail: its slot copy is done. */
 	u32 tail = smp_load_acquire(&ring->tail);
-	u32 room = ring->capacity - (ring->head + stored - tail);
+	u32 room = ring->capacity - (head - tail);
 
+	if (head < ring->head_seen)
+		ring->head_laps++;
+	ring->head_seen = head;
 	if (next == ring->end)
 		next = ring->rec;
 	ring->next = next;
 	if (room < need) {
 		ring->lost++;
 		ring->lost_pending++;
-		ring->room = 0;
+		ring->limit = next;
 		return 0;
 	}
 	if (ring->lost_pending) {
@@ -282,21 +279,20 @@ static noinline u32 klog_put_slow(struct klog_ring *ring,
 	}
 	next = klog_store(next, ts, cpu, type, tid, a0, a1, a2);
 	ring->next = next;
-	ring->room = min_t(u32, room - need, ring->end - next);
+	ring->limit = next + min_t(u32, room - need, ring->end - next);
 	return need;
 }
 
 static __always_inline void klog_put(struct klog_batch *b, u16 type, u32 tid,
 				     u64 a0, u32 a1, u32 a2)
 {
-	if (unlikely(!b->room)) {
+	if (unlikely(b->next == b->limit)) {
 		b->stored += klog_put_slow(b->ring, b->next, b->stored, b->ts,
 					   b->cpu, type, tid, a0, a1, a2);
 		b->next = b->ring->next;
-		b->room = b->ring->room;
+		b->limit = b->ring->limit;
 		return;
 	}
-	b->room--;
 	b->stored++;
 	b->next = klog_store(b->next, b->ts, b->cpu, type, tid, a0, a1, a2);
 }
@@ -304,14 +300,10 @@ static __always_inline void klog_put(struct klog_batch *b, u16 type, u32 tid,
 static __always_inline void klog_end(struct klog_batch *b)
 {
 	struct klog_ring *ring = b->ring;
-	u32 head = ring->head + b->stored;
 
 	ring->next = b->next;
-	ring->room = b->room;
-	if (unlikely(head < b->stored))
-		ring->head_laps++;
 	/* Publish the slots only once they are filled in. */
-	smp_store_release(&ring->head, head);
+	smp_store_release(&ring->head, ring->head + b->stored);
 }
 
 /* One record from any context. */
@@ -379,43 +371,48 @@ static const u16 klog_wake_event[] = {
 	[KLOG_WAIT_FUTEX] = PL_EV_FUTEX_WAKE,
 };
 
+/* The wait, if any, that prev begins by switching out asleep. */
+static __always_inline void klog_switch_out_asleep(struct klog_batch *b,
+						   struct task_struct *prev,
+						   unsigned int prev_state)
+{
+	struct klog_task *pt = klog_task_of(prev->pid);
+	unsigned long futex = READ_ONCE(prev->futex_wait_id);
+
+	/* io_schedule() marks the task in_iowait before it sleeps. */
+	if ((prev_state & TASK_UNINTERRUPTIBLE) && prev->in_iowait) {
+		WRITE_ONCE(pt->wait_kind, KLOG_WAIT_IO);
+		klog_put(b, PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
+	} else if (pt->wait_kind == KLOG_WAIT_NONE && prev->wait_event_queue) {
+		/* See "Wait queues" above. */
+		WRITE_ONCE(pt->lock_id, (unsigned long)prev->wait_event_queue);
+		/* Pairs with the acquire in probe_sched_waking(). */
+		smp_store_release(&pt->wait_kind, KLOG_WAIT_WAITQUEUE);
+		prev->wait_event_queue = NULL;
+		klog_put(b, PL_EV_WAITQUEUE_WAIT, prev->pid, pt->lock_id, 0, 0);
+	} else if (futex && klog_claim_futex_wait(pt, futex)) {
+		/* Asleep in futex_wait_queue(): see "Futex" below. */
+		klog_put(b, PL_EV_FUTEX_WAIT, prev->pid, futex, 0, 0);
+	}
+}
+
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	struct klog_task *nt = klog_task_of(next->pid);
+	u32 state = klog_state_of(preempt, prev_state);
 	struct klog_batch b __uninitialized;
+	struct klog_task *nt;
 	u8 kind;
 
 	/* __schedule() runs this with local irqs off. */
 	lockdep_assert_irqs_disabled();
 	klog_begin(&b);
-	if (!preempt && (prev_state & TASK_NORMAL)) {
-		struct klog_task *pt = klog_task_of(prev->pid);
-		unsigned long futex = READ_ONCE(prev->futex_wait_id);
-
-		kind = pt->wait_kind;
-		/* io_schedule() marks the task in_iowait before it sleeps. */
-		if ((prev_state & TASK_UNINTERRUPTIBLE) && prev->in_iowait) {
-			WRITE_ONCE(pt->wait_kind, KLOG_WAIT_IO);
-			klog_put(&b, PL_EV_IO_BLOCK, prev->pid, 0, 0, 0);
-		} else if (kind == KLOG_WAIT_NONE && prev->wait_event_queue) {
-			/* See "Wait queues" above. */
-			WRITE_ONCE(pt->lock_id,
-				   (unsigned long)prev->wait_event_queue);
-			/* Pairs with the acquire in probe_sched_waking(). */
-			smp_store_release(&pt->wait_kind, KLOG_WAIT_WAITQUEUE);
-			prev->wait_event_queue = NULL;
-			klog_put(&b, PL_EV_WAITQUEUE_WAIT, prev->pid,
-				 pt->lock_id, 0, 0);
-		} else if (futex && klog_claim_futex_wait(pt, futex)) {
-			/* Asleep in futex_wait_queue(): see "Futex" below. */
-			klog_put(&b, PL_EV_FUTEX_WAIT, prev->pid, futex, 0, 0);
-		}
-	}
-	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, (u32)next->pid,
-		 klog_state_of(preempt, prev_state), 0);
+	if (state == PL_STATE_SLEEPING || state == PL_STATE_BLOCKED)
+		klog_switch_out_asleep(&b, prev, prev_state);
+	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, (u32)next->pid, state, 0);
+	nt = klog_task_of(next->pid);
 	kind = nt->wait_kind;
 	if (kind >= KLOG_WAIT_IO) {
 		WRITE_ONCE(nt->wait_kind, KLOG_WAIT_NONE);
@@ -533,26 +530,23 @@ static void probe_task_rename(void *data, struct task_struct *task,
  * in FUTEX_WAKE, and the waker's sched_waking FUTEX_NOTIFY. A waker that
  * finds its waiter not switched out yet logs the waiter's FUTEX_WAIT
  * before its notify; whichever of the two moves the waiter's slot to
- * KLOG_WAIT_FUTEX logs it. A wait that a waker logged but whose schedule()
- * returned without switching ends at futex_wait_end. (A waker that claims
- * the wait after that, in the instant a timeout or a signal ends it, leaves
- * its FUTEX_WAKE to the task's next switch in.) A wait that never switched
- * out and that no waker claimed is not logged: the task never slept.
+ * KLOG_WAIT_FUTEX logs it. A wait that a waker logged but that made no
+ * voluntary switch ends at futex_wait_awake, which fires only for such
+ * waits, so a wait that slept costs no tracepoint hit of its own. (A waker
+ * that claims the wait after that, in the instant a timeout or a signal
+ * ends it, leaves its FUTEX_WAKE to the task's next switch in.) A wait that
+ * never switched out and that no waker claimed is not logged: the task
+ * never slept.
  */
-
-static noinline void klog_futex_wait_ended(struct klog_task *t)
-{
-	WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
-	klog_record(PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
-}
-
-static void probe_futex_wait_end(void *data, unsigned long lock_id)
+static void probe_futex_wait_awake(void *data, unsigned long lock_id)
 {
 	struct klog_task *t = klog_task_of(current->pid);
 
-	/* Usually the switch back in ended the wait already (no frame). */
-	if (READ_ONCE(t->wait_kind) == KLOG_WAIT_FUTEX)
-		klog_futex_wait_ended(t);
+	/* Not logged unless a waker claimed it; preempted, it ended at the switch in. */
+	if (READ_ONCE(t->wait_kind) != KLOG_WAIT_FUTEX)
+		return;
+	WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
+	klog_record(PL_EV_FUTEX_WAKE, current->pid, t->lock_id, 0, 0);
 }
 
 /*
@@ -805,7 +799,7 @@ static struct klog_probe klog_probes[] = {
 	{ "sched_process_fork", probe_sched_process_fork },
 	{ "sched_process_exit", probe_sched_process_exit },
 	{ "task_rename", probe_task_rename },
-	{ "futex_wait_end", probe_futex_wait_end },
+	{ "futex_wait_awake", probe_futex_wait_awake },
 	{ "contention_begin", probe_contention_begin },
 	{ "contention_end", probe_contention_end },
 	{ "sock_wait_block", probe_sock_wait_block },
@@ -962,8 +956,12 @@ static long klog_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 		if (cpu >= PL_KLOG_MAX_CPUS)
 			break;
+		u32 head = READ_ONCE(ring->head);
+		/* A wrap since the last slow path is not in head_laps yet. */
+		u32 laps = ring->head_laps + (head < ring->head_seen);
+
 		/* Exact once tracing is off; a snapshot while it runs. */
-		st.written[cpu] = (u64)ring->head_laps << 32 | ring->head;
+		st.written[cpu] = (u64)laps << 32 | head;
 		st.lost[cpu] = ring->lost;
 	}
 	return copy_to_user((void __user *)arg, &st, sizeof(st)) ? -EFAULT : 0;
@@ -991,8 +989,8 @@ static void klog_free(void)
 }
 
 /*
- * Sets the counter clock up (see klog_now()) if CLOCK_MONOTONIC is an
- * exact function of CNTVCT. ktime_get_snapshot() reads the clocksource
+ * Sets the counter clock up (see klog_ts_ns()) if CLOCK_MONOTONIC is an
+ * exact function of CNTVCT, or fails with -ENODEV. ktime_get_snapshot() reads the clocksource
  * once and gives CLOCK_REALTIME at that count; CLOCK_MONOTONIC is that
  * minus offs_real (ktime_mono_to_real(0)), unless the clock was set in
  * between. Checked: the clocksource is the arch counter and read CNTVCT
@@ -1000,7 +998,7 @@ static void klog_free(void)
  * CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW advanced by exactly
  * ns_per_tick per tick (the rate is CNTFRQ, nothing slews the clock).
  */
-static void __init klog_clock_init(void)
+static int __init klog_clock_init(void)
 {
 	struct system_time_snapshot snap, later;
 	u32 hz = arch_timer_get_cntfrq();
@@ -1008,9 +1006,8 @@ static void __init klog_clock_init(void)
 	s64 mono_ns, mono_later_ns, ticks_ns;
 
 	if (!hz || NSEC_PER_SEC % hz) {
-		pr_info("counter at %u Hz: timestamps from ktime_get_mono_fast_ns()\n",
-			hz);
-		return;
+		pr_err("the counter runs at %u Hz: 1e9 must be a multiple\n", hz);
+		return -ENODEV;
 	}
 	klog_ns_per_tick = NSEC_PER_SEC / hz;
 	do {
@@ -1028,14 +1025,14 @@ static void __init klog_clock_init(void)
 	    snap.cycles > after ||
 	    ktime_to_ns(ktime_sub(later.raw, snap.raw)) != ticks_ns ||
 	    mono_later_ns - mono_ns != ticks_ns) {
-		pr_warn("CLOCK_MONOTONIC is not CNTVCT * %u ns + offset: timestamps from ktime_get_mono_fast_ns()\n",
-			klog_ns_per_tick);
-		return;
+		pr_err("CLOCK_MONOTONIC is not CNTVCT * %u ns + an offset\n",
+		       klog_ns_per_tick);
+		return -ENODEV;
 	}
 	klog_clock_offset_ns = mono_ns - (s64)(snap.cycles * klog_ns_per_tick);
-	static_branch_enable(&klog_counter_clock);
 	pr_info("timestamps: CNTVCT * %u ns + %lld ns\n", klog_ns_per_tick,
 		klog_clock_offset_ns);
+	return 0;
 }
 
 static int __init klog_init(void)
@@ -1054,6 +1051,9 @@ static int __init klog_init(void)
 	}
 	if (num_possible_cpus() > PL_KLOG_MAX_CPUS)
 		return -EINVAL;
+	ret = klog_clock_init();
+	if (ret)
+		return ret;
 	capacity = buffer_bytes / num_possible_cpus() / sizeof(struct pl_event);
 	/* A LOST marker and the record after it must fit. */
 	if (capacity < 2)
@@ -1071,9 +1071,8 @@ static int __init klog_init(void)
 		ring->cpu = cpu;
 		ring->next = ring->rec;
 		ring->read_next = ring->rec;
-		ring->room = capacity;
+		ring->limit = ring->end;
 	}
-	klog_clock_init();
 	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "panlab/klog:online",
 					klog_cpu_online, klog_cpu_offline);
 	if (ret < 0)
