@@ -24,7 +24,6 @@
 #include <linux/fs.h>
 #include <linux/input.h>
 #include <linux/kprobes.h>
-#include <linux/jump_label.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -542,7 +541,10 @@ static void probe_futex_wait_awake(void *data, unsigned long lock_id)
 {
 	struct klog_task *t = klog_task_of(current->pid);
 
-	/* Not logged unless a waker claimed it; preempted, it ended at the switch in. */
+	/*
+	 * Logged only if a waker claimed it; a claimed wait that was
+	 * preempted in schedule() ended at its switch back in.
+	 */
 	if (READ_ONCE(t->wait_kind) != KLOG_WAIT_FUTEX)
 		return;
 	WRITE_ONCE(t->wait_kind, KLOG_WAIT_NONE);
@@ -953,13 +955,13 @@ static long klog_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	for_each_possible_cpu(cpu) {
 		struct klog_ring *ring = per_cpu_ptr(&klog_rings, cpu);
+		u32 head, laps;
 
 		if (cpu >= PL_KLOG_MAX_CPUS)
 			break;
-		u32 head = READ_ONCE(ring->head);
+		head = READ_ONCE(ring->head);
 		/* A wrap since the last slow path is not in head_laps yet. */
-		u32 laps = ring->head_laps + (head < ring->head_seen);
-
+		laps = ring->head_laps + (head < ring->head_seen);
 		/* Exact once tracing is off; a snapshot while it runs. */
 		st.written[cpu] = (u64)laps << 32 | head;
 		st.lost[cpu] = ring->lost;
@@ -990,13 +992,14 @@ static void klog_free(void)
 
 /*
  * Sets the counter clock up (see klog_ts_ns()) if CLOCK_MONOTONIC is an
- * exact function of CNTVCT, or fails with -ENODEV. ktime_get_snapshot() reads the clocksource
- * once and gives CLOCK_REALTIME at that count; CLOCK_MONOTONIC is that
- * minus offs_real (ktime_mono_to_real(0)), unless the clock was set in
- * between. Checked: the clocksource is the arch counter and read CNTVCT
- * (its count lies between two CNTVCT reads), and over 1 ms both
- * CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW advanced by exactly
- * ns_per_tick per tick (the rate is CNTFRQ, nothing slews the clock).
+ * exact function of CNTVCT, or fails with -ENODEV. ktime_get_snapshot()
+ * reads the clocksource once and gives CLOCK_REALTIME at that count;
+ * CLOCK_MONOTONIC is that minus offs_real (ktime_mono_to_real(0)), unless
+ * the clock was set in between. Checked: the clocksource is the arch
+ * counter and read CNTVCT (its count lies between two CNTVCT reads), and
+ * over 1 ms both CLOCK_MONOTONIC and CLOCK_MONOTONIC_RAW advanced by
+ * exactly ns_per_tick per tick (the rate is CNTFRQ, nothing slews the
+ * clock).
  */
 static int __init klog_clock_init(void)
 {
