@@ -1,7 +1,13 @@
 /* The content server over TCP; see content_http.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "content_http.h"
 #include "panlab/read_file.h"
 
@@ -88,6 +94,40 @@ static void respond_text(content_http *h, const char *status, const char *text)
     respond(h, status, "text/plain", (const uint8_t *)text, strlen(text), 0, 0);
 }
 
+/*
+ * Opens rel under the content folder for reading, and only a regular file
+ * whose one name lies inside it: openat2's RESOLVE_BENEATH refuses '..',
+ * absolute paths and symlinks that lead out, RESOLVE_NO_XDEV a mount point
+ * inside that leads elsewhere, and a file with more than one link may have
+ * its other name outside. O_NONBLOCK so that a FIFO cannot stall the phone.
+ * shown names the file in errors. Returns the FILE, or NULL with err set.
+ */
+static FILE *open_beneath(int dir_fd, const char *rel, const char *shown, struct pl_error *err)
+{
+    struct open_how how = {
+        .flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS,
+    };
+    struct stat st;
+    int fd = (int)syscall(SYS_openat2, dir_fd, rel, &how, sizeof(how));
+    if (fd < 0) {
+        pl_error_file(err, shown, "%s", errno == EXDEV ? "leads out of --content-dir, not served"
+                                                       : strerror(errno));
+        return NULL;
+    }
+    const char *why = fstat(fd, &st) != 0 ? strerror(errno)
+                      : !S_ISREG(st.st_mode) ? "not a regular file, not served"
+                      : st.st_nlink != 1 ? "has other hard links, which may lie outside "
+                                           "--content-dir: not served"
+                      : NULL;
+    FILE *f = why ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        pl_error_file(err, shown, "%s", why ? why : strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 /* A request (content_request.h): generated content, or a file under
  * content_dir; a bad one gets 400 with the reason as its body. */
 static void serve(content_http *h)
@@ -107,14 +147,16 @@ static void serve(content_http *h)
                 r.latency_ms * 1000000ull, r.bytes_per_s);
         return;
     }
-    if (!h->content_dir) {
+    if (h->dir_fd < 0) {
         respond_text(h, "404 Not Found", "no --content-dir\n");
         return;
     }
     snprintf(file, sizeof(file), "%s%s", h->content_dir, r.path);
     char *body;
     size_t len;
-    if (pl_read_file(file, PL_CAP_TEXT_BYTES, "served content", &body, &len, &err) < 0) {
+    FILE *f = open_beneath(h->dir_fd, r.path + 1, file, &err);
+    if (!f || pl_read_stream(f, file, PL_CAP_TEXT_BYTES, "served content", &body, &len,
+                             &err) < 0) {
         fprintf(stderr, "panlab-phone: content server: %s\n", err.msg);
         respond_text(h, "404 Not Found", "no such file\n");
         return;
@@ -135,17 +177,24 @@ void content_http_receive(content_http *h, const void *buf, size_t len)
     }
 }
 
-void content_http_init(content_http *h, vt_engine *t, const char *content_dir,
-                       content_conn out)
+int content_http_init(content_http *h, vt_engine *t, const char *content_dir,
+                      content_conn out, struct pl_error *err)
 {
-    h->t = t;
-    h->content_dir = content_dir;
-    h->out = out;
+    *h = (content_http){ .t = t, .content_dir = content_dir, .dir_fd = -1, .out = out };
     vt_event_init(&h->pace, pace_fire, h);
+    if (content_dir &&
+        (h->dir_fd = open(content_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        pl_error_file(err, content_dir, "--content-dir: %s, expected a directory",
+                      strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 void content_http_free(content_http *h)
 {
+    if (h->dir_fd >= 0)
+        close(h->dir_fd);
     vt_cancel(h->t, &h->pace);
     free(h->resp);
     h->resp = NULL;

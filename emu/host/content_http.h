@@ -4,8 +4,11 @@
  * CONTENT_PIECE_BYTES pieces, as the guest's svc-content does. Where the
  * bytes go is the caller's (libslirp's socket to the guest).
  *
+ * Files are served only from inside the content folder (content_http.c,
+ * open_beneath()): no '..', absolute path, symlink, mount or hard link out.
+ *
  * Ownership: the struct is the caller's; content_http_free() releases the
- * response it holds. The engine must outlive it. */
+ * response and the folder's descriptor it holds. The engine must outlive it. */
 #ifndef PANLAB_HOST_CONTENT_HTTP_H
 #define PANLAB_HOST_CONTENT_HTTP_H
 
@@ -24,7 +27,8 @@ typedef struct content_conn {
 
 typedef struct content_http {
     vt_engine *t;
-    const char *content_dir;    /* files served from here; NULL: none */
+    const char *content_dir;    /* files served from here (for messages); NULL: none */
+    int dir_fd;                 /* content_dir, opened O_PATH; -1: none */
     content_conn out;
     char req[CONTENT_REQ_MAX];
     size_t req_len;
@@ -36,8 +40,10 @@ typedef struct content_http {
     vt_event pace;              /* releases the next piece */
 } content_http;
 
-void content_http_init(content_http *h, vt_engine *t, const char *content_dir,
-                       content_conn out);
+/* Opens content_dir (NULL: no files served). Returns 0, or -1 with err set
+ * when it is not a directory; content_http_free() is due either way. */
+int content_http_init(content_http *h, vt_engine *t, const char *content_dir,
+                      content_conn out, struct pl_error *err);
 void content_http_free(content_http *h);
 /* Bytes of a request from the guest; a complete head is served. */
 void content_http_receive(content_http *h, const void *buf, size_t len_bytes);

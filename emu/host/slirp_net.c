@@ -2,8 +2,6 @@
  * libslirp on the engine's clock, and the content server over TCP
  * (content_http.h) and UDP (content_udp.h); see slirp_net.h. */
 #include <arpa/inet.h>
-#include <errno.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,13 +253,6 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
                          struct pl_error *err)
 {
-    struct stat st;
-    errno = 0;
-    if (content_dir && (stat(content_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        pl_error_file(err, content_dir, "--content-dir: %s, expected a directory",
-                      errno ? strerror(errno) : "not a directory");
-        return NULL;
-    }
     slirp_net *s = pl_xcalloc(1, sizeof(*s));
     s->t = t;
     s->tm = *timing;
@@ -269,8 +260,12 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     net_wire_init(&s->up, t, &s->tm, from_wire, s);
     net_wire_init(&s->down, t, &s->tm, to_guest, s);
     vt_event_init(&s->poll, poll_tick, s);
-    content_http_init(&s->http, t, content_dir,
-                      (content_conn){ server_room, server_put, s });
+    if (content_http_init(&s->http, t, content_dir,
+                          (content_conn){ server_room, server_put, s }, err) < 0) {
+        content_http_free(&s->http);
+        free(s);
+        return NULL;
+    }
     content_udp_init(&s->udp, t, (const uint8_t *)&s->server.s_addr, send_down, s);
     if (pcap_path && !(s->capture = net_capture_open(pcap_path, err))) {
         slirp_net_free(s);

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../machine.h"
+#include "../host/content_http.h"
 #include "../host/inet_frame.h"
 #include "../host/slirp_net.h"
 
@@ -153,12 +155,140 @@ static void test_port_reuse(void)
     unlink(pcap_path);
 }
 
+/* The content server's replies, as the guest's connection takes them. */
+static char reply[4096];
+static size_t reply_len;
+
+static size_t reply_room(void *opaque)
+{
+    (void)opaque;
+    return sizeof(reply) - 1 - reply_len;
+}
+
+static void reply_put(void *opaque, const uint8_t *buf, size_t len)
+{
+    (void)opaque;
+    memcpy(reply + reply_len, buf, len);
+    reply_len += len;
+    reply[reply_len] = 0;
+}
+
+/* GET path from the content server; returns its reply. */
+static const char *get(content_http *h, vt_engine *t, const char *path)
+{
+    char req[600];
+    reply_len = 0;
+    reply[0] = 0;
+    snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\n\r\n", path);
+    content_http_receive(h, req, strlen(req));
+    vt_run(t, vt_now_ns(t) + 1000000);
+    return reply;
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    CU_ASSERT_EQUAL(fclose(f), 0);
+}
+
+/* Only regular files whose one name lies inside --content-dir are served:
+ * a '..', an absolute path, a symlink to a file or a folder outside, a
+ * hard link to a file outside, and a FIFO (which would block the phone)
+ * are refused; files and symlinks that stay inside are served. */
+static void test_content_dir_confined(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 1;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    machine *m = machine_new(&cfg);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    vt_engine *t = machine_engine(m);
+    char dir[128], out[128], p[512], q[512];
+    snprintf(dir, sizeof(dir), "%s/content", tmpdir);
+    snprintf(out, sizeof(out), "%s/outside", tmpdir);
+    CU_ASSERT_EQUAL_FATAL(mkdir(dir, 0755), 0);
+    CU_ASSERT_EQUAL_FATAL(mkdir(out, 0755), 0);
+    snprintf(p, sizeof(p), "%s/secret.txt", out);
+    put_file(p, "SECRET\n");
+    snprintf(p, sizeof(p), "%s/hello.txt", dir);
+    put_file(p, "hello\n");
+    snprintf(p, sizeof(p), "%s/up.txt", dir);
+    CU_ASSERT_EQUAL(symlink("../outside/secret.txt", p), 0);
+    snprintf(p, sizeof(p), "%s/abs.txt", dir);
+    snprintf(q, sizeof(q), "%s/secret.txt", out);
+    CU_ASSERT_EQUAL(symlink(q, p), 0);
+    snprintf(p, sizeof(p), "%s/updir", dir);
+    CU_ASSERT_EQUAL(symlink("../outside", p), 0);
+    snprintf(p, sizeof(p), "%s/absdir", dir);
+    CU_ASSERT_EQUAL(symlink(out, p), 0);
+    snprintf(p, sizeof(p), "%s/hard.txt", dir);
+    CU_ASSERT_EQUAL(link(q, p), 0);
+    snprintf(p, sizeof(p), "%s/fifo", dir);
+    CU_ASSERT_EQUAL(mkfifo(p, 0644), 0);
+    snprintf(p, sizeof(p), "%s/sub", dir);
+    CU_ASSERT_EQUAL(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/sub/inside.txt", dir);
+    CU_ASSERT_EQUAL(symlink("../hello.txt", p), 0);
+
+    content_http h;
+    struct pl_error err;
+    CU_ASSERT_EQUAL_FATAL(content_http_init(&h, t, dir, (content_conn){ reply_room, reply_put,
+                                                                        NULL }, &err), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(get(&h, t, "/hello.txt"), "200 OK"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(reply, "\r\n\r\nhello\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(get(&h, t, "/sub/inside.txt"), "\r\n\r\nhello\n"));
+    static const char *const refused[] = {
+        "/../outside/secret.txt", "/sub/../../outside/secret.txt", "/up.txt", "/abs.txt",
+        "/updir/secret.txt", "/absdir/secret.txt", "/hard.txt", "/fifo", "/sub", "/",
+        "/nonexistent.txt",
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        get(&h, t, refused[i]);
+        if (!strstr(reply, " 404 ") && !strstr(reply, " 400 "))
+            fprintf(stderr, "\n%s: served: %s\n", refused[i], reply);
+        CU_ASSERT(strstr(reply, " 404 ") || strstr(reply, " 400 "));
+        CU_ASSERT_PTR_NULL(strstr(reply, "SECRET"));
+    }
+    /* An absolute path: the folder's own path with the request's '/' in front. */
+    snprintf(p, sizeof(p), "/%s/secret.txt", out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(get(&h, t, p), " 404 "));
+    CU_ASSERT_PTR_NULL(strstr(reply, "SECRET"));
+    content_http_free(&h);
+
+    /* A folder that is not one is refused when the server starts. */
+    snprintf(p, sizeof(p), "%s/hello.txt", dir);
+    CU_ASSERT_EQUAL(content_http_init(&h, t, p, (content_conn){ reply_room, reply_put, NULL },
+                                      &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "--content-dir: Not a directory"));
+    content_http_free(&h);
+    machine_free(m);
+
+    static const char *const names[] = {
+        "hello.txt", "up.txt", "abs.txt", "updir", "absdir", "hard.txt", "fifo",
+        "sub/inside.txt",
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    snprintf(p, sizeof(p), "%s/sub", dir);
+    rmdir(p);
+    rmdir(dir);
+    unlink(q);
+    rmdir(out);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmpdir) || CU_initialize_registry() != CUE_SUCCESS)
         return 1;
     CU_pSuite s = CU_add_suite("net", NULL, NULL);
     CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
+    CU_add_test(s, "the content server stays inside --content-dir", test_content_dir_confined);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -72,22 +72,19 @@ static inline FILE *pl_open_input(const char *path, struct pl_error *err)
 }
 
 /*
- * Reads a whole input of at most cap_bytes into a malloc'd buffer (the
- * caller frees *buf; a NUL is appended after *len bytes for the text
- * readers). what names the input in the over-the-cap error ("a trace").
- * Regular files are checked against the cap before reading; pipes and
- * devices are read up to it.
+ * Reads the whole of an open input, f, of at most cap_bytes into a malloc'd
+ * buffer (the caller frees *buf; a NUL is appended after *len bytes for the
+ * text readers). path names it in errors, what in the over-the-cap error
+ * ("a trace"). Regular files are checked against the cap before reading;
+ * pipes and devices are read up to it. f is closed in every case.
  */
-static inline int pl_read_file(const char *path, size_t cap_bytes, const char *what,
-			       char **buf, size_t *len, struct pl_error *err)
+static inline int pl_read_stream(FILE *f, const char *path, size_t cap_bytes, const char *what,
+				 char **buf, size_t *len, struct pl_error *err)
 {
-	FILE *f = pl_open_input(path, err);
 	struct stat st;
 	char *data = NULL;
 	size_t size = 0, cap = 0;
 
-	if (!f)
-		return -1;
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((unsigned long long)st.st_size > cap_bytes) {
 			pl_error_file(err, path, "%lld bytes, more than the %zu-byte cap for %s",
@@ -130,6 +127,15 @@ fail:
 	free(data);
 	fclose(f);
 	return -1;
+}
+
+/* pl_read_stream() of the input at path, opened by pl_open_input(). */
+static inline int pl_read_file(const char *path, size_t cap_bytes, const char *what,
+			       char **buf, size_t *len, struct pl_error *err)
+{
+	FILE *f = pl_open_input(path, err);
+
+	return f ? pl_read_stream(f, path, cap_bytes, what, buf, len, err) : -1;
 }
 
 #endif /* PANLAB_READ_FILE_H */
