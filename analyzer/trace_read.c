@@ -461,6 +461,13 @@ int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trac
 		fclose(f);
 		return -1;
 	}
+	/* Streaming seeks to each source's records, and a pipe has no size. */
+	if (!S_ISREG(sb.st_mode)) {
+		pl_error_file(err, path, "is a %s, expected a regular file (stream mode seeks in the trace; save it to a file first)",
+			      S_ISFIFO(sb.st_mode) ? "pipe" : S_ISCHR(sb.st_mode) ? "character device" : "special file");
+		fclose(f);
+		return -1;
+	}
 	size_t len = (size_t)sb.st_size, got = fread(fixed, 1, sizeof(fixed), f);
 	uint8_t *table = NULL;
 	uint64_t records_end;
