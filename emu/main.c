@@ -173,7 +173,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *name = argv[i];
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            struct pl_error err;
             usage(stdout);
+            if (pl_close_output(stdout, "stdout", &err) < 0)
+                pl_error_exit(prog, &err, PL_EXIT_FAILED);
             return 0;
         }
         if (strncmp(name, "--", 2) != 0)

@@ -309,13 +309,15 @@ static void test_dtb_nodes(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no /cpus node with a cpu"));
 }
 
-/* Runs panlab-phone with args; returns its exit status and the number of
- * lines it printed on stderr, whose first line goes to first. */
-static int run_phone(const char *args, int *lines, char *first, size_t len)
+/* Runs panlab-phone with args and its stdout into out; returns its exit
+ * status and the number of lines it printed on stderr, whose first line
+ * goes to first. */
+static int run_phone_to(const char *args, const char *out, int *lines, char *first,
+                        size_t len)
 {
     char cmd[2048];
     const char *errf = tmp_path("stderr");
-    snprintf(cmd, sizeof(cmd), "%s %s 2>%s >/dev/null", phone_bin, args, errf);
+    snprintf(cmd, sizeof(cmd), "%s %s 2>%s >%s", phone_bin, args, errf, out);
     int st = system(cmd);
     FILE *f = fopen(errf, "r");
     char line[1024];
@@ -328,6 +330,11 @@ static int run_phone(const char *args, int *lines, char *first, size_t len)
     if (f)
         fclose(f);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_phone(const char *args, int *lines, char *first, size_t len)
+{
+    return run_phone_to(args, "/dev/null", lines, first, len);
 }
 
 static void test_cli_errors(void)
@@ -380,6 +387,18 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--replay needs --ground-truth"));
+    /* A script longer than the run is refused before the guest boots. */
+    const char *script = write_file("long.rply", "wait 2s\ntap 1 2\n", 15);
+    snprintf(args, sizeof(args), "--kernel %s --replay %s --ground-truth %s "
+             "--max-virtual-s 1", k, script, tmp_path("long.gt"));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "long.rply: the script lasts 2050ms, longer than "
+                                         "--max-virtual-s 1"));
+    /* --help on a full disk. */
+    CU_ASSERT_EQUAL(run_phone_to("--help", "/dev/full", &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: stdout: cannot write: "));
 }
 
 /* A zImage-shaped bare-metal program: code at 0, the zImage header at
@@ -396,6 +415,52 @@ static const char *make_program(const char *name, const uint32_t *code,
     if (text)
         memcpy(b + 0x40, text, strlen(text) + 1);
     return write_file(name, b, sizeof(b));
+}
+
+/* Prints the string at 0x40 on the PL011, then powers off (PSCI
+ * SYSTEM_OFF over HVC); the zImage header at 0x24..0x2f is jumped over. */
+static const uint32_t print_and_off[] = {
+    0xe3001000,     /* movw r1, #0 */
+    0xe3401900,     /* movt r1, #0x0900: the PL011 */
+    0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
+    0xe4d23001,     /* 1: ldrb r3, [r2], #1 */
+    0xe3530000,     /* cmp r3, #0 */
+    0x15813000,     /* strne r3, [r1] */
+    0x1afffffb,     /* bne 1b */
+    0xea000003,     /* b 0x30 */
+    0, 0, 0, 0,     /* 0x20, then the zImage header */
+    0xe3000008,     /* 0x30: movw r0, #8 */
+    0xe3480400,     /* movt r0, #0x8400: SYSTEM_OFF */
+    0xe1400070,     /* hvc #0 */
+    0xeafffffe,     /* b . */
+};
+
+/* Outputs that cannot be written: a console on a full disk (to a file or
+ * to stdout) fails the run with the reason, and a --screenshot path that
+ * cannot be created is found before the guest runs. */
+static void test_output_failures(void)
+{
+    int lines;
+    char first[1024], args[1024], k[256];
+    snprintf(k, sizeof(k), "%s", make_program("hello", print_and_off, 16, "hello\n"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest powered off"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --console /dev/full", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: /dev/full: cannot write the console: "
+                                         "No space left on device"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10", k);
+    CU_ASSERT_EQUAL(run_phone_to(args, "/dev/full", &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: stdout: cannot write the console: "
+                                         "No space left on device"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --screenshot /nonexistent/shot.png",
+             k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/shot.png: --screenshot: cannot create"));
 }
 
 /* A guest that spins without output is stopped as hung; one that prints
@@ -1718,7 +1783,8 @@ static machine *machine_on_net(int with_net)
 
 static void drop_machine(machine *m)
 {
-    slirp_net_free(test_net);
+    struct pl_error err;
+    CU_ASSERT_EQUAL(slirp_net_free(test_net, &err), 0);
     test_net = NULL;
     machine_free(m);
 }
@@ -1941,6 +2007,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
+    CU_add_test(s, "outputs that cannot be written", test_output_failures);
     CU_add_test(s, "event order", test_event_order);
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "CPU frequency", test_cpu_frequency);

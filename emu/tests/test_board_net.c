@@ -150,9 +150,39 @@ static void test_port_reuse(void)
     vt_run(t, vt_now_ns(t) + rtt_ns);
     CU_ASSERT_EQUAL(server_segments(pcap_path, port, SYN | ACK, 501, &seq), 1);
 
-    slirp_net_free(n);
+    CU_ASSERT_EQUAL(slirp_net_free(n, &err), 0);
     machine_free(m);
     unlink(pcap_path);
+}
+
+/* A capture that cannot be written fails the run with one line naming the
+ * file once: a folder that does not exist at the start, a full disk later. */
+static void test_capture_write_failure(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 1;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    machine *m = machine_new(&cfg);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    vt_engine *t = machine_engine(m);
+    net_timing nt;
+    net_timing_phone(&nt);
+    struct pl_error err;
+
+    CU_ASSERT_PTR_NULL(slirp_net_new(t, &nt, "/nonexistent/net.pcap", NULL, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "/nonexistent/net.pcap: cannot create: "
+                                    "No such file or directory");
+    slirp_net *n = slirp_net_new(t, &nt, "/dev/full", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    guest_arp(n);
+    guest_tcp(n, 56553, 1000, 0, SYN);
+    vt_run(t, vt_now_ns(t) + 2 * nt.one_way_ns + 10000000);
+    CU_ASSERT_EQUAL(slirp_net_free(n, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: cannot write the capture: "
+                                    "No space left on device");
+    machine_free(m);
 }
 
 /* The content server's replies, as the guest's connection takes them. */
@@ -289,6 +319,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("net", NULL, NULL);
     CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
     CU_add_test(s, "the content server stays inside --content-dir", test_content_dir_confined);
+    CU_add_test(s, "a capture that cannot be written", test_capture_write_failure);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -195,7 +195,8 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 	return rc < 0 ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv, with its exit status. */
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage_error("missing command");
@@ -244,4 +245,16 @@ int main(int argc, char **argv)
 		return cmd_play(argv[i], gt_path);
 	}
 	return usage_error("unknown command");
+}
+
+/* Whatever a command printed on stdout must have been written, or it fails. */
+int main(int argc, char **argv)
+{
+	struct pl_error err;
+	int rc = run_command(argc, argv);
+	if (pl_close_output(stdout, "stdout", &err) < 0) {
+		fprintf(stderr, "panlab-replay: %s\n", err.msg);
+		return rc ? rc : 1;
+	}
+	return rc;
 }
