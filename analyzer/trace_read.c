@@ -334,6 +334,8 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 		goto fail;
 	/* The last steps of reading: the stages after them take the trace as it is. */
 	pl_trace_repair_skew(out);
+	if (pl_trace_check_clocks(name, out, err) < 0)
+		goto fail;
 	pl_trace_infer_kernel_only(out);
 	return 0;
 fail:
