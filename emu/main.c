@@ -79,7 +79,7 @@ static uint64_t *number_option(phone_options *o, const char *name, uint64_t *max
 {
     static const struct { const char *name; size_t off; uint64_t max; } opts[] = {
         { "--gdb", offsetof(phone_options, gdb_port), 65535 },
-        { "--max-virtual-s", offsetof(phone_options, max_s), 1000000 },
+        { "--max-virtual-s", offsetof(phone_options, max_s), VT_MAX_S },
         { "--hang-s", offsetof(phone_options, hang_s), 1000000 },
         { "--hang-host-s", offsetof(phone_options, hang_host_s), 1000000 },
         { "--cpu-mhz", offsetof(phone_options, cpu_mhz), 4000 },

@@ -1919,6 +1919,7 @@ static void vectors_outside_ram(arm_cpu *c)
     c->cp15.vbar = 0x20000000;
 }
 static void jazelle(arm_cpu *c) { c->cpsr |= CPSR_J; }
+static void bad_mode(arm_cpu *c) { c->cpsr = (c->cpsr & ~0x1fu) | 0x1e; }
 static void lpae(arm_cpu *c) { c->cp15.ttbcr |= 1u << 31; }
 
 static void test_unresumable(void)
@@ -1935,7 +1936,36 @@ static void test_unresumable(void)
                        "core 0: vbar 0x20000000: the exception vectors at 0x20000000 fault "
                        "in translation, status 0x00000005");
     expect_unresumable("jazelle.snap", jazelle, "core 0: cpsr");
+    /* cpsr is the fifth u32 of a record: 60 + 16. */
+    expect_unresumable("mode.snap", bad_mode, "mode.snap@76: core 0: cpsr 0x");
+    expect_unresumable("mode.snap", bad_mode, "has mode 0x1e, expected a valid ARM mode");
     expect_unresumable("lpae.snap", lpae, "core 0: ttbcr");
+}
+
+/* Copies the good snapshot to name with the u64 at payload offset `at` of
+ * section `tag` set to v, and the section's CRC-32 made right again: a
+ * file whose checksums pass but whose value is wrong. */
+static const char *patched(const char *name, const char *tag, long at, uint64_t v)
+{
+    long n = file_bytes(saved_snapshot());
+    uint8_t *b = malloc((size_t)n);
+    FILE *f = fopen(saved_snapshot(), "rb");
+    CU_ASSERT_FATAL(fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    long off = 12;              /* magic and version */
+    uint64_t len = 0;
+    for (; off + 12 <= n; off += 12 + (long)len + 4) {
+        memcpy(&len, b + off + 4, 8);
+        if (!memcmp(b + off, tag, 4))
+            break;
+    }
+    CU_ASSERT_FATAL(off + 12 <= n && at + 8 <= (long)len);
+    memcpy(b + off + 12 + at, &v, 8);
+    uint32_t crc = (uint32_t)crc32(0, b + off + 12, (uInt)len);
+    memcpy(b + off + 12 + len, &crc, 4);
+    const char *p = write_file(name, b, (size_t)n);
+    free(b);
+    return p;
 }
 
 static void test_bad_files(void)
@@ -1945,6 +1975,22 @@ static void test_bad_files(void)
     expect_load_error(damaged("short.snap", 6, n), 2, "truncated");
     expect_load_error(damaged("half.snap", n / 2, n), 2, "truncated");
     expect_load_error(damaged("noend.snap", n - 1, n), 2, "truncated");
+    /* Cut before the last section's CRC: the line says so. */
+    expect_load_error(damaged("nocrc.snap", n - 4, n), 2, "truncated: section 'END ' ends 0 "
+                      "bytes into its 4-byte CRC-32, expected the CRC after its 0 bytes");
+    expect_load_error(damaged("partcrc.snap", n - 1, n), 2, "ends 3 bytes into its 4-byte CRC-32");
+    /* Bytes after the END section. */
+    FILE *f = fopen(damaged("tail.snap", n, n), "ab");
+    fputs("tail", f);
+    fclose(f);
+    char at[64];
+    snprintf(at, sizeof(at), "tail.snap@%ld: 4 bytes after the last section", n);
+    expect_load_error(tmp_path("tail.snap"), 2, at);
+    /* A virtual time of 26 days (TIME: ncores, cpu_hz, counter_hz, quantum,
+     * policy, then now_ns at 32), past the longest run. */
+    expect_load_error(patched("days.snap", "TIME", 32, 26ull * 86400 * VT_NS_PER_S), 2,
+                      "virtual time 2246400000000000 ns (26.0 days), expected at most "
+                      "1000000 s");
     expect_load_error(damaged("magic.snap", n, 0), 2, "not a panlab-phone snapshot");
     expect_load_error(damaged("version.snap", n, 8), 2, "format version");
     expect_load_error(damaged("tag.snap", n, 12), 2, "expected 'MACH'");
