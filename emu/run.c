@@ -276,6 +276,8 @@ static void start_guest(phone *p, struct pl_error *err)
     } else {
         uint8_t *dtb_used;
         size_t dtb_used_bytes;
+        if (p->dtb && machine_check_dtb(p->m, o->dtb_in, p->dtb, err) < 0)
+            die(err);
         if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
                          err) < 0)

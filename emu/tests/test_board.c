@@ -122,6 +122,7 @@ static void test_zimage(void)
 }
 
 static machine *machine_of(int ncores);
+static int run_phone(const char *args, int *lines, char *first, size_t len);
 
 /* A directory, an endless device or a file over the cap, for each boot
  * image, the System.map and a snapshot: one line, nothing read past the
@@ -307,6 +308,40 @@ static void test_dtb_nodes(void)
     expect_err(loader_read_dtb(write_file("nocpus.dtb", buf, fdt_totalsize(buf)), &d, &n,
                                &err), err.msg, "nocpus.dtb@");
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no /cpus node with a cpu"));
+}
+
+/* A device tree whose memory the board does not have is refused before
+ * boot, at the memory node's reg: the guest would hang using it. */
+static void test_dtb_memory(void)
+{
+    static uint8_t buf[0x10000];
+    struct pl_error err;
+    machine *m = machine_of(2);             /* 16 MiB at MACH_RAM */
+    fdt_desc desc = phone_fdt_desc();
+    desc.ram_bytes = 16u << 20;
+    CU_ASSERT_FATAL(fdt_generate(buf, sizeof(buf), &desc, &err) > 0);
+    CU_ASSERT_EQUAL(machine_check_dtb(m, "ok.dtb", buf, &err), 0);
+    desc.ram_bytes = 1u << 30;
+    CU_ASSERT_FATAL(fdt_generate(buf, sizeof(buf), &desc, &err) > 0);
+    expect_err(machine_check_dtb(m, "big.dtb", buf, &err), err.msg,
+               "memory 0x40000000..0x7fffffff is not RAM on this board, expected ranges "
+               "within 0x40000000..0x40ffffff");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "big.dtb@"));
+    machine_free(m);
+    /* The phone from the command line: 1 GiB at MACH_RAM, none at 2 GiB. */
+    int lines;
+    char first[1024], args[1024];
+    desc.ram_addr = 0x80000000u;
+    int len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_FATAL(len > 0);
+    snprintf(args, sizeof(args), "--kernel %s --dtb %s", make_zimage("k", 4096, 0x016f2818),
+             write_file("high.dtb", buf, (size_t)len));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "high.dtb@"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, ": memory 0x80000000..0xbfffffff is not RAM on this "
+                                         "board, expected ranges within "
+                                         "0x40000000..0x7fffffff"));
 }
 
 /* Runs panlab-phone with args and its stdout into out; returns its exit
@@ -2050,6 +2085,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "directories, endless and huge inputs", test_not_files);
     CU_add_test(s, "the compressed kernel in a zImage", test_kernel_payload);
     CU_add_test(s, "device tree nodes Linux needs", test_dtb_nodes);
+    CU_add_test(s, "device tree memory against the board", test_dtb_memory);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
