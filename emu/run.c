@@ -266,7 +266,8 @@ static void start_guest(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (o->snap_load) {
-        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
+        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0 ||
+            (p->system_map && guest_clock_check(&p->clk, NULL, 0, err) < 0))
             die(err);
         console_watch_progress(&p->con, vt_now_ns(p->vt));
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
@@ -278,6 +279,16 @@ static void start_guest(phone *p, struct pl_error *err)
         size_t dtb_used_bytes;
         if (p->dtb && machine_check_dtb(p->m, o->dtb_in, p->dtb, err) < 0)
             die(err);
+        /* Ground truth in the guest's clock needs the map of this kernel. */
+        if (p->system_map) {
+            uint8_t *image;
+            size_t image_bytes;
+            if (loader_zimage_kernel(o->kernel, p->kimg, p->kbytes, &image, &image_bytes,
+                                     err) < 0 ||
+                guest_clock_check(&p->clk, image, image_bytes, err) < 0)
+                die(err);
+            free(image);
+        }
         if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
                          err) < 0)

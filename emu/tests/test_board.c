@@ -422,6 +422,16 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--replay needs --ground-truth"));
+    /* A System.map of another build (here: a kernel image without the
+     * banner at its linux_banner) is refused before the guest boots. */
+    static const char other_map[] = "c0008000 T _text\nc0800010 D linux_banner\n"
+                                    "c0902000 d vdso_data_store\n";
+    snprintf(args, sizeof(args), "--kernel %s --ground-truth %s --system-map %s", k,
+             tmp_path("map.gt"), write_file("other.map", other_map, sizeof(other_map) - 1));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "other.map: linux_banner at 0xc0800010 (byte 8355856 "
+                                         "of the kernel image) does not hold"));
     /* A script longer than the run is refused before the guest boots. */
     const char *script = write_file("long.rply", "wait 2s\ntap 1 2\n", 15);
     snprintf(args, sizeof(args), "--kernel %s --replay %s --ground-truth %s "
@@ -1700,12 +1710,28 @@ static void test_guest_clock(void)
     struct pl_error err;
     phys_map *m = phys_map_new();
     uint8_t *ram = phys_register_ram(m, MACH_RAM, 16u << 20);
-    const char *sm = write_file("System.map",
-                                "c0100000 T _text\nc0902000 d vdso_data_store\n",
-                                44);
+    static const char map_text[] = "c0100000 T _text\nc0800010 D linux_banner\n"
+                                   "c0902000 d vdso_data_store\n";
+    const char *sm = write_file("System.map", map_text, sizeof(map_text) - 1);
     guest_clock g;
     CU_ASSERT_EQUAL(guest_clock_init(&g, m, sm, 0xc0000000u, MACH_RAM, &err), 0);
     CU_ASSERT_EQUAL(g.data_pa, 0x40902000u);
+    /* The map is this kernel's when linux_banner holds the banner: in the
+     * kernel image (from _text), or in RAM for a restored guest. */
+    static uint8_t image[0x800000];
+    static const char banner[] = "Linux version 6.1.0-panlab";
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, sizeof(image), &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(byte 7340048 of the kernel image) does not hold"));
+    memcpy(image + 0x700010, banner, sizeof(banner));
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, sizeof(image), &err), 0);
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, 0x700018, &err), -1);
+    CU_ASSERT_EQUAL(guest_clock_check(&g, NULL, 0, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "System.map: linux_banner at 0xc0800010 "
+                                           "(physical 0x40800010 of the restored guest) does "
+                                           "not hold \"Linux version ...\", expected the "
+                                           "System.map of this kernel build"));
+    memcpy(ram + 0x800010, banner, sizeof(banner));
+    CU_ASSERT_EQUAL(guest_clock_check(&g, NULL, 0, &err), 0);
     uint64_t ns;
     CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), -1);  /* mode 0 */
     uint8_t *v = ram + 0x902000;
