@@ -418,12 +418,5 @@ static int run_command(int argc, char **argv)
 /* Every command's output on stdout must have been written, or the command fails. */
 int main(int argc, char **argv)
 {
-	struct pl_error err;
-	int rc = run_command(argc, argv);
-
-	if (pl_close_output(stdout, "stdout", &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return rc ? rc : 1;
-	}
-	return rc;
+	return pl_finish_stdout("panlab-analyze", run_command(argc, argv));
 }

@@ -173,11 +173,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *name = argv[i];
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            struct pl_error err;
             usage(stdout);
-            if (pl_close_output(stdout, "stdout", &err) < 0)
-                pl_error_exit(prog, &err, PL_EXIT_FAILED);
-            return 0;
+            return pl_finish_stdout(prog, 0);
         }
         if (strncmp(name, "--", 2) != 0)
             return bad_usage("unexpected argument '%s'", name);

@@ -462,9 +462,8 @@ static const char *make_program(const char *name, const uint32_t *code,
     return write_file(name, b, sizeof(b));
 }
 
-/* Prints the string at 0x40 on the PL011, then powers off (PSCI
- * SYSTEM_OFF over HVC); the zImage header at 0x24..0x2f is jumped over. */
-static const uint32_t print_and_off[] = {
+/* Prints the string at 0x40 on the PL011. */
+static const uint32_t print_loop[] = {
     0xe3001000,     /* movw r1, #0 */
     0xe3401900,     /* movt r1, #0x0900: the PL011 */
     0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
@@ -472,13 +471,21 @@ static const uint32_t print_and_off[] = {
     0xe3530000,     /* cmp r3, #0 */
     0x15813000,     /* strne r3, [r1] */
     0x1afffffb,     /* bne 1b */
-    0xea000003,     /* b 0x30 */
-    0, 0, 0, 0,     /* 0x20, then the zImage header */
-    0xe3000008,     /* 0x30: movw r0, #8 */
-    0xe3480400,     /* movt r0, #0x8400: SYSTEM_OFF */
-    0xe1400070,     /* hvc #0 */
-    0xeafffffe,     /* b . */
 };
+
+/* A program that prints text, then spins or powers off (PSCI SYSTEM_OFF
+ * over HVC, at 0x30 past the zImage header at 0x24..0x2f). */
+static const char *make_printer(const char *name, const char *text, int power_off)
+{
+    uint32_t code[16] = { 0 };
+    memcpy(code, print_loop, sizeof(print_loop));
+    code[7] = power_off ? 0xea000003 : 0xeafffffe;      /* b 0x30 : b . */
+    code[12] = 0xe3000008;      /* movw r0, #8 */
+    code[13] = 0xe3480400;      /* movt r0, #0x8400: SYSTEM_OFF */
+    code[14] = 0xe1400070;      /* hvc #0 */
+    code[15] = 0xeafffffe;      /* b . */
+    return make_program(name, code, power_off ? 16 : 8, text);
+}
 
 /* Outputs that cannot be written: a console on a full disk (to a file or
  * to stdout) fails the run with the reason, and a --screenshot path that
@@ -487,7 +494,7 @@ static void test_output_failures(void)
 {
     int lines;
     char first[1024], args[1024], k[256];
-    snprintf(k, sizeof(k), "%s", make_program("hello", print_and_off, 16, "hello\n"));
+    snprintf(k, sizeof(k), "%s", make_printer("hello", "hello\n", 1));
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10", k);
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest powered off"));
@@ -528,18 +535,8 @@ static void test_hang_and_panic(void)
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 s of host CPU time"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "exception vectors"));
-    static const uint32_t panic[] = {
-        0xe3001000,     /* movw r1, #0 */
-        0xe3401900,     /* movt r1, #0x0900: the PL011 */
-        0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
-        0xe4d23001,     /* 1: ldrb r3, [r2], #1 */
-        0xe3530000,     /* cmp r3, #0 */
-        0x15813000,     /* strne r3, [r1] */
-        0x1afffffb,     /* bne 1b */
-        0xeafffffe,     /* b . */
-    };
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10",
-             make_program("panic", panic, 8, "Kernel panic - not syncing: test\n"));
+             make_printer("panic", "Kernel panic - not syncing: test\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest kernel panic at"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "not syncing: test"));
@@ -547,7 +544,7 @@ static void test_hang_and_panic(void)
      * line shows it) is not blamed on the kernel; the line quotes the
      * console's last line. */
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --hang-s 1",
-             make_program("late", panic, 8, "panlab-init: running workload x\n"));
+             make_printer("late", "panlab-init: running workload x\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
     CU_ASSERT_PTR_NULL(strstr(first, "before /init"));

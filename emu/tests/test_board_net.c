@@ -108,11 +108,8 @@ static int server_segments(const char *pcap_path, uint16_t port, uint8_t flags,
     return count;
 }
 
-/* Linux picks ephemeral ports by hash, so a phone that fetches a few
- * hundred times comes back to a port it used before. The content server
- * never closes, so that port's old connection ended with the guest's FIN
- * alone; the next connection from it must still be answered. */
-static void test_port_reuse(void)
+/* A one-core machine whose core is off: only the network runs. */
+static machine *network_machine(void)
 {
     machine_config cfg;
     machine_config_default(&cfg);
@@ -120,7 +117,17 @@ static void test_port_reuse(void)
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
     machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);      /* only the network runs */
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    return m;
+}
+
+/* Linux picks ephemeral ports by hash, so a phone that fetches a few
+ * hundred times comes back to a port it used before. The content server
+ * never closes, so that port's old connection ended with the guest's FIN
+ * alone; the next connection from it must still be answered. */
+static void test_port_reuse(void)
+{
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char pcap_path[64];
     snprintf(pcap_path, sizeof(pcap_path), "%s/net.pcap", tmpdir);
@@ -159,13 +166,7 @@ static void test_port_reuse(void)
  * file once: a folder that does not exist at the start, a full disk later. */
 static void test_capture_write_failure(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     net_timing nt;
     net_timing_phone(&nt);
@@ -229,13 +230,7 @@ static void put_file(const char *path, const char *text)
  * are refused; files and symlinks that stay inside are served. */
 static void test_content_dir_confined(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char dir[128], out[128], p[512], q[512];
     snprintf(dir, sizeof(dir), "%s/content", tmpdir);

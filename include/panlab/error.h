@@ -146,6 +146,21 @@ static inline int pl_close_output(FILE *f, const char *path, struct pl_error *er
 }
 
 /*
+ * A command's exit status once its stdout is written: status, or, when
+ * stdout could not be written, PL_EXIT_FAILED (unless status already says
+ * a failure) after "prog: stdout: cannot write: ..." on stderr.
+ */
+static inline int pl_finish_stdout(const char *prog, int status)
+{
+	struct pl_error err;
+
+	if (pl_close_output(stdout, "stdout", &err) == 0)
+		return status;
+	fprintf(stderr, "%s: %s\n", prog, err.msg);
+	return status ? status : PL_EXIT_FAILED;
+}
+
+/*
  * A whole decimal number as options and text formats write it: digits only
  * (no sign, no space, no "+"), at most max. Returns 0 with *out set, or -1.
  */

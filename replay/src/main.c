@@ -250,11 +250,5 @@ static int run_command(int argc, char **argv)
 /* Whatever a command printed on stdout must have been written, or it fails. */
 int main(int argc, char **argv)
 {
-	struct pl_error err;
-	int rc = run_command(argc, argv);
-	if (pl_close_output(stdout, "stdout", &err) < 0) {
-		fprintf(stderr, "panlab-replay: %s\n", err.msg);
-		return rc ? rc : 1;
-	}
-	return rc;
+	return pl_finish_stdout("panlab-replay", run_command(argc, argv));
 }
