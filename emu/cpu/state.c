@@ -122,7 +122,10 @@ int arm_check_resumable(arm_cpu *c, snap_r *r, uint64_t record_off)
         if (!phys_ram_ptr(c->sys->map, base0, 0x4000u >> n))
             return BAD(ttbr0, "%#010x puts the translation table at %#010x, outside RAM, "
                        "expected a table in RAM", c->index, cp->ttbr0, base0);
-        if (n && !phys_ram_ptr(c->sys->map, cp->ttbr1 & 0xffffc000u, 0x4000))
+        /* TTBR1 too when TTBCR.N is 0 and the walk never uses it: Linux
+         * copies it into TTBR0 as its global-only table on an ASID
+         * rollover (arch/arm/mm/context.c, cpu_set_reserved_ttbr0). */
+        if (!phys_ram_ptr(c->sys->map, cp->ttbr1 & 0xffffc000u, 0x4000))
             return BAD(ttbr1, "%#010x puts the translation table at %#010x, outside RAM, "
                        "expected a table in RAM", c->index, cp->ttbr1,
                        cp->ttbr1 & 0xffffc000u);

@@ -1961,6 +1961,14 @@ static void mmu_on_bad_ttbr(arm_cpu *c)
 
 static void pc_outside_ram(arm_cpu *c) { c->pc = 0x20000000; }
 
+/* The MMU on, TTBR0 in RAM and TTBR1 not, though TTBCR.N = 0. */
+static void mmu_on_bad_ttbr1(arm_cpu *c)
+{
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.ttbr0 = MACH_RAM + 0x100000;
+    c->cp15.ttbr1 = 0x12340000;
+}
+
 /* The MMU on with a flat map of the 16 MiB of RAM in 1 MiB sections (ARM
  * ARM B3.5.1; domain 0 as manager), the vectors at an unmapped address. */
 static void vectors_outside_ram(arm_cpu *c)
@@ -1971,7 +1979,7 @@ static void vectors_outside_ram(arm_cpu *c)
         uint32_t pa = MACH_RAM + (mb << 20), desc = pa | 3u << 10 | 2;
         memcpy(l1 + (pa >> 20) * 4, &desc, 4);
     }
-    c->cp15.ttbr0 = table;
+    c->cp15.ttbr0 = c->cp15.ttbr1 = table;
     c->cp15.dacr = 3;
     c->cp15.sctlr |= SCTLR_M;
     c->cp15.vbar = 0x20000000;
@@ -1986,6 +1994,9 @@ static void test_unresumable(void)
      * CRC, CPUS header 12); ttbr0 is at 268 in a record. */
     expect_unresumable("ttbr.snap", mmu_on_bad_ttbr,
                        "ttbr.snap@328: core 0: ttbr0 0x12340000 puts the translation "
+                       "table at 0x12340000, outside RAM");
+    expect_unresumable("ttbr1.snap", mmu_on_bad_ttbr1,
+                       "ttbr1.snap@332: core 0: ttbr1 0x12340000 puts the translation "
                        "table at 0x12340000, outside RAM");
     expect_unresumable("pc.snap", pc_outside_ram,
                        "core 0: pc 0x20000000 is at physical 0x20000000, expected the next "
