@@ -50,14 +50,14 @@
 #include "panlab/ready.h"
 #include "panlab/sdcard.h"
 
-/* Two request threads, as Android's daemon ran from 4.2 on (DEFAULT_NUM_THREADS). */
+/* Two request threads: Android 4.4's sdcard.c, DEFAULT_NUM_THREADS. */
 #define REQUEST_THREADS 2
-/* Android 4.x sdcard.c: MAX_WRITE 256 KiB, MAX_READ 128 KiB; Linux 6.1 caps a request at
+/* Android 4.4's sdcard.c: MAX_WRITE 256 KiB, MAX_READ 128 KiB; Linux 6.1 caps a request at
  * FUSE_DEFAULT_MAX_PAGES_PER_REQ (32 pages, 128 KiB) without FUSE_MAX_PAGES, so both are
  * 128 KiB here. */
 #define MAX_DATA_BYTES (128u * 1024u)
 #define REQUEST_BYTES (MAX_DATA_BYTES + 4096u)
-/* Android 4.x sdcard.c caches entries and attributes for 10 s (entry_valid, attr_valid). */
+/* Entries and attributes stay valid for 10 s, as Android 4.4's sdcard.c gave them. */
 #define VALID_S 10
 #define AID_SDCARD_RW 1015u
 #define AID_MEDIA_RW 1023u	/* the mount's owner: "sdcard /data/media 1023 1023" */
