@@ -6,6 +6,7 @@
  * (include/uapi/linux/fuse.h, 7.37 in Linux 6.1) directly, without libfuse, as Android did:
  *
  *   sdcardd [LOWER [MOUNTPOINT]]     (default /data/media and /sdcard)
+ *   sdcardd --fd N LOWER             (tests: serve the requests read from descriptor N)
  *
  * The main thread opens /dev/fuse, mounts MOUNTPOINT, starts REQUEST_THREADS threads named
  * "sdcardd-fuse<i>" (the kernel logger's THREAD_NAME records name them in the trace), signals
@@ -25,6 +26,11 @@
  * them), file handles a table of lower descriptors; both are checked on every request, so a
  * bad request gets an error reply and one line on stderr, never a crash. Any failure to start
  * is one line and exit 1.
+ *
+ * --fd N serves a descriptor the caller connected instead of mounting: a SOCK_SEQPACKET
+ * socket carries one request per read and one reply per write, as /dev/fuse does, so a host
+ * test can send any request, well-formed or not (tests/unit/test_platform_sdcardd.c). The
+ * daemon exits 0 when the peer closes it.
  */
 #define _FILE_OFFSET_BITS 64
 #include <dirent.h>
@@ -469,10 +475,17 @@ static void do_setattr(const struct request *r)
 		fd = h ? h->fd : -1;
 		pthread_mutex_unlock(&d.lock);
 	}
-	if ((in->valid & FATTR_SIZE) &&
-	    (fd >= 0 ? ftruncate(fd, (off_t)in->size) : truncate(path, (off_t)in->size)) != 0) {
-		reply_status(r->h->unique, errno);
-		return;
+	if (in->valid & FATTR_SIZE) {
+		/* truncate(2) of a path comes without a handle: open the lower file for it. */
+		int own = fd < 0 ? openat(d.lower_fd, path, O_WRONLY | O_CLOEXEC) : -1;
+		int rc = own >= 0 || fd >= 0 ? ftruncate(fd >= 0 ? fd : own, (off_t)in->size) : -1;
+		int err = errno;
+		if (own >= 0)
+			close(own);
+		if (rc != 0) {
+			reply_status(r->h->unique, err);
+			return;
+		}
 	}
 	if (in->valid & (FATTR_ATIME | FATTR_MTIME)) {
 		struct timespec ts[2] = {
@@ -881,6 +894,8 @@ static void *request_loop(void *index)
 		pl_die("no memory for the request buffers");
 	for (;;) {
 		ssize_t n = read(d.fuse_fd, buf, REQUEST_BYTES);
+		if (n == 0)
+			break;	/* --fd: the peer closed */
 		if (n < 0) {
 			/* ENOENT: a request interrupted before it was read; ENODEV: unmounted. */
 			if (errno == EINTR || errno == ENOENT || errno == EAGAIN)
@@ -903,12 +918,35 @@ static void *request_loop(void *index)
 	return NULL;
 }
 
+static void start_threads(pthread_t *threads)
+{
+	for (int i = 0; i < REQUEST_THREADS; i++) {
+		int err = pthread_create(&threads[i], NULL, request_loop, (void *)(uintptr_t)i);
+		if (err)
+			pl_die("start request thread %d: %s", i, strerror(err));
+	}
+	int err = pl_ready_signal();
+	if (err)
+		pl_die("signal ready: %s", strerror(-err));
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t threads[REQUEST_THREADS];
+	int served_fd = -1;
+	if (argc == 4 && !strcmp(argv[1], "--fd")) {
+		char *end;
+		long fd = strtol(argv[2], &end, 10);
+		if (*end || fd < 0 || fd > INT_MAX)
+			pl_die("--fd: expected a descriptor number, got '%s'", argv[2]);
+		served_fd = (int)fd;
+		argv += 2;
+		argc = 2;
+	}
 	const char *lower = argc > 1 ? argv[1] : PL_SDCARD_LOWER;
 	const char *mountpoint = argc > 2 ? argv[2] : PL_SDCARD_DIR;
-	if (argc > 3)
-		pl_die("usage: sdcardd [LOWER [MOUNTPOINT]]");
+	if (argc > 3 || (argc > 1 && argv[1][0] == '-'))
+		pl_die("usage: sdcardd [LOWER [MOUNTPOINT]] | sdcardd --fd N LOWER");
 	d.nnodes = 64;
 	d.nodes = calloc(d.nnodes, sizeof(*d.nodes));
 	if (!d.nodes)
@@ -917,6 +955,13 @@ int main(int argc, char **argv)
 	d.lower_fd = open(lower, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (d.lower_fd < 0)
 		pl_die("open %s: %s", lower, strerror(errno));
+	if (served_fd >= 0) {
+		d.fuse_fd = served_fd;
+		start_threads(threads);
+		for (int i = 0; i < REQUEST_THREADS; i++)
+			pthread_join(threads[i], NULL);
+		return 0;
+	}
 	d.fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 	if (d.fuse_fd < 0)
 		pl_die("open /dev/fuse: %s", strerror(errno));
@@ -936,15 +981,7 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	pthread_t threads[REQUEST_THREADS];
-	for (int i = 0; i < REQUEST_THREADS; i++) {
-		int err = pthread_create(&threads[i], NULL, request_loop, (void *)(uintptr_t)i);
-		if (err)
-			pl_die("start request thread %d: %s", i, strerror(err));
-	}
-	int err = pl_ready_signal();
-	if (err)
-		pl_die("signal ready: %s", strerror(-err));
+	start_threads(threads);
 	int sig;
 	sigwait(&stop, &sig);
 	/* Unmounting ends the connection: the threads' reads fail with ENODEV. */
