@@ -156,6 +156,12 @@ static void test_file_operations(void)
 	CU_ASSERT_EQUAL(call(&r, FUSE_WRITE, created.e.nodeid, &w, sizeof(w), data, sizeof(data),
 			     &wo, sizeof(wo)), 0);
 	CU_ASSERT_EQUAL(wo.size, sizeof(data));
+	w.size = sizeof(data) + 1;	/* more than it carries */
+	CU_ASSERT_EQUAL(call(&r, FUSE_WRITE, created.e.nodeid, &w, sizeof(w), data, sizeof(data),
+			     NULL, 0), -EINVAL);
+	struct fuse_read_in big = { .fh = created.o.fh, .size = 128u * 1024u + 1 };
+	CU_ASSERT_EQUAL(call(&r, FUSE_READ, created.e.nodeid, &big, sizeof(big), NULL, 0, NULL, 0),
+			-EINVAL);
 	struct fuse_read_in rd = { .fh = created.o.fh, .offset = 100, .size = 50 };
 	char back[50];
 	size_t got;
@@ -212,7 +218,7 @@ static void test_file_operations(void)
 	CU_ASSERT_EQUAL(call(&r, FUSE_UNLINK, FUSE_ROOT_ID, "g", 2, NULL, 0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(call(&r, FUSE_LOOKUP, FUSE_ROOT_ID, "g", 2, NULL, 0, NULL, 0), -ENOENT);
 	CU_ASSERT(rmdir(r.lower) == 0);	/* empty: everything was removed below */
-	CU_ASSERT_EQUAL(stop(&r), 1);	/* the short RELEASEDIR */
+	CU_ASSERT_EQUAL(stop(&r), 3);	/* the short WRITE, the big READ, the short RELEASEDIR */
 }
 
 /* Bad requests get an error reply (or none, for those without one) and a line on stderr;
@@ -237,7 +243,7 @@ static void test_bad_requests(void)
 	CU_ASSERT_EQUAL(call(&r, FUSE_GETATTR, 0, &ga, sizeof(ga), NULL, 0, NULL, 0), -ENOENT);
 	CU_ASSERT_EQUAL(call(&r, FUSE_GETATTR, FUSE_ROOT_ID, &ga, 4, NULL, 0, NULL, 0), -EINVAL);
 	CU_ASSERT_EQUAL(call(&r, FUSE_READ, FUSE_ROOT_ID, &rd, sizeof(rd), NULL, 0, NULL, 0), -EBADF);
-	CU_ASSERT_EQUAL(call(&r, FUSE_WRITE, FUSE_ROOT_ID, &w, sizeof(w), "x", 1, NULL, 0), -EINVAL);
+	CU_ASSERT_EQUAL(call(&r, FUSE_WRITE, FUSE_ROOT_ID, &w, sizeof(w), "x", 1, NULL, 0), -EBADF);
 	CU_ASSERT_EQUAL(call(&r, FUSE_READDIR, FUSE_ROOT_ID, &rd, sizeof(rd), NULL, 0, NULL, 0), -EBADF);
 	CU_ASSERT_EQUAL(call(&r, FUSE_RENAME, FUSE_ROOT_ID, &rn, sizeof(rn), "a", 2, NULL, 0), -EINVAL);
 	CU_ASSERT_EQUAL(call(&r, FUSE_RENAME, FUSE_ROOT_ID, &rn, sizeof(rn), "a\0b", 4, NULL, 0), -ENOENT);
@@ -250,7 +256,7 @@ static void test_bad_requests(void)
 	CU_ASSERT_EQUAL(recv_reply(&r, u, &ao, sizeof(ao), NULL), 0);
 	CU_ASSERT(S_ISDIR(ao.attr.mode));
 	CU_ASSERT(rmdir(r.lower) == 0);
-	/* INIT, 3 names, 2 nodes, the short GETATTR, 2 handles, the WRITE, the short RENAME,
+	/* INIT, 3 names, 2 nodes, the short GETATTR, 3 handles, the short RENAME,
 	 * the FORGET, the bad length; not the rename onto a missing directory (an answer). */
 	CU_ASSERT_EQUAL(stop(&r), 13);
 }

@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -665,20 +666,34 @@ static int file_fd(const struct request *r, uint64_t fh, bool *direct)
 	return fd;
 }
 
+/* The argument of a request on an open file (fuse_read_in, fuse_write_in, fuse_fsync_in: each
+ * starts with the handle) and its lower descriptor in *fd, with at most max_bytes of data (its
+ * size field at size_at) when max_bytes is not 0; NULL after an error reply. */
+static const void *file_arg(const struct request *r, size_t arg_size, size_t size_at,
+			    uint32_t max_bytes, int *fd, bool *direct)
+{
+	const uint64_t *fh = arg(r, arg_size);
+	uint32_t bytes;
+	if (!fh || (*fd = file_fd(r, *fh, direct)) < 0)
+		return NULL;
+	memcpy(&bytes, (const uint8_t *)fh + size_at, sizeof(bytes));
+	if (max_bytes && bytes > max_bytes) {
+		log_error("request %llu (opcode %u) of %u bytes, expected at most %u",
+			  (unsigned long long)r->h->unique, r->h->opcode, bytes, max_bytes);
+		reply_status(r->h->unique, EINVAL);
+		return NULL;
+	}
+	return fh;
+}
+
 /* data: a MAX_DATA_BYTES buffer, 4 KiB aligned, so that an O_DIRECT lower file reads into it. */
 static void do_read(const struct request *r, uint8_t *data)
 {
-	const struct fuse_read_in *in = arg(r, sizeof(*in));
+	int fd;
+	const struct fuse_read_in *in = file_arg(r, sizeof(*in), offsetof(struct fuse_read_in, size),
+						 MAX_DATA_BYTES, &fd, NULL);
 	if (!in)
 		return;
-	int fd = file_fd(r, in->fh, NULL);
-	if (fd < 0)
-		return;
-	if (in->size > MAX_DATA_BYTES) {
-		log_error("READ of %u bytes, expected at most %u", in->size, MAX_DATA_BYTES);
-		reply_status(r->h->unique, EINVAL);
-		return;
-	}
 	ssize_t n = pread(fd, data, in->size, (off_t)in->offset);
 	if (n < 0)
 		reply_status(r->h->unique, errno);
@@ -689,20 +704,14 @@ static void do_read(const struct request *r, uint8_t *data)
 /* data: as do_read's. */
 static void do_write(const struct request *r, uint8_t *data)
 {
-	const struct fuse_write_in *in = arg(r, sizeof(*in));
+	bool direct = false;
+	int fd;
+	const struct fuse_write_in *in = file_arg(r, sizeof(*in), offsetof(struct fuse_write_in, size),
+						  MAX_DATA_BYTES, &fd, &direct);
 	if (!in)
 		return;
 	if (r->len - sizeof(*in) < in->size) {
 		log_error("WRITE of %u bytes with %zu", in->size, r->len - sizeof(*in));
-		reply_status(r->h->unique, EINVAL);
-		return;
-	}
-	bool direct = false;
-	int fd = file_fd(r, in->fh, &direct);
-	if (fd < 0)
-		return;
-	if (in->size > MAX_DATA_BYTES) {
-		log_error("WRITE of %u bytes, expected at most %u", in->size, MAX_DATA_BYTES);
 		reply_status(r->h->unique, EINVAL);
 		return;
 	}
@@ -746,11 +755,9 @@ static void do_release(const struct request *r, bool dir)
 
 static void do_fsync(const struct request *r)
 {
-	const struct fuse_fsync_in *in = arg(r, sizeof(*in));
+	int fd;
+	const struct fuse_fsync_in *in = file_arg(r, sizeof(*in), 0, 0, &fd, NULL);
 	if (!in)
-		return;
-	int fd = file_fd(r, in->fh, NULL);
-	if (fd < 0)
 		return;
 	int rc = (in->fsync_flags & 1) ? fdatasync(fd) : fsync(fd);
 	reply_status(r->h->unique, rc ? errno : 0);
