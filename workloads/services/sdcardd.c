@@ -890,11 +890,9 @@ static void handle_request(const struct request *r, uint8_t *data)
 	}
 }
 
-static void *request_loop(void *index)
+static void *request_loop(void *unused)
 {
-	char name[16];
-	snprintf(name, sizeof(name), "sdcardd-fuse%u", (unsigned)(uintptr_t)index);
-	pthread_setname_np(pthread_self(), name);
+	(void)unused;
 	uint8_t *buf = NULL, *data = NULL;
 	if (posix_memalign((void **)&buf, 4096, REQUEST_BYTES) ||
 	    posix_memalign((void **)&data, 4096, MAX_DATA_BYTES))
@@ -928,9 +926,15 @@ static void *request_loop(void *index)
 static void start_threads(pthread_t *threads)
 {
 	for (int i = 0; i < REQUEST_THREADS; i++) {
-		int err = pthread_create(&threads[i], NULL, request_loop, (void *)(uintptr_t)i);
+		char name[16];
+		int err = pthread_create(&threads[i], NULL, request_loop, NULL);
 		if (err)
 			pl_die("start request thread %d: %s", i, strerror(err));
+		/* Named before ready, so whoever waits for ready finds the names. */
+		snprintf(name, sizeof(name), "sdcardd-fuse%d", i);
+		err = pthread_setname_np(threads[i], name);
+		if (err)
+			pl_die("name request thread %d: %s", i, strerror(err));
 	}
 	int err = pl_ready_signal();
 	if (err)
