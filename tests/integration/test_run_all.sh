@@ -6,9 +6,9 @@
 # list against the real folder.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 fails=0
+work=$(mktemp -d /tmp/panlab-run-all.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 
 # A tree with the four unit folders (a Makefile whose test passes) and the
 # listed suites test_a and test_b, each exiting 0.
