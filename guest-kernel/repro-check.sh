@@ -4,9 +4,10 @@
 # and compares its zImage and System.map with ../build/kernel's, which `make build` built or
 # restored from the cache (built then in another checkout). The fixed KBUILD_BUILD_* in the
 # Makefile keep the build's date, user and host out of the banner; Kbuild strips source paths
-# (-fmacro-prefix-map). tests/integration/test_reproducible.sh shares one kernel tree between
-# its two builds, so this is the kernel's own check. A whole kernel build: about 8 minutes on 2
-# idle cores, so it is `make repro-check`, not part of `make test`. JOBS=N (default 2).
+# (-fmacro-prefix-map). tests/integration/test_reproducible.sh builds only init/ and the link
+# again (on a copy of the objects), so this is the check of every object. A whole kernel
+# build: about 8 minutes on 2 idle cores, so it is `make repro-check`, not part of
+# `make test`. JOBS=N (default 2).
 #
 # Exit status: 0 identical, 1 different or the build failed.
 set -euo pipefail

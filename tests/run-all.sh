@@ -2,17 +2,30 @@
 # Runs every test suite: each folder's unit tests (CUnit, under ASan and
 # UBSan) and the integration tests that boot the guest. Keeps going after a
 # failing suite so one run shows them all, and ends with a count line.
-# Every tests/integration/test_*.sh is a suite: one that is not executable
-# fails rather than being skipped, each suite has a host-time limit
-# (SUITE_TIMEOUT_S, default 1200 s), and the run fails unless every
-# expected suite ran.
+# The integration suites are the ones tests/suites.list names, not a glob,
+# so that a deleted suite is noticed: a listed one that is missing or not
+# executable fails rather than being skipped, and so does a
+# tests/integration/test_*.sh that is not listed. Each suite has a host-time
+# limit (SUITE_TIMEOUT_S, default 1200 s), and the run fails unless every
+# listed suite ran and passed.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 limit_s=${SUITE_TIMEOUT_S:-1200}
+list=$top/tests/suites.list
 passed=0 failed=0 failures=""
 units=(replay workloads analyzer emu)
-integration=("$top"/tests/integration/test_*.sh)
+if [ ! -r "$list" ]; then
+	echo "$list: cannot read the list of suites (one tests/integration/NAME.sh a line)" >&2
+	exit 1
+fi
+mapfile -t integration < <(grep -v '^#' "$list")
 expected=$((${#units[@]} + ${#integration[@]}))
+
+fail() {
+	echo "=== $1: FAILED: $2"
+	failed=$((failed + 1))
+	failures="$failures $1"
+}
 
 suite() {
 	local name=$1 status
@@ -24,28 +37,30 @@ suite() {
 	if [ "$status" = 0 ]; then
 		passed=$((passed + 1))
 		echo "=== $name: passed in $((SECONDS - start)) s"
-		return
-	fi
-	failed=$((failed + 1))
-	failures="$failures $name"
-	if [ "$status" = 124 ]; then
-		echo "=== $name: FAILED: no result within $limit_s s (SUITE_TIMEOUT_S)"
+	elif [ "$status" = 124 ]; then
+		fail "$name" "no result within $limit_s s (SUITE_TIMEOUT_S)"
 	else
-		echo "=== $name: FAILED after $((SECONDS - start)) s"
+		fail "$name" "exit status $status after $((SECONDS - start)) s"
 	fi
 }
 
+# A suite nobody listed would never run: it fails the run, up front.
+for path in "$top"/tests/integration/test_*.sh; do
+	t=$(basename "$path" .sh)
+	[[ " ${integration[*]} " == *" $t "* ]] ||
+		fail "integration $t" "$path is not listed in $list"
+done
 for d in "${units[@]}"; do
 	suite "$d unit tests" make --no-print-directory -C "$top/$d" test
 done
 for t in "${integration[@]}"; do
-	name="integration $(basename "$t" .sh)"
-	if [ -x "$t" ]; then
-		suite "$name" "$t"
+	path=$top/tests/integration/$t.sh
+	if [ -x "$path" ]; then
+		suite "integration $t" "$path"
+	elif [ -e "$path" ]; then
+		fail "integration $t" "$path is not executable (chmod +x it)"
 	else
-		echo "=== $name: FAILED: $t is not executable (chmod +x it)"
-		failed=$((failed + 1))
-		failures="$failures $name"
+		fail "integration $t" "$path is missing (listed in $list)"
 	fi
 done
 

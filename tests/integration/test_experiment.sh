@@ -10,8 +10,9 @@
 #     refused one (a file that is no snapshot);
 #   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
-#     SVGs with their paths, and the screenshot shows gnuplot's first line colour (the plots
-#     were drawn, not only present).
+#     SVGs with their paths, and its screenshot has thousands more coloured pixels than one of
+#     the same page with the SVGs hidden (same layout), so the plots were drawn in colour, not
+#     only present: the page's own colour, the red "Failed runs" heading, counts in both.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 name=test-experiment
@@ -98,11 +99,23 @@ timeout 120 "${chrome[@]}" --dump-dom "file://$html" > "$work/dom.html" 2>/dev/n
 svgs=$(grep -o '<svg' "$work/dom.html" | wc -l)
 [ "$svgs" = 3 ] || fail "expected 3 plots (CDF, Q-Q, breakdown) in the DOM, found $svgs"
 [ "$(grep -o '<path[^>]* d="M[^"]*L' "$work/dom.html" | wc -l)" -gt 10 ] || fail "the plots' SVGs hold no drawn paths"
-timeout 120 "${chrome[@]}" --window-size=1000,1800 --screenshot="$work/shot.png" "file://$html" >/dev/null 2>&1
-# The page is black text on white and grey; only the plots' curves, points and bars are in
-# colour: count the pixels whose channels differ by more than 60.
-colour=$(pngtopnm "$work/shot.png" | ppmhist -noheader |
-	awk '{ hi = $1; lo = $1; for (i = 2; i <= 3; i++) { if ($i > hi) hi = $i; if ($i < lo) lo = $i }
-		if (hi - lo > 60) n += $5 } END { print n + 0 }')
-[ "$colour" -gt 2000 ] || fail "the screenshot shows no drawn plot ($colour coloured pixels)"
-echo "test_experiment: ok (one boot for two runs, resume skipped the finished runs, 2 failures recorded with their reason, $svgs plots rendered, $colour coloured pixels)"
+# The page without its plots: the same file (beside it, for its relative links) with every SVG
+# hidden, which keeps the layout, so only the plots' pixels differ between the two screenshots.
+[ "$(grep -c '</head>' "$html")" = 1 ] || fail "report.html does not have one </head>"
+sed 's#</head>#<style>svg{visibility:hidden}</style></head>#' "$html" > "$dir/report-noplots.html"
+for page in report report-noplots; do
+	timeout 120 "${chrome[@]}" --window-size=1000,1800 --screenshot="$work/$page.png" \
+		"file://$dir/$page.html" >/dev/null 2>&1
+done
+rm "$dir/report-noplots.html"
+# Pixels in colour: channels that differ by more than 60 (black, white and grey do not).
+coloured() {
+	pngtopnm "$1" | ppmhist -noheader |
+		awk '{ hi = $1; lo = $1; for (i = 2; i <= 3; i++) { if ($i > hi) hi = $i; if ($i < lo) lo = $i }
+			if (hi - lo > 60) n += $5 } END { print n + 0 }'
+}
+page_colour=$(coloured "$work/report-noplots.png")
+plot_colour=$(($(coloured "$work/report.png") - page_colour))
+[ "$plot_colour" -gt 2000 ] ||
+	fail "the screenshot shows no drawn plot ($plot_colour coloured pixels more than the page without plots, which has $page_colour)"
+echo "test_experiment: ok (one boot for two runs, resume skipped the finished runs, 2 failures recorded with their reason, $svgs plots rendered, $plot_colour coloured pixels in the plots, $page_colour in the rest of the page)"

@@ -3,15 +3,21 @@
 # libvirtd (Debian's libvirt-daemon-system) with their config, sockets and logs in a temporary
 # directory, runs asynctask as a transient domain over that socket, and checks precision =
 # recall = 1.0 against the ground truth from the domain's channels; stops both daemons by PID.
+# The machine is checked where it lives, not in the XML the run generated: libvirtd's live
+# definition of the running domain (virsh dumpxml: an id, 2 vCPUs, 1 GiB in libvirt's KiB, the
+# kernel, icount shift=2, the three panlab channels), and the guest's own count of its cpus.
 # libvirtd keeps its per-domain state in /run/libvirt and /var/lib/libvirt as the system
 # daemon does, so no other libvirtd may run on the machine meanwhile.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 d=$(mktemp -d /tmp/panlab-libvirt.XXXXXX)
 run_id=test-libvirt
-pids=()
+pids=() run=""
 stop() {
 	local p
+	# The run's process group first: killed, libvirt-domain.sh destroys its domain while
+	# libvirtd still runs.
+	[ -z "$run" ] || { kill -TERM -- -"$run" 2>/dev/null || true; wait "$run" 2>/dev/null || true; }
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	rm -rf "$d"
@@ -41,11 +47,34 @@ export LIBVIRT_DEFAULT_URI="qemu:///system?socket=$d/libvirt-sock"
 timeout 60 bash -c "until [ -S /run/libvirt/virtlogd-sock ] && virsh -q list >/dev/null 2>&1; do sleep 0.2; done" ||
 	{ echo "test_libvirt: libvirtd did not come up; log:" >&2; tail -n 5 "$d/libvirtd.log" >&2; exit 1; }
 
-"$top/scripts/run-experiment.sh" --backend qemu --via libvirt --workload asynctask --run-id "$run_id" \
-	> "$d/run.log" 2>&1 || { tail -n 20 "$d/run.log"; echo "test_libvirt: the run through libvirt failed" >&2; exit 1; }
+fail() { echo "test_libvirt: $*" >&2; exit 1; }
+setsid "$top/scripts/run-experiment.sh" --backend qemu --via libvirt --workload asynctask --run-id "$run_id" \
+	> "$d/run.log" 2>&1 &
+run=$!
+# libvirtd's own definition of the domain, taken while it runs (a transient domain is gone after)
+# and kept beside the run's generated domain.xml.
+live_xml=$top/out/$run_id/libvirt-live.xml
+until domain=$(virsh -q list --name | grep "^panlab-$run_id-"); do
+	kill -0 "$run" 2>/dev/null || { tail -n 20 "$d/run.log"; fail "the run ended before its domain showed in virsh list"; }
+	sleep 0.2
+done
+virsh dumpxml "$domain" > "$live_xml" || fail "virsh dumpxml $domain failed"
+status=0
+wait "$run" || status=$?
+run=""
+[ "$status" = 0 ] || { tail -n 20 "$d/run.log"; fail "the run through libvirt failed (exit $status)"; }
 s=$top/out/$run_id/summary.json
-grep -q "domain panlab-$run_id-" "$d/run.log" || { echo "test_libvirt: the run did not go through libvirt" >&2; exit 1; }
-grep -q "<qemu:arg value='shift=2,sleep=off'/>" "$top/out/$run_id/domain.xml"
+grep -q "domain $domain " "$d/run.log" || fail "the run did not go through libvirt"
+live() { xmllint --xpath "$1" "$live_xml"; }
+for check in "string(/domain/@id) != ''" "/domain/vcpu = 2" \
+	"/domain/memory = 1048576 and /domain/memory/@unit = 'KiB'" \
+	"/domain/os/kernel = '$top/build/kernel/arch/arm/boot/zImage'" \
+	"count(//*[local-name() = 'commandline']/*[local-name() = 'arg'][@value = 'shift=2,sleep=off']) = 1" \
+	"count(/domain/devices/channel/target[@type = 'virtio' and starts-with(@name, 'panlab.')]) = 3"; do
+	[ "$(live "$check")" = true ] || fail "libvirtd's definition of $domain: not $check ($live_xml)"
+done
+grep -aq '^panlab-init: 2 cpus online' "$top/out/$run_id/console.log" ||
+	fail "the guest did not see 2 cpus online"
 [ "$(jq '.precision == 1 and .recall == 1 and .transactions == 24' "$s")" = true ] ||
 	{ echo "test_libvirt: expected 24 transactions at precision = recall = 1.0:" >&2; jq -c '{transactions, precision, recall}' "$s" >&2; exit 1; }
 virsh -q list --all | grep -q "panlab-$run_id" && { echo "test_libvirt: the transient domain is still defined" >&2; exit 1; }
