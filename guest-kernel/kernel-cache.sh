@@ -50,6 +50,18 @@ restore)
 		rm -rf "$kout"
 		exit 1
 	fi
+	# Kbuild wrote the source tree's absolute path into the tree (its Makefile, each
+	# .cmd file's command and dependencies), and the checkout that built it may be gone.
+	# Point them at this checkout's source, the same bytes (the key says so), and date the
+	# files its patches touched no later than the objects, so that a make in the tree
+	# (guest-kernel's relink-kernel) rebuilds nothing it need not.
+	src=$(cd "$kout/.." && pwd)/src/$(basename "$tarball" .tar.xz)
+	old=$(sed -n 's|^include \(/.*\)/Makefile$|\1|p' "$kout/Makefile")
+	if [ -d "$src" ] && [ -n "$old" ] && [ "$old" != "$src" ]; then
+		grep -rlZF --include='.*.cmd' --include=Makefile -e "$old" "$kout" |
+			xargs -0r sed -i "s|$old|$src|g"
+		find "$src" -newer "$kout/.config" -exec touch -h -r "$kout/.config" {} +
+	fi
 	;;
 save)
 	mkdir -p "$dir" || exit 0
