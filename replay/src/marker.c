@@ -1,8 +1,7 @@
 /* The frame marker; see panlab/marker.h. */
 #include "panlab/marker.h"
+#include "panlab/ground_truth_format.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #define PAYLOAD_BYTES (1 + 4 + 4 + 4 * PL_MARKER_MAX_INPUTS)
@@ -154,13 +153,11 @@ enum pl_marker_status pl_marker_seen_check(struct pl_marker_seen *s, enum pl_mar
 	return PL_MARKER_OK;
 }
 
-int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, char *buf,
-		     size_t size)
+int pl_marker_gt_frame(char *buf, size_t size, uint64_t seq, uint64_t t_ns,
+		       enum pl_marker_status status, const struct pl_marker *m)
 {
-	size_t n = (size_t)snprintf(buf, size, "%s", status == PL_MARKER_OK ? " answers" :
-					status == PL_MARKER_UNREADABLE ? " unreadable" :
-					status == PL_MARKER_REPEAT ? " repeat" : " no-marker");
-	for (uint32_t i = 0; status == PL_MARKER_OK && i < m->count && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, " %" PRIu32, m->input_ids[i]);
-	return n < size ? (int)n : -1;
+	const char *word = status == PL_MARKER_OK ? PL_GT_WORD_ANSWERS :
+			   status == PL_MARKER_UNREADABLE ? PL_GT_WORD_UNREADABLE :
+			   status == PL_MARKER_REPEAT ? PL_GT_WORD_REPEAT : PL_GT_WORD_NO_MARKER;
+	return pl_gt_frame(buf, size, seq, t_ns, word, m ? m->input_ids : NULL, m ? m->count : 0);
 }

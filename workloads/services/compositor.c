@@ -42,6 +42,7 @@
 #include "panlab/clock.h"
 #include "panlab/die.h"
 #include "panlab/looper.h"
+#include "panlab/ground_truth_format.h"
 #include "panlab/marker.h"
 #include "panlab/ready.h"
 #include "panlab/ulog.h"
@@ -114,13 +115,10 @@ static void write_ground_truth(struct compositor *c, uint64_t t_ns)
 						  (uint32_t)d->height_px,
 						  (uint32_t)d->stride_px * PL_PIXEL_BYTES, &marker, NULL);
 	st = pl_marker_seen_check(&c->seen, st, &marker);
-	char line[256];
-	int n = snprintf(line, sizeof(line), "frame %" PRIu64 " %" PRIu64, c->frame_seq, t_ns);
-	int m = pl_marker_format(st, &marker, line + n, sizeof(line) - (size_t)n - 1);
-	n += m;
-	line[n++] = '\n';
-	if (m < 0 || write(c->gt_fd, line, (size_t)n) != n)
-		pl_die("write ground truth: %s", m < 0 ? "line too long" : strerror(errno));
+	char line[PL_GT_LINE_BYTES];
+	int n = pl_marker_gt_frame(line, sizeof(line), c->frame_seq, t_ns, st, &marker);
+	if (n < 0 || write(c->gt_fd, line, (size_t)n) != n)
+		pl_die("write ground truth: %s", n < 0 ? "line too long" : strerror(errno));
 }
 
 static void compose(struct compositor *c)

@@ -518,9 +518,6 @@ int main(int argc, char **argv)
 	/* The injector's device exists before inputd scans /dev/input. */
 	struct pl_injector *inj = NULL;
 	if (!host_injects) {
-		static const char gt_header[] = "panlab-ground-truth 1\n";
-		if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
-			pl_die("write ground-truth header: %s", strerror(errno));
 		if (pl_injector_open(&inj, gt_fd, &err) != 0)
 			pl_die("%s", err.msg);
 	}

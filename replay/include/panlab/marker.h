@@ -79,11 +79,11 @@ void pl_marker_draw(uint8_t *pixels, uint32_t width_px, uint32_t height_px, uint
 enum pl_marker_status pl_marker_read(const uint8_t *pixels, uint32_t width_px, uint32_t height_px,
 				     uint32_t stride_bytes, struct pl_marker *out, const char **why);
 
-/* The marker as a ground-truth frame line ends (analyzer/FORMAT.md): " no-marker",
- * " unreadable", " repeat", or " answers" followed by " ID" per input. Returns the length written, or -1
- * if size is too small (then buf holds a truncated, terminated string). */
-int pl_marker_format(enum pl_marker_status status, const struct pl_marker *m, char *buf,
-		     size_t size);
+/* The ground-truth frame line (panlab/ground_truth_format.h) of flush seq at t_ns, for a frame
+ * whose marker read as status (m as read, for PL_MARKER_OK). Returns its length, or -1 if size
+ * is too small (then buf holds a truncated, terminated string). */
+int pl_marker_gt_frame(char *buf, size_t size, uint64_t seq, uint64_t t_ns,
+		       enum pl_marker_status status, const struct pl_marker *m);
 
 #ifdef __cplusplus
 }
