@@ -1,4 +1,4 @@
-/* The frame marker codec (replay/src/marker.c): round trips, and corrupt, partial and absent
+/* The frame marker codec (include/panlab/marker.h): round trips, and corrupt, partial and absent
  * codes, which must never read as a matchable code. */
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
