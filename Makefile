@@ -23,8 +23,16 @@ build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
+	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
+
+# The guest ABI's values for the shell (include/panlab/guest_abi.h): the scripts and the guest's
+# /init source this file rather than spelling the values again.
+build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
+	@mkdir -p build
+	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
+	build/guest-abi-sh > $@.tmp && mv $@.tmp $@
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
 # suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then

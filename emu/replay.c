@@ -4,6 +4,7 @@
 #include <string.h>
 #include <linux/input-event-codes.h>
 #include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 #include "panlab/marker.h"
 #include "panlab/replay.h"
 #include "replay.h"
@@ -216,7 +217,7 @@ static void resume(phone_replay *r, uint64_t t_guest)
     }
     const struct pl_action *a = pl_script_action(r->script, r->next);
     r->waiting = 0;
-    r->base_guest_ns = t_guest - a->at_ns;
+    r->base_guest_ns = pl_script_base_ns(t_guest, a->at_ns);
     r->next++;
     schedule_next(r);
 }
@@ -245,10 +246,15 @@ void phone_replay_port(phone_replay *r, const uint8_t *buf, size_t n)
         r->line[r->len] = 0;
         r->len = 0;
         uint64_t t;
-        char tail;
-        if (sscanf(r->line, "ready %" SCNu64 "%c", &t, &tail) == 1)
+        switch (pl_handshake_parse(r->line, &t)) {
+        case PL_HANDSHAKE_READY:
             start(r, t);
-        else if (sscanf(r->line, "resume %" SCNu64 "%c", &t, &tail) == 1)
+            break;
+        case PL_HANDSHAKE_RESUME:
             resume(r, t);
+            break;
+        case PL_HANDSHAKE_NONE:
+            break;
+        }
     }
 }

@@ -4,6 +4,7 @@
  * tracer's logger: ground truth must come from outside the tracer. */
 #include "panlab/replay.h"
 #include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,7 +130,7 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 			if (sleep_until(base_ns + a->at_ns, err) < 0 ||
 			    hooks->control(hooks->ctx, a, &resume_ns, err) < 0)
 				return -1;
-			base_ns = resume_ns - a->at_ns;
+			base_ns = pl_script_base_ns(resume_ns, a->at_ns);
 			continue;
 		}
 		if (sleep_until(base_ns + a->at_ns, err) < 0 || send_frame(ev_fd, a, 0, err) < 0)

@@ -43,6 +43,7 @@
 #include "panlab/die.h"
 #include "panlab/looper.h"
 #include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 #include "panlab/marker.h"
 #include "panlab/ready.h"
 #include "panlab/ulog.h"
@@ -54,7 +55,6 @@
 #define MAX_CLIENTS 8
 #define SURFACE_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
 #define SURFACE_BYTES ((size_t)PL_SURFACE_BUFFERS * SURFACE_PX * PL_PIXEL_BYTES)
-#define GROUND_TRUTH_PORT "panlab.display"
 
 struct client {
 	int sock;		/* -1: free */
@@ -302,7 +302,7 @@ int main(int argc, char **argv)
 		pl_die("%s", err.msg);
 	/* The port may be absent (other backends, runs by hand): then there is no ground truth. */
 	char port[64];
-	if (!gt_path && pl_vport_path(GROUND_TRUTH_PORT, port, sizeof(port)) == 0)
+	if (!gt_path && pl_vport_path(PL_PORT_DISPLAY, port, sizeof(port)) == 0)
 		gt_path = port;
 	c.gt_fd = gt_path ? open(gt_path, O_WRONLY | O_CLOEXEC) : -1;
 	if (gt_path && c.gt_fd < 0)
