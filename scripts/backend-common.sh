@@ -56,11 +56,12 @@ require_built() {
 		[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }
 	done
 }
-# The guest ABI's values (port names, the result line), generated from include/panlab/guest_abi.h.
-[ -s "$top/build/guest_abi.sh" ] ||
-	{ echo "$0: $top/build/guest_abi.sh is missing; run 'make build'" >&2; exit 1; }
+# The guest ABI's values (port names, the result line), generated from include/panlab/guest_abi.h;
+# found beside this file, whoever sources it.
+guest_abi=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/guest_abi.sh
+[ -s "$guest_abi" ] || { echo "$0: $guest_abi is missing; run 'make build'" >&2; exit 1; }
 # shellcheck source=/dev/null
-. "$top/build/guest_abi.sh"
+. "$guest_abi"
 
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids QEMU's slow SMP bring-up
 # under icount; the phone boots the same way so one image serves both.
