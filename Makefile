@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test bench repro-check difftest fuzz section6 clean
+.PHONY: all deps build run experiment labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
 deps:
@@ -65,6 +65,12 @@ labs-check: build
 
 test: build
 	@tests/run-all.sh
+
+# The formatting of what changed since LINT_BASE (a branch or commit, default main), in each
+# folder's declared dialect (README.md, "Code style"; scripts/lint.sh).
+LINT_BASE ?= main
+lint: deps
+	@scripts/lint.sh $(LINT_BASE)
 
 # Every folder with a `bench` target takes part; each writes out/bench/*.json.
 BENCH_DIRS := guest-kernel workloads analyzer emu

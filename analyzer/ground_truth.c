@@ -201,7 +201,8 @@ static int parse_marker(const struct line *l, struct pl_ground_truth *gt,
 	if (is(l, 3, PL_GT_WORD_NO_MARKER) || is(l, 3, PL_GT_WORD_UNREADABLE) ||
 	    is(l, 3, PL_GT_WORD_REPEAT)) {
 		*marker = is(l, 3, PL_GT_WORD_UNREADABLE) ? PL_GT_MARKER_UNREADABLE :
-			  is(l, 3, PL_GT_WORD_REPEAT) ? PL_GT_MARKER_REPEAT : PL_GT_MARKER_ABSENT;
+			  is(l, 3, PL_GT_WORD_REPEAT)	  ? PL_GT_MARKER_REPEAT :
+							    PL_GT_MARKER_ABSENT;
 		return expect_fields(l, 4, usage, err);
 	}
 	if (!is(l, 3, PL_GT_WORD_ANSWERS)) {

@@ -23,7 +23,7 @@ static int send_config(machine *m, const char *config, struct pl_error *err)
     if (virtio_console_send(machine_console(m), PL_PORT_CONFIG,
                             (const uint8_t *)line, (size_t)n) < 0) {
         pl_error_set(err, "--config: the guest's configuration did not "
-                 "fit the " PL_PORT_CONFIG " port");
+                          "fit the " PL_PORT_CONFIG " port");
         return -1;
     }
     return 0;

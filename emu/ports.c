@@ -9,7 +9,9 @@
 void port_list_default(port_list *l)
 {
     static const char *const guest_ports[] = {
-        PL_PORT_TRACE, PL_PORT_INPUT, PL_PORT_DISPLAY,
+        PL_PORT_TRACE,
+        PL_PORT_INPUT,
+        PL_PORT_DISPLAY,
     };
     memset(l, 0, sizeof(*l));
     for (size_t i = 0; i < sizeof(guest_ports) / sizeof(guest_ports[0]); i++)

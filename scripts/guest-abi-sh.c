@@ -8,24 +8,22 @@
 
 #include "panlab/guest_abi.h"
 
+/* Single quotes keep every byte; the values hold none. */
+static void put(const char *name, const char *value)
+{
+	printf("%s='%s'\n", name, value);
+}
+
 int main(void)
 {
-	static const struct {
-		const char *name, *value;
-	} vars[] = {
-		{ "PL_PORT_TRACE", PL_PORT_TRACE },
-		{ "PL_PORT_INPUT", PL_PORT_INPUT },
-		{ "PL_PORT_DISPLAY", PL_PORT_DISPLAY },
-		{ "PL_PORT_CONFIG", PL_PORT_CONFIG },
-		{ "PL_RESULT_PREFIX", PL_RESULT_PREFIX },
-		{ "PL_GUEST_ADDR", PL_GUEST_ADDR },
-		{ "PL_GUEST_GATEWAY", PL_GUEST_GATEWAY },
-		{ "PL_CONTENT_HOST", PL_CONTENT_HOST },
-	};
-
 	printf("# Generated from include/panlab/guest_abi.h by scripts/guest-abi-sh.c: do not edit.\n");
-	/* Single quotes keep every byte; the values hold none. */
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		printf("%s='%s'\n", vars[i].name, vars[i].value);
+	put("PL_PORT_TRACE", PL_PORT_TRACE);
+	put("PL_PORT_INPUT", PL_PORT_INPUT);
+	put("PL_PORT_DISPLAY", PL_PORT_DISPLAY);
+	put("PL_PORT_CONFIG", PL_PORT_CONFIG);
+	put("PL_RESULT_PREFIX", PL_RESULT_PREFIX);
+	put("PL_GUEST_ADDR", PL_GUEST_ADDR);
+	put("PL_GUEST_GATEWAY", PL_GUEST_GATEWAY);
+	put("PL_CONTENT_HOST", PL_CONTENT_HOST);
 	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include "slirp_net.h"
 
 #define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
+#define SERVER_ADDR PL_CONTENT_HOST
 #define SERVER_PORT CONTENT_HTTP_PORT
 
 /* libslirp's timers, kept in creation order: slirp creates them in the
@@ -256,7 +257,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     slirp_net *s = pl_xcalloc(1, sizeof(*s));
     s->t = t;
     s->tm = *timing;
-    inet_aton(PL_CONTENT_HOST, &s->server);
+    inet_aton(SERVER_ADDR, &s->server);
     net_wire_init(&s->up, t, &s->tm, from_wire, s);
     net_wire_init(&s->down, t, &s->tm, to_guest, s);
     vt_event_init(&s->poll, poll_tick, s);

@@ -60,19 +60,25 @@ static inline int pl_gt_ready(char *buf, size_t size, uint64_t t_ns)
 }
 
 /* A tap, or a swipe where its touch began, at (x_px, y_px). */
-static inline int pl_gt_input_tap(char *buf, size_t size, uint64_t seq, uint64_t t_ns,
-				  int32_t x_px, int32_t y_px)
+static inline int pl_gt_input_tap(char *buf, size_t size, uint64_t seq, uint64_t t_ns, int32_t x_px,
+				  int32_t y_px)
 {
-	return pl_gt_fit(snprintf(buf, size, PL_GT_WORD_INPUT " %" PRIu64 " %" PRIu64 " " PL_GT_WORD_TAP
-				  " %" PRId32 " %" PRId32 "\n", seq, t_ns, x_px, y_px), size);
+	return pl_gt_fit(snprintf(buf, size,
+				  PL_GT_WORD_INPUT " %" PRIu64 " %" PRIu64 " " PL_GT_WORD_TAP
+						   " %" PRId32 " %" PRId32 "\n",
+				  seq, t_ns, x_px, y_px),
+			 size);
 }
 
 /* A key press: code is the Linux input event code. */
 static inline int pl_gt_input_key(char *buf, size_t size, uint64_t seq, uint64_t t_ns,
 				  uint32_t code)
 {
-	return pl_gt_fit(snprintf(buf, size, PL_GT_WORD_INPUT " %" PRIu64 " %" PRIu64 " " PL_GT_WORD_KEY
-				  " %" PRIu32 "\n", seq, t_ns, code), size);
+	return pl_gt_fit(snprintf(buf, size,
+				  PL_GT_WORD_INPUT " %" PRIu64 " %" PRIu64 " " PL_GT_WORD_KEY
+						   " %" PRIu32 "\n",
+				  seq, t_ns, code),
+			 size);
 }
 
 /* A flush; marker is one of the PL_GT_* marker words, ids[0..count) the inputs it answers
@@ -80,8 +86,10 @@ static inline int pl_gt_input_key(char *buf, size_t size, uint64_t seq, uint64_t
 static inline int pl_gt_frame(char *buf, size_t size, uint64_t seq, uint64_t t_ns,
 			      const char *marker, const uint32_t *ids, uint32_t count)
 {
-	int n = snprintf(buf, size, PL_GT_WORD_FRAME " %" PRIu64 " %" PRIu64 " %s", seq, t_ns, marker);
-	for (uint32_t i = 0; !strcmp(marker, PL_GT_WORD_ANSWERS) && i < count && pl_gt_fit(n, size) >= 0; i++)
+	int n = snprintf(buf, size, PL_GT_WORD_FRAME " %" PRIu64 " %" PRIu64 " %s", seq, t_ns,
+			 marker);
+	for (uint32_t i = 0;
+	     !strcmp(marker, PL_GT_WORD_ANSWERS) && i < count && pl_gt_fit(n, size) >= 0; i++)
 		n += snprintf(buf + n, size - (size_t)n, " %" PRIu32, ids[i]);
 	if (pl_gt_fit(n, size) >= 0)
 		n += snprintf(buf + n, size - (size_t)n, "\n");

@@ -40,9 +40,9 @@
 #define PL_CONTENT_HOST "10.0.2.100"
 
 enum pl_handshake {
-	PL_HANDSHAKE_NONE = 0,	/* not a handshake line */
-	PL_HANDSHAKE_READY,	/* "ready <t_ns>" */
-	PL_HANDSHAKE_RESUME,	/* "resume <t_ns>" */
+	PL_HANDSHAKE_NONE = 0, /* not a handshake line */
+	PL_HANDSHAKE_READY,    /* "ready <t_ns>" */
+	PL_HANDSHAKE_RESUME,   /* "resume <t_ns>" */
 };
 
 /* Room for a handshake line: the longer word, a space, 20 digits, the newline, the NUL. */
@@ -50,8 +50,7 @@ enum pl_handshake {
 
 /* Formats the handshake line kind (READY or RESUME) for t_ns, newline included, into buf; returns
  * its length, or -1 if it does not fit. */
-static inline int pl_handshake_format(char *buf, size_t size, enum pl_handshake kind,
-				      uint64_t t_ns)
+static inline int pl_handshake_format(char *buf, size_t size, enum pl_handshake kind, uint64_t t_ns)
 {
 	int n = snprintf(buf, size, "%s %" PRIu64 "\n",
 			 kind == PL_HANDSHAKE_READY ? "ready" : "resume", t_ns);

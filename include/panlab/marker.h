@@ -39,26 +39,26 @@ extern "C" {
 #endif
 
 #define PL_MARKER_CELL_PX 4
-#define PL_MARKER_COLS 120		/* cells per row: 480 px */
+#define PL_MARKER_COLS 120 /* cells per row: 480 px */
 #define PL_MARKER_ROWS 3
 #define PL_MARKER_HEIGHT_PX (PL_MARKER_ROWS * PL_MARKER_CELL_PX)
 #define PL_MARKER_WIDTH_PX (PL_MARKER_COLS * PL_MARKER_CELL_PX)
 #define PL_MARKER_MAX_INPUTS 8
-#define PL_MARKER_START 0xa53cu		/* 8 ones and 8 zeros: a uniform strip matches 8 cells */
+#define PL_MARKER_START 0xa53cu /* 8 ones and 8 zeros: a uniform strip matches 8 cells */
 #define PL_MARKER_START_MIN_CELLS 12
 
 struct pl_marker {
-	uint32_t count;				/* inputs answered, <= PL_MARKER_MAX_INPUTS */
-	uint32_t pid;				/* the process that drew the frame */
-	uint32_t frame;				/* its frame number (UI_UPDATE a0), increasing */
-	uint32_t input_ids[PL_MARKER_MAX_INPUTS];	/* the first count are meaningful */
+	uint32_t count;				  /* inputs answered, <= PL_MARKER_MAX_INPUTS */
+	uint32_t pid;				  /* the process that drew the frame */
+	uint32_t frame;				  /* its frame number (UI_UPDATE a0), increasing */
+	uint32_t input_ids[PL_MARKER_MAX_INPUTS]; /* the first count are meaningful */
 };
 
 enum pl_marker_status {
-	PL_MARKER_NONE = 0,	/* no marker drawn */
-	PL_MARKER_OK,		/* read; the struct holds it */
-	PL_MARKER_UNREADABLE,	/* a marker is there but cannot be read: never matched */
-	PL_MARKER_REPEAT,	/* read, but that app frame was shown before (pl_marker_seen) */
+	PL_MARKER_NONE = 0,   /* no marker drawn */
+	PL_MARKER_OK,	      /* read; the struct holds it */
+	PL_MARKER_UNREADABLE, /* a marker is there but cannot be read: never matched */
+	PL_MARKER_REPEAT,     /* read, but that app frame was shown before (pl_marker_seen) */
 };
 
 /* What a display has shown so far: the newest frame number per process, as a rig remembers the
@@ -71,7 +71,7 @@ struct pl_marker_seen {
 
 /* The codec's own steps; callers use the four functions below. */
 #define PL_MARKER_PAYLOAD_BYTES (1 + 4 + 4 + 4 * PL_MARKER_MAX_INPUTS)
-#define PL_MARKER_IDS_AT 9	/* count, pid, frame, then the ids */
+#define PL_MARKER_IDS_AT 9 /* count, pid, frame, then the ids */
 #define PL_MARKER_BITS (16 + 8 * PL_MARKER_PAYLOAD_BYTES + 16)
 
 _Static_assert(PL_MARKER_BITS <= PL_MARKER_ROWS * PL_MARKER_COLS,
@@ -112,8 +112,8 @@ static inline void pl_marker_encode_payload(const struct pl_marker *m,
 		pl_marker_put32(out + PL_MARKER_IDS_AT + 4 * i, m->input_ids[i]);
 }
 
-static inline uint8_t *pl_marker_cell_at(uint8_t *pixels, uint32_t height_px,
-					 uint32_t stride_bytes, unsigned bit)
+static inline uint8_t *pl_marker_cell_at(uint8_t *pixels, uint32_t height_px, uint32_t stride_bytes,
+					 unsigned bit)
 {
 	uint32_t row = height_px - PL_MARKER_HEIGHT_PX + (bit / PL_MARKER_COLS) * PL_MARKER_CELL_PX;
 	uint32_t col = (bit % PL_MARKER_COLS) * PL_MARKER_CELL_PX;
@@ -123,9 +123,8 @@ static inline uint8_t *pl_marker_cell_at(uint8_t *pixels, uint32_t height_px,
 /* For a marker read PL_MARKER_OK: PL_MARKER_REPEAT if its process showed this frame or a later
  * one before (a surface raised again re-shows its last frame, which answers nothing new), else
  * PL_MARKER_OK, remembering the frame. Any other status is returned as is. */
-static inline enum pl_marker_status pl_marker_seen_check(struct pl_marker_seen *s,
-							enum pl_marker_status st,
-							const struct pl_marker *m)
+static inline enum pl_marker_status
+pl_marker_seen_check(struct pl_marker_seen *s, enum pl_marker_status st, const struct pl_marker *m)
 {
 	if (st != PL_MARKER_OK)
 		return st;
@@ -241,10 +240,12 @@ static inline int pl_marker_gt_frame(char *buf, size_t size, uint64_t seq, uint6
 				     enum pl_marker_status status, const struct pl_marker *m)
 {
 	if (status == PL_MARKER_OK)
-		return pl_gt_frame(buf, size, seq, t_ns, PL_GT_WORD_ANSWERS, m->input_ids, m->count);
+		return pl_gt_frame(buf, size, seq, t_ns, PL_GT_WORD_ANSWERS, m->input_ids,
+				   m->count);
 	return pl_gt_frame(buf, size, seq, t_ns,
 			   status == PL_MARKER_UNREADABLE ? PL_GT_WORD_UNREADABLE :
-			   status == PL_MARKER_REPEAT ? PL_GT_WORD_REPEAT : PL_GT_WORD_NO_MARKER,
+			   status == PL_MARKER_REPEAT	  ? PL_GT_WORD_REPEAT :
+							    PL_GT_WORD_NO_MARKER,
 			   NULL, 0);
 }
 

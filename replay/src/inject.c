@@ -137,9 +137,10 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
 		/* A swipe's ground truth is a tap's where the touch began. */
-		int len = a->kind != PL_ACTION_KEY
-				  ? pl_gt_input_tap(line, sizeof line, seq, t_in_ns, a->x_px, a->y_px)
-				  : pl_gt_input_key(line, sizeof line, seq, t_in_ns, a->key_code);
+		int len =
+			a->kind != PL_ACTION_KEY ?
+				pl_gt_input_tap(line, sizeof line, seq, t_in_ns, a->x_px, a->y_px) :
+				pl_gt_input_key(line, sizeof line, seq, t_in_ns, a->key_code);
 		int rc = gt_line(gt_fd, err, line, len);
 		seq++;
 		/* The moves of a swipe, then the release. */

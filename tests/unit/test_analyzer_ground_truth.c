@@ -83,11 +83,11 @@ static void test_writer_round_trip(void)
 	struct pl_error err = { "" };
 	uint64_t t;
 
-#define PUT(call) \
-	do { \
-		len = call; \
+#define PUT(call)                                                           \
+	do {                                                                \
+		len = call;                                                 \
 		CU_ASSERT_FATAL(len > 0 && n + (size_t)len < sizeof(text)); \
-		n += (size_t)len; \
+		n += (size_t)len;                                           \
 	} while (0)
 	PUT(pl_gt_header(text + n, sizeof(text) - n));
 	PUT(pl_gt_ready(text + n, sizeof(text) - n, 10));
@@ -102,7 +102,8 @@ static void test_writer_round_trip(void)
 	CU_ASSERT_EQUAL_FATAL(pl_ground_truth_parse("g.txt", text, n, &gt, &err), 0);
 	CU_ASSERT(gt.has_ready && gt.ready_ns == 10 && gt.has_end && gt.end_ns == 300);
 	CU_ASSERT_EQUAL_FATAL(gt.ninputs, 2);
-	CU_ASSERT(gt.inputs[0].kind == PL_INPUT_TAP && gt.inputs[0].x == 240 && gt.inputs[0].y == 799);
+	CU_ASSERT(gt.inputs[0].kind == PL_INPUT_TAP && gt.inputs[0].x == 240 &&
+		  gt.inputs[0].y == 799);
 	CU_ASSERT(gt.inputs[1].kind == PL_INPUT_KEY && gt.inputs[1].code == 116);
 	CU_ASSERT_EQUAL_FATAL(gt.nframes, 4);
 	CU_ASSERT_EQUAL(gt.frame_marker[0], PL_GT_MARKER_ABSENT);
@@ -113,7 +114,7 @@ static void test_writer_round_trip(void)
 	CU_ASSERT(pl_ground_truth_output(&gt, 0, &t) == PL_GT_RULE_MARKER && t == 230);
 	CU_ASSERT(pl_ground_truth_output(&gt, 1, &t) == PL_GT_RULE_MARKER && t == 230);
 	pl_ground_truth_free(&gt);
-	volatile size_t small = 8;	/* not known at compile time: no truncation warning */
+	volatile size_t small = 8; /* not known at compile time: no truncation warning */
 	CU_ASSERT_EQUAL(pl_gt_ready(text, small, 12345678), -1);
 	CU_ASSERT_STRING_EQUAL(text, "ready 1");
 }
