@@ -1,8 +1,8 @@
 #!/bin/bash
 # The guest image rebuilds bit for bit (issue 18): the tree's sources are copied into a second
 # directory, at a longer path, and built there from scratch (replay library, platform and apps,
-# kernel logger module and its guest tests, initramfs, SD card); the initramfs and SD card must
-# hash the same as this tree's, and so must the snapshot guard's hash of kernel, initramfs and
+# kernel logger module and its guest tests, the guest ABI's shell values, initramfs, SD card);
+# the initramfs and SD card must hash the same as this tree's, and so must the snapshot guard's hash of kernel, initramfs and
 # System.map (run-phone.sh FILE.guest), so a snapshot saved from one build loads in the other.
 # The kernel tree itself is shared: its build is made reproducible by the fixed KBUILD_BUILD_*
 # in guest-kernel/Makefile, and building it again would take minutes.
@@ -31,6 +31,7 @@ log=$work/build.log
 	make --no-print-directory -C "$copy/guest-kernel" modules tests JOBS=2 &&
 	make --no-print-directory -C "$copy/replay" all &&
 	make --no-print-directory -C "$copy/workloads" all &&
+	make --no-print-directory -C "$copy" build/guest_abi.sh &&
 	"$copy/scripts/mkinitramfs.sh"
 } > "$log" 2>&1 || { tail -n 20 "$log"; echo "test_reproducible: the second build failed" >&2; exit 1; }
 "$top/scripts/make-sdcard.sh" "$work/sdcard-a.img"
