@@ -2,8 +2,9 @@
 # The guest image rebuilds bit for bit (issue 18): the tree's sources are copied into a second
 # directory, at a longer path, and built there from scratch (replay library, platform and apps,
 # kernel logger module and its guest tests, the guest ABI's shell values, initramfs, SD card);
-# the initramfs and SD card must hash the same as this tree's, and so must the snapshot guard's hash of kernel, initramfs and
-# System.map (run-phone.sh FILE.guest), so a snapshot saved from one build loads in the other.
+# the initramfs and SD card must hash the same as this tree's, and so must the snapshot guard's
+# hash of kernel, initramfs and System.map (run-phone.sh FILE.guest), so a snapshot saved from
+# one build loads in the other.
 # The kernel tree itself is shared: its build is made reproducible by the fixed KBUILD_BUILD_*
 # in guest-kernel/Makefile, and building it again would take minutes.
 set -euo pipefail
