@@ -315,6 +315,37 @@ static int check_whole(const char *name, uint64_t lines, const struct pl_ground_
 	return 0;
 }
 
+/*
+ * A marker names inputs the display has already received: an id past the
+ * last input, or an input injected after the frame was flushed, would
+ * match a transaction to a frame that cannot show it.
+ */
+static int check_answers(const struct pl_ground_truth *gt, const char *name,
+			 struct pl_error *err)
+{
+	for (uint64_t f = 0; f < gt->nframes; f++) {
+		for (uint64_t a = gt->answer_first[f];
+		     gt->frame_marker[f] == PL_GT_MARKER_ANSWERS && a < gt->answer_first[f + 1]; a++) {
+			uint64_t id = gt->answers[a];
+
+			if (id >= gt->ninputs) {
+				pl_error_file(err, name, "frame %llu answers input %llu, which does not exist, expected an input seq below %llu",
+					      (unsigned long long)f, (unsigned long long)id,
+					      (unsigned long long)gt->ninputs);
+				return -1;
+			}
+			if (gt->inputs[id].t_ns > gt->frames_ns[f]) {
+				pl_error_file(err, name, "frame %llu at %llu ns answers input %llu injected later, at %llu ns, expected inputs injected before the frame",
+					      (unsigned long long)f, (unsigned long long)gt->frames_ns[f],
+					      (unsigned long long)id,
+					      (unsigned long long)gt->inputs[id].t_ns);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* Ends frame f's answers where frame f + 1's begin, and finds the last frame naming each input. */
 static int index_answers(struct pl_ground_truth *gt, const char *name, uint64_t line_no,
 			 struct pl_error *err)
@@ -331,12 +362,16 @@ static int index_answers(struct pl_ground_truth *gt, const char *name, uint64_t 
 		return -1;
 	}
 	first[gt->nframes] = gt->nanswers;
+	if (check_answers(gt, name, err) < 0) {
+		free(last);
+		pl_ground_truth_free(gt);
+		return -1;
+	}
 	for (uint64_t i = 0; i < gt->ninputs; i++)
 		last[i] = UINT64_MAX;
 	for (uint64_t f = 0; f < gt->nframes; f++)
 		for (uint64_t a = first[f]; gt->frame_marker[f] == PL_GT_MARKER_ANSWERS && a < first[f + 1]; a++)
-			if (gt->answers[a] < gt->ninputs)
-				last[gt->answers[a]] = f;
+			last[gt->answers[a]] = f;
 	gt->marker_frame = last;
 	return 0;
 }

@@ -148,17 +148,21 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		return usage_error("missing --backend", NULL);
 	if (!o->workload)
 		return usage_error("missing --workload", NULL);
-	if (!o->run_id) {
-		static char base[256];
-
-		o->run_id = base_name(o->out, base, sizeof(base));
-	}
+	if (!*o->out)
+		return usage_error("--out is empty, expected a folder", NULL);
 	int rc = check_name("--backend", o->backend);
 
 	if (rc == 0)
 		rc = check_name("--workload", o->workload);
-	if (rc == 0)
+	if (rc == 0 && o->run_id)
 		rc = check_name("--run-id", o->run_id);
+	if (rc == 0 && !o->run_id) {
+		static char base[256];
+
+		/* The run is named after the folder: it is --out that must be a name then. */
+		o->run_id = base_name(o->out, base, sizeof(base));
+		rc = check_name("--out's last component (the run id without --run-id)", o->run_id);
+	}
 	return rc;
 }
 
@@ -310,7 +314,8 @@ static int stream_main(const struct options *o)
 	return rc == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv, with its exit status. */
+static int run_command(int argc, char **argv)
 {
 	struct options o = { 0 };
 	enum command cmd = argc < 2 ? ANALYZE : !strcmp(argv[1], "overhead") ? OVERHEAD
@@ -318,7 +323,9 @@ int main(int argc, char **argv)
 	int shift = cmd != ANALYZE;
 
 	/* The results databases' schema, for the experiment runner and for users. */
-	if (argc == 2 && !strcmp(argv[1], "schema")) {
+	if (argc >= 2 && !strcmp(argv[1], "schema")) {
+		if (argc > 2)
+			return usage_error("schema takes no arguments, got ", argv[2]);
 		fputs(pl_sqlite_schema, stdout);
 		return 0;
 	}
@@ -406,4 +413,10 @@ int main(int argc, char **argv)
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);
 	return rc == 0 ? 0 : 1;
+}
+
+/* Every command's output on stdout must have been written, or the command fails. */
+int main(int argc, char **argv)
+{
+	return pl_finish_stdout("panlab-analyze", run_command(argc, argv));
 }

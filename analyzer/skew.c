@@ -23,6 +23,8 @@
  */
 #include "panlab/trace.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,8 +319,23 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 			}
 			pairs->pairs[kind]++;
 			pairs->out_of_order[kind]++;
-			if (ev->ts_ns - t->events[other].ts_ns > PL_SKEW_MAX_NS)
+			uint64_t ahead_ns = ev->ts_ns - t->events[other].ts_ns;
+
+			if (ahead_ns > PL_SKEW_MAX_NS) {
+				const struct pl_event *c = &t->events[other];
+				bool first = true;
+
+				for (int k = 0; k < PL_CAUSAL_KINDS; k++)
+					first &= pairs->beyond_skew[k] == 0;
+				if (first || ahead_ns > pairs->furthest_producer.ts_ns -
+							pairs->furthest_consumer.ts_ns) {
+					pairs->furthest_kind = kind;
+					pairs->furthest_producer = *ev;
+					pairs->furthest_consumer = *c;
+				}
+				pairs->beyond_skew[kind]++;
 				continue;
+			}
 			if (n == cap) {
 				cap = cap ? cap * 2 : 16;
 				*out = pl_xrealloc(*out, cap, sizeof(**out));
@@ -400,4 +417,39 @@ uint64_t pl_trace_repair_skew(struct pl_trace *t)
 	}
 	t->skew_repaired += repaired;
 	return repaired;
+}
+
+/* Where an event was logged, for messages: its cpu's buffer or its thread's. */
+static const char *source_name(const struct pl_event *ev, char *buf, size_t size)
+{
+	if (ev->cpu != PL_CPU_NONE)
+		snprintf(buf, size, "cpu %u", (unsigned)ev->cpu);
+	else
+		snprintf(buf, size, "thread %u's buffer", (unsigned)ev->tid);
+	return buf;
+}
+
+int pl_trace_check_clocks(const char *name, const struct pl_trace *t, struct pl_error *err)
+{
+	const struct pl_causal_pairs *c = &t->causal;
+	uint64_t beyond = 0, pairs = 0;
+	char producer[48], consumer[48];
+
+	for (int k = 0; k < PL_CAUSAL_KINDS; k++) {
+		beyond += c->beyond_skew[k];
+		pairs += c->pairs[k];
+	}
+	if (beyond <= t->events_lost)
+		return 0;
+	pl_error_file(err, name,
+		      "%llu of %llu causal pairs have their consumer logged more than %u us before its producer, the furthest a %s pair %.6f s apart (producer at %llu ns on %s, consumer at %llu ns on %s), more than the %llu lost events explain; expected the sources on one clock",
+		      (unsigned long long)beyond, (unsigned long long)pairs, PL_SKEW_MAX_NS / 1000,
+		      pl_causal_kind_name(c->furthest_kind),
+		      (double)(c->furthest_producer.ts_ns - c->furthest_consumer.ts_ns) / 1e9,
+		      (unsigned long long)c->furthest_producer.ts_ns,
+		      source_name(&c->furthest_producer, producer, sizeof(producer)),
+		      (unsigned long long)c->furthest_consumer.ts_ns,
+		      source_name(&c->furthest_consumer, consumer, sizeof(consumer)),
+		      (unsigned long long)t->events_lost);
+	return -1;
 }

@@ -23,9 +23,13 @@ static void append(struct window *w, const struct pl_event *ev)
 	w->ev[w->n++] = *ev;
 }
 
-/* The stages over one window; counts the transactions whose input is in [lo_ns, hi_ns). */
-static void analyze_window(const struct pl_trace *head, const struct window *w, uint64_t lo_ns,
-			   uint64_t hi_ns, int keep, struct pl_stream_result *out, uint64_t *lat_cap)
+/*
+ * The stages over one window; counts the transactions whose input is in [lo_ns, hi_ns).
+ * Returns -1 with err set if the window shows sources on clocks that disagree.
+ */
+static int analyze_window(const char *path, const struct pl_trace *head, const struct window *w,
+			  uint64_t lo_ns, uint64_t hi_ns, int keep, struct pl_stream_result *out,
+			  uint64_t *lat_cap, struct pl_error *err)
 {
 	struct pl_trace t = *head;
 	struct pl_intervals iv;
@@ -40,6 +44,10 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 		memcpy(t.events, w->ev, w->n * sizeof(*t.events));
 	t.nevents = w->n;
 	pl_trace_repair_skew(&t);
+	if (pl_trace_check_clocks(path, &t, err) < 0) {
+		free(t.events);
+		return -1;
+	}
 	pl_intervals_build(&t, &iv);
 	pl_graph_build(&t, &iv, &g);
 	pl_transactions_extract(&t, &iv, &g, &tx);
@@ -76,6 +84,7 @@ static void analyze_window(const struct pl_trace *head, const struct window *w, 
 	pl_graph_free(&g);
 	pl_intervals_free(&iv);
 	free(t.events);
+	return 0;
 }
 
 int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
@@ -115,7 +124,11 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		}
 		if (rc < 0)
 			break;
-		analyze_window(&head, &w, lo_ns, cut_ns, opt->keep_transactions, out, &lat_cap);
+		if (analyze_window(path, &head, &w, lo_ns, cut_ns, opt->keep_transactions, out,
+				   &lat_cap, err) < 0) {
+			rc = -1;
+			break;
+		}
 		if (cut_ns == UINT64_MAX)
 			break;
 		/* Keep context_ns before the next window proper, and what was read past the cut. */
@@ -130,8 +143,8 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		if (rc == 0 && w.n == 0)
 			break;
 		if (rc == 0) {
-			analyze_window(&head, &w, lo_ns, UINT64_MAX, opt->keep_transactions, out,
-				       &lat_cap);
+			rc = analyze_window(path, &head, &w, lo_ns, UINT64_MAX,
+					    opt->keep_transactions, out, &lat_cap, err);
 			break;
 		}
 	}

@@ -334,6 +334,8 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 		goto fail;
 	/* The last steps of reading: the stages after them take the trace as it is. */
 	pl_trace_repair_skew(out);
+	if (pl_trace_check_clocks(name, out, err) < 0)
+		goto fail;
 	pl_trace_infer_kernel_only(out);
 	return 0;
 fail:
@@ -458,6 +460,13 @@ int pl_trace_stream_open(const char *path, struct pl_trace *head, struct pl_trac
 		return -1;
 	if (fstat(fileno(f), &sb) != 0) {
 		pl_error_file(err, path, "cannot open: %s", strerror(errno));
+		fclose(f);
+		return -1;
+	}
+	/* Streaming seeks to each source's records, and a pipe has no size. */
+	if (!S_ISREG(sb.st_mode)) {
+		pl_error_file(err, path, "is a %s, expected a regular file (stream mode seeks in the trace; save it to a file first)",
+			      S_ISFIFO(sb.st_mode) ? "pipe" : S_ISCHR(sb.st_mode) ? "character device" : "special file");
 		fclose(f);
 		return -1;
 	}

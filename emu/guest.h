@@ -35,6 +35,12 @@
  * cycle_last @8, mask @16, mult @24, shift @28, then basetime[] of
  * 16-byte {sec, nsec}, indexed by clock id; CLOCK_MONOTONIC is 1. */
 #define GUEST_VDSO_SYMBOL "vdso_data_store"
+/* A System.map is this kernel's when its linux_banner (init/version.c,
+ * in .rodata) holds the banner in the kernel image, which starts at
+ * _text: a map of another build puts vdso_data_store elsewhere too. */
+#define GUEST_TEXT_SYMBOL "_text"
+#define GUEST_BANNER_SYMBOL "linux_banner"
+#define GUEST_BANNER_PREFIX "Linux version "
 enum {
     GUEST_VDSO_SEQ = 0, GUEST_VDSO_MODE = 4, GUEST_VDSO_CYCLE_LAST = 8,
     GUEST_VDSO_MASK = 16, GUEST_VDSO_MULT = 24, GUEST_VDSO_SHIFT = 28,

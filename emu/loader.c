@@ -18,7 +18,7 @@
 #define CPIO_NEWC "070701"
 #define CPIO_HEADER_BYTES 110
 #define CPIO_TRAILER "TRAILER!!!"
-/* An initramfs inflates into the phone's RAM (1 GiB) at most. */
+/* An initramfs, or a kernel, inflates into the phone's RAM (1 GiB) at most. */
 #define INITRD_INFLATED_MAX (1u << 30)
 
 /* Reads a whole boot image of at most cap bytes; an empty file is an error too. */
@@ -98,11 +98,11 @@ static int gunzip(const uint8_t *d, size_t n, uint8_t **out, size_t *out_bytes,
 }
 
 /* The compressed kernel inside a zImage (CONFIG_KERNEL_GZIP, the piggy of
- * arch/arm/boot/compressed): the first gzip member that inflates whole.
- * A damaged one is named at the byte where inflating stopped, from the
- * candidate that got furthest. */
-static int check_kernel_payload(const char *path, const uint8_t *d, size_t n,
-                                struct pl_error *err)
+ * arch/arm/boot/compressed): the first gzip member that inflates whole,
+ * into *image if image is set. A damaged one is named at the byte where
+ * inflating stopped, from the candidate that got furthest. */
+static int kernel_payload(const char *path, const uint8_t *d, size_t n, uint8_t **image,
+                          size_t *image_bytes, struct pl_error *err)
 {
     static const uint8_t gz[] = { 0x1f, 0x8b, 8 };
     size_t best_at = 0, best_off = 0;
@@ -116,7 +116,7 @@ static int check_kernel_payload(const char *path, const uint8_t *d, size_t n,
             continue;
         size_t used;
         const char *why;
-        if (gunzip(p, n - at, NULL, NULL, 0, &used, &why) == 0)
+        if (gunzip(p, n - at, image, image_bytes, INITRD_INFLATED_MAX, &used, &why) == 0)
             return 0;
         if (!best_why || at + used > best_off) {
             best_at = at;
@@ -261,7 +261,7 @@ int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
         if (end <= start || end - start > n) {
             pl_error_set(err, "%s@%zu: truncated, the zImage header at "
                      "0x28 says %u bytes", path, n, end - start);
-        } else if (check_kernel_payload(path, d, end - start, err) == 0) {
+        } else if (kernel_payload(path, d, end - start, NULL, NULL, err) == 0) {
             *data = d;
             *bytes = end - start;
             return 0;
@@ -269,6 +269,12 @@ int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
     }
     free(d);
     return -1;
+}
+
+int loader_zimage_kernel(const char *path, const uint8_t *zimage, size_t bytes,
+                         uint8_t **image, size_t *image_bytes, struct pl_error *err)
+{
+    return kernel_payload(path, zimage, bytes, image, image_bytes, err);
 }
 
 int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,

@@ -15,6 +15,11 @@
  * addresses at 0x28 and 0x2c (arch/arm/boot/compressed/head.S). */
 int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
                        struct pl_error *err);
+/* The kernel Image inflated from a zImage that loader_read_zimage
+ * accepted (path names it in errors): *image is malloc'd, the caller
+ * frees it. Returns 0, or -1 with err set. */
+int loader_zimage_kernel(const char *path, const uint8_t *zimage, size_t bytes,
+                         uint8_t **image, size_t *image_bytes, struct pl_error *err);
 /* initramfs: a cpio newc archive ("070701"), gzip-compressed or not. */
 int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
                        struct pl_error *err);

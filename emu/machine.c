@@ -288,6 +288,63 @@ static int patch_chosen(uint8_t *blob, uint32_t start, uint32_t end,
     return 0;
 }
 
+/* A reg cell run of n 32-bit big-endian cells, as one number. */
+static uint64_t fdt_cells(const fdt32_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 32 | fdt32_to_cpu(p[i]);
+    return v;
+}
+
+int machine_check_dtb(const machine *m, const char *path, const uint8_t *dtb,
+                      struct pl_error *err)
+{
+    uint64_t ram_lo = MACH_RAM, ram_hi = ram_lo + m->cfg.ram_bytes;
+    uint64_t kernel = MACH_RAM + KERNEL_OFF;
+    int ac = fdt_address_cells(dtb, 0), sc = fdt_size_cells(dtb, 0), holds_kernel = 0;
+    int node = -1, len;
+    if (ac < 1 || ac > 2 || sc < 1 || sc > 2) {
+        pl_error_at_offset(err, path, fdt_off_dt_struct(dtb), "root #address-cells %d "
+                           "and #size-cells %d, expected 1 or 2 each", ac, sc);
+        return -1;
+    }
+    while ((node = fdt_node_offset_by_prop_value(dtb, node, "device_type", "memory",
+                                                 sizeof("memory"))) >= 0) {
+        const struct fdt_property *reg = fdt_get_property(dtb, node, "reg", &len);
+        if (!reg)
+            continue;
+        uint64_t at = (uint64_t)((const uint8_t *)reg - dtb);
+        const fdt32_t *cell = (const fdt32_t *)reg->data;
+        if (len % (4 * (ac + sc))) {
+            pl_error_at_offset(err, path, at, "memory reg of %d bytes, expected "
+                               "(address, size) pairs of %d bytes", len, 4 * (ac + sc));
+            return -1;
+        }
+        for (int i = 0; i < len / (4 * (ac + sc)); i++, cell += ac + sc) {
+            uint64_t base = fdt_cells(cell, ac), size = fdt_cells(cell + ac, sc);
+            /* The guest would use memory the board does not have and hang. */
+            if (!size || base < ram_lo || base > ram_hi || size > ram_hi - base) {
+                pl_error_at_offset(err, path, at, "memory %#llx..%#llx is not RAM on "
+                                   "this board, expected ranges within %#llx..%#llx",
+                                   (unsigned long long)base,
+                                   (unsigned long long)(base + size - 1),
+                                   (unsigned long long)ram_lo,
+                                   (unsigned long long)(ram_hi - 1));
+                return -1;
+            }
+            holds_kernel |= kernel >= base && kernel - base < size;
+        }
+    }
+    if (!holds_kernel) {
+        pl_error_at_offset(err, path, fdt_off_dt_struct(dtb), "no memory range holds "
+                           "the kernel at %#llx, expected RAM from %#llx",
+                           (unsigned long long)kernel, (unsigned long long)ram_lo);
+        return -1;
+    }
+    return 0;
+}
+
 int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
                  const uint8_t *initrd, size_t initrd_bytes,
                  const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,

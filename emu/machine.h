@@ -75,6 +75,11 @@ dvfs *machine_dvfs(machine *m);
 phys_map *machine_phys(machine *m);
 arm_sys *machine_cpus(machine *m);
 
+/* A device tree given to boot (checked by loader_read_dtb) against this
+ * board: its memory nodes must describe RAM the board has and hold the
+ * kernel's load address. Returns 0, or -1 with err set at path@offset. */
+int machine_check_dtb(const machine *m, const char *path, const uint8_t *dtb,
+                      struct pl_error *err);
 /* Places the kernel, initramfs and device tree in RAM and sets core 0 up
  * for the ARM Linux boot protocol (Documentation/arm/booting.rst): SVC
  * mode, MMU off, r0 = 0, r1 = ~0, r2 = DTB address. dtb may be NULL: the

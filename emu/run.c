@@ -144,6 +144,12 @@ typedef struct phone {
     double seen_cpu_s;          /* host_cpu_s() then */
 } phone;
 
+/* The console's name in errors: its file, or stdout. */
+static const char *console_name(const phone *p)
+{
+    return p->o->console_path ? p->o->console_path : "stdout";
+}
+
 /* Reads the inputs and opens the outputs, in the order the options name
  * them, before the machine exists. */
 static void open_host_side(phone *p, struct pl_error *err)
@@ -152,14 +158,26 @@ static void open_host_side(phone *p, struct pl_error *err)
     if (o->replay_path &&
         pl_script_parse_file(o->replay_path, &p->script, err) < 0)
         die(err);
+    /* Script times count from the app's ready, after boot: a script longer
+     * than the whole run can never end, so it is refused before booting. */
+    if (p->script && pl_script_duration_ns(p->script) > o->max_s * VT_NS_PER_S) {
+        char d[32];
+        pl_format_duration(d, sizeof(d), pl_script_duration_ns(p->script));
+        pl_error_file(err, o->replay_path, "the script lasts %s, longer than "
+                      "--max-virtual-s %llu, expected a script that ends within "
+                      "the run", d, (unsigned long long)o->max_s);
+        die(err);
+    }
     if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err) < 0) ||
         (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
         (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
         die(err);
 
-    /* A snapshot path that cannot be written is found now, not after boot. */
+    /* Output paths written only at the end are checked now, not after the run. */
     if (o->snap_save && !writable(o->snap_save))
         die_file(o->snap_save, "cannot create");
+    if (o->shot_path && !writable(o->shot_path))
+        die_file(o->shot_path, "--screenshot: cannot create");
     p->con.f = stdout;
     if (o->console_path && !(p->con.f = fopen(o->console_path, "wb")))
         die_file(o->console_path, "cannot create");
@@ -249,7 +267,8 @@ static void start_guest(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (o->snap_load) {
-        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
+        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0 ||
+            (p->system_map && guest_clock_check(&p->clk, NULL, 0, err) < 0))
             die(err);
         console_watch_progress(&p->con, vt_now_ns(p->vt));
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
@@ -259,6 +278,18 @@ static void start_guest(phone *p, struct pl_error *err)
     } else {
         uint8_t *dtb_used;
         size_t dtb_used_bytes;
+        if (p->dtb && machine_check_dtb(p->m, o->dtb_in, p->dtb, err) < 0)
+            die(err);
+        /* Ground truth in the guest's clock needs the map of this kernel. */
+        if (p->system_map) {
+            uint8_t *image;
+            size_t image_bytes;
+            if (loader_zimage_kernel(o->kernel, p->kimg, p->kbytes, &image, &image_bytes,
+                                     err) < 0 ||
+                guest_clock_check(&p->clk, image, image_bytes, err) < 0)
+                die(err);
+            free(image);
+        }
         if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
                          err) < 0)
@@ -385,7 +416,9 @@ static int run_loop(phone *p, struct pl_error *err)
         uint64_t now = vt_now_ns(p->vt);
         uint64_t next = now + CHECK_NS < until ? now + CHECK_NS : until;
         now = vt_run(p->vt, next);
-        fflush(p->con.f);
+        /* A console that cannot be written (a full disk) ends the run now. */
+        if (fflush(p->con.f) != 0)
+            die_file(console_name(p), "cannot write the console");
         switch (handshake_poll(&p->hs, p->m, p->net, now, err)) {
         case HANDSHAKE_FAILED:
             die(err);
@@ -441,13 +474,10 @@ static void report(phone *p, int status, double h0, double c0)
 static void close_all(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
-    /* ferror too: a write that failed mid-run leaves no trace in fclose. */
-    if (p->con.f != stdout && (ferror(p->con.f) | (fclose(p->con.f) != 0)))
-        die_file(o->console_path, "cannot write");
-    if (p->gt && (ferror(p->gt) | (fclose(p->gt) != 0)))
-        die_file(o->gt_path, "cannot write");
-    if (p->cpu && fclose(p->cpu) != 0)
-        die_file(o->cpu_path, "cannot write");
+    if (pl_close_output(p->con.f, console_name(p), err) < 0 ||
+        (p->gt && pl_close_output(p->gt, o->gt_path, err) < 0) ||
+        (p->cpu && pl_close_output(p->cpu, o->cpu_path, err) < 0))
+        die(err);
     phone_replay_free(p->rp);
     pl_script_free(p->script);
     free(p->found_map);
@@ -458,7 +488,8 @@ static void close_all(phone *p, struct pl_error *err)
     sdl_display_free(p->fr.sdl);
     if (port_files_close(&p->ports, err) < 0)
         die(err);
-    slirp_net_free(p->net);
+    if (slirp_net_free(p->net, err) < 0)
+        die(err);
     machine_free(p->m);
     if (p->cfg.disk_fd >= 0)
         close(p->cfg.disk_fd);

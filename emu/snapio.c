@@ -251,12 +251,16 @@ int snap_r_begin(snap_r *r, const char *tag, int stream)
                         "another machine configuration?)", got, tag);
     }
     memcpy(r->tag, tag, 4);
-    uint64_t len = le(h + 4, 8);
-    if (len > r->file_bytes || r->off + len + 4 > r->file_bytes)
+    uint64_t len = le(h + 4, 8), left = r->file_bytes - r->off;
+    if (len > left)
         return snap_r_fail_at(r, at + 4, "truncated: section '%s' says %llu bytes, "
                         "the file holds %llu after it", tag,
-                        (unsigned long long)len,
-                        (unsigned long long)(r->file_bytes - r->off));
+                        (unsigned long long)len, (unsigned long long)left);
+    if (left - len < 4)
+        return snap_r_fail_at(r, r->off + len, "truncated: section '%s' ends "
+                        "%llu bytes into its 4-byte CRC-32, expected the CRC after "
+                        "its %llu bytes", tag, (unsigned long long)(left - len),
+                        (unsigned long long)len);
     r->sec_end = r->off + len;
     r->stream = stream;
     r->crc = (uint32_t)crc32(0, NULL, 0);
@@ -363,6 +367,17 @@ int snap_r_end(snap_r *r)
     }
     free(r->buf);
     r->buf = NULL;
+    return 0;
+}
+
+int snap_r_eof(snap_r *r)
+{
+    if (r->failed)
+        return -1;
+    if (r->off != r->file_bytes)
+        return snap_r_fail_at(r, r->off, "%llu bytes after the last section, "
+                        "expected the end of the file",
+                        (unsigned long long)(r->file_bytes - r->off));
     return 0;
 }
 

@@ -74,6 +74,8 @@ int snap_r_fail_at(snap_r *r, uint64_t off, const char *fmt, ...)
 uint64_t snap_r_offset(const snap_r *r);
 int snap_r_failed(const snap_r *r);
 const char *snap_r_error(const snap_r *r);
+/* Checks that the file ends after the last section read. Returns 0 or -1. */
+int snap_r_eof(snap_r *r);
 void snap_r_close(snap_r *r);
 
 #endif

@@ -480,9 +480,20 @@ int vt_load(vt_engine *t, snap_r *r)
     t->quantum_ns = quantum_ns;
     t->policy = (enum vt_quantum_policy)policy;
     t->now_ns = t->win_end_ns = snap_get_u64(r);
+    if (!snap_r_failed(r) && t->now_ns > VT_MAX_S * VT_NS_PER_S)
+        return snap_r_fail(r, "virtual time %llu ns (%.1f days), expected at most "
+                           "%llu s (the longest run, --max-virtual-s)",
+                           (unsigned long long)t->now_ns,
+                           (double)t->now_ns / VT_NS_PER_S / 86400,
+                           (unsigned long long)VT_MAX_S);
     t->seq = snap_get_u64(r);
     for (int i = 0; i < t->ncores; i++) {
         t->core[i].t_ns = snap_get_u64(r);
+        if (!snap_r_failed(r) && t->core[i].t_ns > VT_MAX_S * VT_NS_PER_S)
+            return snap_r_fail(r, "core %d's virtual time %llu ns, expected at "
+                               "most %llu s (the longest run, --max-virtual-s)", i,
+                               (unsigned long long)t->core[i].t_ns,
+                               (unsigned long long)VT_MAX_S);
         t->core[i].frac = snap_get_u64(r);
         t->core[i].busy_ns = snap_get_u64(r);
         if (vt_event_load(t, &t->core[i].wake, r) < 0)

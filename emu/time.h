@@ -46,6 +46,9 @@
 #include "snapio.h"
 
 #define VT_NS_PER_S 1000000000ull
+/* The longest run, --max-virtual-s's largest value (11.6 days): no run
+ * reaches a later virtual time, so a snapshot saved later is refused. */
+#define VT_MAX_S 1000000ull
 
 typedef struct vt_engine vt_engine;
 

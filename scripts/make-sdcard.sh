@@ -2,8 +2,8 @@
 # Makes the guest's SD card: a fresh 64 MiB ext2 image, bit-identical on
 # every run and machine (fixed UUID, hash seed and timestamps, and mke2fs
 # settings from scripts/sdcard-mke2fs.conf rather than the host's), so runs
-# start from the same disk. The session mounts it at /sdcard; the collector
-# spills there.
+# start from the same disk. The session mounts it at /data/media (sdcardd serves it
+# at /sdcard); the collector spills there.
 set -eu
 [ $# = 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)

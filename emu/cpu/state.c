@@ -42,8 +42,11 @@ void arm_save(const arm_cpu *c, snap_w *w)
     snap_put_u64(w, x->val);
 }
 
+static uint64_t field_offset(const char *name);
+
 int arm_load(arm_cpu *c, snap_r *r)
 {
+    uint64_t record_off = snap_r_offset(r);
 #define GET32(f) c->f = snap_get_u32(r);
 #define GET64(f) c->f = snap_get_u64(r);
 #define GETARR(f, n) for (int i = 0; i < (n); i++) c->f[i] = snap_get_u32(r);
@@ -54,10 +57,14 @@ int arm_load(arm_cpu *c, snap_r *r)
     CORE_ARRAYS(GETARR)
     CP15_U32(GETCP32)
     CP15_U64(GETCP64)
-    if (!snap_r_failed(r) && (!mode_valid(c->cpsr & 0x1f) || c->cpi == 0))
-        return snap_r_fail(r, "core %d: mode %#x, cpi %u, expected a valid "
-                           "ARM mode and cpi >= 1", c->index,
-                           (unsigned)(c->cpsr & 0x1f), (unsigned)c->cpi);
+    /* Named at the field's own offset, not at the last value read. */
+    if (!snap_r_failed(r) && !mode_valid(c->cpsr & 0x1f))
+        return snap_r_fail_at(r, record_off + field_offset("cpsr"), "core %d: "
+                              "cpsr %#010x has mode %#x, expected a valid ARM mode",
+                              c->index, c->cpsr, (unsigned)(c->cpsr & 0x1f));
+    if (!snap_r_failed(r) && c->cpi == 0)
+        return snap_r_fail_at(r, record_off + field_offset("cpi"), "core %d: cpi 0, "
+                              "expected at least 1 cycle per instruction", c->index);
     excl_state *x = &c->sys->excl[c->index];
     x->va = snap_get_u32(r);
     x->pa = snap_get_u32(r);
@@ -115,7 +122,10 @@ int arm_check_resumable(arm_cpu *c, snap_r *r, uint64_t record_off)
         if (!phys_ram_ptr(c->sys->map, base0, 0x4000u >> n))
             return BAD(ttbr0, "%#010x puts the translation table at %#010x, outside RAM, "
                        "expected a table in RAM", c->index, cp->ttbr0, base0);
-        if (n && !phys_ram_ptr(c->sys->map, cp->ttbr1 & 0xffffc000u, 0x4000))
+        /* TTBR1 too when TTBCR.N is 0 and the walk never uses it: Linux
+         * copies it into TTBR0 as its global-only table on an ASID
+         * rollover (arch/arm/mm/context.c, cpu_set_reserved_ttbr0). */
+        if (!phys_ram_ptr(c->sys->map, cp->ttbr1 & 0xffffc000u, 0x4000))
             return BAD(ttbr1, "%#010x puts the translation table at %#010x, outside RAM, "
                        "expected a table in RAM", c->index, cp->ttbr1,
                        cp->ttbr1 & 0xffffc000u);

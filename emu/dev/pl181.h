@@ -11,8 +11,8 @@
  * Modelling choices: the FIFO never overruns or underruns. A read's blocks
  * wait in the device until the CPU takes them. A write's words go through
  * the 16-word transmit FIFO: each crosses the card bus in the card's bus
- * time for write data (sd_card_write_bus_ns: 400 ns a word at the class-10
- * card's 10 MB/s), and the bus waits while the FIFO is empty. STATUS
+ * time for write data (sd_card_write_bus_ns: 1.28 us a word on the 1-bit
+ * 25 MHz bus), and the bus waits while the FIFO is empty. STATUS
  * (TXFIFOFULL, TXFIFOHALFEMPTY, TXFIFOEMPTY, TXDATAAVLBL) and the PIO
  * interrupt follow the fill level, so mmci's handler writes a half FIFO
  * and returns rather than copying a whole request with interrupts off.

@@ -21,14 +21,16 @@
 #include "../snapio.h"
 
 typedef struct blk_timing {
+    uint64_t bus_bytes_per_s;   /* data on the card's bus, either way */
     uint64_t read_latency_ns;
-    uint64_t read_bytes_per_s;
+    uint64_t read_bytes_per_s;  /* flash reads; the bus may be slower */
     uint64_t write_latency_ns;
-    uint64_t write_bytes_per_s;
+    uint64_t write_bytes_per_s; /* flash programming: the cache drains */
     uint64_t cache_bytes;
 } blk_timing;
 
-/* A class-10 SD card: 20 MB/s reads, 10 MB/s sustained writes. */
+/* A Speed Class 4 SDHC card on a 1-bit bus at 25 MHz: 3.125 MB/s on the
+ * bus, 4 MB/s sustained programming (sdcard.c cites both). */
 void blk_timing_sd(blk_timing *t);
 
 /* SDHC capacity is counted in 512 KiB units (CSD version 2.0 C_SIZE). */
@@ -64,8 +66,7 @@ int sd_card_read(sd_card *c, uint8_t *buf, uint32_t len, uint32_t block_bytes,
  * when the card is done with them (its busy signal ends), or UINT64_MAX
  * when the range is outside the card or the file cannot be written. */
 uint64_t sd_card_write(sd_card *c, const uint8_t *buf, uint32_t len);
-/* Bus time, in ns, of `bytes` of write data: the card takes data over the
- * bus at its write bandwidth (blk_timing.write_bytes_per_s). */
+/* Bus time, in ns, of `bytes` of write data (blk_timing.bus_bytes_per_s). */
 uint64_t sd_card_write_bus_ns(const sd_card *c, uint32_t bytes);
 
 /* Snapshots: card state and timing, and the CRC-32 of the whole image, so

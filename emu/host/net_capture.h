@@ -3,7 +3,7 @@
  * net_capture_frame() returns, so the file can be read during the run.
  *
  * Ownership: net_capture_open() allocates, net_capture_close() flushes,
- * closes and frees. */
+ * closes and frees. path must outlive the capture. */
 #ifndef PANLAB_HOST_NET_CAPTURE_H
 #define PANLAB_HOST_NET_CAPTURE_H
 
@@ -18,6 +18,8 @@ net_capture *net_capture_open(const char *path, struct pl_error *err);
 /* c may be NULL (no capture). */
 void net_capture_frame(net_capture *c, uint64_t ns, const uint8_t *frame,
                        size_t len_bytes);
-void net_capture_close(net_capture *c);
+/* c may be NULL. Returns -1 with err set if a frame could not be written
+ * (a full disk) at any time since the capture opened, else 0. */
+int net_capture_close(net_capture *c, struct pl_error *err);
 
 #endif

@@ -269,7 +269,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     }
     content_udp_init(&s->udp, t, (const uint8_t *)&s->server.s_addr, send_down, s);
     if (pcap_path && !(s->capture = net_capture_open(pcap_path, err))) {
-        slirp_net_free(s);
+        slirp_net_free(s, err);
         return NULL;
     }
     SlirpConfig cfg = { .version = 1, .restricted = 1, .in_enabled = true };
@@ -282,7 +282,7 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     if (!s->slirp || slirp_add_guestfwd(s->slirp, server_write, s, &s->server,
                                         SERVER_PORT) < 0) {
         pl_error_set(err, "--net: libslirp could not start");
-        slirp_net_free(s);
+        slirp_net_free(s, err);
         return NULL;
     }
     vt_schedule(t, &s->poll, POLL_NS);
@@ -294,10 +294,10 @@ void slirp_net_attach(slirp_net *s, virtio_net *nic)
     s->nic = nic;
 }
 
-void slirp_net_free(slirp_net *s)
+int slirp_net_free(slirp_net *s, struct pl_error *err)
 {
     if (!s)
-        return;
+        return 0;
     vt_cancel(s->t, &s->poll);
     content_http_free(&s->http);
     content_udp_cancel(&s->udp);
@@ -305,8 +305,9 @@ void slirp_net_free(slirp_net *s)
     net_wire_cancel(&s->down);
     if (s->slirp)
         slirp_cleanup(s->slirp);
-    net_capture_close(s->capture);
+    int rc = net_capture_close(s->capture, err);
     free(s);
+    return rc;
 }
 
 /* ---- snapshots ---- */

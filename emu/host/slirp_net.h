@@ -33,7 +33,9 @@ typedef struct slirp_net slirp_net;
 slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
                          const char *pcap_path, const char *content_dir,
                          struct pl_error *err);
-void slirp_net_free(slirp_net *s);
+/* s may be NULL. Returns -1 with err set if the capture could not be
+ * written, else 0; s is freed in either case. */
+int slirp_net_free(slirp_net *s, struct pl_error *err);
 void slirp_net_attach(slirp_net *s, virtio_net *nic);
 /* net_host.send for the NIC: a frame from the guest. */
 void slirp_net_from_guest(void *opaque, const uint8_t *frame, size_t len_bytes);

@@ -38,7 +38,7 @@ int snapshot_load(const char *path, machine *m, slirp_net *net, struct pl_error 
     int rc = -1;
     if (machine_load(m, r) == 0 && snap_r_begin(r, "SLRP", 0) == 0 &&
         load_net(r, net) == 0 && snap_r_end(r) == 0 &&
-        snap_r_begin(r, "END ", 0) == 0 && snap_r_end(r) == 0)
+        snap_r_begin(r, "END ", 0) == 0 && snap_r_end(r) == 0 && snap_r_eof(r) == 0)
         rc = 0;
     if (rc < 0)
         pl_error_set(err, "%s", snap_r_error(r));

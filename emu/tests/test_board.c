@@ -122,6 +122,7 @@ static void test_zimage(void)
 }
 
 static machine *machine_of(int ncores);
+static int run_phone(const char *args, int *lines, char *first, size_t len);
 
 /* A directory, an endless device or a file over the cap, for each boot
  * image, the System.map and a snapshot: one line, nothing read past the
@@ -309,13 +310,49 @@ static void test_dtb_nodes(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "no /cpus node with a cpu"));
 }
 
-/* Runs panlab-phone with args; returns its exit status and the number of
- * lines it printed on stderr, whose first line goes to first. */
-static int run_phone(const char *args, int *lines, char *first, size_t len)
+/* A device tree whose memory the board does not have is refused before
+ * boot, at the memory node's reg: the guest would hang using it. */
+static void test_dtb_memory(void)
+{
+    static uint8_t buf[0x10000];
+    struct pl_error err;
+    machine *m = machine_of(2);             /* 16 MiB at MACH_RAM */
+    fdt_desc desc = phone_fdt_desc();
+    desc.ram_bytes = 16u << 20;
+    CU_ASSERT_FATAL(fdt_generate(buf, sizeof(buf), &desc, &err) > 0);
+    CU_ASSERT_EQUAL(machine_check_dtb(m, "ok.dtb", buf, &err), 0);
+    desc.ram_bytes = 1u << 30;
+    CU_ASSERT_FATAL(fdt_generate(buf, sizeof(buf), &desc, &err) > 0);
+    expect_err(machine_check_dtb(m, "big.dtb", buf, &err), err.msg,
+               "memory 0x40000000..0x7fffffff is not RAM on this board, expected ranges "
+               "within 0x40000000..0x40ffffff");
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "big.dtb@"));
+    machine_free(m);
+    /* The phone from the command line: 1 GiB at MACH_RAM, none at 2 GiB. */
+    int lines;
+    char first[1024], args[1024];
+    desc.ram_addr = 0x80000000u;
+    int len = fdt_generate(buf, sizeof(buf), &desc, &err);
+    CU_ASSERT_FATAL(len > 0);
+    snprintf(args, sizeof(args), "--kernel %s --dtb %s", make_zimage("k", 4096, 0x016f2818),
+             write_file("high.dtb", buf, (size_t)len));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "high.dtb@"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, ": memory 0x80000000..0xbfffffff is not RAM on this "
+                                         "board, expected ranges within "
+                                         "0x40000000..0x7fffffff"));
+}
+
+/* Runs panlab-phone with args and its stdout into out; returns its exit
+ * status and the number of lines it printed on stderr, whose first line
+ * goes to first. */
+static int run_phone_to(const char *args, const char *out, int *lines, char *first,
+                        size_t len)
 {
     char cmd[2048];
     const char *errf = tmp_path("stderr");
-    snprintf(cmd, sizeof(cmd), "%s %s 2>%s >/dev/null", phone_bin, args, errf);
+    snprintf(cmd, sizeof(cmd), "%s %s 2>%s >%s", phone_bin, args, errf, out);
     int st = system(cmd);
     FILE *f = fopen(errf, "r");
     char line[1024];
@@ -328,6 +365,11 @@ static int run_phone(const char *args, int *lines, char *first, size_t len)
     if (f)
         fclose(f);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_phone(const char *args, int *lines, char *first, size_t len)
+{
+    return run_phone_to(args, "/dev/null", lines, first, len);
 }
 
 static void test_cli_errors(void)
@@ -380,6 +422,28 @@ static void test_cli_errors(void)
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--replay needs --ground-truth"));
+    /* A System.map of another build (here: a kernel image without the
+     * banner at its linux_banner) is refused before the guest boots. */
+    static const char other_map[] = "c0008000 T _text\nc0800010 D linux_banner\n"
+                                    "c0902000 d vdso_data_store\n";
+    snprintf(args, sizeof(args), "--kernel %s --ground-truth %s --system-map %s", k,
+             tmp_path("map.gt"), write_file("other.map", other_map, sizeof(other_map) - 1));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "other.map: linux_banner at 0xc0800010 (byte 8355856 "
+                                         "of the kernel image) does not hold"));
+    /* A script longer than the run is refused before the guest boots. */
+    const char *script = write_file("long.rply", "wait 2s\ntap 1 2\n", 15);
+    snprintf(args, sizeof(args), "--kernel %s --replay %s --ground-truth %s "
+             "--max-virtual-s 1", k, script, tmp_path("long.gt"));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "long.rply: the script lasts 2050ms, longer than "
+                                         "--max-virtual-s 1"));
+    /* --help on a full disk. */
+    CU_ASSERT_EQUAL(run_phone_to("--help", "/dev/full", &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: stdout: cannot write: "));
 }
 
 /* A zImage-shaped bare-metal program: code at 0, the zImage header at
@@ -396,6 +460,59 @@ static const char *make_program(const char *name, const uint32_t *code,
     if (text)
         memcpy(b + 0x40, text, strlen(text) + 1);
     return write_file(name, b, sizeof(b));
+}
+
+/* Prints the string at 0x40 on the PL011. */
+static const uint32_t print_loop[] = {
+    0xe3001000,     /* movw r1, #0 */
+    0xe3401900,     /* movt r1, #0x0900: the PL011 */
+    0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
+    0xe4d23001,     /* 1: ldrb r3, [r2], #1 */
+    0xe3530000,     /* cmp r3, #0 */
+    0x15813000,     /* strne r3, [r1] */
+    0x1afffffb,     /* bne 1b */
+};
+
+/* A program that prints text, then spins or powers off (PSCI SYSTEM_OFF
+ * over HVC, at 0x30 past the zImage header at 0x24..0x2f). */
+static const char *make_printer(const char *name, const char *text, int power_off)
+{
+    uint32_t code[16] = { 0 };
+    memcpy(code, print_loop, sizeof(print_loop));
+    code[7] = power_off ? 0xea000003 : 0xeafffffe;      /* b 0x30 : b . */
+    code[12] = 0xe3000008;      /* movw r0, #8 */
+    code[13] = 0xe3480400;      /* movt r0, #0x8400: SYSTEM_OFF */
+    code[14] = 0xe1400070;      /* hvc #0 */
+    code[15] = 0xeafffffe;      /* b . */
+    return make_program(name, code, power_off ? 16 : 8, text);
+}
+
+/* Outputs that cannot be written: a console on a full disk (to a file or
+ * to stdout) fails the run with the reason, and a --screenshot path that
+ * cannot be created is found before the guest runs. */
+static void test_output_failures(void)
+{
+    int lines;
+    char first[1024], args[1024], k[256];
+    snprintf(k, sizeof(k), "%s", make_printer("hello", "hello\n", 1));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest powered off"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --console /dev/full", k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: /dev/full: cannot write the console: "
+                                         "No space left on device"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10", k);
+    CU_ASSERT_EQUAL(run_phone_to(args, "/dev/full", &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "panlab-phone: stdout: cannot write the console: "
+                                         "No space left on device"));
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --screenshot /nonexistent/shot.png",
+             k);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(lines, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "/nonexistent/shot.png: --screenshot: cannot create"));
 }
 
 /* A guest that spins without output is stopped as hung; one that prints
@@ -418,18 +535,8 @@ static void test_hang_and_panic(void)
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 s of host CPU time"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "exception vectors"));
-    static const uint32_t panic[] = {
-        0xe3001000,     /* movw r1, #0 */
-        0xe3401900,     /* movt r1, #0x0900: the PL011 */
-        0xe28f2030,     /* add r2, pc, #0x30: the string at 0x40 */
-        0xe4d23001,     /* 1: ldrb r3, [r2], #1 */
-        0xe3530000,     /* cmp r3, #0 */
-        0x15813000,     /* strne r3, [r1] */
-        0x1afffffb,     /* bne 1b */
-        0xeafffffe,     /* b . */
-    };
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10",
-             make_program("panic", panic, 8, "Kernel panic - not syncing: test\n"));
+             make_printer("panic", "Kernel panic - not syncing: test\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "guest kernel panic at"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "not syncing: test"));
@@ -437,7 +544,7 @@ static void test_hang_and_panic(void)
      * line shows it) is not blamed on the kernel; the line quotes the
      * console's last line. */
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10 --hang-s 1",
-             make_program("late", panic, 8, "panlab-init: running workload x\n"));
+             make_printer("late", "panlab-init: running workload x\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
     CU_ASSERT_PTR_NULL(strstr(first, "before /init"));
@@ -1271,7 +1378,7 @@ static void test_sdcard(void)
      * mmci_pio_write() does: 16 words into the empty FIFO, then 8 each
      * time it is half empty. Each word crosses the bus in word_ns. */
     const uint32_t tx_bits = TXACTIVE | TXHALFEMPTY | TXFULL | TXEMPTY | TXAVAIL;
-    uint64_t word_ns = 4 * VT_NS_PER_S / tm.write_bytes_per_s;
+    uint64_t word_ns = 4 * VT_NS_PER_S / tm.bus_bytes_per_s;
     mci_cmd(p, 25, 2, RESP);
     pl181_write(p, MCI_DLEN, 1024, 2);
     pl181_write(p, MCI_MASK1, TXHALFEMPTY, 2);
@@ -1329,7 +1436,9 @@ static void test_sdcard(void)
     pl181_write(p, MCI_DCTRL, 9 << 4 | 3, 2);
     mci_cmd(p, 18, 2, RESP);
     CU_ASSERT_EQUAL(pl181_read(p, MCI_FIFOCNT, 2), 256);
-    uint64_t block_ns = 512 * VT_NS_PER_S / tm.read_bytes_per_s;
+    /* The bus is slower than the flash: it paces the blocks. */
+    CU_ASSERT(tm.bus_bytes_per_s < tm.read_bytes_per_s);
+    uint64_t block_ns = 512 * VT_NS_PER_S / tm.bus_bytes_per_s;
     vt_run(t, t0 + tm.read_latency_ns + block_ns - 1);
     CU_ASSERT_EQUAL(mci_line[1], 0);
     vt_run(t, t0 + tm.read_latency_ns + block_ns);
@@ -1600,12 +1709,28 @@ static void test_guest_clock(void)
     struct pl_error err;
     phys_map *m = phys_map_new();
     uint8_t *ram = phys_register_ram(m, MACH_RAM, 16u << 20);
-    const char *sm = write_file("System.map",
-                                "c0100000 T _text\nc0902000 d vdso_data_store\n",
-                                44);
+    static const char map_text[] = "c0100000 T _text\nc0800010 D linux_banner\n"
+                                   "c0902000 d vdso_data_store\n";
+    const char *sm = write_file("System.map", map_text, sizeof(map_text) - 1);
     guest_clock g;
     CU_ASSERT_EQUAL(guest_clock_init(&g, m, sm, 0xc0000000u, MACH_RAM, &err), 0);
     CU_ASSERT_EQUAL(g.data_pa, 0x40902000u);
+    /* The map is this kernel's when linux_banner holds the banner: in the
+     * kernel image (from _text), or in RAM for a restored guest. */
+    static uint8_t image[0x800000];
+    static const char banner[] = "Linux version 6.1.0-panlab";
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, sizeof(image), &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "(byte 7340048 of the kernel image) does not hold"));
+    memcpy(image + 0x700010, banner, sizeof(banner));
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, sizeof(image), &err), 0);
+    CU_ASSERT_EQUAL(guest_clock_check(&g, image, 0x700018, &err), -1);
+    CU_ASSERT_EQUAL(guest_clock_check(&g, NULL, 0, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "System.map: linux_banner at 0xc0800010 "
+                                           "(physical 0x40800010 of the restored guest) does "
+                                           "not hold \"Linux version ...\", expected the "
+                                           "System.map of this kernel build"));
+    memcpy(ram + 0x800010, banner, sizeof(banner));
+    CU_ASSERT_EQUAL(guest_clock_check(&g, NULL, 0, &err), 0);
     uint64_t ns;
     CU_ASSERT_EQUAL(guest_clock_mono_ns(&g, 1100, &ns), -1);  /* mode 0 */
     uint8_t *v = ram + 0x902000;
@@ -1718,7 +1843,8 @@ static machine *machine_on_net(int with_net)
 
 static void drop_machine(machine *m)
 {
-    slirp_net_free(test_net);
+    struct pl_error err;
+    CU_ASSERT_EQUAL(slirp_net_free(test_net, &err), 0);
     test_net = NULL;
     machine_free(m);
 }
@@ -1837,6 +1963,14 @@ static void mmu_on_bad_ttbr(arm_cpu *c)
 
 static void pc_outside_ram(arm_cpu *c) { c->pc = 0x20000000; }
 
+/* The MMU on, TTBR0 in RAM and TTBR1 not, though TTBCR.N = 0. */
+static void mmu_on_bad_ttbr1(arm_cpu *c)
+{
+    c->cp15.sctlr |= SCTLR_M;
+    c->cp15.ttbr0 = MACH_RAM + 0x100000;
+    c->cp15.ttbr1 = 0x12340000;
+}
+
 /* The MMU on with a flat map of the 16 MiB of RAM in 1 MiB sections (ARM
  * ARM B3.5.1; domain 0 as manager), the vectors at an unmapped address. */
 static void vectors_outside_ram(arm_cpu *c)
@@ -1847,12 +1981,13 @@ static void vectors_outside_ram(arm_cpu *c)
         uint32_t pa = MACH_RAM + (mb << 20), desc = pa | 3u << 10 | 2;
         memcpy(l1 + (pa >> 20) * 4, &desc, 4);
     }
-    c->cp15.ttbr0 = table;
+    c->cp15.ttbr0 = c->cp15.ttbr1 = table;
     c->cp15.dacr = 3;
     c->cp15.sctlr |= SCTLR_M;
     c->cp15.vbar = 0x20000000;
 }
 static void jazelle(arm_cpu *c) { c->cpsr |= CPSR_J; }
+static void bad_mode(arm_cpu *c) { c->cpsr = (c->cpsr & ~0x1fu) | 0x1e; }
 static void lpae(arm_cpu *c) { c->cp15.ttbcr |= 1u << 31; }
 
 static void test_unresumable(void)
@@ -1862,6 +1997,9 @@ static void test_unresumable(void)
     expect_unresumable("ttbr.snap", mmu_on_bad_ttbr,
                        "ttbr.snap@328: core 0: ttbr0 0x12340000 puts the translation "
                        "table at 0x12340000, outside RAM");
+    expect_unresumable("ttbr1.snap", mmu_on_bad_ttbr1,
+                       "ttbr1.snap@332: core 0: ttbr1 0x12340000 puts the translation "
+                       "table at 0x12340000, outside RAM");
     expect_unresumable("pc.snap", pc_outside_ram,
                        "core 0: pc 0x20000000 is at physical 0x20000000, expected the next "
                        "instruction in RAM");
@@ -1869,7 +2007,36 @@ static void test_unresumable(void)
                        "core 0: vbar 0x20000000: the exception vectors at 0x20000000 fault "
                        "in translation, status 0x00000005");
     expect_unresumable("jazelle.snap", jazelle, "core 0: cpsr");
+    /* cpsr is the fifth u32 of a record: 60 + 16. */
+    expect_unresumable("mode.snap", bad_mode, "mode.snap@76: core 0: cpsr 0x");
+    expect_unresumable("mode.snap", bad_mode, "has mode 0x1e, expected a valid ARM mode");
     expect_unresumable("lpae.snap", lpae, "core 0: ttbcr");
+}
+
+/* Copies the good snapshot to name with the u64 at payload offset `at` of
+ * section `tag` set to v, and the section's CRC-32 made right again: a
+ * file whose checksums pass but whose value is wrong. */
+static const char *patched(const char *name, const char *tag, long at, uint64_t v)
+{
+    long n = file_bytes(saved_snapshot());
+    uint8_t *b = malloc((size_t)n);
+    FILE *f = fopen(saved_snapshot(), "rb");
+    CU_ASSERT_FATAL(fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    long off = 12;              /* magic and version */
+    uint64_t len = 0;
+    for (; off + 12 <= n; off += 12 + (long)len + 4) {
+        memcpy(&len, b + off + 4, 8);
+        if (!memcmp(b + off, tag, 4))
+            break;
+    }
+    CU_ASSERT_FATAL(off + 12 <= n && at + 8 <= (long)len);
+    memcpy(b + off + 12 + at, &v, 8);
+    uint32_t crc = (uint32_t)crc32(0, b + off + 12, (uInt)len);
+    memcpy(b + off + 12 + len, &crc, 4);
+    const char *p = write_file(name, b, (size_t)n);
+    free(b);
+    return p;
 }
 
 static void test_bad_files(void)
@@ -1879,6 +2046,22 @@ static void test_bad_files(void)
     expect_load_error(damaged("short.snap", 6, n), 2, "truncated");
     expect_load_error(damaged("half.snap", n / 2, n), 2, "truncated");
     expect_load_error(damaged("noend.snap", n - 1, n), 2, "truncated");
+    /* Cut before the last section's CRC: the line says so. */
+    expect_load_error(damaged("nocrc.snap", n - 4, n), 2, "truncated: section 'END ' ends 0 "
+                      "bytes into its 4-byte CRC-32, expected the CRC after its 0 bytes");
+    expect_load_error(damaged("partcrc.snap", n - 1, n), 2, "ends 3 bytes into its 4-byte CRC-32");
+    /* Bytes after the END section. */
+    FILE *f = fopen(damaged("tail.snap", n, n), "ab");
+    fputs("tail", f);
+    fclose(f);
+    char at[64];
+    snprintf(at, sizeof(at), "tail.snap@%ld: 4 bytes after the last section", n);
+    expect_load_error(tmp_path("tail.snap"), 2, at);
+    /* A virtual time of 26 days (TIME: ncores, cpu_hz, counter_hz, quantum,
+     * policy, then now_ns at 32), past the longest run. */
+    expect_load_error(patched("days.snap", "TIME", 32, 26ull * 86400 * VT_NS_PER_S), 2,
+                      "virtual time 2246400000000000 ns (26.0 days), expected at most "
+                      "1000000 s");
     expect_load_error(damaged("magic.snap", n, 0), 2, "not a panlab-phone snapshot");
     expect_load_error(damaged("version.snap", n, 8), 2, "format version");
     expect_load_error(damaged("tag.snap", n, 12), 2, "expected 'MACH'");
@@ -1938,9 +2121,11 @@ int main(int argc, char **argv)
     CU_add_test(s, "directories, endless and huge inputs", test_not_files);
     CU_add_test(s, "the compressed kernel in a zImage", test_kernel_payload);
     CU_add_test(s, "device tree nodes Linux needs", test_dtb_nodes);
+    CU_add_test(s, "device tree memory against the board", test_dtb_memory);
     CU_add_test(s, "initramfs and DTB checks", test_initrd);
     CU_add_test(s, "command-line errors", test_cli_errors);
     CU_add_test(s, "hang and panic", test_hang_and_panic);
+    CU_add_test(s, "outputs that cannot be written", test_output_failures);
     CU_add_test(s, "event order", test_event_order);
     CU_add_test(s, "parallel cores", test_parallel_cores);
     CU_add_test(s, "CPU frequency", test_cpu_frequency);

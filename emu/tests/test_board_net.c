@@ -108,11 +108,8 @@ static int server_segments(const char *pcap_path, uint16_t port, uint8_t flags,
     return count;
 }
 
-/* Linux picks ephemeral ports by hash, so a phone that fetches a few
- * hundred times comes back to a port it used before. The content server
- * never closes, so that port's old connection ended with the guest's FIN
- * alone; the next connection from it must still be answered. */
-static void test_port_reuse(void)
+/* A one-core machine whose core is off: only the network runs. */
+static machine *network_machine(void)
 {
     machine_config cfg;
     machine_config_default(&cfg);
@@ -120,7 +117,17 @@ static void test_port_reuse(void)
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
     machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);      /* only the network runs */
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    return m;
+}
+
+/* Linux picks ephemeral ports by hash, so a phone that fetches a few
+ * hundred times comes back to a port it used before. The content server
+ * never closes, so that port's old connection ended with the guest's FIN
+ * alone; the next connection from it must still be answered. */
+static void test_port_reuse(void)
+{
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char pcap_path[64];
     snprintf(pcap_path, sizeof(pcap_path), "%s/net.pcap", tmpdir);
@@ -150,9 +157,33 @@ static void test_port_reuse(void)
     vt_run(t, vt_now_ns(t) + rtt_ns);
     CU_ASSERT_EQUAL(server_segments(pcap_path, port, SYN | ACK, 501, &seq), 1);
 
-    slirp_net_free(n);
+    CU_ASSERT_EQUAL(slirp_net_free(n, &err), 0);
     machine_free(m);
     unlink(pcap_path);
+}
+
+/* A capture that cannot be written fails the run with one line naming the
+ * file once: a folder that does not exist at the start, a full disk later. */
+static void test_capture_write_failure(void)
+{
+    machine *m = network_machine();
+    vt_engine *t = machine_engine(m);
+    net_timing nt;
+    net_timing_phone(&nt);
+    struct pl_error err;
+
+    CU_ASSERT_PTR_NULL(slirp_net_new(t, &nt, "/nonexistent/net.pcap", NULL, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "/nonexistent/net.pcap: cannot create: "
+                                    "No such file or directory");
+    slirp_net *n = slirp_net_new(t, &nt, "/dev/full", NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+    guest_arp(n);
+    guest_tcp(n, 56553, 1000, 0, SYN);
+    vt_run(t, vt_now_ns(t) + 2 * nt.one_way_ns + 10000000);
+    CU_ASSERT_EQUAL(slirp_net_free(n, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: cannot write the capture: "
+                                    "No space left on device");
+    machine_free(m);
 }
 
 /* The content server's replies, as the guest's connection takes them. */
@@ -199,13 +230,7 @@ static void put_file(const char *path, const char *text)
  * are refused; files and symlinks that stay inside are served. */
 static void test_content_dir_confined(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char dir[128], out[128], p[512], q[512];
     snprintf(dir, sizeof(dir), "%s/content", tmpdir);
@@ -289,6 +314,7 @@ int main(void)
     CU_pSuite s = CU_add_suite("net", NULL, NULL);
     CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
     CU_add_test(s, "the content server stays inside --content-dir", test_content_dir_confined);
+    CU_add_test(s, "a capture that cannot be written", test_capture_write_failure);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -23,11 +23,13 @@
 #ifndef PANLAB_ERROR_H
 #define PANLAB_ERROR_H
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PL_ERROR_MAX 512
 
@@ -117,6 +119,45 @@ static inline void pl_error_exit(const char *prog, const struct pl_error *err, i
 {
 	fprintf(stderr, "%s: %s\n", prog, err->msg);
 	exit(status);
+}
+
+/*
+ * Ends the writes to f, named path in errors ("stdout" for stdout). A write
+ * that failed on the way (a full disk, a closed pipe) only sets the
+ * stream's error flag, so that is checked as well as the last flush.
+ * stdout is flushed and stays open; any other stream is closed. Returns 0,
+ * or -1 with err set.
+ */
+static inline int pl_close_output(FILE *f, const char *path, struct pl_error *err)
+{
+	errno = 0;
+	int failed = fflush(f) != 0, saved = errno;
+
+	failed |= ferror(f) != 0;
+	if (f != stdout && fclose(f) != 0 && !failed) {
+		failed = 1;
+		saved = errno;
+	}
+	if (!failed)
+		return 0;
+	pl_error_file(err, path, "cannot write: %s", saved ? strerror(saved) :
+		      "an earlier write failed (a full disk or a closed pipe?)");
+	return -1;
+}
+
+/*
+ * A command's exit status once its stdout is written: status, or, when
+ * stdout could not be written, PL_EXIT_FAILED (unless status already says
+ * a failure) after "prog: stdout: cannot write: ..." on stderr.
+ */
+static inline int pl_finish_stdout(const char *prog, int status)
+{
+	struct pl_error err;
+
+	if (pl_close_output(stdout, "stdout", &err) == 0)
+		return status;
+	fprintf(stderr, "%s: %s\n", prog, err.msg);
+	return status ? status : PL_EXIT_FAILED;
 }
 
 /*

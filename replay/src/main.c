@@ -189,7 +189,8 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 	return rc < 0 ? 1 : 0;
 }
 
-int main(int argc, char **argv)
+/* The command named by argv, with its exit status. */
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage_error("missing command");
@@ -238,4 +239,10 @@ int main(int argc, char **argv)
 		return cmd_play(argv[i], gt_path);
 	}
 	return usage_error("unknown command");
+}
+
+/* Whatever a command printed on stdout must have been written, or it fails. */
+int main(int argc, char **argv)
+{
+	return pl_finish_stdout("panlab-replay", run_command(argc, argv));
 }

@@ -5,7 +5,8 @@
 # and the declared critical-path structure (shape_ok). The six:
 #   animation  the spinner is labelled an animation and its path crosses the task that ends it;
 #   netfetch   TCP fetches blocking on the network (a network edge on every path);
-#   sdcache    the fetched image fsync'ed to the phone's SD card (an io edge on every path);
+#   sdcache    the fetched image fsync'ed to the phone's SD card through sdcardd (FUSE: a notify
+#              hop to its request thread on every path, whose card I/O may be on it too);
 #   service    binder calls between the cores: the phone delivers each at the sender's time,
 #              so no consumer is logged before its producer and nothing needs repair;
 #   condjoin   two pool tasks joined through a condition variable: the path crosses the

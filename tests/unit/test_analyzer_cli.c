@@ -20,7 +20,8 @@ struct result {
 	char *out, *err;
 };
 
-static void run(const char *const *args, struct result *r)
+/* Runs the analyzer with args, its stdout into stdout_path (NULL: a file r->out reads back). */
+static void run_to(const char *const *args, const char *stdout_path, struct result *r)
 {
 	char out_path[256], err_path[256];
 	const char *argv[16] = { PANLAB_ANALYZE };
@@ -31,7 +32,10 @@ static void run(const char *const *args, struct result *r)
 		n++;
 	}
 	argv[n] = NULL;
-	snprintf(out_path, sizeof(out_path), "%s/stdout", test_tmpdir());
+	if (stdout_path)
+		snprintf(out_path, sizeof(out_path), "%s", stdout_path);
+	else
+		snprintf(out_path, sizeof(out_path), "%s/stdout", test_tmpdir());
 	snprintf(err_path, sizeof(err_path), "%s/stderr", test_tmpdir());
 	fflush(NULL);
 	pid_t pid = fork();
@@ -50,8 +54,13 @@ static void run(const char *const *args, struct result *r)
 
 	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	r->out = read_text(out_path);
+	r->out = stdout_path ? NULL : read_text(out_path);
 	r->err = read_text(err_path);
+}
+
+static void run(const char *const *args, struct result *r)
+{
+	run_to(args, NULL, r);
 }
 
 static void result_free(struct result *r)
@@ -418,6 +427,27 @@ static void test_usage(void)
 	CU_ASSERT_EQUAL(r.status, 2);
 	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: unknown option or missing value: --trace; " USAGE);
 	result_free(&r);
+	/* The run id comes from --out when --run-id is absent: a bad --out is named as such. */
+	static const char *const empty_out[] = { "--trace", "t", "--ground-truth", "g", "--out", "",
+						 "--backend", "qemu", "--workload", "w", NULL };
+	static const char *const accented_out[] = { "--trace", "t", "--ground-truth", "g",
+						    "--out", "runs/caf\xc3\xa9", "--backend", "qemu",
+						    "--workload", "w", NULL };
+	static const char *const schema_extra[] = { "schema", "extra", NULL };
+
+	run(empty_out, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: --out is empty, expected a folder; " USAGE);
+	result_free(&r);
+	run(accented_out, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: --out's last component (the run id without "
+			       "--run-id) has a character outside printable ASCII; " USAGE);
+	result_free(&r);
+	run(schema_extra, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: schema takes no arguments, got extra; " USAGE);
+	result_free(&r);
 }
 
 static void write_run_gt(const char *dir, const char *frames)
@@ -749,8 +779,26 @@ static void test_not_files(void)
 				      "--backend", "qemu", "--workload", "asynctask", "--expect",
 				      "/dev/zero", NULL };
 	expect_one_error(expect_zero, "/dev/zero@1048576: more than the 1048576-byte cap");
+	/* Streaming seeks: a device or a pipe (`--trace <(cat ...)`) is named for what it is. */
 	const char *stream_zero[] = { "stream", "--trace", "/dev/zero", "--out", out, NULL };
-	expect_one_error(stream_zero, "/dev/zero@0: ");
+	expect_one_error(stream_zero, "/dev/zero: is a character device, expected a regular file");
+	char fifo[256];
+
+	snprintf(fifo, sizeof(fifo), "%s/trace.fifo", dir);
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	const char *stream_fifo[] = { "stream", "--trace", fifo, "--out", out, NULL };
+	pid_t writer = fork();
+
+	CU_ASSERT_FATAL(writer >= 0);
+	if (writer == 0) {
+		/* The other end of the pipe, as a shell's <(cat trace) would hold it. */
+		FILE *w = fopen(fifo, "wb");
+
+		_exit(w && fwrite("PLTR", 1, 4, w) == 4 ? 0 : 1);
+	}
+	expect_one_error(stream_fifo, "trace.fifo: is a pipe, expected a regular file");
+	waitpid(writer, NULL, 0);
+	unlink(fifo);
 	/* A sparse file one byte over the whole-trace cap: refused from its size. */
 	snprintf(huge, sizeof(huge), "%s/huge.bin", dir);
 	FILE *f = fopen(huge, "wb");
@@ -790,6 +838,38 @@ static void test_full_disk(void)
 	}
 }
 
+/* The report, schema, overhead and stream on a full stdout: one line naming stdout, exit 1. */
+static void test_full_stdout(void)
+{
+	char *trace = write_trace("seq-full-stdout.bin", 0, 0, -1);
+	char out[256], on[256], off[256];
+	struct result r;
+
+	snprintf(out, sizeof(out), "%s/full-stdout", test_tmpdir());
+	snprintf(on, sizeof(on), "%s/full-stdout-on", test_tmpdir());
+	snprintf(off, sizeof(off), "%s/full-stdout-off", test_tmpdir());
+	write_run_gt(on, "frame 0 2000\n");
+	write_run_gt(off, "frame 0 1500\n");
+	const char *report[] = { "--trace", trace, "--ground-truth", PANLAB_TEST_DATA "/sequential.gt",
+				 "--out", out, "--backend", "qemu", "--workload", "asynctask",
+				 "--no-plots", NULL };
+	const char *schema[] = { "schema", NULL };
+	const char *help[] = { "--help", NULL };
+	const char *overhead[] = { "overhead", "--on", on, "--off", off, "--out", out, "--no-plots",
+				   NULL };
+	const char *stream[] = { "stream", "--trace", trace, "--out", out, NULL };
+	const char *const *commands[] = { report, schema, help, overhead, stream };
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		run_to(commands[i], "/dev/full", &r);
+		CU_ASSERT_EQUAL(r.status, 1);
+		/* A long output fails in an earlier write, whose errno stdio does not keep. */
+		CU_ASSERT_EQUAL(strncmp(r.err, "panlab-analyze: stdout: cannot write: ", 38), 0);
+		CU_ASSERT_PTR_EQUAL(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+		result_free(&r);
+	}
+}
+
 void add_cli_tests(void)
 {
 	CU_pSuite s = CU_add_suite("panlab-analyze", NULL, NULL);
@@ -808,4 +888,5 @@ void add_cli_tests(void)
 	CU_add_test(s, "usage errors", test_usage);
 	CU_add_test(s, "directories, endless and huge inputs", test_not_files);
 	CU_add_test(s, "outputs on a full disk", test_full_disk);
+	CU_add_test(s, "stdout on a full disk", test_full_stdout);
 }

@@ -175,6 +175,12 @@ static void test_syntax_errors(void)
 	    "g.txt: input 0 at 10 ns is before ready at 50 ns, expected inputs after ready");
 	BAD(H "ready 5\ninput 0 200 tap 1 2\nend 100\n",
 	    "g.txt: input 0 at 200 ns is after end at 100 ns, expected inputs before end");
+	/* A marker naming an input that does not exist, or one injected after the frame. */
+	BAD(H "input 0 100 tap 1 2\nframe 0 150 answers 0 1\nend 200\n",
+	    "g.txt: frame 0 answers input 1, which does not exist, expected an input seq below 1");
+	BAD(H "input 0 100 tap 1 2\nframe 0 150 answers 1\ninput 1 160 tap 1 2\nend 200\n",
+	    "g.txt: frame 0 at 150 ns answers input 1 injected later, at 160 ns, expected inputs "
+	    "injected before the frame");
 	char many[400] = H "frame 0 1 answers";
 
 	for (int i = 0; i < 66; i++)

@@ -109,17 +109,60 @@ static void test_late_client_thread_follows(void)
 	model_free(&m);
 }
 
-/* A consumer further ahead than any skew is no skew: it stays unmatched, nothing moves. */
-static void test_consume_far_ahead_is_left(void)
+/*
+ * A consumer further ahead than any skew is no skew but clocks that disagree: the trace is
+ * refused in one line, unless a lost event explains the pair (a lost producer leaves its
+ * consumer to a later one of the same key); then it stays unmatched and nothing moves.
+ */
+static void test_consume_far_ahead(void)
 {
 	struct tb t;
 	struct model m;
+	struct pl_trace trace;
+	struct pl_error err = { "" };
+	size_t len;
 
 	service_call(&t, 1020 - PL_SKEW_MAX_NS / 1000 - 1);
+	uint8_t *buf = tb_bytes(&t, &len);
+
+	CU_ASSERT_EQUAL(pl_trace_parse("test.bin", buf, len, &trace, &err), -1);
+	CU_ASSERT_STRING_EQUAL(err.msg, "test.bin: 1 of 4 causal pairs have their consumer logged "
+			       "more than 100 us before its producer, the furthest a binder pair "
+			       "0.000101 s apart (producer at 1020000 ns on cpu 0, consumer at "
+			       "919000 ns on cpu 1), more than the 0 lost events explain; expected "
+			       "the sources on one clock");
+	free(buf);
+	t.b.sources[t.cpu_source[1]].src.lost = 1;
 	model_build(&t, &m);
 	CU_ASSERT_EQUAL(m.trace.skew_repaired, 0);
 	CU_ASSERT_EQUAL(m.s.graph.unmatched_binder_consumes, 1);
 	model_free(&m);
+}
+
+/* One thread's buffer on a clock seconds late: every message it enqueues is consumed "before"
+ * it was sent, and the trace is refused. */
+static void test_source_shifted_by_seconds(void)
+{
+	struct tb t;
+	struct pl_trace trace;
+	struct pl_error err = { "" };
+	size_t len;
+
+	tb_init(&t, 1);
+	for (uint64_t i = 0; i < 4; i++) {
+		tb_user(&t, RECEIVER, US(1000 * i) + 2000000000u, PL_EV_ENQUEUE_MSG, i + 1, QUEUE);
+		tb_user(&t, MAIN, US(1000 * i + 100), PL_EV_DEQUEUE_MSG, i + 1, QUEUE);
+		tb_user(&t, MAIN, US(1000 * i + 200), PL_EV_MSG_DONE, i + 1, QUEUE);
+	}
+	uint8_t *buf = tb_bytes(&t, &len);
+
+	tb_free(&t);
+	CU_ASSERT_EQUAL(pl_trace_parse("shifted.bin", buf, len, &trace, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "shifted.bin: 4 of "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "a message pair 1.999900 s apart (producer at "
+					       "2000000000 ns on thread 103's buffer, consumer at "
+					       "100000 ns on thread 100's buffer)"));
+	free(buf);
 }
 
 /* In order, nothing moves. */
@@ -311,7 +354,9 @@ void add_skew_tests(void)
 	CU_add_test(s, "a consume logged before its produce on another cpu is moved after it",
 		    test_consume_before_produce_is_moved);
 	CU_add_test(s, "the late consumer's thread follows it", test_late_client_thread_follows);
-	CU_add_test(s, "a consume far ahead of its produce is left alone", test_consume_far_ahead_is_left);
+	CU_add_test(s, "a consume far ahead of its produce: refused unless a lost event explains it",
+		    test_consume_far_ahead);
+	CU_add_test(s, "a source shifted by seconds is refused", test_source_shifted_by_seconds);
 	CU_add_test(s, "events in causal order are left alone", test_in_order_is_unchanged);
 	CU_add_test(s, "a child's first events before its FORK are moved after it",
 		    test_child_before_fork_is_moved);

@@ -16,6 +16,7 @@ int main(void)
 	add_evdev_suite();
 	add_spawn_suite();
 	add_cpustat_suite();
+	add_sdcardd_suite();
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();
 	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -2,6 +2,7 @@
 #include "test_replay.h"
 
 #include <CUnit/Basic.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,17 @@ static size_t drain(int fd, char *buf, size_t cap)
 	return len;
 }
 
-/* Runs the CLI with up to two arguments. Its stderr is small, so reading stdout to the end
- * first cannot deadlock. */
-static void run_cli(struct run *r, const char *a1, const char *a2)
+/* Runs the CLI with up to two arguments, its stdout into stdout_path (NULL: into r->out). Its
+ * stderr is small, so reading stdout to the end first cannot deadlock. */
+static void run_cli_to(struct run *r, const char *stdout_path, const char *a1, const char *a2)
 {
 	int out_pipe[2], err_pipe[2];
 	CU_ASSERT_FATAL(pipe(out_pipe) == 0 && pipe(err_pipe) == 0);
 	pid_t pid = fork();
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0) {
-		dup2(out_pipe[1], STDOUT_FILENO);
+		int out = stdout_path ? open(stdout_path, O_WRONLY) : out_pipe[1];
+		dup2(out, STDOUT_FILENO);
 		dup2(err_pipe[1], STDERR_FILENO);
 		close(out_pipe[0]);
 		close(err_pipe[0]);
@@ -49,6 +51,27 @@ static void run_cli(struct run *r, const char *a1, const char *a2)
 	int status;
 	CU_ASSERT_FATAL(waitpid(pid, &status, 0) == pid);
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void run_cli(struct run *r, const char *a1, const char *a2)
+{
+	run_cli_to(r, NULL, a1, a2);
+}
+
+/* Every command's output on a full disk: exit 1 and one line naming stdout. */
+static void test_full_stdout(void)
+{
+	static struct run r;
+	char *path = test_replay_temp_file("wait 500ms\ntap 240 400\nwait 310ms\n");
+	static const char *const commands[] = { "check", "list", "--help" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		run_cli_to(&r, "/dev/full", commands[i], commands[i][0] == '-' ? NULL : path);
+		CU_ASSERT_EQUAL(r.status, 1);
+		CU_ASSERT_EQUAL(strncmp(r.err, "panlab-replay: stdout: cannot write: ", 37), 0);
+		CU_ASSERT_PTR_EQUAL(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	}
+	unlink(path);
+	free(path);
 }
 
 /* Issue 2 item 13: a script with a syntax error gets one line naming file, line and column, and
@@ -184,7 +207,8 @@ int test_replay_add_cli_suite(void)
 	    !CU_add_test(suite, "check control script", test_check_control_script) ||
 	    !CU_add_test(suite, "record missing device", test_record_missing_device) ||
 	    !CU_add_test(suite, "usage", test_usage) ||
-	    !CU_add_test(suite, "list round trip", test_list_round_trip))
+	    !CU_add_test(suite, "list round trip", test_list_round_trip) ||
+	    !CU_add_test(suite, "stdout on a full disk", test_full_stdout))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

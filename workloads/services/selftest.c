@@ -4,6 +4,7 @@
  *
  *   panlab-selftest binder
  *   panlab-selftest input
+ *   panlab-selftest sdcard
  *
  * Creates its own binder device in binderfs (each device has its own context
  * manager, so a running session is not disturbed), starts a servicemanager
@@ -14,19 +15,35 @@
  * arriving in order. Prints "panlab-selftest: binder ok" and exits 0, or one
  * line naming the failed check and exits 1.
  *
+ * sdcard: mounts the machine's card at /data/media (the machine must have one) and starts
+ * sdcardd, which serves it at /sdcard through FUSE; checks that the boot set the kernel's
+ * writeback as Android 4.x did (/proc/sys/vm) and that sdcardd's two request threads are
+ * named; then, through /sdcard: mkdir, create, 1 MiB written in 64 KiB writes and fsync'ed,
+ * the bytes found in the lower file and read back (buffered and O_DIRECT), rename, truncate,
+ * 200 entries listed by readdir (several READDIR requests) and unlinked, statfs, rmdir, and
+ * the errors ENOENT, EEXIST and ENOTEMPTY. The request threads must have slept (voluntary
+ * switches in /proc) once for each request the caller waited for, less one for each sent in
+ * the background, so they, not the caller, did the work;
+ * sdcardd must exit 0 on SIGTERM and leave /sdcard unmounted. Prints "panlab-selftest:
+ * sdcard ok" with the requests' switch count.
+ *
  * input: starts an inputd of its own (on sockets with a private suffix, so a
  * running session is not disturbed), takes the focus like an app, plays a
  * short script through the replay library's injector (the uinput device of
  * real runs) and checks the taps and keys inputd routes: order, sequence
  * numbers, positions and params. Prints "panlab-selftest: input ok".
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/input.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,6 +51,7 @@
 #include "panlab/clock.h"
 #include "panlab/die.h"
 #include "panlab/replay.h"
+#include "panlab/sdcard.h"
 #include "panlab/spawn.h"
 #include "panlab/wire.h"
 #include "panlab/error.h"
@@ -237,11 +255,217 @@ static int run_input(void)
 	return 0;
 }
 
+/* The Android 4.x writeback settings /init applies (scripts/guest/init). */
+static void check_writeback(void)
+{
+	static const struct {
+		const char *name;
+		long value;
+	} want[] = { { "dirty_expire_centisecs", 200 }, { "dirty_background_ratio", 5 },
+		     { "dirty_ratio", 20 }, { "dirty_writeback_centisecs", 500 } };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char path[64];
+		long v = -1;
+		snprintf(path, sizeof(path), "/proc/sys/vm/%s", want[i].name);
+		FILE *f = fopen(path, "re");
+		if (!f || fscanf(f, "%ld", &v) != 1)
+			pl_die("sdcard: cannot read %s", path);
+		fclose(f);
+		if (v != want[i].value)
+			pl_die("sdcard: vm.%s is %ld, expected %ld (Android 4.x)", want[i].name, v,
+			       want[i].value);
+	}
+}
+
+/* Voluntary switches of pid's threads named sdcardd-fuse*; dies unless there are two. */
+static long fuse_thread_switches(pid_t pid)
+{
+	char dir[64], path[352], line[128];
+	long total = 0;
+	int threads = 0;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *tasks = opendir(dir);
+	if (!tasks)
+		pl_die("sdcard: %s: %s", dir, strerror(errno));
+	for (struct dirent *e; (e = readdir(tasks));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/status", dir, e->d_name);
+		FILE *f = fopen(path, "re");
+		bool fuse = false;
+		long v;
+		while (f && fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "Name:\tsdcardd-fuse", 18))
+				fuse = true;
+			if (fuse && sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1) {
+				total += v;
+				threads++;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(tasks);
+	check("sdcard", threads == 2, "sdcardd has not two threads named sdcardd-fuse*");
+	return total;
+}
+
+static bool mounted(const char *dir, const char *type)
+{
+	char line[256], want[128];
+	snprintf(want, sizeof(want), " %s %s ", dir, type);
+	FILE *f = fopen("/proc/mounts", "re");
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, want) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void fill(uint8_t *buf, size_t len, uint32_t seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)((i * 2654435761u + seed) >> 13);
+}
+
+/* The whole of path (at most len bytes) into buf; returns the bytes read. */
+static size_t read_file(const char *path, uint8_t *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n = 1;
+	if (fd < 0)
+		pl_die("sdcard: open %s: %s", path, strerror(errno));
+	while (got < len && (n = read(fd, buf + got, len - got)) > 0)
+		got += (size_t)n;
+	if (n < 0)
+		pl_die("sdcard: read %s: %s", path, strerror(errno));
+	close(fd);
+	return got;
+}
+
+#define SD_FILE_BYTES (1u << 20)
+#define SD_WRITE_BYTES (64u << 10)
+#define SD_ENTRIES 200
+
+static int run_sdcard(void)
+{
+	static uint8_t data[SD_FILE_BYTES], back[SD_FILE_BYTES];
+	static uint8_t direct[SD_WRITE_BYTES] __attribute__((aligned(4096)));
+	const char *dir = PL_SDCARD_DIR "/selftest", *lower = PL_SDCARD_LOWER "/selftest";
+	char path[PATH_MAX], lpath[PATH_MAX], sdcardd[PATH_MAX];
+	struct pl_error err;
+	struct stat st;
+
+	check("sdcard", pl_sdcard_mount_lower(), "the machine has no SD card");
+	check_writeback();
+	int r = pl_sibling_path("sdcardd", sdcardd, sizeof(sdcardd));
+	if (r)
+		pl_die("path of sdcardd: %s", strerror(-r));
+	atexit(stop_helpers);
+	helpers[0] = pl_spawn_ready(sdcardd, (char *[]){ sdcardd, NULL }, NULL, &err);
+	if (helpers[0] < 0)
+		pl_die("%s", err.msg);
+	check("sdcard", mounted(PL_SDCARD_DIR, "fuse"), "/sdcard is not a fuse mount");
+	long switches = fuse_thread_switches(helpers[0]);
+	/* Lower bounds on the requests the caller waits for (sync) and on those sent in the
+	 * background (async: RELEASE at each close). A request thread sleeps in read(2) before
+	 * each sync request unless it found a background one queued first. */
+	unsigned sync = 0, async = 0;
+
+	check("sdcard", mkdir(dir, 0775) == 0, "mkdir /sdcard/selftest failed");
+	check("sdcard", mkdir(dir, 0775) != 0 && errno == EEXIST, "mkdir again: no EEXIST");
+	snprintf(path, sizeof(path), "%s/a.bin", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	check("sdcard", fd >= 0, "create /sdcard/selftest/a.bin failed");
+	fill(data, sizeof(data), 7);
+	for (size_t off = 0; off < sizeof(data); off += SD_WRITE_BYTES)
+		check("sdcard", write(fd, data + off, SD_WRITE_BYTES) == SD_WRITE_BYTES,
+		      "a 64 KiB write to /sdcard failed");
+	check("sdcard", fsync(fd) == 0 && close(fd) == 0, "fsync or close on /sdcard failed");
+	sync += 2 + SD_FILE_BYTES / SD_WRITE_BYTES + 2;	/* MKDIR, CREATE, WRITEs, FSYNC, FLUSH */
+	async += 1;
+
+	snprintf(lpath, sizeof(lpath), "%s/a.bin", lower);
+	check("sdcard", read_file(lpath, back, sizeof(back)) == sizeof(back) &&
+		  !memcmp(back, data, sizeof(data)), "the lower file does not hold the bytes written");
+	memset(back, 0, sizeof(back));
+	check("sdcard", read_file(path, back, sizeof(back)) == sizeof(back) &&
+		  !memcmp(back, data, sizeof(data)), "reading /sdcard back gave other bytes");
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	check("sdcard", fd >= 0 && pread(fd, direct, sizeof(direct), 2 * SD_WRITE_BYTES) ==
+		  (ssize_t)sizeof(direct) && !memcmp(direct, data + 2 * SD_WRITE_BYTES, sizeof(direct)),
+	      "an O_DIRECT read of /sdcard gave other bytes");
+	close(fd);
+	sync += 3;	/* OPEN twice, the O_DIRECT READ */
+	async += 2;
+
+	char renamed[PATH_MAX];
+	snprintf(renamed, sizeof(renamed), "%s/b.bin", dir);
+	check("sdcard", rename(path, renamed) == 0, "rename a.bin to b.bin failed");
+	check("sdcard", stat(path, &st) != 0 && errno == ENOENT, "a.bin still there after rename");
+	check("sdcard", truncate(renamed, 1000) == 0 && stat(renamed, &st) == 0 && st.st_size == 1000,
+	      "truncate b.bin to 1000 bytes failed");
+	snprintf(lpath, sizeof(lpath), "%s/b.bin", lower);
+	check("sdcard", stat(lpath, &st) == 0 && st.st_size == 1000, "the lower b.bin is not 1000 bytes");
+	sync += 2;	/* RENAME, SETATTR */
+
+	for (int i = 0; i < SD_ENTRIES; i++) {
+		snprintf(path, sizeof(path), "%s/entry-%03d-with-a-longer-name", dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		check("sdcard", fd >= 0 && close(fd) == 0, "creating a directory entry failed");
+	}
+	DIR *d = opendir(dir);
+	int seen = 0, found_b = 0;
+	check("sdcard", d != NULL, "opendir /sdcard/selftest failed");
+	for (struct dirent *e; (e = readdir(d));) {
+		seen += !strncmp(e->d_name, "entry-", 6);
+		found_b += !strcmp(e->d_name, "b.bin");
+	}
+	closedir(d);
+	check("sdcard", seen == SD_ENTRIES && found_b == 1, "readdir did not list every entry once");
+	for (int i = 0; i < SD_ENTRIES; i++) {
+		snprintf(path, sizeof(path), "%s/entry-%03d-with-a-longer-name", dir, i);
+		check("sdcard", unlink(path) == 0, "unlinking a directory entry failed");
+	}
+	sync += 2 * SD_ENTRIES + 3;	/* CREATEs, UNLINKs, OPENDIR and two READDIRs at least */
+	async += SD_ENTRIES + 1;
+
+	struct statvfs sv, lsv;
+	check("sdcard", statvfs(PL_SDCARD_DIR, &sv) == 0 && statvfs(PL_SDCARD_LOWER, &lsv) == 0 &&
+		  sv.f_blocks == lsv.f_blocks && sv.f_bsize == lsv.f_bsize,
+	      "statfs of /sdcard differs from the card's");
+	check("sdcard", rmdir(dir) != 0 && errno == ENOTEMPTY, "rmdir of a full directory: no ENOTEMPTY");
+	check("sdcard", open(path, O_RDONLY | O_CLOEXEC) < 0 && errno == ENOENT,
+	      "opening an unlinked file: no ENOENT");
+	check("sdcard", unlink(renamed) == 0 && rmdir(dir) == 0, "unlink b.bin or rmdir failed");
+	check("sdcard", stat(lower, &st) != 0 && errno == ENOENT, "the lower directory is still there");
+	sync += 5;	/* STATFS, RMDIR, LOOKUP, UNLINK, RMDIR */
+
+	long served = fuse_thread_switches(helpers[0]) - switches;
+	if (served < (long)(sync - async))
+		pl_die("sdcard: sdcardd's request threads slept %ld times for at least %u requests "
+		       "waited for and %u background ones, expected at least %u sleeps", served, sync,
+		       async, sync - async);
+	check("sdcard", kill(helpers[0], SIGTERM) == 0, "cannot stop sdcardd");
+	int status;
+	check("sdcard", waitpid(helpers[0], &status, 0) == helpers[0], "cannot reap sdcardd");
+	helpers[0] = 0;
+	check("sdcard", WIFEXITED(status) && WEXITSTATUS(status) == 0, "sdcardd failed on SIGTERM");
+	check("sdcard", !mounted(PL_SDCARD_DIR, "fuse"), "/sdcard still mounted after sdcardd exited");
+	printf("panlab-selftest: sdcard ok: %ld request-thread sleeps for at least %u requests\n",
+	       served, sync + async);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "binder") == 0)
 		return run_binder();
 	if (argc == 2 && strcmp(argv[1], "input") == 0)
 		return run_input();
-	pl_die("usage: panlab-selftest binder|input");
+	if (argc == 2 && strcmp(argv[1], "sdcard") == 0)
+		return run_sdcard();
+	pl_die("usage: panlab-selftest binder|input|sdcard");
 }

@@ -37,8 +37,9 @@
  * test to replay it (tests/integration/test_record_replay.sh). uinput only.
  *
  * If the machine has an SD card (ext2: /dev/mmcblk0 on the phone's PL181, /dev/vda on qemu's
- * virtio-blk), it is mounted at /sdcard and the collector spills there when the host link
- * fails (--spill overrides the path).
+ * virtio-blk), it is mounted at /data/media, sdcardd serves it to the apps at /sdcard through
+ * FUSE (sdcard.h), and the collector spills to /data/media when the host link fails (--spill
+ * overrides the path).
  *
  * The collector drains the loggers every --drain-ms (default 100 ms; 0:
  * only at the end), so a run longer than the 15 MB and 30 MB buffers hold
@@ -74,9 +75,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
-#include <sys/inotify.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,6 +86,7 @@
 #include "panlab/die.h"
 #include "panlab/guest_abi.h"
 #include "panlab/replay.h"
+#include "panlab/sdcard.h"
 #include "panlab/spawn.h"
 #include "panlab/vport.h"
 #include "panlab/wire.h"
@@ -95,16 +94,8 @@
 
 #define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
-/* The SD card: the machine's first virtio block device, an ext2 file system. */
-#define SDCARD_MMC_HOST "/sys/class/mmc_host/mmc0"
-#define SDCARD_MMC "/dev/mmcblk0"
-#define SDCARD_VIRTIO "/dev/vda"
-/* The mmc core identifies the card in a work item after the host probes
- * (tens of ms of power-up delays), so /init can start before the block
- * device exists. Past this, the card is taken to be broken. */
-#define SDCARD_WAIT_MS 5000
-#define SDCARD_DIR "/sdcard"
-#define SDCARD_SPILL SDCARD_DIR "/panlab-trace.spill"
+/* The system's own side of the card, which outlives sdcardd at teardown. */
+#define SDCARD_SPILL PL_SDCARD_LOWER "/panlab-trace.spill"
 
 struct child {
 	char name[64];
@@ -115,8 +106,9 @@ struct child {
 #define MAX_LOADS 4
 #define DEFAULT_DRAIN_MS 100
 #define MAX_APPS 4
-/* servicemanager, compositor, inputd, svc-content, panlab-replay; the loads; the apps */
-static struct child children[5 + MAX_LOADS + MAX_APPS];
+/* sdcardd, servicemanager, compositor, inputd, svc-content, panlab-replay; the loads; the
+ * apps */
+static struct child children[6 + MAX_LOADS + MAX_APPS];
 static size_t nchildren;
 
 static void kill_children(void)
@@ -196,60 +188,6 @@ static void stop(struct child *c, bool native)
 		pl_describe_status(status, how, sizeof(how));
 		pl_die("%s failed on stop (%s)", c->name, how);
 	}
-}
-
-/* Waits for devtmpfs to create `path` (inotify on /dev); false after SDCARD_WAIT_MS. */
-static bool wait_for_device(const char *path)
-{
-	const char *name = strrchr(path, '/') + 1;
-	int fd = inotify_init1(IN_CLOEXEC);
-	if (fd < 0)
-		pl_die("inotify_init1: %s", strerror(errno));
-	if (inotify_add_watch(fd, "/dev", IN_CREATE) < 0)
-		pl_die("inotify_add_watch /dev: %s", strerror(errno));
-	uint64_t deadline = pl_now_ns() + (uint64_t)SDCARD_WAIT_MS * 1000000;
-	bool found = access(path, F_OK) == 0;
-	while (!found) {
-		uint64_t now = pl_now_ns();
-		int left_ms = now < deadline ? (int)((deadline - now + 999999) / 1000000) : 0;
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (left_ms == 0 || poll(&p, 1, left_ms) <= 0)
-			break;
-		char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-		ssize_t n = read(fd, buf, sizeof(buf));
-		for (ssize_t off = 0; off < n;) {
-			const struct inotify_event *e = (const struct inotify_event *)(buf + off);
-			if (e->len && strcmp(e->name, name) == 0)
-				found = true;
-			off += (ssize_t)sizeof(*e) + e->len;
-		}
-	}
-	close(fd);
-	return found;
-}
-
-/*
- * Mount the SD card at SDCARD_DIR if the machine has one (the guest has no udev and /init
- * mounts nothing but the basics). Apps find it there; the collector spills to it. Returns
- * whether it is mounted.
- */
-static bool mount_sdcard(void)
-{
-	struct stat st;
-	const char *dev = SDCARD_VIRTIO;
-	if (access(SDCARD_MMC_HOST, F_OK) == 0) {
-		dev = SDCARD_MMC;
-		if (!wait_for_device(dev))
-			pl_die("%s: the SD card did not appear within %d ms of boot", dev,
-			       SDCARD_WAIT_MS);
-	}
-	if (stat(dev, &st) != 0 || !S_ISBLK(st.st_mode))
-		return false;
-	if (mkdir(SDCARD_DIR, 0755) != 0 && errno != EEXIST)
-		pl_die("mkdir %s: %s", SDCARD_DIR, strerror(errno));
-	if (mount(dev, SDCARD_DIR, "ext2", MS_NOATIME, NULL) != 0 && errno != EBUSY)
-		pl_die("mount %s on %s (ext2): %s", dev, SDCARD_DIR, strerror(errno));
-	return true;
 }
 
 /* Stop the kernel logger before teardown so the trace ends with the script. */
@@ -522,8 +460,10 @@ int main(int argc, char **argv)
 			pl_die("%s", err.msg);
 	}
 
-	/* With a card the trace spills to it if the host link fails (collect.h). */
-	if (mount_sdcard() && !collect.spill_path)
+	/* With a card, sdcardd serves it to the apps at /sdcard, and the trace spills to it if
+	 * the host link fails (collect.h). */
+	bool sdcard = pl_sdcard_mount_lower();
+	if (sdcard && !collect.spill_path)
 		collect.spill_path = SDCARD_SPILL;
 	/* Untraced runs measure the tracer's overhead: the collector's periodic work is part of it. */
 	const char *tracing = getenv("PANLAB_TRACE");
@@ -532,6 +472,8 @@ int main(int argc, char **argv)
 	struct pl_collector *collector;
 	if (pl_collector_start(&collect, &collector, &err) != 0)
 		pl_die("%s", err.msg);
+	if (sdcard)
+		start_service(bin_dir, "sdcardd");
 	if (!native) {
 		start_binder(bin_dir);
 		start_service(bin_dir, "compositor");

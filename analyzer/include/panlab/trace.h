@@ -39,6 +39,10 @@ enum pl_causal_kind {
 struct pl_causal_pairs {
 	uint64_t pairs[PL_CAUSAL_KINDS];
 	uint64_t out_of_order[PL_CAUSAL_KINDS];	/* consumer timestamped before its producer */
+	uint64_t beyond_skew[PL_CAUSAL_KINDS];	/* of those, more than PL_SKEW_MAX_NS before */
+	/* The furthest of those, if any: its kind and the two events as logged. */
+	enum pl_causal_kind furthest_kind;
+	struct pl_event furthest_producer, furthest_consumer;
 };
 
 /* Events as decoded into host byte order; same fields as the file record. */
@@ -95,6 +99,17 @@ void pl_trace_stream_close(struct pl_trace_stream *st);
  */
 #define PL_SKEW_MAX_NS 100000u
 uint64_t pl_trace_repair_skew(struct pl_trace *trace);
+
+/*
+ * After pl_trace_repair_skew: a consumer logged more than PL_SKEW_MAX_NS
+ * before its producer is no skew the repair can undo but sources on clocks
+ * that disagree (one shifted by seconds), and every latency across them is
+ * wrong. Each lost event can leave one consumer joined to a later producer
+ * of the same key, so the trace is refused when such pairs outnumber its
+ * lost events (any, in a trace that lost none): -1 with err set to one
+ * line, "name: ...", naming the furthest pair.
+ */
+int pl_trace_check_clocks(const char *name, const struct pl_trace *trace, struct pl_error *err);
 
 /* "message", "task", "binder", "fork", "notify", "wakeup". */
 const char *pl_causal_kind_name(enum pl_causal_kind kind);
