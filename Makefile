@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test bench repro-check difftest fuzz section6 clean
+.PHONY: all deps build run experiment labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
 deps:
@@ -23,8 +23,16 @@ build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
+	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
+
+# The guest ABI's values for the shell (include/panlab/guest_abi.h): the scripts and the guest's
+# /init source this file rather than spelling the values again.
+build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
+	@mkdir -p build
+	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
+	build/guest-abi-sh > $@.tmp && mv $@.tmp $@
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
 # suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then
@@ -57,6 +65,12 @@ labs-check: build
 
 test: build
 	@tests/run-all.sh
+
+# The formatting of what changed since LINT_BASE (a branch or commit, default main), in each
+# folder's declared dialect (README.md, "Code style"; scripts/lint.sh).
+LINT_BASE ?= main
+lint: deps
+	@scripts/lint.sh $(LINT_BASE)
 
 # Every folder with a `bench` target takes part; each writes out/bench/*.json.
 BENCH_DIRS := guest-kernel workloads analyzer emu

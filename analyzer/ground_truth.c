@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ground-truth reader: strict line format of include/FORMAT.md, errors as file:line. */
 #include "panlab/ground_truth.h"
+#include "panlab/ground_truth_format.h"
 #include "panlab/read_file.h"
 #include "panlab/trace.h"
 
@@ -9,8 +10,6 @@
 
 /* A frame line: frame, seq, time, "answers" and up to 64 input ids (a marker holds 8). */
 #define MAX_FIELDS 68
-#define HEADER "panlab-ground-truth"
-#define VERSION 1
 
 struct line {
 	const char *name;
@@ -161,7 +160,7 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 	    number(l, 2, "input time", PL_COUNT_MAX, &in.t_ns, err) < 0 ||
 	    check_seq(l, seq, gt->ninputs, "input", err) < 0)
 		return -1;
-	if (is(l, 3, "tap")) {
+	if (is(l, 3, PL_GT_WORD_TAP)) {
 		if (expect_fields(l, 6, usage_tap, err) < 0 ||
 		    number(l, 4, "tap x", UINT32_MAX, &x, err) < 0 ||
 		    number(l, 5, "tap y", UINT32_MAX, &y, err) < 0)
@@ -169,7 +168,7 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 		in.kind = PL_INPUT_TAP;
 		in.x = (uint32_t)x;
 		in.y = (uint32_t)y;
-	} else if (is(l, 3, "key")) {
+	} else if (is(l, 3, PL_GT_WORD_KEY)) {
 		if (expect_fields(l, 5, usage_key, err) < 0 ||
 		    number(l, 4, "key code", UINT32_MAX, &code, err) < 0)
 			return -1;
@@ -199,12 +198,14 @@ static int parse_marker(const struct line *l, struct pl_ground_truth *gt,
 	*marker = PL_GT_MARKER_UNREAD;
 	if (l->nfields == 3)
 		return 0;
-	if (is(l, 3, "no-marker") || is(l, 3, "unreadable") || is(l, 3, "repeat")) {
-		*marker = is(l, 3, "unreadable") ? PL_GT_MARKER_UNREADABLE :
-			  is(l, 3, "repeat") ? PL_GT_MARKER_REPEAT : PL_GT_MARKER_ABSENT;
+	if (is(l, 3, PL_GT_WORD_NO_MARKER) || is(l, 3, PL_GT_WORD_UNREADABLE) ||
+	    is(l, 3, PL_GT_WORD_REPEAT)) {
+		*marker = is(l, 3, PL_GT_WORD_UNREADABLE) ? PL_GT_MARKER_UNREADABLE :
+			  is(l, 3, PL_GT_WORD_REPEAT)	  ? PL_GT_MARKER_REPEAT :
+							    PL_GT_MARKER_ABSENT;
 		return expect_fields(l, 4, usage, err);
 	}
-	if (!is(l, 3, "answers")) {
+	if (!is(l, 3, PL_GT_WORD_ANSWERS)) {
 		pl_error_at_line(err, l->name, l->no,
 				 "frame marker \"%s\", expected no-marker, unreadable, repeat or answers",
 				 quote_field(q, sizeof(q), l, 3));
@@ -246,15 +247,15 @@ static int parse_record(const struct line *l, struct pl_ground_truth *gt, struct
 {
 	char q[64];
 
-	if (is(l, 0, "input"))
+	if (is(l, 0, PL_GT_WORD_INPUT))
 		return parse_input(l, gt, err);
-	if (is(l, 0, "frame"))
+	if (is(l, 0, PL_GT_WORD_FRAME))
 		return parse_frame(l, gt, err);
-	if (is(l, 0, "ready"))
+	if (is(l, 0, PL_GT_WORD_READY))
 		return expect_fields(l, 2, "ready <t_ns>", err) < 0 ||
 		       once(l, &gt->has_ready, "ready", err) < 0 ||
 		       number(l, 1, "ready time", PL_COUNT_MAX, &gt->ready_ns, err) < 0 ? -1 : 0;
-	if (is(l, 0, "end"))
+	if (is(l, 0, PL_GT_WORD_END))
 		return expect_fields(l, 2, "end <t_ns>", err) < 0 ||
 		       once(l, &gt->has_end, "end", err) < 0 ||
 		       number(l, 1, "end time", PL_COUNT_MAX, &gt->end_ns, err) < 0 ? -1 : 0;
@@ -269,17 +270,17 @@ static int parse_header(const struct line *l, struct pl_error *err)
 	uint64_t version;
 	char q[64];
 
-	if (l->nfields != 2 || !is(l, 0, HEADER)) {
+	if (l->nfields != 2 || !is(l, 0, PL_GT_MAGIC)) {
 		pl_error_at_line(err, l->name, l->no,
 				 "\"%s\" is not a ground-truth header, expected \"%s %d\"",
-				 quote_field(q, sizeof(q), l, 0), HEADER, VERSION);
+				 quote_field(q, sizeof(q), l, 0), PL_GT_MAGIC, PL_GT_VERSION);
 		return -1;
 	}
 	if (number(l, 1, "version", UINT32_MAX, &version, err) < 0)
 		return -1;
-	if (version != VERSION) {
+	if (version != PL_GT_VERSION) {
 		pl_error_at_line(err, l->name, l->no, "unsupported version %llu, expected %d",
-				 (unsigned long long)version, VERSION);
+				 (unsigned long long)version, PL_GT_VERSION);
 		return -1;
 	}
 	return 0;
@@ -401,7 +402,7 @@ int pl_ground_truth_parse(const char *name, const char *buf, size_t len,
 	}
 	if (!header) {
 		pl_error_at_line(err, name, l.no + 1, "end of file, expected header \"%s %d\"",
-				 HEADER, VERSION);
+				 PL_GT_MAGIC, PL_GT_VERSION);
 		return -1;
 	}
 	if (check_whole(name, l.no, out, err) < 0) {

@@ -27,14 +27,8 @@
 #define GUEST_CONSOLE_NO_INIT "No working init found"
 #define GUEST_CONSOLE_NO_ROOT "Unable to mount root fs"
 
-/* virtio-console ports the panlab guest opens by name (workloads/README.md):
- * the collector's trace, the session's input handshake ("ready <t_ns>",
- * "resume <t_ns>"), the compositor's display ground truth, and the
- * experiment configuration (handshake.h). */
-#define GUEST_PORT_TRACE "panlab.trace"
-#define GUEST_PORT_INPUT "panlab.input"
-#define GUEST_PORT_DISPLAY "panlab.display"
-#define GUEST_PORT_CONFIG "panlab.config"
+/* The virtio-console ports the guest opens by name, and its handshake lines,
+ * are the guest ABI (panlab/guest_abi.h). */
 
 /* struct vdso_data (Linux 6.1, 32-bit ARM, include/vdso/datapage.h),
  * found through System.map's vdso_data_store: seq @0, clock_mode @4,

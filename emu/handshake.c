@@ -2,6 +2,7 @@
 #include <string.h>
 #include "handshake.h"
 #include "guest.h"
+#include "panlab/guest_abi.h"
 #include "host/host_clock.h"
 #include "host/snapshot.h"
 #include "panlab/error.h"
@@ -19,10 +20,10 @@ static int send_config(machine *m, const char *config, struct pl_error *err)
 {
     char line[VCON_INPUT_BYTES];
     int n = snprintf(line, sizeof(line), "%s\n", config);
-    if (virtio_console_send(machine_console(m), GUEST_PORT_CONFIG,
+    if (virtio_console_send(machine_console(m), PL_PORT_CONFIG,
                             (const uint8_t *)line, (size_t)n) < 0) {
         pl_error_set(err, "--config: the guest's configuration did not "
-                 "fit the " GUEST_PORT_CONFIG " port");
+                          "fit the " PL_PORT_CONFIG " port");
         return -1;
     }
     return 0;

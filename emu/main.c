@@ -9,6 +9,7 @@
 #include "run.h"
 #include "time.h"
 #include "guest.h"
+#include "panlab/guest_abi.h"
 #include "panlab/error.h"
 
 static const char prog[] = "panlab-phone";
@@ -153,8 +154,8 @@ static int check_options(phone_options *o)
         return bad_usage("--cpu-mhz, --max-virtual-s, --hang-s and --hang-host-s "
                          "must be above 0");
     if ((o->snap_save || o->snap_load || o->config) &&
-        port_list_set(&o->ports, GUEST_PORT_CONFIG, strlen(GUEST_PORT_CONFIG),
-                      NULL, &err) < 0)
+        port_list_set(&o->ports, PL_PORT_CONFIG, strlen(PL_PORT_CONFIG), NULL,
+                      &err) < 0)
         return bad_usage("%s", err.msg);
     if ((o->pcap_path || o->content_dir) && !o->want_net)
         return bad_usage("--pcap and --content-dir need --net user");

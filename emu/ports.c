@@ -3,12 +3,15 @@
 #include <string.h>
 #include "ports.h"
 #include "guest.h"
+#include "panlab/guest_abi.h"
 #include "panlab/error.h"
 
 void port_list_default(port_list *l)
 {
     static const char *const guest_ports[] = {
-        GUEST_PORT_TRACE, GUEST_PORT_INPUT, GUEST_PORT_DISPLAY,
+        PL_PORT_TRACE,
+        PL_PORT_INPUT,
+        PL_PORT_DISPLAY,
     };
     memset(l, 0, sizeof(*l));
     for (size_t i = 0; i < sizeof(guest_ports) / sizeof(guest_ports[0]); i++)

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/input-event-codes.h>
+#include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 #include "panlab/marker.h"
 #include "panlab/replay.h"
 #include "replay.h"
@@ -82,7 +84,9 @@ phone_replay *phone_replay_new(const struct pl_script *script, FILE *gt,
     r->gt = gt;
     r->clk = clk;
     vt_event_init(&r->ev, step, r);
-    fprintf(gt, "panlab-ground-truth 1\n# t_ns: %s\n",
+    char line[PL_GT_LINE_BYTES];
+    pl_gt_header(line, sizeof(line));
+    fprintf(gt, "%s# t_ns: %s\n", line,
             clk ? "guest CLOCK_MONOTONIC, read from its vDSO data page"
                 : "emulator virtual ns since power-on");
     return r;
@@ -118,11 +122,10 @@ void phone_replay_frame(void *opaque, uint64_t ns, const uint8_t *pixels,
     enum pl_marker_status st = pl_marker_read(pixels, width_px, height_px,
                                               width_px * 4, &m, NULL);
     st = pl_marker_seen_check(&r->seen, st, &m);
-    char tail[160];
-    if (pl_marker_format(st, &m, tail, sizeof(tail)) < 0)
-        st = PL_MARKER_UNREADABLE, pl_marker_format(st, &m, tail, sizeof(tail));
-    fprintf(r->gt, "frame %" PRIu64 " %" PRIu64 "%s\n", r->frames++,
-            guest_ns(r, ns), tail);
+    char line[PL_GT_LINE_BYTES];
+    uint64_t seq = r->frames++, t = guest_ns(r, ns);
+    pl_marker_gt_frame(line, sizeof(line), seq, t, st, &m);
+    fputs(line, r->gt);
 }
 
 /* A control action (wait idle/display, launch, switch) is the guest
@@ -153,7 +156,9 @@ static void step(void *opaque)
     size_t count = pl_script_action_count(r->script);
     if (r->next == count) {
         uint64_t t = guest_ns(r, vt_now_ns(r->t));
-        fprintf(r->gt, "end %" PRIu64 "\n", t);
+        char line[PL_GT_LINE_BYTES];
+        pl_gt_end(line, sizeof(line), t);
+        fputs(line, r->gt);
         if (r->cpu)
             fprintf(r->cpu, "end %" PRIu64 " %" PRIu64 "\n", t, busy_ns(r));
         r->done = 1;
@@ -191,12 +196,12 @@ void phone_replay_delivered(void *opaque, uint64_t tag, uint64_t ns)
                                                  (tag & 0xffffffffu) >> 1);
     uint64_t t = guest_ns(r, ns), seq = tag >> 32;
     /* A swipe's ground truth is a tap's where the touch began. */
+    char line[PL_GT_LINE_BYTES];
     if (a->kind != PL_ACTION_KEY)
-        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " tap %" PRId32 " %" PRId32
-                "\n", seq, t, a->x_px, a->y_px);
+        pl_gt_input_tap(line, sizeof(line), seq, t, a->x_px, a->y_px);
     else
-        fprintf(r->gt, "input %" PRIu64 " %" PRIu64 " key %u\n", seq, t,
-                (unsigned)a->key_code);
+        pl_gt_input_key(line, sizeof(line), seq, t, a->key_code);
+    fputs(line, r->gt);
     if (r->cpu)
         fprintf(r->cpu, "input %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", seq, t,
                 busy_ns(r));
@@ -212,7 +217,7 @@ static void resume(phone_replay *r, uint64_t t_guest)
     }
     const struct pl_action *a = pl_script_action(r->script, r->next);
     r->waiting = 0;
-    r->base_guest_ns = t_guest - a->at_ns;
+    r->base_guest_ns = pl_script_base_ns(t_guest, a->at_ns);
     r->next++;
     schedule_next(r);
 }
@@ -224,7 +229,9 @@ static void start(phone_replay *r, uint64_t ready_guest)
     r->started = 1;
     guest_ns(r, vt_now_ns(r->t));   /* learn the offset */
     r->base_guest_ns = ready_guest;
-    fprintf(r->gt, "ready %" PRIu64 "\n", ready_guest);
+    char line[PL_GT_LINE_BYTES];
+    pl_gt_ready(line, sizeof(line), ready_guest);
+    fputs(line, r->gt);
     schedule_next(r);
 }
 
@@ -239,10 +246,15 @@ void phone_replay_port(phone_replay *r, const uint8_t *buf, size_t n)
         r->line[r->len] = 0;
         r->len = 0;
         uint64_t t;
-        char tail;
-        if (sscanf(r->line, "ready %" SCNu64 "%c", &t, &tail) == 1)
+        switch (pl_handshake_parse(r->line, &t)) {
+        case PL_HANDSHAKE_READY:
             start(r, t);
-        else if (sscanf(r->line, "resume %" SCNu64 "%c", &t, &tail) == 1)
+            break;
+        case PL_HANDSHAKE_RESUME:
             resume(r, t);
+            break;
+        case PL_HANDSHAKE_NONE:
+            break;
+        }
     }
 }

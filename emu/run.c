@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "run.h"
 #include "guest.h"
+#include "panlab/guest_abi.h"
 #include "handshake.h"
 #include "loader.h"
 #include "replay.h"
@@ -229,9 +230,9 @@ static void build_machine(phone *p, struct pl_error *err)
     if (port_files_open(&p->ports, &o->ports, &p->con, cfg, err) < 0)
         die(err);
     if (p->rp)
-        port_files_tap(&p->ports, &o->ports, GUEST_PORT_INPUT,
+        port_files_tap(&p->ports, &o->ports, PL_PORT_INPUT,
                        (byte_sink){ input_port, p->rp });
-    port_files_tap(&p->ports, &o->ports, GUEST_PORT_CONFIG,
+    port_files_tap(&p->ports, &o->ports, PL_PORT_CONFIG,
                    (byte_sink){ handshake_port, &p->hs });
     /* The network needs the engine, the NIC needs the network's callback:
      * the NIC is created with a forwarder bound once both exist. */

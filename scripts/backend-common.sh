@@ -56,6 +56,12 @@ require_built() {
 		[ -s "$f" ] || { echo "$0: $f is missing; run 'make build'" >&2; exit 1; }
 	done
 }
+# The guest ABI's values (port names, the result line), generated from include/panlab/guest_abi.h;
+# found beside this file, whoever sources it.
+guest_abi=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/guest_abi.sh
+[ -s "$guest_abi" ] || { echo "$0: $guest_abi is missing; run 'make build'" >&2; exit 1; }
+# shellcheck source=/dev/null
+. "$guest_abi"
 
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids QEMU's slow SMP bring-up
 # under icount; the phone boots the same way so one image serves both.
@@ -87,7 +93,7 @@ run_with_console() {
 	echo "$wall" > "$out/host-wall-s.txt"
 }
 
-# The guest prints PANLAB-RESULT: OK|FAIL|HANG ... before it powers off.
+# The guest prints $PL_RESULT_PREFIX then OK|FAIL|HANG ... before it powers off.
 check_result() {
 	local result
 	if [ "$status" = 124 ]; then
@@ -102,9 +108,9 @@ check_result() {
 		echo "$0: guest kernel trouble: $(grep -a -m1 'BUG:\|WARNING:\|Oops' "$out/console.log"); see $out/console.log" >&2
 		exit 1
 	fi
-	result=$(grep -a '^PANLAB-RESULT: ' "$out/console.log" | tail -n 1 || true)
+	result=$(grep -a "^$PL_RESULT_PREFIX" "$out/console.log" | tail -n 1 || true)
 	case "$result" in
-	"PANLAB-RESULT: OK"*)
+	"${PL_RESULT_PREFIX}OK"*)
 		# The guest's verdict is not the whole run: the emulator fails a run
 		# the guest cannot see fail (a replay script that did not end, a
 		# ground-truth file it could not write).
@@ -114,6 +120,6 @@ check_result() {
 		}
 		echo "$backend: run finished in ${wall} s of host time" ;;
 	"") echo "$0: the guest stopped without a result ($backend exit status $status); see $out/console.log" >&2; exit 1 ;;
-	*) echo "$0: guest reported ${result#PANLAB-RESULT: }; see $out/console.log" >&2; exit 1 ;;
+	*) echo "$0: guest reported ${result#"$PL_RESULT_PREFIX"}; see $out/console.log" >&2; exit 1 ;;
 	esac
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Packs the guest root filesystem into a gzip'd newc cpio archive:
-# busybox, /init, the armel programs in build/guest/bin, the kernel modules
-# and the replay scripts (build/initramfs.cpio.gz); and, when
+# busybox, /init and the guest ABI's values it reads (build/guest_abi.sh),
+# the armel programs in build/guest/bin, the kernel modules and the replay
+# scripts (build/initramfs.cpio.gz); and, when
 # scripts/guest-debs.sh has unpacked them, build/initramfs-oss.cpio.gz: the
 # same archive followed by a second one with the unmodified Debian programs
 # of workloads/oss (the kernel unpacks concatenated archives in turn). Their
@@ -24,14 +25,16 @@ if [ "$(od -An -tx1 -j18 -N2 "$busybox" 2>/dev/null | tr -d ' ')" != 2800 ]; the
 	echo "mkinitramfs: $busybox is not busybox-static:armel; run scripts/install-deps.sh" >&2
 	exit 1
 fi
+[ -s "$build/guest_abi.sh" ] || { echo "mkinitramfs: no $build/guest_abi.sh; run make build" >&2; exit 1; }
 for f in "$build"/modules/*.ko; do
 	[ -f "$f" ] || { echo "mkinitramfs: no kernel modules in $build/modules; build guest-kernel first" >&2; exit 1; }
 done
 
 rm -rf "$root"
-mkdir -p "$root/bin" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys" "$root/dev" "$root/run" "$root/tmp"
+mkdir -p "$root/bin" "$root/etc/panlab" "$root/lib/modules" "$root/replay" "$root/proc" "$root/sys" "$root/dev" "$root/run" "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
+cp "$build/guest_abi.sh" "$root/etc/panlab/guest_abi.sh"
 # The platform and apps, and the kernel logger's guest tests.
 for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 	if [ -d "$d" ]; then

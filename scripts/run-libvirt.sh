@@ -29,8 +29,9 @@ name=panlab-$(basename "$out")-$$
 
 # libvirt quotes nothing for us: the paths and the command line go into XML.
 xml_escape() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e "s/'/\&apos;/g" -e 's/"/\&quot;/g' <<<"$1"; }
+# PORT FILE: a guest ABI port (build/guest_abi.sh) written to FILE in the run directory.
 channel() {
-	echo "<channel type='file'><source path='$(xml_escape "$out/$2")'/><target type='virtio' name='panlab.$1'/></channel>"
+	echo "<channel type='file'><source path='$(xml_escape "$out/$2")'/><target type='virtio' name='$1'/></channel>"
 }
 # Every device on virtio-mmio, as run-qemu.sh has them (the guest kernel has no PCI), with
 # modern virtio (force-legacy off, which virtio-gpu and virtio-input need) and icount, the seed
@@ -59,9 +60,9 @@ cat > "$out/domain.xml" <<EOF
       <target dev='vda' bus='virtio'/><address type='virtio-mmio'/>
     </disk>
     <controller type='virtio-serial' index='0'><address type='virtio-mmio'/></controller>
-    $(channel trace trace.bin)
-    $(channel input gt-input.txt)
-    $(channel display gt-display.txt)
+    $(channel "$PL_PORT_TRACE" trace.bin)
+    $(channel "$PL_PORT_INPUT" gt-input.txt)
+    $(channel "$PL_PORT_DISPLAY" gt-display.txt)
     <memballoon model='none'/>
   </devices>
   <qemu:commandline>

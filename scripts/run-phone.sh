@@ -78,7 +78,7 @@ case "${snapshot[0]:-}" in
 	boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 esac
 run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
-	--console "$out/console.log" --port panlab.trace="$out/trace.bin" --disk "$out/sdcard.img" \
+	--console "$out/console.log" --port "$PL_PORT_TRACE=$out/trace.bin" --disk "$out/sdcard.img" \
 	--net user --pcap "$out/net.pcap" "${site[@]}" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	--quantum-policy "$policy" "${replay[@]}"

@@ -11,7 +11,8 @@ mkdir -p "$out"
 rm -f "$out"/{console.log,trace.bin,gt-input.txt,gt-display.txt}
 "$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 
-port() { echo "-chardev file,id=$1,path=$out/$2 -device virtserialport,chardev=$1,name=panlab.$1"; }
+# ID PORT FILE: a guest ABI port (build/guest_abi.sh) written to FILE in the run directory.
+port() { echo "-chardev file,id=$1,path=$out/$3 -device virtserialport,chardev=$1,name=$2"; }
 
 # virtio-gpu and virtio-input need virtio 1.x, which QEMU's virtio-mmio
 # only offers with force-legacy off.
@@ -33,5 +34,6 @@ run_with_console qemu-system-arm \
 	-device virtio-tablet-device -device virtio-keyboard-device \
 	-drive file="$out/sdcard.img",if=none,format=raw,id=sdcard -device virtio-blk-device,drive=sdcard \
 	-device virtio-serial-device \
-	$(port trace trace.bin) $(port input gt-input.txt) $(port display gt-display.txt)
+	$(port trace "$PL_PORT_TRACE" trace.bin) $(port input "$PL_PORT_INPUT" gt-input.txt) \
+	$(port display "$PL_PORT_DISPLAY" gt-display.txt)
 check_result

@@ -10,10 +10,11 @@
 #include "content_udp.h"
 #include "inet_frame.h"
 #include "net_capture.h"
+#include "panlab/guest_abi.h"
 #include "slirp_net.h"
 
 #define POLL_NS 2000000ull       /* slirp's fast TCP timer is 2 ms */
-#define SERVER_ADDR "10.0.2.100"
+#define SERVER_ADDR PL_CONTENT_HOST
 #define SERVER_PORT CONTENT_HTTP_PORT
 
 /* libslirp's timers, kept in creation order: slirp creates them in the
@@ -274,8 +275,8 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     SlirpConfig cfg = { .version = 1, .restricted = 1, .in_enabled = true };
     inet_aton("10.0.2.0", &cfg.vnetwork);
     inet_aton("255.255.255.0", &cfg.vnetmask);
-    inet_aton("10.0.2.2", &cfg.vhost);
-    inet_aton("10.0.2.15", &cfg.vdhcp_start);
+    inet_aton(PL_GUEST_GATEWAY, &cfg.vhost);
+    inet_aton(PL_GUEST_ADDR, &cfg.vdhcp_start);
     inet_aton("10.0.2.3", &cfg.vnameserver);
     s->slirp = slirp_new(&cfg, &callbacks, s);
     if (!s->slirp || slirp_add_guestfwd(s->slirp, server_write, s, &s->server,

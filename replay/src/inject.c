@@ -3,12 +3,13 @@
  * pipe; in the guest the fd is the uinput device "panlab-touch". Nothing here calls or links the
  * tracer's logger: ground truth must come from outside the tracer. */
 #include "panlab/replay.h"
+#include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +23,6 @@
 #include "panlab/error.h"
 
 #define NS_PER_S 1000000000ull
-
-/* Longest ground-truth line: "input" + 2 x 20 digits + "tap" + 2 x 11 digits, and spaces. */
-#define GT_LINE_MAX 128
 
 struct pl_injector {
 	int uinput_fd;
@@ -65,16 +63,12 @@ static int send_frame(int ev_fd, const struct pl_action *a, uint32_t frame, stru
 }
 
 /* Each line goes out in one write() so that lines from other writers of the same ground-truth
- * file (the compositor's frames, with O_APPEND) never interleave inside a line. */
-static int gt_line(int gt_fd, struct pl_error *err, const char *fmt, ...)
+ * file (the compositor's frames, with O_APPEND) never interleave inside a line. line is len
+ * bytes from a panlab/ground_truth_format.h formatter. */
+static int gt_line(int gt_fd, struct pl_error *err, const char *line, int len)
 {
 	if (gt_fd < 0)
 		return 0;
-	char line[GT_LINE_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	int len = vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
 	ssize_t n;
 	do
 		n = write(gt_fd, line, (size_t)len);
@@ -119,7 +113,8 @@ static const char *control_name(const struct pl_action *a)
 int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
 		   const struct pl_replay_hooks *hooks, struct pl_error *err)
 {
-	if (gt_line(gt_fd, err, "ready %" PRIu64 "\n", ready_ns) < 0)
+	char line[PL_GT_LINE_BYTES];
+	if (gt_line(gt_fd, err, line, pl_gt_ready(line, sizeof line, ready_ns)) < 0)
 		return -1;
 	uint64_t base_ns = ready_ns, seq = 0;
 	size_t count = pl_script_action_count(script);
@@ -135,17 +130,18 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 			if (sleep_until(base_ns + a->at_ns, err) < 0 ||
 			    hooks->control(hooks->ctx, a, &resume_ns, err) < 0)
 				return -1;
-			base_ns = resume_ns - a->at_ns;
+			base_ns = pl_script_base_ns(resume_ns, a->at_ns);
 			continue;
 		}
 		if (sleep_until(base_ns + a->at_ns, err) < 0 || send_frame(ev_fd, a, 0, err) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
-		int rc = a->kind != PL_ACTION_KEY
-				 ? gt_line(gt_fd, err, "input %" PRIu64 " %" PRIu64
-					   " tap %d %d\n", seq, t_in_ns, (int)a->x_px, (int)a->y_px)
-				 : gt_line(gt_fd, err, "input %" PRIu64 " %" PRIu64 " key %u\n",
-					   seq, t_in_ns, (unsigned)a->key_code);
+		/* A swipe's ground truth is a tap's where the touch began. */
+		int len =
+			a->kind != PL_ACTION_KEY ?
+				pl_gt_input_tap(line, sizeof line, seq, t_in_ns, a->x_px, a->y_px) :
+				pl_gt_input_key(line, sizeof line, seq, t_in_ns, a->key_code);
+		int rc = gt_line(gt_fd, err, line, len);
 		seq++;
 		/* The moves of a swipe, then the release. */
 		for (uint32_t k = 1; rc == 0 && k < pl_action_frame_count(a); k++)
@@ -157,7 +153,7 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 	}
 	if (sleep_until(base_ns + pl_script_duration_ns(script), err) < 0)
 		return -1;
-	return gt_line(gt_fd, err, "end %" PRIu64 "\n", monotonic_ns());
+	return gt_line(gt_fd, err, line, pl_gt_end(line, sizeof line, monotonic_ns()));
 }
 
 int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err)
@@ -205,6 +201,12 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err)
 	}
 	*inj = (struct pl_injector){.uinput_fd = fd, .gt_fd = gt_fd};
 	*out = inj;
+	char line[PL_GT_LINE_BYTES];
+	if (gt_line(gt_fd, err, line, pl_gt_header(line, sizeof line)) < 0) {
+		pl_injector_close(inj);
+		*out = NULL;
+		return -1;
+	}
 	return 0;
 }
 

@@ -121,12 +121,6 @@ static int cmd_play(const char *path, const char *gt_path)
 	}
 	struct pl_injector *inj = NULL;
 	int rc = pl_injector_open(&inj, gt_fd, &err);
-	/* The file header of include/FORMAT.md; pl_injector_run writes the records after it. */
-	static const char header[] = "panlab-ground-truth 1\n";
-	if (rc == 0 && write(gt_fd, header, sizeof header - 1) != (ssize_t)(sizeof header - 1)) {
-		pl_error_set(&err, "writing ground truth: %s", strerror(errno));
-		rc = -1;
-	}
 	if (rc == 0) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -11,22 +11,17 @@
 #    with a worked answer;
 #  - on qemu, a DVFS option is refused with one line before anything boots.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$top/out"
-fail() { echo "test_dvfs: $*"; exit 1; }
+source "$(dirname "$0")/lib.sh"
 
 out=$top/out/test-dvfs-guest
 "$top/tests/integration/guest-test.sh" panlab-dvfs "$out"
 grep -a '^panlab-dvfs: ' "$out/console.log" | tr -d '\r'
 
 run_id=test-dvfs-ondemand
-"$top/scripts/run-experiment.sh" --workload asynctask --cores 1 --governor ondemand --run-id "$run_id" \
-	> "$top/out/$run_id.log" 2>&1 || { tail -n 20 "$top/out/$run_id.log"; fail "the ondemand run failed"; }
+run_experiment "$run_id" --workload asynctask --cores 1 --governor ondemand
 d=$top/out/$run_id
-for check in '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
-	'.precision == 1' '.recall == 1' '.events_lost == 0'; do
-	[ "$(jq -r "$check" "$d/summary.json")" = true ] || fail "$check does not hold in $d/summary.json"
-done
+check_summary "$d/summary.json" '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
+	'.precision == 1' '.recall == 1' '.events_lost == 0'
 # cpu_time.txt (the phone's --cpu-time): one line per input and the end, busy time never falling,
 # and the taps' CPU time at least the app's fixed work (asynctask's tasks are 40 ms or more).
 [ "$(grep -c '^input ' "$d/cpu_time.txt")" = "$(jq .inputs "$d/summary.json")" ] ||

@@ -8,21 +8,15 @@
 #   fbterm  the framebuffer terminal running busybox sh over a pty (replay/scripts/fbterm.rply):
 #           20 keys, each echoed and drawn, two commands run.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$top/out"
+source "$(dirname "$0")/lib.sh"
 
 run_app() {
 	local app=$1 inputs=$2 tx=$3 run_id=test-oss-$1
-	"$top/scripts/run-experiment.sh" --backend phone --workload "$app" --run-id "$run_id" \
-		> "$top/out/$run_id.log" 2>&1 ||
-		{ tail -n 30 "$top/out/$run_id.log"; echo "test_oss_apps: the $app run failed; log in out/$run_id.log"; exit 1; }
+	run_experiment "$run_id" --backend phone --workload "$app"
 	local summary=$top/out/$run_id/summary.json
-	for check in '.inference == "kernel-only"' ".inputs == $inputs" ".transactions == $tx" \
-		'.precision >= 0.95' '.recall >= 0.95' '.latency_error_ns.mean <= 1000000' \
-		'.events_lost == 0'; do
-		[ "$(jq -r "$check" "$summary")" = true ] ||
-			{ echo "test_oss_apps: $app: $check does not hold in $summary"; exit 1; }
-	done
+	check_summary "$summary" '.inference == "kernel-only"' ".inputs == $inputs" \
+		".transactions == $tx" '.precision >= 0.95' '.recall >= 0.95' \
+		'.latency_error_ns.mean <= 1000000' '.events_lost == 0'
 	echo "test_oss_apps: $app: $(jq -r '"\(.matched)/\(.inputs) matched, precision \(.precision), recall \(.recall), mean latency error \(.latency_error_ns.mean) ns"' "$summary")"
 }
 

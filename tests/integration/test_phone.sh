@@ -5,25 +5,19 @@
 # (apart from the run id). A third run on the reference CPU engine
 # (--engine ref) must match them too, down to the instruction count.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$top/out"
+source "$(dirname "$0")/lib.sh"
 
 for run in test-phone-a test-phone-b test-phone-ref; do
 	engine=fast
 	[ "$run" = test-phone-ref ] && engine=ref
-	"$top/scripts/run-experiment.sh" --backend phone --workload asynctask --run-id "$run" \
-		--engine "$engine" > "$top/out/$run.log" 2>&1 ||
-		{ tail -n 30 "$top/out/$run.log"; echo "test_phone: run $run failed; log in out/$run.log"; exit 1; }
+	run_experiment "$run" --backend phone --workload asynctask --engine "$engine"
 done
 a=$top/out/test-phone-a
 b=$top/out/test-phone-b
 
 summary=$a/summary.json
-for check in '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
-	'.precision == 1' '.recall == 1' '.events_lost == 0'; do
-	[ "$(jq -r "$check" "$summary")" = true ] ||
-		{ echo "test_phone: $check does not hold in $summary"; exit 1; }
-done
+check_summary "$summary" '.inputs >= 20' '.transactions == .inputs' '.matched == .inputs' \
+	'.precision == 1' '.recall == 1' '.events_lost == 0'
 ref=$top/out/test-phone-ref
 for other in "$b" "$ref"; do
 	for f in trace.bin ground_truth.txt transactions.csv console.log; do

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The guest image rebuilds bit for bit (issue 18): the tree's sources are copied into a second
 # directory, at a longer path, and built there from scratch (replay library, platform and apps,
-# kernel logger module and its guest tests, initramfs, SD card); the initramfs and SD card must
-# hash the same as this tree's, and so must the snapshot guard's hash of kernel, initramfs and
-# System.map (run-phone.sh FILE.guest), so a snapshot saved from one build loads in the other.
+# kernel logger module and its guest tests, the guest ABI's shell values, initramfs, SD card);
+# the initramfs and SD card must hash the same as this tree's, and so must the snapshot guard's
+# hash of kernel, initramfs and System.map (run-phone.sh FILE.guest), so a snapshot saved from
+# one build loads in the other.
 # The kernel is the copy's own: this tree's kernel objects are copied, and the copy builds init/
 # and links vmlinux, System.map and zImage again from them (make relink-kernel); the fixed
 # KBUILD_BUILD_* in guest-kernel/Makefile keep the banner the same. Compiling every kernel
@@ -35,6 +36,7 @@ start=$(date +%s)
 	make --no-print-directory -C "$copy/guest-kernel" modules tests JOBS=2 &&
 	make --no-print-directory -C "$copy/replay" all &&
 	make --no-print-directory -C "$copy/workloads" all &&
+	make --no-print-directory -C "$copy" build/guest_abi.sh &&
 	"$copy/scripts/mkinitramfs.sh"
 } > "$log" 2>&1 || { tail -n 20 "$log"; echo "test_reproducible: the second build failed" >&2; exit 1; }
 # The copy's kernel image and map were written by this build, not copied.

@@ -12,9 +12,11 @@ phone=$build/emu/panlab-phone
 work=$build/emu/snapshot-test.$$
 trap 'rm -rf "$work"' EXIT
 workload=asynctask@gestures
-for f in "$phone" "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz"; do
+for f in "$phone" "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz" "$build/guest_abi.sh"; do
 	[ -s "$f" ] || { echo "test_snapshot: $f is missing; run 'make build'" >&2; exit 1; }
 done
+# shellcheck source=/dev/null
+. "$build/guest_abi.sh"
 mkdir -p "$work"
 cp "$build/kernel/arch/arm/boot/zImage" "$build/initramfs.cpio.gz" "$build/kernel/System.map" "$work/"
 config="panlab.trace=1 panlab.injector=host panlab.workload=$workload"
@@ -25,7 +27,7 @@ outputs() {
 	local d=$work/$1
 	mkdir -p "$d"
 	"$top/scripts/make-sdcard.sh" "$d/sdcard.img"
-	args=(--console "$d/console.log" --port panlab.trace="$d/trace.bin"
+	args=(--console "$d/console.log" --port "$PL_PORT_TRACE=$d/trace.bin"
 		--disk "$d/sdcard.img" --system-map "$work/System.map"
 		--replay "$top/replay/scripts/$workload.rply" --ground-truth "$d/ground_truth.txt"
 		--max-virtual-s 120 --config "$config")
@@ -33,7 +35,7 @@ outputs() {
 # ok RUN STATUS: the guest said OK and the phone exited 0 (it fails a run
 # the guest cannot see fail, such as a replay script that did not end).
 ok() {
-	grep -aq '^PANLAB-RESULT: OK' "$work/$1/console.log" && [ "$2" = 0 ] ||
+	grep -aq "^${PL_RESULT_PREFIX}OK" "$work/$1/console.log" && [ "$2" = 0 ] ||
 		{ echo "test_snapshot: run $1 failed (phone exit status $2):" >&2
 		  tail -n 5 "$work/$1/stderr" "$work/$1/console.log" >&2; exit 1; }
 }

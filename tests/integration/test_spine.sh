@@ -3,11 +3,9 @@
 # and checks the analyzer's summary: every injected tap is detected as one
 # transaction and matched to its ground truth.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 run_id=test-spine
-mkdir -p "$top/out"
-"$top/scripts/run-experiment.sh" --backend qemu --workload asynctask --run-id "$run_id" > "$top/out/$run_id.log" 2>&1 ||
-	{ tail -n 30 "$top/out/$run_id.log"; echo "test_spine: the run failed; log in out/$run_id.log"; exit 1; }
+run_experiment "$run_id" --backend qemu --workload asynctask
 summary=$top/out/$run_id/summary.json
 
 check() {

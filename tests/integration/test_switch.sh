@@ -6,19 +6,13 @@
 # fails it, in either direction: the check is exact), and that the trace's foreground events
 # alternate between the two apps, each EXIT_FOREGROUND before the next ENTER_FOREGROUND.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 run_id=test-switch
-mkdir -p "$top/out"
-"$top/scripts/run-experiment.sh" --backend qemu --workload switch --run-id "$run_id" > "$top/out/$run_id.log" 2>&1 ||
-	{ tail -n 30 "$top/out/$run_id.log"; echo "test_switch: the run failed; log in out/$run_id.log"; exit 1; }
+run_experiment "$run_id" --backend qemu --workload switch
 out=$top/out/$run_id
-summary=$out/summary.json
-
-for check in '.inputs == 8' '.transactions == .inputs' '.matched == .inputs' '.precision == 1' \
-	'.recall == 1' '.shape_ok == true' '.events_lost == 0' '.latency_error_ns.max < 40000000'; do
-	[ "$(jq -r "$check" "$summary")" = true ] ||
-		{ echo "test_switch: $check does not hold in $summary"; exit 1; }
-done
+check_summary "$out/summary.json" '.inputs == 8' '.transactions == .inputs' '.matched == .inputs' \
+	'.precision == 1' '.recall == 1' '.shape_ok == true' '.events_lost == 0' \
+	'.latency_error_ns.max < 40000000'
 
 # ENTER_FOREGROUND (74) and EXIT_FOREGROUND (75) records, a0 = the app's pid, in time order
 # (include/panlab/trace_format.h: a 32-byte header, 24 bytes per source, 32 per record;

@@ -1,4 +1,4 @@
-/* The frame marker codec (replay/src/marker.c): round trips, and corrupt, partial and absent
+/* The frame marker codec (include/panlab/marker.h): round trips, and corrupt, partial and absent
  * codes, which must never read as a matchable code. */
 #include <CUnit/CUnit.h>
 #include <stdlib.h>
@@ -178,26 +178,27 @@ static void test_seen(void)
 		struct pl_marker m = { .pid = pid, .frame = 0 };
 		CU_ASSERT_EQUAL(pl_marker_seen_check(&seen, PL_MARKER_OK, &m), PL_MARKER_OK);
 	}
-	char buf[16];
-	pl_marker_format(PL_MARKER_REPEAT, &a, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, " repeat");
+	char buf[32];
+	pl_marker_gt_frame(buf, sizeof(buf), 2, 9, PL_MARKER_REPEAT, &a);
+	CU_ASSERT_STRING_EQUAL(buf, "frame 2 9 repeat\n");
 }
 
 static void test_format(void)
 {
 	char buf[64];
 	struct pl_marker m = { .count = 3, .input_ids = { 0, 7, 4294967295u } };
-	CU_ASSERT_EQUAL(pl_marker_format(PL_MARKER_OK, &m, buf, sizeof(buf)), 23);
-	CU_ASSERT_STRING_EQUAL(buf, " answers 0 7 4294967295");
+	CU_ASSERT_EQUAL(pl_marker_gt_frame(buf, sizeof(buf), 5, 1000, PL_MARKER_OK, &m), 36);
+	CU_ASSERT_STRING_EQUAL(buf, "frame 5 1000 answers 0 7 4294967295\n");
 	m.count = 0;
-	pl_marker_format(PL_MARKER_OK, &m, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, " answers");
-	pl_marker_format(PL_MARKER_UNREADABLE, &m, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, " unreadable");
-	pl_marker_format(PL_MARKER_NONE, NULL, buf, sizeof(buf));
-	CU_ASSERT_STRING_EQUAL(buf, " no-marker");
+	pl_marker_gt_frame(buf, sizeof(buf), 5, 1000, PL_MARKER_OK, &m);
+	CU_ASSERT_STRING_EQUAL(buf, "frame 5 1000 answers\n");
+	pl_marker_gt_frame(buf, sizeof(buf), 5, 1000, PL_MARKER_UNREADABLE, &m);
+	CU_ASSERT_STRING_EQUAL(buf, "frame 5 1000 unreadable\n");
+	pl_marker_gt_frame(buf, sizeof(buf), 5, 1000, PL_MARKER_NONE, NULL);
+	CU_ASSERT_STRING_EQUAL(buf, "frame 5 1000 no-marker\n");
 	m.count = 3;
-	CU_ASSERT_EQUAL(pl_marker_format(PL_MARKER_OK, &m, buf, 12), -1);
+	CU_ASSERT_EQUAL(pl_marker_gt_frame(buf, 24, 5, 1000, PL_MARKER_OK, &m), -1);
+	CU_ASSERT_EQUAL(strlen(buf), 23);
 }
 
 int test_replay_add_marker_suite(void)

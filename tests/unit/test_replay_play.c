@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "panlab/error.h"
+#include "panlab/guest_abi.h"
 
 #define MS 1000000ull
 
@@ -239,6 +240,29 @@ static void test_control_hooks(void)
 	pl_script_free(s);
 }
 
+/* The handshake the session writes on the input port reads back as the phone parses it, and
+ * nothing else does. */
+static void test_handshake(void)
+{
+	char line[PL_HANDSHAKE_LINE_BYTES];
+	uint64_t t_ns = 0;
+	int n = pl_handshake_format(line, sizeof line, PL_HANDSHAKE_RESUME, UINT64_MAX);
+	CU_ASSERT_EQUAL(n, 28);
+	CU_ASSERT_STRING_EQUAL(line, "resume 18446744073709551615\n");
+	line[n - 1] = '\0';
+	CU_ASSERT_EQUAL(pl_handshake_parse(line, &t_ns), PL_HANDSHAKE_RESUME);
+	CU_ASSERT_EQUAL(t_ns, UINT64_MAX);
+	CU_ASSERT_EQUAL(pl_handshake_format(line, sizeof line, PL_HANDSHAKE_READY, 42), 9);
+	CU_ASSERT_STRING_EQUAL(line, "ready 42\n");
+	CU_ASSERT_EQUAL(pl_handshake_parse("ready 42", &t_ns), PL_HANDSHAKE_READY);
+	CU_ASSERT_EQUAL(t_ns, 42);
+	CU_ASSERT_EQUAL(pl_handshake_parse("ready 42 x", &t_ns), PL_HANDSHAKE_NONE);
+	CU_ASSERT_EQUAL(pl_handshake_parse("ready", &t_ns), PL_HANDSHAKE_NONE);
+	CU_ASSERT_EQUAL(pl_handshake_parse("panlab-init: up", &t_ns), PL_HANDSHAKE_NONE);
+	/* A control action at script time 30 ms done at 1 s: script time 40 ms plays at 1.01 s. */
+	CU_ASSERT_EQUAL(pl_script_base_ns(1000 * MS, 30 * MS) + 40 * MS, 1010 * MS);
+}
+
 int test_replay_add_play_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_play", NULL, NULL);
@@ -247,7 +271,8 @@ int test_replay_add_play_suite(void)
 	    !CU_add_test(suite, "ground truth", test_ground_truth) ||
 	    !CU_add_test(suite, "late start", test_late_start) ||
 	    !CU_add_test(suite, "write error", test_write_error) ||
-	    !CU_add_test(suite, "control hooks", test_control_hooks))
+	    !CU_add_test(suite, "control hooks", test_control_hooks) ||
+	    !CU_add_test(suite, "handshake and script clock", test_handshake))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

@@ -22,6 +22,7 @@
 
 #include "panlab/collect.h"
 #include "panlab/die.h"
+#include "panlab/guest_abi.h"
 #include "panlab/vport.h"
 #include "panlab/error.h"
 
@@ -69,8 +70,8 @@ int main(int argc, char **argv)
 		pl_die("unexpected argument '%s'", argv[optind]);
 	char port[64];
 	if (!o.out_path) {
-		if (pl_vport_path(PL_COLLECT_TRACE_PORT, port, sizeof(port)) != 0)
-			pl_die("no virtio port %s; give --out PATH", PL_COLLECT_TRACE_PORT);
+		if (pl_vport_path(PL_PORT_TRACE, port, sizeof(port)) != 0)
+			pl_die("no virtio port %s; give --out PATH", PL_PORT_TRACE);
 		o.out_path = port;
 	}
 	struct pl_error err;

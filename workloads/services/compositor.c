@@ -42,6 +42,8 @@
 #include "panlab/clock.h"
 #include "panlab/die.h"
 #include "panlab/looper.h"
+#include "panlab/ground_truth_format.h"
+#include "panlab/guest_abi.h"
 #include "panlab/marker.h"
 #include "panlab/ready.h"
 #include "panlab/ulog.h"
@@ -53,7 +55,6 @@
 #define MAX_CLIENTS 8
 #define SURFACE_PX (PL_DISPLAY_WIDTH_PX * PL_DISPLAY_HEIGHT_PX)
 #define SURFACE_BYTES ((size_t)PL_SURFACE_BUFFERS * SURFACE_PX * PL_PIXEL_BYTES)
-#define GROUND_TRUTH_PORT "panlab.display"
 
 struct client {
 	int sock;		/* -1: free */
@@ -114,13 +115,10 @@ static void write_ground_truth(struct compositor *c, uint64_t t_ns)
 						  (uint32_t)d->height_px,
 						  (uint32_t)d->stride_px * PL_PIXEL_BYTES, &marker, NULL);
 	st = pl_marker_seen_check(&c->seen, st, &marker);
-	char line[256];
-	int n = snprintf(line, sizeof(line), "frame %" PRIu64 " %" PRIu64, c->frame_seq, t_ns);
-	int m = pl_marker_format(st, &marker, line + n, sizeof(line) - (size_t)n - 1);
-	n += m;
-	line[n++] = '\n';
-	if (m < 0 || write(c->gt_fd, line, (size_t)n) != n)
-		pl_die("write ground truth: %s", m < 0 ? "line too long" : strerror(errno));
+	char line[PL_GT_LINE_BYTES];
+	int n = pl_marker_gt_frame(line, sizeof(line), c->frame_seq, t_ns, st, &marker);
+	if (n < 0 || write(c->gt_fd, line, (size_t)n) != n)
+		pl_die("write ground truth: %s", n < 0 ? "line too long" : strerror(errno));
 }
 
 static void compose(struct compositor *c)
@@ -304,7 +302,7 @@ int main(int argc, char **argv)
 		pl_die("%s", err.msg);
 	/* The port may be absent (other backends, runs by hand): then there is no ground truth. */
 	char port[64];
-	if (!gt_path && pl_vport_path(GROUND_TRUTH_PORT, port, sizeof(port)) == 0)
+	if (!gt_path && pl_vport_path(PL_PORT_DISPLAY, port, sizeof(port)) == 0)
 		gt_path = port;
 	c.gt_fd = gt_path ? open(gt_path, O_WRONLY | O_CLOEXEC) : -1;
 	if (gt_path && c.gt_fd < 0)

@@ -84,6 +84,7 @@
 #include "panlab/cpustat.h"
 #include "panlab/collect.h"
 #include "panlab/die.h"
+#include "panlab/guest_abi.h"
 #include "panlab/replay.h"
 #include "panlab/sdcard.h"
 #include "panlab/spawn.h"
@@ -91,7 +92,6 @@
 #include "panlab/wire.h"
 #include "panlab/error.h"
 
-#define INPUT_GT_PORT "panlab.input"
 #define RECORDED_SCRIPT "/tmp/panlab-recorded.rply"
 #define KLOG_ENABLE "/sys/module/panlab_klog/parameters/enable"
 /* The system's own side of the card, which outlives sdcardd at teardown. */
@@ -371,9 +371,9 @@ static int am_control(void *ctx, const struct pl_action *a, uint64_t *resume_ns,
 static void run_for_host_injector(int port_fd, const struct pl_script *script, uint64_t ready_ns,
 				  struct activity_manager *am)
 {
-	char line[48];
+	char line[PL_HANDSHAKE_LINE_BYTES];
 	struct pl_error err;
-	int n = snprintf(line, sizeof(line), "ready %" PRIu64 "\n", ready_ns);
+	int n = pl_handshake_format(line, sizeof(line), PL_HANDSHAKE_READY, ready_ns);
 	if (write(port_fd, line, (size_t)n) != n)
 		pl_die("write ready line: %s", strerror(errno));
 	uint64_t base_ns = ready_ns;
@@ -385,10 +385,10 @@ static void run_for_host_injector(int port_fd, const struct pl_script *script, u
 		sleep_until(base_ns + a->at_ns);
 		if (am_control(am, a, &resume_ns, &err) < 0)
 			pl_die("%s", err.msg);
-		n = snprintf(line, sizeof(line), "resume %" PRIu64 "\n", resume_ns);
+		n = pl_handshake_format(line, sizeof(line), PL_HANDSHAKE_RESUME, resume_ns);
 		if (write(port_fd, line, (size_t)n) != n)
 			pl_die("write resume line: %s", strerror(errno));
-		base_ns = resume_ns - a->at_ns;
+		base_ns = pl_script_base_ns(resume_ns, a->at_ns);
 	}
 	sleep_until(base_ns + pl_script_duration_ns(script));
 }
@@ -443,12 +443,12 @@ int main(int argc, char **argv)
 
 	char trace_port[64], gt_path[64];
 	if (!collect.out_path) {
-		if (pl_vport_path(PL_COLLECT_TRACE_PORT, trace_port, sizeof(trace_port)) != 0)
-			pl_die("no virtio port %s; give --trace PATH", PL_COLLECT_TRACE_PORT);
+		if (pl_vport_path(PL_PORT_TRACE, trace_port, sizeof(trace_port)) != 0)
+			pl_die("no virtio port %s; give --trace PATH", PL_PORT_TRACE);
 		collect.out_path = trace_port;
 	}
 	/* The port exists only under a backend that records ground truth. */
-	if (pl_vport_path(INPUT_GT_PORT, gt_path, sizeof(gt_path)) != 0)
+	if (pl_vport_path(PL_PORT_INPUT, gt_path, sizeof(gt_path)) != 0)
 		snprintf(gt_path, sizeof(gt_path), "/dev/null");
 	int gt_fd = open(gt_path, O_WRONLY | O_CLOEXEC);
 	if (gt_fd < 0)
@@ -456,9 +456,6 @@ int main(int argc, char **argv)
 	/* The injector's device exists before inputd scans /dev/input. */
 	struct pl_injector *inj = NULL;
 	if (!host_injects) {
-		static const char gt_header[] = "panlab-ground-truth 1\n";
-		if (write(gt_fd, gt_header, sizeof(gt_header) - 1) != (ssize_t)sizeof(gt_header) - 1)
-			pl_die("write ground-truth header: %s", strerror(errno));
 		if (pl_injector_open(&inj, gt_fd, &err) != 0)
 			pl_die("%s", err.msg);
 	}

@@ -168,8 +168,8 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 struct pl_injector;
 
 /* Create the uinput device "panlab-touch" (INPUT_PROP_DIRECT; ABS_X 0..479, ABS_Y 0..799;
- * BTN_TOUCH and every key of pl_key_code_at; MSC_RAW). gt_fd receives ground truth (may be -1).
- * Linux only. Returns 0, or -1 with err set. */
+ * BTN_TOUCH and every key of pl_key_code_at; MSC_RAW). gt_fd receives ground truth (may be -1):
+ * the file's header now, the records as pl_injector_run plays. Linux only. Returns 0, or -1 with err set. */
 int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err);
 
 /* pl_replay_play on the injector's device. */

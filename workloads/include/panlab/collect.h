@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include "panlab/error.h"
 
-#define PL_COLLECT_TRACE_PORT "panlab.trace"	/* virtio port name, see vport.h */
 #define PL_COLLECT_DEFAULT_SHM_DIR "/dev/shm"
 #define PL_COLLECT_DEFAULT_KLOG "/dev/panlab_klog"
 
