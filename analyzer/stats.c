@@ -91,9 +91,23 @@ static void resample(struct pl_rng *r, const double *from, size_t n, double *to)
 	pl_stats_sort(to, n);
 }
 
-int pl_bootstrap(const double *a, size_t na, const double *b, size_t nb, pl_statistic_fn f,
-		 const void *ctx, unsigned replicates, uint64_t seed, double level,
-		 struct pl_ci *out, struct pl_error *err)
+/* Draws pairs: one index for both samples, so a[i] and b[i] stay together. */
+static void resample_pairs(struct pl_rng *r, const double *a, const double *b, size_t n,
+			   double *ra, double *rb)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t j = pl_rng_below(r, n);
+
+		ra[i] = a[j];
+		rb[i] = b[j];
+	}
+	pl_stats_sort(ra, n);
+	pl_stats_sort(rb, n);
+}
+
+static int bootstrap(const double *a, size_t na, const double *b, size_t nb, int paired,
+		     pl_statistic_fn f, const void *ctx, unsigned replicates, uint64_t seed,
+		     double level, struct pl_ci *out, struct pl_error *err)
 {
 	if (na == 0)
 		return pl_fail(err, "bootstrap of an empty sample, expected at least one value");
@@ -112,8 +126,12 @@ int pl_bootstrap(const double *a, size_t na, const double *b, size_t nb, pl_stat
 	pl_stats_sort(sb, nb);
 	rc = f(sa, na, sb, nb, ctx, &out->estimate, err);
 	for (unsigned i = 0; rc == 0 && i < replicates; i++) {
-		resample(&rng, sa, na, ra);
-		resample(&rng, sb, nb, rb);
+		if (paired) {
+			resample_pairs(&rng, a, b, na, ra, rb);
+		} else {
+			resample(&rng, sa, na, ra);
+			resample(&rng, sb, nb, rb);
+		}
 		rc = f(ra, na, rb, nb, ctx, &rep[i], err);
 	}
 	if (rc == 0) {
@@ -130,4 +148,18 @@ int pl_bootstrap(const double *a, size_t na, const double *b, size_t nb, pl_stat
 	free(rb);
 	free(rep);
 	return rc;
+}
+
+int pl_bootstrap(const double *a, size_t na, const double *b, size_t nb, pl_statistic_fn f,
+		 const void *ctx, unsigned replicates, uint64_t seed, double level,
+		 struct pl_ci *out, struct pl_error *err)
+{
+	return bootstrap(a, na, b, nb, 0, f, ctx, replicates, seed, level, out, err);
+}
+
+int pl_bootstrap_paired(const double *a, const double *b, size_t n, pl_statistic_fn f,
+			const void *ctx, unsigned replicates, uint64_t seed, double level,
+			struct pl_ci *out, struct pl_error *err)
+{
+	return bootstrap(a, n, b, n, 1, f, ctx, replicates, seed, level, out, err);
 }

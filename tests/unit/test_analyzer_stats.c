@@ -171,6 +171,28 @@ static void test_bootstrap_two_samples_deterministic(void)
 	CU_ASSERT(two.lo != one.lo || two.hi != one.hi);
 }
 
+/* Pairs b = a + 10: a paired resample keeps the difference exact, an unpaired one does not. */
+static void test_bootstrap_paired(void)
+{
+	struct pl_rng r = { 9 };
+	double a[200], b[200];
+	struct pl_ci paired, unpaired;
+	struct pl_error err;
+
+	for (int i = 0; i < 200; i++) {
+		a[i] = 100 * uniform01(&r);
+		b[i] = a[i] + 10;
+	}
+	CU_ASSERT_FATAL(pl_bootstrap_paired(b, a, 200, stat_median_difference, NULL, 500, 3, 0.95,
+					    &paired, &err) == 0);
+	CU_ASSERT_FATAL(pl_bootstrap(b, 200, a, 200, stat_median_difference, NULL, 500, 3, 0.95,
+				     &unpaired, &err) == 0);
+	CU_ASSERT_DOUBLE_EQUAL(paired.estimate, 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(paired.lo, 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(paired.hi, 10, 1e-9);
+	CU_ASSERT(unpaired.hi - unpaired.lo > 5);
+}
+
 static void test_bootstrap_errors(void)
 {
 	double a[] = { 1, 2 };
@@ -194,6 +216,7 @@ void add_stats_tests(void)
 		    test_bootstrap_coverage);
 	CU_add_test(s, "bootstrap of two samples is seeded and deterministic",
 		    test_bootstrap_two_samples_deterministic);
+	CU_add_test(s, "paired bootstrap keeps pairs together", test_bootstrap_paired);
 	CU_add_test(s, "bootstrap refuses an empty sample and too few replicates",
 		    test_bootstrap_errors);
 }

@@ -10,9 +10,9 @@
  * - The PRNG is splitmix64 (Steele, Lea and Flood, OOPSLA 2014), integers
  *   only, and indices are drawn by rejection, so a seed gives the same
  *   resamples, and byte-identical results, on every host.
- * - The bootstrap is Efron's percentile bootstrap: each sample is resampled
- *   with replacement to its own size, the statistic is computed on each
- *   replicate, and the interval is the type 7 quantiles (1 - level) / 2 and
+ * - The bootstrap is Efron's percentile bootstrap: each sample (or each
+ *   pair, for paired samples) is resampled with replacement to its own
+ *   size, the statistic is computed on each replicate, and the interval is the type 7 quantiles (1 - level) / 2 and
  *   (1 + level) / 2 of the replicates.
  *
  * Ownership: the caller owns every array; nothing here allocates memory it
@@ -73,5 +73,14 @@ struct pl_ci {
 int pl_bootstrap(const double *a, size_t na, const double *b, size_t nb, pl_statistic_fn f,
 		 const void *ctx, unsigned replicates, uint64_t seed, double level,
 		 struct pl_ci *out, struct pl_error *err);
+/*
+ * The same for paired samples: a[i] and b[i] are one unit measured twice
+ * (one replayed input in two configurations), and a resample draws units,
+ * keeping each pair together. Differences between the configurations then
+ * vary only as much as the units' own differences do.
+ */
+int pl_bootstrap_paired(const double *a, const double *b, size_t n, pl_statistic_fn f,
+			const void *ctx, unsigned replicates, uint64_t seed, double level,
+			struct pl_ci *out, struct pl_error *err);
 
 #endif /* PANLAB_STATS_H */
