@@ -13,6 +13,7 @@
 
 #include "panlab/energy.h"
 #include "panlab/findings.h"
+#include "panlab/ground_truth.h"
 
 const char *const pl_s6_config_name[PL_S6_CONFIGS] = { "c1-on", "c1-off", "c2-on", "c2-off" };
 const char *const pl_s6_def_name[PL_S6_DEFS] = { "update", "pixel" };
@@ -1159,4 +1160,77 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 	fprintf(md, "\nData: cdf.tsv (Fig. 9), qq.tsv (Fig. 10); tables: energy.md (Table 5),"
 		" breakdown.md (Table 4).\n");
 	return close_out(md, path, err);
+}
+
+/* A run's host seconds (host-wall-s.txt, written by the backend) and virtual seconds. */
+static int run_speed(const char *runs_dir, const char *run_id, double *host_s, double *virtual_s,
+		     struct pl_error *err)
+{
+	char path[4096];
+	struct pl_ground_truth gt;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s/host-wall-s.txt", runs_dir, run_id);
+	f = fopen(path, "r");
+	if (!f) {
+		pl_error_file(err, path, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	ok = fscanf(f, "%lf", host_s) == 1 && *host_s >= 0;
+	fclose(f);
+	if (!ok) {
+		pl_error_at_line(err, path, 1, "expected the run's host seconds");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s/ground_truth.txt", runs_dir, run_id);
+	if (pl_ground_truth_read_file(path, &gt, err) < 0)
+		return -1;
+	ok = gt.has_end && gt.end_ns > 0;
+	/* The guest clock starts at power-on: `end` is the virtual time the run took to the script's end. */
+	*virtual_s = (double)gt.end_ns / 1e9;
+	pl_ground_truth_free(&gt);
+	if (!ok) {
+		pl_error_file(err, path, "no `end` line, expected the script's end time");
+		return -1;
+	}
+	return 0;
+}
+
+int pl_s6_write_bench(const char *runs_dir, const struct pl_s6_data *d, double wall_s,
+		      const char *path, struct pl_error *err)
+{
+	json_t *by = json_object(), *taps = json_object();
+	double host_sum = 0, virtual_sum = 0;
+
+	for (int c = 0; c < PL_S6_CONFIGS; c++) {
+		double host_s, virtual_s;
+
+		if (run_speed(runs_dir, d->runs[c].run_id, &host_s, &virtual_s, err) < 0) {
+			json_decref(by);
+			json_decref(taps);
+			return -1;
+		}
+		host_sum += host_s;
+		virtual_sum += virtual_s;
+		json_object_set_new(by, pl_s6_config_name[c],
+				    json_pack("{s:f, s:f, s:f}", "host_s", host_s, "virtual_s", virtual_s,
+					      "host_s_per_virtual_s", host_s / virtual_s));
+		json_object_set_new(taps, pl_s6_config_name[c], json_integer((json_int_t)d->runs[c].ntaps));
+	}
+	json_t *doc = json_pack(
+		"{s:s, s:s, s:f, s:o, s:f, s:o, s:s}", "experiment", d->experiment,
+		"workload", d->workload, "host_s_per_virtual_s", host_sum / virtual_sum,
+		"by_configuration", by, "wall_s", wall_s, "taps_per_configuration", taps,
+		"note", "host_s: the emulator's wall time (boot and replay, host-wall-s.txt); virtual_s:"
+		" the guest clock at the script's end (ground truth `end`); wall_s: the whole"
+		" `make section6` command, every run, the repeat and the findings");
+	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+
+	json_decref(doc);
+	if (rc != 0) {
+		pl_error_file(err, path, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
 }

@@ -34,6 +34,7 @@
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
 	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
+	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants"
 
 struct options {
@@ -330,9 +331,13 @@ static int findings_main(int argc, char **argv)
 		{ "replicates", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "no-plots", no_argument, NULL, 'p' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "runs-dir", required_argument, NULL, 'R' },
+		{ "wall-s", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *experiment = NULL, *out = NULL;
+	const char *db = NULL, *experiment = NULL, *out = NULL, *bench = NULL, *runs_dir = NULL;
+	uint64_t wall_s = 0;
 	struct pl_s6_constants k = { 0 };
 	struct pl_s6_repeat repeat = { 0 };
 	char repeat_buf[8192];
@@ -348,6 +353,12 @@ static int findings_main(int argc, char **argv)
 		case 'x': experiment = optarg; break;
 		case 'o': out = optarg; break;
 		case 'p': no_plots = 1; break;
+		case 'b': bench = optarg; break;
+		case 'R': runs_dir = optarg; break;
+		case 'w':
+			if (pl_parse_u64(optarg, UINT32_MAX, &wall_s) < 0)
+				rc = usage_error("--wall-s takes whole seconds, got ", optarg);
+			break;
 		case 'k':
 			if (pl_s6_constants_read(optarg, &k, &err) < 0) {
 				fprintf(stderr, "panlab-analyze: %s\n", err.msg);
@@ -384,6 +395,8 @@ static int findings_main(int argc, char **argv)
 		rc = usage_error("unexpected argument: ", argv[optind]);
 	if (rc == 0 && (!db || !experiment || !out))
 		rc = usage_error("findings needs --db, --experiment and --out", NULL);
+	if (rc == 0 && !bench != !runs_dir)
+		rc = usage_error("--bench and --runs-dir go together", NULL);
 	if (rc) {
 		pl_s6_constants_free(&k);
 		return rc;
@@ -401,6 +414,8 @@ static int findings_main(int argc, char **argv)
 					 (unsigned)replicates, seed, out, &err);
 		if (rc == 0 && !no_plots)
 			rc = plots_done(pl_plot_section6(out, &err));
+		if (rc == 0 && bench)
+			rc = pl_s6_write_bench(runs_dir, &d, (double)wall_s, bench, &err);
 		pl_s6_data_free(&d);
 	}
 	pl_s6_constants_free(&k);

@@ -382,6 +382,7 @@ static void test_ground_truth_syntax(void)
 	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
 	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
+	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants\n"
 
 static void test_usage(void)

@@ -319,6 +319,35 @@ static void test_findings_database(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "| c1-on | 9000.0 | 5000.0 |"));
 	free(text);
 
+	/* The bench: host seconds per virtual second over the four runs' folders. */
+	char runs[1100], file[1300];
+
+	snprintf(runs, sizeof(runs), "%s/out", test_tmpdir());
+	CU_ASSERT_EQUAL(mkdir(runs, 0777), 0);
+	snprintf(file, sizeof(file), "%s/s6", runs);
+	CU_ASSERT_EQUAL(mkdir(file, 0777), 0);
+	for (int c = 0; c < PL_S6_CONFIGS; c++) {
+		snprintf(file, sizeof(file), "%s/%s", runs, d.runs[c].run_id);
+		CU_ASSERT_EQUAL(mkdir(file, 0777), 0);
+		snprintf(file, sizeof(file), "%s/%s/host-wall-s.txt", runs, d.runs[c].run_id);
+		write_text(file, c == 0 ? "100.0\n" : "300\n");
+		snprintf(file, sizeof(file), "%s/%s/ground_truth.txt", runs, d.runs[c].run_id);
+		write_text(file, "panlab-ground-truth 1\nready 1000\nend 200000000000\n");
+	}
+	snprintf(path, sizeof(path), "%s/section6.json", test_tmpdir());
+	CU_ASSERT_FATAL(pl_s6_write_bench(runs, &d, 1234, path, &err) == 0);
+	j = json_load_file(path, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(j, "host_s_per_virtual_s")), 1.25, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(json_real_value(json_object_get(j, "wall_s")), 1234, 1e-9);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(json_object_get(j, "taps_per_configuration"),
+							   "c2-on")), NTAPS);
+	json_decref(j);
+	snprintf(file, sizeof(file), "%s/%s/host-wall-s.txt", runs, d.runs[PL_C2_OFF].run_id);
+	write_text(file, "soon\n");
+	CU_ASSERT(pl_s6_write_bench(runs, &d, 1, path, &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "host-wall-s.txt:1: expected the run's host seconds"));
+
 	/* A configuration with two runs, or none, is an error naming it. */
 	sqlite3 *h;
 

@@ -150,4 +150,12 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 		const struct pl_s6_constants *k, const struct pl_s6_repeat *repeat,
 		unsigned replicates, uint64_t seed, const char *dir, struct pl_error *err);
 
+/*
+ * The section 6 bench (out/bench/section6.json): host seconds per virtual
+ * second of the four runs (their folders under runs_dir, named by run id),
+ * the whole command's wall_s and the taps per configuration. 0, or -1 with err.
+ */
+int pl_s6_write_bench(const char *runs_dir, const struct pl_s6_data *d, double wall_s,
+		      const char *path, struct pl_error *err);
+
 #endif /* PANLAB_FINDINGS_H */
