@@ -14,6 +14,7 @@
 #include "panlab/energy.h"
 #include "panlab/findings.h"
 #include "panlab/ground_truth.h"
+#include "panlab/read_file.h"
 
 const char *const pl_s6_config_name[PL_S6_CONFIGS] = { "c1-on", "c1-off", "c2-on", "c2-off" };
 const char *const pl_s6_def_name[PL_S6_DEFS] = { "update", "pixel" };
@@ -906,38 +907,6 @@ out:
 	return rc;
 }
 
-/* Whole file contents; NULL with err. Caller frees. */
-static char *slurp(const char *path, size_t *n, struct pl_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	if (!f) {
-		pl_error_file(err, path, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = pl_xrealloc(buf, cap, 1);
-		}
-		size_t got = fread(buf + *n, 1, cap - *n, f);
-
-		*n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		pl_error_file(err, path, "cannot read: %s", strerror(errno));
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static const char *const repeat_files[] = {
 	"trace.bin", "ground_truth.txt", "cpu_time.txt", "transactions.csv",
 };
@@ -949,13 +918,12 @@ static int compare_runs(const struct pl_s6_repeat *r, const char **what, struct 
 
 	for (size_t i = 0; i < sizeof(repeat_files) / sizeof(repeat_files[0]); i++) {
 		size_t na, nb;
-		char *a, *b;
+		char *a = NULL, *b = NULL;
 
 		snprintf(pa, sizeof(pa), "%s/%s", r->a, repeat_files[i]);
 		snprintf(pb, sizeof(pb), "%s/%s", r->b, repeat_files[i]);
-		a = slurp(pa, &na, err);
-		b = a ? slurp(pb, &nb, err) : NULL;
-		if (!b) {
+		if (pl_read_file(pa, PL_CAP_TRACE_BYTES, "a run file", &a, &na, err) < 0 ||
+		    pl_read_file(pb, PL_CAP_TRACE_BYTES, "a run file", &b, &nb, err) < 0) {
 			free(a);
 			return -1;
 		}

@@ -288,6 +288,7 @@ static void test_findings_database(void)
 	json_t *j = json_load_file(path, 0, NULL);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_PTR_NULL(json_object_get(j, "determinism"));
 	json_t *list = json_object_get(j, "findings");
 
 	CU_ASSERT_EQUAL(json_array_size(list), PL_S6_FINDINGS);
@@ -319,8 +320,38 @@ static void test_findings_database(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "| c1-on | 9000.0 | 5000.0 |"));
 	free(text);
 
+	/* The determinism repeat: identical files (summary.json but its run_id), then one differs. */
+	static const char *const files[] = { "trace.bin", "ground_truth.txt", "cpu_time.txt",
+					     "transactions.csv" };
+	char rep_a[1100], rep_b[1100], file[1300];
+	struct pl_s6_repeat repeat = { "c1-on", rep_a, rep_b };
+
+	snprintf(rep_a, sizeof(rep_a), "%s/rep-a", test_tmpdir());
+	snprintf(rep_b, sizeof(rep_b), "%s/rep-b", test_tmpdir());
+	CU_ASSERT_EQUAL(mkdir(rep_a, 0777), 0);
+	CU_ASSERT_EQUAL(mkdir(rep_b, 0777), 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(file, sizeof(file), "%s/%s", rep_a, files[i]);
+		write_text(file, "same bytes\n");
+		snprintf(file, sizeof(file), "%s/%s", rep_b, files[i]);
+		write_text(file, "same bytes\n");
+	}
+	snprintf(file, sizeof(file), "%s/summary.json", rep_a);
+	write_text(file, "{\"run_id\": \"a\", \"matched\": 3}");
+	snprintf(file, sizeof(file), "%s/summary.json", rep_b);
+	write_text(file, "{\"matched\": 3, \"run_id\": \"b\"}");
+	CU_ASSERT_FATAL(pl_s6_write(db, &d, &f, &k, &repeat, 200, 3, dir, &err) == 0);
+	snprintf(path, sizeof(path), "%s/findings.json", dir);
+	j = json_load_file(path, 0, NULL);
+	CU_ASSERT(json_is_true(json_object_get(json_object_get(j, "determinism"), "identical")));
+	json_decref(j);
+	snprintf(file, sizeof(file), "%s/transactions.csv", rep_b);
+	write_text(file, "other bytes\n");
+	CU_ASSERT(pl_s6_write(db, &d, &f, &k, &repeat, 200, 3, dir, &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "c1-on run twice differs in transactions.csv"));
+
 	/* The bench: host seconds per virtual second over the four runs' folders. */
-	char runs[1100], file[1300];
+	char runs[1100];
 
 	snprintf(runs, sizeof(runs), "%s/out", test_tmpdir());
 	CU_ASSERT_EQUAL(mkdir(runs, 0777), 0);
