@@ -632,7 +632,7 @@ static struct parts mean_parts(const struct pl_s6_run *r, enum pl_s6_def def, do
 
 static void print_parts(FILE *f, const char *what, struct parts m)
 {
-	fprintf(f, "%s (%zu taps) took %.1f ms on average: %.1f ms running, %.1f ms waiting for a"
+	fprintf(f, "%s, %zu taps, took %.1f ms on average: %.1f ms running, %.1f ms waiting for a"
 		" CPU, %.1f ms on the network, %.1f ms on IO", what, m.n, m.latency, m.running,
 		m.runnable, m.network, m.io);
 }
@@ -657,7 +657,11 @@ static void explain(FILE *f, int i, const struct pl_s6_data *d)
 
 	fprintf(f, "- **%s**: ", s->id);
 	if (s->cpu_wait) {
-		double cut = quantile_of(a, PL_DEF_UPDATE, 1 - PL_S6_LONGEST_SHARE);
+		size_t n, *idx = longest(a, PL_DEF_UPDATE, &n);
+		/* The statistic's own taps: the longest tenth (ties at the cut come along). */
+		double cut = n ? a->taps[idx[longest_count(n) - 1]].latency_ms[PL_DEF_UPDATE] : 0;
+
+		free(idx);
 
 		snprintf(what, sizeof(what), "the longest tenth of %s's taps (at or above %.1f ms)",
 			 pl_s6_config_name[s->a], cut);
