@@ -1044,7 +1044,9 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 		" validation_rows.truth_latency_ns)"));
 	json_object_set_new(doc, "method", json_pack(
 		"{s:s, s:s, s:I, s:I, s:f}", "quantiles", "Hyndman-Fan type 7",
-		"bootstrap", "percentile, each configuration resampled with replacement (splitmix64)",
+		"bootstrap", "percentile; replayed inputs drawn with replacement, each input's"
+		" latencies in the two configurations kept together (paired); the CPU-wait finding"
+		" draws its taps; splitmix64",
 		"replicates", (json_int_t)replicates, "seed", (json_int_t)seed, "level", 0.95));
 	if (repeat)
 		json_object_set_new(doc, "determinism", json_pack(
