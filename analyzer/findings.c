@@ -789,14 +789,17 @@ static int write_cdf_qq(const struct pl_s6_data *d, const char *dir, struct pl_e
 					fprintf(cdf, "%s\t%s\t%.6f\t%.6f\n", pl_s6_def_name[def],
 						pl_s6_config_name[c], v[c][i], pl_ecdf(v[c], n[c], v[c][i]));
 		}
-		for (int i = 1; i <= PL_S6_QQ_LEVELS && n[0] && n[1] && n[2] && n[3]; i++) {
-			double p = (double)i / PL_S6_QQ_LEVELS;
+		if (n[0] && n[1] && n[2] && n[3]) {
+			double q1x[PL_S6_QQ_LEVELS], q1y[PL_S6_QQ_LEVELS];
+			double q2x[PL_S6_QQ_LEVELS], q2y[PL_S6_QQ_LEVELS];
 
-			fprintf(qq, "%s\t%.2f\t%.6f\t%.6f\t%.6f\t%.6f\n", pl_s6_def_name[def], p,
-				pl_quantile(v[PL_C1_OFF], n[PL_C1_OFF], p),
-				pl_quantile(v[PL_C1_ON], n[PL_C1_ON], p),
-				pl_quantile(v[PL_C2_OFF], n[PL_C2_OFF], p),
-				pl_quantile(v[PL_C2_ON], n[PL_C2_ON], p));
+			pl_qq(v[PL_C1_OFF], n[PL_C1_OFF], v[PL_C1_ON], n[PL_C1_ON], PL_S6_QQ_LEVELS,
+			      q1x, q1y);
+			pl_qq(v[PL_C2_OFF], n[PL_C2_OFF], v[PL_C2_ON], n[PL_C2_ON], PL_S6_QQ_LEVELS,
+			      q2x, q2y);
+			for (int i = 0; i < PL_S6_QQ_LEVELS; i++)
+				fprintf(qq, "%s\t%.2f\t%.6f\t%.6f\t%.6f\t%.6f\n", pl_s6_def_name[def],
+					(double)(i + 1) / PL_S6_QQ_LEVELS, q1x[i], q1y[i], q2x[i], q2y[i]);
 		}
 		for (int c = 0; c < PL_S6_CONFIGS; c++)
 			free(v[c]);
