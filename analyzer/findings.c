@@ -738,6 +738,15 @@ static const char *const required_groups[][2] = {
 	{ "content corpus", "the corpus generator" },
 };
 
+/* Whether a group of required_groups has no constant in k. */
+static bool group_missing(const struct pl_s6_constants *k, const char *group)
+{
+	for (uint64_t i = 0; i < k->n; i++)
+		if (!strcmp(k->c[i].group, group))
+			return false;
+	return true;
+}
+
 static void constants_md(FILE *f, const struct pl_s6_constants *k)
 {
 	fprintf(f, "## Model constants\n\n| group | constant | value | source |\n|---|---|---|---|\n");
@@ -745,15 +754,27 @@ static void constants_md(FILE *f, const struct pl_s6_constants *k)
 		fprintf(f, "| %s | %s | %s | %s |\n", k->c[i].group, k->c[i].name, k->c[i].value,
 			k->c[i].source);
 	for (size_t g = 0; g < sizeof(required_groups) / sizeof(required_groups[0]); g++) {
-		uint64_t i = 0;
-
-		while (i < k->n && strcmp(k->c[i].group, required_groups[g][0]))
-			i++;
-		if (i == k->n)
+		if (group_missing(k, required_groups[g][0]))
 			fprintf(f, "| %s | (none) | not yet emitted | %s writes no model-constants"
 				" file yet |\n", required_groups[g][0], required_groups[g][1]);
 	}
 	fprintf(f, "\n");
+}
+
+static json_t *constants_json(const struct pl_s6_constants *k)
+{
+	json_t *list = json_array(), *missing = json_array();
+
+	for (uint64_t i = 0; i < k->n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s}", "group", k->c[i].group,
+						      "name", k->c[i].name, "value", k->c[i].value,
+						      "source", k->c[i].source));
+	for (size_t g = 0; g < sizeof(required_groups) / sizeof(required_groups[0]); g++)
+		if (group_missing(k, required_groups[g][0]))
+			json_array_append_new(missing, json_pack("{s:s, s:s}", "group",
+								 required_groups[g][0], "owner",
+								 required_groups[g][1]));
+	return json_pack("{s:o, s:o}", "constants", list, "not_yet_emitted", missing);
 }
 
 static int write_cdf_qq(const struct pl_s6_data *d, const char *dir, struct pl_error *err)
@@ -1058,6 +1079,7 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 			repeat_files[3], "summary.json but run_id"));
 	json_object_set_new(doc, "findings", list);
 	json_object_set_new(doc, "reproduced", json_integer(f->reproduced));
+	json_object_set_new(doc, "model_constants", constants_json(k));
 	snprintf(path, sizeof(path), "%s/findings.json", dir);
 	rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	json_decref(doc);

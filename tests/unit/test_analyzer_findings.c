@@ -289,6 +289,12 @@ static void test_findings_database(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	CU_ASSERT_PTR_NULL(json_object_get(j, "determinism"));
+	/* The constants, and the groups no file provided yet, for machine readers too. */
+	json_t *mc = json_object_get(j, "model_constants");
+
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(mc, "constants")), k.n);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(
+		json_object_get(mc, "not_yet_emitted"), 1), "group")), "SD card timing");
 	json_t *list = json_object_get(j, "findings");
 
 	CU_ASSERT_EQUAL(json_array_size(list), PL_S6_FINDINGS);
