@@ -93,9 +93,11 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -C analyzer fuzz
 	@$(MAKE) --no-print-directory -C replay fuzz
 
-# Panappticon section 6: the newsreader mix in four configurations (out/experiments/section6/).
+# Panappticon section 6: scripts/experiments/section6.spec (four configurations, two at a time,
+# EXECUTOR=local|slurm), a repeat of c1-on, then the findings from out/section6/results.sqlite
+# into out/section6/ and out/bench/section6.json (scripts/section6.sh).
 section6: build
-	@scripts/section6.sh
+	@scripts/section6.sh --executor $(EXECUTOR)
 
 difftest: build
 	@$(MAKE) --no-print-directory -C emu difftest

@@ -323,13 +323,14 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	struct timeline *tls = build_timelines(trace, iv, freqs);
 	struct tally all_khz = { 0 }, all_preempters = { 0 };
 	struct tx_tallies tx = { 0 };
-	uint64_t shares_cap = 0;
+	uint64_t shares_cap = 0, preempt_cap = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->count = cp->count;
 	out->ns = pl_xcalloc(cp->count, sizeof(*out->ns));
 	out->top_preempter_tid = pl_xcalloc(cp->count, sizeof(*out->top_preempter_tid));
 	out->tx_freq_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_freq_first));
+	out->tx_preempt_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_preempt_first));
 	for (uint64_t k = 0; k < cp->count; k++) {
 		tx.by_khz.n = tx.by_preempter.n = 0;
 		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
@@ -352,9 +353,22 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 		tally_sort(&tx.by_preempter, 1);
 		if (tx.by_preempter.n)
 			out->top_preempter_tid[k] = tx.by_preempter.key[0];
-		for (uint32_t i = 0; i < tx.by_preempter.n; i++)
+		uint64_t at = out->tx_preempt_first[k];
+
+		if (at + tx.by_preempter.n > preempt_cap) {
+			preempt_cap = (at + tx.by_preempter.n) * 2;
+			out->tx_preempter_tid = pl_xrealloc(out->tx_preempter_tid, preempt_cap,
+							    sizeof(uint32_t));
+			out->tx_preempted_ns = pl_xrealloc(out->tx_preempted_ns, preempt_cap,
+							   sizeof(uint64_t));
+		}
+		for (uint32_t i = 0; i < tx.by_preempter.n; i++) {
 			tally_add(&all_preempters, tx.by_preempter.key[i], tx.by_preempter.ns[i]);
-		uint64_t at = out->tx_freq_first[k];
+			out->tx_preempter_tid[at + i] = tx.by_preempter.key[i];
+			out->tx_preempted_ns[at + i] = tx.by_preempter.ns[i];
+		}
+		out->tx_preempt_first[k + 1] = at + tx.by_preempter.n;
+		at = out->tx_freq_first[k];
 
 		if (at + tx.by_khz.n > shares_cap) {
 			shares_cap = (at + tx.by_khz.n) * 2;
@@ -398,6 +412,9 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->top_preempter_tid);
 	free(b->tx_freq_first);
 	free(b->tx_freq_khz);
+	free(b->tx_preempt_first);
+	free(b->tx_preempter_tid);
+	free(b->tx_preempted_ns);
 	free(b->tx_running_ns);
 	memset(b, 0, sizeof(*b));
 }

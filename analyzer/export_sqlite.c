@@ -62,7 +62,8 @@ const char pl_sqlite_schema[] =
 	"CREATE TABLE IF NOT EXISTS validation_rows ( -- ground truth x transactions (validate.c)\n"
 	"  run_id TEXT, input INTEGER, tx_id INTEGER, -- either may be NULL: unmatched\n"
 	"  truth_in_ns INTEGER, truth_out_ns INTEGER, truth_latency_ns INTEGER,\n"
-	"  difference_ns INTEGER, input_dispatch_ns INTEGER, display_pipeline_ns INTEGER);\n"
+	"  difference_ns INTEGER, input_dispatch_ns INTEGER, display_pipeline_ns INTEGER,\n"
+	"  input_kind TEXT);                      -- tap or key (ground truth); NULL: no input\n"
 	"CREATE TABLE IF NOT EXISTS critical_path ( -- steps tile input_ns..end_ns (critical_path.c)\n"
 	"  run_id TEXT, tx_id INTEGER, step INTEGER,\n"
 	"  kind TEXT,                             -- temporal (one thread's time) or the causal edge\n"
@@ -72,6 +73,10 @@ const char pl_sqlite_schema[] =
 	"  run_id TEXT, tx_id INTEGER,            -- input_dispatch and display_pipeline (matched\n"
 	"  category TEXT, ns INTEGER,             -- rows) they sum to the detected latency\n"
 	"  PRIMARY KEY (run_id, tx_id, category));\n"
+	"CREATE TABLE IF NOT EXISTS preemption ( -- critical-path time preempted, by the thread that\n"
+	"  run_id TEXT, tx_id INTEGER,            -- took the cpu (breakdown.c): the runnable\n"
+	"  tid INTEGER, ns INTEGER,               -- category's share that one thread caused\n"
+	"  PRIMARY KEY (run_id, tx_id, tid));\n"
 	"CREATE TABLE IF NOT EXISTS freq_residency ( -- critical-path running time by cpu frequency\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
 	"  khz INTEGER, running_ns INTEGER);      -- 0 kHz: before any CPU_FREQUENCY event\n"
@@ -82,7 +87,7 @@ const char pl_sqlite_schema[] =
 /* Tables of the model, cleared for a run before it is written again. */
 static const char *const model_tables[] = {
 	"validation", "threads", "intervals", "edges", "transactions", "validation_rows",
-	"critical_path", "breakdown", "freq_residency", "energy",
+	"critical_path", "breakdown", "preemption", "freq_residency", "energy",
 };
 
 struct db {
@@ -252,7 +257,8 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 	sqlite3_stmt *cp = db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?)");
 	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
-	int rc = tx && cp && bd && fr ? 0 : -1;
+	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?)");
+	int rc = tx && cp && bd && fr && pr ? 0 : -1;
 
 	for (uint64_t k = 0; rc == 0 && k < a->tx->count; k++) {
 		const struct pl_transaction *t = &a->tx->items[k];
@@ -279,6 +285,10 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 		for (uint64_t i = a->bd->tx_freq_first[k]; rc == 0 && i < a->bd->tx_freq_first[k + 1]; i++)
 			rc = db_row(d, fr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_freq_khz[i],
 				    a->bd->tx_running_ns[i]);
+		for (uint64_t i = a->bd->tx_preempt_first[k];
+		     rc == 0 && i < a->bd->tx_preempt_first[k + 1]; i++)
+			rc = db_row(d, pr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_preempter_tid[i],
+				    a->bd->tx_preempted_ns[i]);
 	}
 	for (uint32_t i = 0; rc == 0 && i < a->bd->nfreqs; i++)
 		rc = db_row(d, fr, "snuu", a->run_id, (uint64_t)a->bd->freq_khz[i],
@@ -298,22 +308,26 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 	sqlite3_finalize(cp);
 	sqlite3_finalize(bd);
 	sqlite3_finalize(fr);
+	sqlite3_finalize(pr);
 	return rc;
 }
 
 static int write_validation_rows(struct db *d, const struct pl_analysis *a)
 {
-	sqlite3_stmt *st = db_prepare(d, "INSERT INTO validation_rows VALUES (?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *st = db_prepare(d, "INSERT INTO validation_rows VALUES (?,?,?,?,?,?,?,?,?,?)");
 	int rc = st ? 0 : -1;
 
 	for (uint64_t i = 0; rc == 0 && i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		int both = r->tx != PL_NONE && r->has_truth;
+		const char *kind = r->input == PL_NONE ? NULL
+				   : a->gt->inputs[r->input].kind == PL_INPUT_KEY ? "key" : "tap";
 
-		rc = db_row(d, st, "suuUUUIII", a->run_id, r->input, r->tx,
+		/* sqlite3_bind_text binds NULL for a NULL kind. */
+		rc = db_row(d, st, "suuUUUIIIs", a->run_id, r->input, r->tx,
 			    r->input != PL_NONE, r->truth_in_ns, r->has_truth, r->truth_out_ns,
 			    r->has_truth, r->truth_latency_ns, both, r->difference_ns,
-			    both, r->input_dispatch_ns, both, r->display_pipeline_ns);
+			    both, r->input_dispatch_ns, both, r->display_pipeline_ns, kind);
 	}
 	sqlite3_finalize(st);
 	return rc;

@@ -16,6 +16,7 @@
 #include "panlab/expect.h"
 #include "panlab/export_json.h"
 #include "panlab/export_sqlite.h"
+#include "panlab/findings.h"
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
 #include "panlab/overhead.h"
@@ -30,7 +31,11 @@
 	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
 	      " [--no-plots] | panlab-analyze schema" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"
+	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
+	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
+	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
+	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
+	      " | panlab-analyze model-constants"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -314,6 +319,120 @@ static int stream_main(const struct options *o)
 	return rc == 0 ? 0 : 1;
 }
 
+/*
+ * panlab-analyze findings: Panappticon section 6's findings from an
+ * experiment's results database -> findings.json, findings.md, energy.md,
+ * breakdown.md, cdf.tsv, qq.tsv (and cdf.svg, qq.svg) in --out.
+ */
+static int findings_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "experiment", required_argument, NULL, 'x' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "constants", required_argument, NULL, 'k' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "replicates", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "no-plots", no_argument, NULL, 'p' },
+		{ "bench", required_argument, NULL, 'b' },
+		{ "runs-dir", required_argument, NULL, 'R' },
+		{ "wall-s", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *experiment = NULL, *out = NULL, *bench = NULL, *runs_dir = NULL;
+	uint64_t wall_s = 0;
+	struct pl_s6_constants k = { 0 };
+	struct pl_s6_repeat repeat = { 0 };
+	char repeat_buf[8192];
+	uint64_t replicates = PL_S6_REPLICATES, seed = PL_S6_SEED;
+	int no_plots = 0, c, rc = 0;
+	struct pl_error err;
+
+	pl_s6_constants_analyzer(&k);
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'x': experiment = optarg; break;
+		case 'o': out = optarg; break;
+		case 'p': no_plots = 1; break;
+		case 'b': bench = optarg; break;
+		case 'R': runs_dir = optarg; break;
+		case 'w':
+			if (pl_parse_u64(optarg, UINT32_MAX, &wall_s) < 0)
+				rc = usage_error("--wall-s takes whole seconds, got ", optarg);
+			break;
+		case 'k':
+			if (pl_s6_constants_read(optarg, &k, &err) < 0) {
+				fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+				rc = 1;
+			}
+			break;
+		case 'r': {
+			char *a, *b;
+
+			snprintf(repeat_buf, sizeof(repeat_buf), "%s", optarg);
+			a = strchr(repeat_buf, ':');
+			b = a ? strchr(a + 1, ':') : NULL;
+			if (!b || a == repeat_buf || b == a + 1 || !b[1]) {
+				rc = usage_error("--repeat takes CONFIG:DIR:DIR, got ", optarg);
+				break;
+			}
+			*a = *b = '\0';
+			repeat = (struct pl_s6_repeat){ repeat_buf, a + 1, b + 1 };
+			break;
+		}
+		case 'n':
+			if (pl_parse_u64(optarg, 1000000, &replicates) < 0 || replicates < 2)
+				rc = usage_error("--replicates takes 2..1000000, got ", optarg);
+			break;
+		case 's':
+			if (pl_parse_u64(optarg, UINT64_MAX, &seed) < 0)
+				rc = usage_error("--seed takes a whole number, got ", optarg);
+			break;
+		default:
+			rc = usage_error("unknown option or missing value: ", argv[optind - 1]);
+		}
+	}
+	if (rc == 0 && optind < argc)
+		rc = usage_error("unexpected argument: ", argv[optind]);
+	if (rc == 0 && (!db || !experiment || !out))
+		rc = usage_error("findings needs --db, --experiment and --out", NULL);
+	if (rc == 0 && !bench != !runs_dir)
+		rc = usage_error("--bench and --runs-dir go together", NULL);
+	if (rc) {
+		pl_s6_constants_free(&k);
+		return rc;
+	}
+	struct pl_s6_data d;
+	struct pl_s6_findings f;
+
+	rc = pl_s6_read_db(db, experiment, &d, &err);
+	if (rc == 0) {
+		rc = pl_s6_compute(&d, (unsigned)replicates, seed, &f, &err);
+		if (rc == 0)
+			rc = make_dirs(out, &err);
+		if (rc == 0)
+			rc = pl_s6_write(db, &d, &f, &k, repeat.config ? &repeat : NULL,
+					 (unsigned)replicates, seed, out, &err);
+		if (rc == 0 && !no_plots)
+			rc = plots_done(pl_plot_section6(out, &err));
+		if (rc == 0 && bench)
+			rc = pl_s6_write_bench(runs_dir, &d, (double)wall_s, bench, &err);
+		pl_s6_data_free(&d);
+	}
+	pl_s6_constants_free(&k);
+	if (rc) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	printf("panlab-analyze findings: %u of %d reproduce (input to last display update);"
+	       " wrote findings.json, findings.md, energy.md, breakdown.md, cdf.tsv, qq.tsv%s in %s\n",
+	       f.reproduced, PL_S6_FINDINGS, no_plots ? "" : " and plots", out);
+	return 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -329,6 +448,17 @@ static int run_command(int argc, char **argv)
 		fputs(pl_sqlite_schema, stdout);
 		return 0;
 	}
+	/* The analyzer's model constants, in the model-constants format (panlab/findings.h). */
+	if (argc == 2 && !strcmp(argv[1], "model-constants")) {
+		struct pl_s6_constants k = { 0 };
+
+		pl_s6_constants_analyzer(&k);
+		pl_s6_constants_write(stdout, &k);
+		pl_s6_constants_free(&k);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "findings"))
+		return findings_main(argc - 1, argv + 1);
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;

@@ -342,3 +342,54 @@ int pl_plot_overhead(const struct pl_overhead *o, const char *dir, struct pl_err
 		ms(hi) * 1.05, ms(hi) * 1.05);
 	return close_plot(gp, path, err);
 }
+
+/* A path gnuplot reads as a quoted string: no quote or newline. */
+static int plot_input(const char *dir, const char *name, char *path, size_t size,
+		      struct pl_error *err)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+	if (strpbrk(path, "'\n")) {
+		pl_error_file(err, path, "cannot plot: a quote or newline in the path");
+		return -1;
+	}
+	return 0;
+}
+
+int pl_plot_section6(const char *dir, struct pl_error *err)
+{
+	static const char *const configs[] = { "c1-on", "c1-off", "c2-on", "c2-off" };
+	char path[4096], data[4096];
+	FILE *gp;
+
+	if (!have_gnuplot())
+		return 1;
+	if (plot_input(dir, "cdf.tsv", data, sizeof(data), err) < 0)
+		return -1;
+	gp = open_plot(dir, "cdf.svg", path, sizeof(path), err);
+	if (!gp)
+		return -1;
+	/* Fig. 9: one step line per configuration, on the paper's definition. */
+	fprintf(gp, "set title 'Latency CDF, input to last display update (Panappticon Fig. 9)'\n"
+		    "set xlabel 'latency (ms)'\nset ylabel 'share of taps'\nset logscale x\nset grid\n"
+		    "set key bottom right\nset yrange [0:1.02]\nset datafile separator '\\t'\nplot ");
+	for (int c = 0; c < 4; c++)
+		fprintf(gp, "%s'%s' using 3:((strcol(1) eq 'update' && strcol(2) eq '%s') ? $4 : NaN)"
+			" with steps lw 2 title '%s'", c ? ", " : "", data, configs[c], configs[c]);
+	fprintf(gp, "\n");
+	if (close_plot(gp, path, err) < 0)
+		return -1;
+	if (plot_input(dir, "qq.tsv", data, sizeof(data), err) < 0)
+		return -1;
+	gp = open_plot(dir, "qq.svg", path, sizeof(path), err);
+	if (!gp)
+		return -1;
+	/* Fig. 10: one core, DVFS off (x) against on (y). */
+	fprintf(gp, "set title 'Q-Q, 1 core: DVFS off (x) against on (y) (Panappticon Fig. 10)'\n"
+		    "set xlabel 'DVFS off: latency (ms)'\nset ylabel 'DVFS on: latency (ms)'\n"
+		    "set logscale xy\nset grid\nset key top left\nset datafile separator '\\t'\n"
+		    "plot '%s' using 3:(strcol(1) eq 'update' ? $4 : NaN) with points pt 7"
+		    " title 'input to last update', '%s' using 3:(strcol(1) eq 'pixel' ? $4 : NaN)"
+		    " with points pt 6 title 'input to pixel', x with lines dt 2 title 'y = x',"
+		    " 1.75 * x with lines dt 3 title 'y = 1.75 x'\n", data, data);
+	return close_plot(gp, path, err);
+}

@@ -58,6 +58,8 @@ void write_text(const char *path, const char *text);
 char *read_text(const char *path);	/* caller frees */
 
 void add_trace_io_tests(void);
+void add_stats_tests(void);
+void add_findings_tests(void);
 void add_ground_truth_tests(void);
 void add_transaction_tests(void);
 void add_cli_tests(void);

@@ -388,7 +388,11 @@ static void test_ground_truth_syntax(void)
 	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
 	      " [--no-plots] | panlab-analyze schema" \
 	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]\n"
+	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
+	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
+	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
+	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
+	      " | panlab-analyze model-constants\n"
 
 static void test_usage(void)
 {
@@ -447,6 +451,37 @@ static void test_usage(void)
 	run(schema_extra, &r);
 	CU_ASSERT_EQUAL(r.status, 2);
 	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: schema takes no arguments, got extra; " USAGE);
+	result_free(&r);
+}
+
+static void test_findings_usage(void)
+{
+	static const char *const partial[] = { "findings", "--db", "x", NULL };
+	static const char *const repeat[] = { "findings", "--repeat", "c1-on:a", NULL };
+	static const char *const missing[] = { "findings", "--db", "/nonexistent/results.sqlite",
+					       "--experiment", "s6", "--out", "o", NULL };
+	static const char *const constants[] = { "model-constants", NULL };
+	struct result r;
+
+	run(partial, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: findings needs --db, --experiment and --out; "
+			       USAGE);
+	result_free(&r);
+	run(repeat, &r);
+	CU_ASSERT_EQUAL(r.status, 2);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: --repeat takes CONFIG:DIR:DIR, got c1-on:a; "
+			       USAGE);
+	result_free(&r);
+	run(missing, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "panlab-analyze: /nonexistent/results.sqlite: sqlite:"));
+	CU_ASSERT_PTR_EQUAL(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	result_free(&r);
+	/* The analyzer's constants, in the model-constants format findings --constants reads. */
+	run(constants, &r);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "Table 5 power\tpower at 350 MHz\tCPU 220 mW, system 820 mW\t"));
 	result_free(&r);
 }
 
@@ -886,6 +921,7 @@ void add_cli_tests(void)
 	CU_add_test(s, "unknown event type", test_unknown_type);
 	CU_add_test(s, "ground-truth syntax error", test_ground_truth_syntax);
 	CU_add_test(s, "usage errors", test_usage);
+	CU_add_test(s, "findings: usage and errors, model-constants", test_findings_usage);
 	CU_add_test(s, "directories, endless and huge inputs", test_not_files);
 	CU_add_test(s, "outputs on a full disk", test_full_disk);
 	CU_add_test(s, "stdout on a full disk", test_full_stdout);

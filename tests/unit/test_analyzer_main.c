@@ -9,6 +9,8 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	add_trace_io_tests();
+	add_stats_tests();
+	add_findings_tests();
 	add_ground_truth_tests();
 	add_transaction_tests();
 	add_critical_path_tests();

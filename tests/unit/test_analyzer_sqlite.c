@@ -115,6 +115,19 @@ static void test_sqlite_model(void)
 				      " FROM validation_rows v JOIN breakdown b USING (run_id, tx_id)"
 				      " GROUP BY v.run_id, v.tx_id) WHERE d != 0"), 0);
 	CU_ASSERT(query_int(db, "SELECT count(*) FROM validation_rows WHERE tx_id IS NOT NULL") > 0);
+	/* Preemption by thread sums to the run's preempted time; every input has its kind. */
+	uint64_t preempted = 0;
+
+	for (uint32_t i = 0; i < r.m.s.bd.npreempters; i++)
+		preempted += r.m.s.bd.preempted_ns[i];
+	CU_ASSERT_EQUAL(query_int(db, "SELECT coalesce(sum(ns), 0) FROM preemption WHERE run_id = 'svc'"),
+			(long long)preempted);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM (SELECT 1 FROM preemption p JOIN breakdown b"
+				      " USING (run_id, tx_id) WHERE b.category = 'runnable'"
+				      " GROUP BY run_id, tx_id HAVING sum(p.ns) > max(b.ns))"), 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM validation_rows WHERE input IS NOT NULL"
+				      " AND input_kind NOT IN ('tap', 'key')"), 0);
+	CU_ASSERT(query_int(db, "SELECT count(*) FROM validation_rows WHERE input_kind = 'tap'") > 0);
 	/* The run total of frequency residency is the breakdown's running time. */
 	CU_ASSERT_EQUAL(query_int(db, "SELECT sum(running_ns) FROM freq_residency"
 				      " WHERE run_id = 'svc' AND tx_id IS NULL"),

@@ -65,6 +65,14 @@ struct pl_breakdowns {
 	uint64_t *tx_freq_first;	/* count + 1 */
 	uint32_t *tx_freq_khz;
 	uint64_t *tx_running_ns;
+	/*
+	 * Per transaction k, its preempted time by the thread that took the
+	 * cpu, most first: tx_preempter_tid[i] and tx_preempted_ns[i] for i in
+	 * [tx_preempt_first[k], tx_preempt_first[k + 1]).
+	 */
+	uint64_t *tx_preempt_first;	/* count + 1 */
+	uint32_t *tx_preempter_tid;
+	uint64_t *tx_preempted_ns;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,

@@ -8,6 +8,8 @@
  *                    Figure 7: a lane per thread, its intervals, causal hops and
  *                    the critical path drawn thick
  *   qq.svg           (overhead) Q-Q plot of untraced vs traced latency
+ *   cdf.svg, qq.svg  (section 6) Fig. 9 and Fig. 10 from the cdf.tsv and
+ *                    qq.tsv that pl_s6_write left in dir
  * Each returns 0, 1 if gnuplot is not installed (nothing written; the caller
  * says so in one line), or -1 with err set.
  */
@@ -20,5 +22,6 @@
 
 int pl_plot_run(const struct pl_analysis *a, const char *dir, struct pl_error *err);
 int pl_plot_overhead(const struct pl_overhead *o, const char *dir, struct pl_error *err);
+int pl_plot_section6(const char *dir, struct pl_error *err);
 
 #endif /* PANLAB_PLOT_H */
