@@ -1,6 +1,8 @@
 /* See content_fetch.h. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -23,6 +25,72 @@ static size_t skip_head(const uint8_t *buf, size_t n, unsigned *state, unsigned 
 		*state = buf[i] == (uint8_t)end[*state] ? *state + 1 : buf[i] == '\r';
 	}
 	return i;
+}
+
+/* A TCP connection to the content peer, or -1. */
+static int connect_peer(void)
+{
+	const char *host = getenv("PANLAB_CONTENT_HOST");
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(CONTENT_HTTP_PORT) };
+	int fd;
+
+	if (!host || inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int content_get(const char *path, uint8_t **body, size_t *len_bytes)
+{
+	/* The head fits here: content_response_head writes under 256 bytes. */
+	char head[1024], get[300];
+	size_t have = 0, want;
+	char *end = NULL, *cl;
+	int n = snprintf(get, sizeof(get), "GET %s HTTP/1.0\r\n\r\n", path);
+	int fd = n > 0 && (size_t)n < sizeof(get) ? connect_peer() : -1;
+	uint8_t *b;
+
+	if (fd < 0 || send(fd, get, (size_t)n, MSG_NOSIGNAL) != n)
+		goto fail;
+	while (!end) {
+		ssize_t r = have + 1 < sizeof(head) ? recv(fd, head + have, sizeof(head) - 1 - have, 0) : -1;
+		if (r <= 0)
+			goto fail;
+		have += (size_t)r;
+		head[have] = '\0';
+		end = strstr(head, "\r\n\r\n");
+	}
+	cl = strstr(head, "\r\nContent-Length: ");
+	if (strncmp(head, "HTTP/1.0 200 ", 13) || !cl || cl > end ||
+	    sscanf(cl + 18, "%zu", &want) != 1 || want > CONTENT_MAX_BYTES)
+		goto fail;
+	b = malloc(want + 1);
+	if (!b)
+		goto fail;
+	*len_bytes = have - (size_t)(end + 4 - head);
+	if (*len_bytes > want)
+		*len_bytes = want;
+	memcpy(b, end + 4, *len_bytes);
+	while (*len_bytes < want) {
+		ssize_t r = recv(fd, b + *len_bytes, want - *len_bytes, 0);
+		if (r <= 0) {
+			free(b);
+			goto fail;
+		}
+		*len_bytes += (size_t)r;
+	}
+	b[want] = 0;
+	*body = b;
+	close(fd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
