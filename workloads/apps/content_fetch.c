@@ -27,17 +27,24 @@ static size_t skip_head(const uint8_t *buf, size_t n, unsigned *state, unsigned 
 	return i;
 }
 
-/* A TCP connection to the content peer, or -1. */
-static int connect_peer(void)
+/* A socket of sock_type connected to the content peer (HTTP over TCP, or the datagram port),
+ * or -1 when there is no peer address or the connection fails. */
+static int connect_peer(int sock_type)
 {
 	const char *host = getenv("PANLAB_CONTENT_HOST");
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(CONTENT_HTTP_PORT) };
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(sock_type == SOCK_STREAM ? CONTENT_HTTP_PORT :
+						   CONTENT_UDP_PORT) };
+	/* A datagram lost on the way, or a peer that stalls, must not hang the app: give up after
+	 * 5 s without a byte. */
+	struct timeval timeout = { .tv_sec = 5 };
 	int fd;
 
 	if (!host || inet_pton(AF_INET, host, &a.sin_addr) != 1)
 		return -1;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	fd = socket(AF_INET, sock_type | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) != 0 ||
+			connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)) {
 		close(fd);
 		fd = -1;
 	}
@@ -51,7 +58,7 @@ int content_get(const char *path, uint8_t **body, size_t *len_bytes)
 	size_t have = 0, want;
 	char *end = NULL, *cl;
 	int n = snprintf(get, sizeof(get), "GET %s HTTP/1.0\r\n\r\n", path);
-	int fd = n > 0 && (size_t)n < sizeof(get) ? connect_peer() : -1;
+	int fd = n > 0 && (size_t)n < sizeof(get) ? connect_peer(SOCK_STREAM) : -1;
 	uint8_t *b;
 
 	if (fd < 0 || send(fd, get, (size_t)n, MSG_NOSIGNAL) != n)
@@ -96,26 +103,19 @@ fail:
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache)
 {
-	const char *host = getenv("PANLAB_CONTENT_HOST");
 	int http = sock_type == SOCK_STREAM;
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(http ? CONTENT_HTTP_PORT : CONTENT_UDP_PORT) };
-	/* A datagram lost on the way must not hang the app: give up after 5 s. */
-	struct timeval timeout = { .tv_sec = 5 };
 	uint8_t buf[CONTENT_PIECE_BYTES];
 	char get[128];
 	uint64_t sum = 0, got = 0;
 	/* Over TCP the body follows an HTTP head, and the server need not close after it. */
 	unsigned head_state = http ? 0 : 4, head_seen = 0;
-	int head_ok = host && inet_pton(AF_INET, host, &a.sin_addr) == 1;
 	int n = content_req_format(get, sizeof(get), bytes, latency_ms, bytes_per_s);
-	int fd = socket(AF_INET, sock_type | SOCK_CLOEXEC, 0);
+	int fd = connect_peer(sock_type);
+	int head_ok = fd >= 0;
 
 	if (fd < 0)
 		return 0;
-	if (head_ok && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
-	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    send(fd, get, (size_t)n, MSG_NOSIGNAL) == n) {
+	if (send(fd, get, (size_t)n, MSG_NOSIGNAL) == n) {
 		while (!http || got < bytes) {
 			ssize_t r = recv(fd, buf, sizeof(buf), 0);
 			if (r <= 0)
