@@ -31,6 +31,19 @@ static void discard(void *opaque, const uint8_t *buf, size_t len)
     (void)len;
 }
 
+/* A one-core machine whose core is off: only the network and its clock run. */
+static machine *network_machine(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 1;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    machine *m = machine_new(&cfg);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    return m;
+}
+
 /* The guest announcing its address (a gratuitous ARP), so slirp knows
  * where to send. */
 static void guest_arp(slirp_net *n)
@@ -115,13 +128,7 @@ static int server_segments(const char *pcap_path, uint16_t port, uint8_t flags,
  * alone; the next connection from it must still be answered. */
 static void test_port_reuse(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);      /* only the network runs */
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char pcap_path[64];
     snprintf(pcap_path, sizeof(pcap_path), "%s/net.pcap", tmpdir);
@@ -200,13 +207,7 @@ static void check_pacing(vt_engine *t, enum net_profile p, int down,
 
 static void test_link_profiles(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     check_pacing(t, NET_PROFILE_WIFI, 1, 28, 5000000);
     check_pacing(t, NET_PROFILE_WIFI, 0, 28, 1000000);
@@ -262,13 +263,7 @@ static void put_file(const char *path, const char *text)
  * are refused; files and symlinks that stay inside are served. */
 static void test_content_dir_confined(void)
 {
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     char dir[128], out[128], p[512], q[512];
     snprintf(dir, sizeof(dir), "%s/content", tmpdir);
