@@ -10,6 +10,7 @@
 #include "time.h"
 #include "guest.h"
 #include "panlab/guest_abi.h"
+#include "host/net_wire.h"
 #include "panlab/error.h"
 
 static const char prog[] = "panlab-phone";
@@ -21,7 +22,8 @@ static void usage(FILE *f)
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--replay SCRIPT] [--ground-truth FILE] [--cpu-time FILE]\n"
         "       [--system-map FILE]\n"
-        "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]]\n"
+        "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]\n"
+        "       [--net-profile wifi|3g]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--hang-host-s N] [--cpu-mhz N]\n"
         "       [--quantum-us N]\n"
@@ -113,6 +115,10 @@ static int parse_option(phone_options *o, const char *name, const char *v)
         if (strcmp(v, "user"))
             return bad_usage("--net takes user, got '%s'", v);
         o->want_net = 1;
+    } else if (!strcmp(name, "--net-profile")) {
+        if ((o->net_profile = net_profile_parse(v)) < 0)
+            return bad_usage("--net-profile takes wifi or 3g, got '%s'", v);
+        o->net_profile_set = 1;
     } else if (!strcmp(name, "--engine")) {
         if ((o->engine = arm_engine_parse(v)) < 0)
             return bad_usage("--engine takes fast or ref, got '%s'", v);
@@ -157,8 +163,8 @@ static int check_options(phone_options *o)
         port_list_set(&o->ports, PL_PORT_CONFIG, strlen(PL_PORT_CONFIG), NULL,
                       &err) < 0)
         return bad_usage("%s", err.msg);
-    if ((o->pcap_path || o->content_dir) && !o->want_net)
-        return bad_usage("--pcap and --content-dir need --net user");
+    if ((o->pcap_path || o->content_dir || o->net_profile_set) && !o->want_net)
+        return bad_usage("--pcap, --content-dir and --net-profile need --net user");
     if (o->replay_path && !o->gt_path)
         return bad_usage("--replay needs --ground-truth FILE");
     if (o->cpu_path && !o->replay_path)

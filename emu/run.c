@@ -247,7 +247,7 @@ static void build_machine(phone *p, struct pl_error *err)
     p->vt = machine_engine(p->m);
     if (o->want_net) {
         net_timing nt;
-        net_timing_phone(&nt);
+        net_timing_profile(&nt, o->net_profile);
         if (!(p->net = slirp_net_new(p->vt, &nt, o->pcap_path, o->content_dir,
                                      err)))
             die(err);

@@ -19,6 +19,8 @@ typedef struct phone_options {
     const char *disk_path, *pcap_path, *content_dir;
     const char *snap_save, *snap_load, *config;
     int want_net, want_sdl;
+    int net_profile;            /* enum net_profile (host/net_wire.h), default wifi */
+    int net_profile_set;        /* --net-profile was given */
     int engine;                 /* ARM_ENGINE_* (cpu/arm.h) */
     int quantum_policy;         /* enum vt_quantum_policy (time.h), default causal */
     uint64_t max_s, hang_s, cpu_mhz, gdb_port, quantum_us;

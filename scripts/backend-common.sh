@@ -65,8 +65,19 @@ guest_abi=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/guest_abi.sh
 
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids QEMU's slow SMP bring-up
 # under icount; the phone boots the same way so one image serves both.
+# The guest's watchdog (scripts/guest/init) ends a hung session 300 s of guest time past the
+# script's own length (a script may run longer than the default 300 s).
+watchdog_s=300
+if [ -n "$workload" ]; then
+	replay_cli=$top/build/replay/host/panlab-replay
+	[ -x "$replay_cli" ] || { echo "$0: $replay_cli is missing; run 'make build'" >&2; exit 1; }
+	script_s=$("$replay_cli" duration "$top/replay/scripts/$workload.rply") || exit 1
+	watchdog_s=$((script_s + 300))
+fi
+
 guest_cmdline() {
 	local cmdline="console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.trace=$trace $*"
+	cmdline="$cmdline panlab.watchdog_s=$watchdog_s"
 	cmdline="$cmdline panlab.cpu1=$((cores - 1))"
 	[ -n "$governor" ] && cmdline="$cmdline panlab.governor=$governor"
 	[ -n "$freq_mhz" ] && cmdline="$cmdline panlab.freq_mhz=$freq_mhz"

@@ -43,6 +43,11 @@ for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 done
 cp "$build"/modules/*.ko "$root/lib/modules/"
 cp "$top"/replay/scripts/*.rply "$root/replay/" 2>/dev/null || true
+# The font app-redditnews lays its text out in (fonts-dejavu-core from workloads/sysroot).
+font=usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+[ -f "$build/sysroot/$font" ] || { echo "mkinitramfs: no $build/sysroot/$font; run scripts/guest-debs.sh --sysroot" >&2; exit 1; }
+mkdir -p "$root/$(dirname "$font")"
+cp "$build/sysroot/$font" "$root/$font"
 
 # DIR -> FILE: fixed modes and times, sorted, gzip'd.
 pack() {

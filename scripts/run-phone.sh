@@ -24,11 +24,15 @@
 #
 # --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
 # "Virtual time"; default causal); `make bench` runs both side by side.
+#
+# --net-profile wifi|3g picks the phone's link (emu/README.md, "Network";
+# default $PANLAB_NET_PROFILE, else wifi).
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
 engine=()
 policy=causal
+net_profile=${PANLAB_NET_PROFILE:-wifi}
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -40,6 +44,9 @@ while [ $# -gt 0 ]; do
 		engine=(--engine "$2"); shift 2 ;;
 	--quantum-policy)
 		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
+		shift 2 ;;
+	--net-profile)
+		case "${2:-}" in wifi|3g) net_profile=$2 ;; *) echo "$0: --net-profile takes wifi or 3g" >&2; exit 2 ;; esac
 		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
@@ -60,6 +67,9 @@ if [ -n "$workload" ]; then
 	# An unmodified app's web pages (workloads/oss/APP/site) are what the content server serves.
 	app_site=$top/workloads/oss/${workload%%[@+]*}/site
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
+	# A generated corpus (build/content/APP, workloads/corpus) is served the same way.
+	app_site=$top/build/content/${workload%%[@+]*}
+	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 fi
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.
@@ -79,7 +89,7 @@ case "${snapshot[0]:-}" in
 esac
 run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 	--console "$out/console.log" --port "$PL_PORT_TRACE=$out/trace.bin" --disk "$out/sdcard.img" \
-	--net user --pcap "$out/net.pcap" "${site[@]}" \
+	--net user --net-profile "$net_profile" --pcap "$out/net.pcap" "${site[@]}" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	--quantum-policy "$policy" "${replay[@]}"
 check_result

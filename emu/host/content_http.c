@@ -54,6 +54,7 @@ static const char *media_type(const char *path)
     static const struct { const char *ext, *type; } types[] = {
         { ".html", "text/html" }, { ".txt", "text/plain" },
         { ".png", "image/png" }, { ".jpg", "image/jpeg" },
+        { ".json", "application/json" },
     };
     size_t len = strlen(path);
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {

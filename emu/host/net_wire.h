@@ -15,17 +15,24 @@
 
 typedef struct net_timing {
     uint64_t one_way_ns;        /* half the round-trip time */
-    uint64_t bytes_per_s;
+    uint64_t down_bytes_per_s;  /* to the phone */
+    uint64_t up_bytes_per_s;    /* from the phone */
 } net_timing;
 
-/* A phone on a 3G-class link: 50 ms RTT, 1 MB/s. */
-void net_timing_phone(net_timing *t);
+/* The phone's link profiles (2012-2013; the sources are in net_wire.c). */
+enum net_profile { NET_PROFILE_WIFI, NET_PROFILE_3G };
+
+/* Fills t with a profile's timing. */
+void net_timing_profile(net_timing *t, enum net_profile p);
+/* "wifi" or "3g": returns the profile, or -1 for another name. */
+int net_profile_parse(const char *name);
 
 #define NET_WIRE_FRAMES 256
 
 typedef struct net_wire {
     vt_engine *t;
     const net_timing *tm;
+    int down;                   /* 1: towards the phone (down_bytes_per_s) */
     void (*deliver)(void *opaque, const uint8_t *frame, size_t len_bytes);
     void *opaque;
     uint8_t data[NET_WIRE_FRAMES][NET_FRAME_MAX];
@@ -36,7 +43,8 @@ typedef struct net_wire {
     vt_event ev;
 } net_wire;
 
-void net_wire_init(net_wire *w, vt_engine *t, const net_timing *tm,
+/* down: 1 for the direction towards the phone, 0 for the one from it. */
+void net_wire_init(net_wire *w, vt_engine *t, const net_timing *tm, int down,
                    void (*deliver)(void *opaque, const uint8_t *frame,
                                    size_t len_bytes),
                    void *opaque);

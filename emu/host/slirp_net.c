@@ -258,8 +258,8 @@ slirp_net *slirp_net_new(vt_engine *t, const net_timing *timing,
     s->t = t;
     s->tm = *timing;
     inet_aton(SERVER_ADDR, &s->server);
-    net_wire_init(&s->up, t, &s->tm, from_wire, s);
-    net_wire_init(&s->down, t, &s->tm, to_guest, s);
+    net_wire_init(&s->up, t, &s->tm, 0, from_wire, s);
+    net_wire_init(&s->down, t, &s->tm, 1, to_guest, s);
     vt_event_init(&s->poll, poll_tick, s);
     if (content_http_init(&s->http, t, content_dir,
                           (content_conn){ server_room, server_put, s }, err) < 0) {

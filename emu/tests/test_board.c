@@ -1833,7 +1833,7 @@ static machine *machine_on_net(int with_net)
     cfg.net = (net_host){ NULL, to_net };
     machine *m = machine_new(&cfg);
     net_timing nt;
-    net_timing_phone(&nt);
+    net_timing_profile(&nt, NET_PROFILE_WIFI);
     struct pl_error err;
     test_net = slirp_net_new(machine_engine(m), &nt, NULL, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(test_net);

@@ -13,6 +13,7 @@
 #include "../machine.h"
 #include "../host/content_http.h"
 #include "../host/inet_frame.h"
+#include "../host/net_wire.h"
 #include "../host/slirp_net.h"
 
 static const uint8_t guest_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
@@ -28,6 +29,19 @@ static void discard(void *opaque, const uint8_t *buf, size_t len)
     (void)opaque;
     (void)buf;
     (void)len;
+}
+
+/* A one-core machine whose core is off: only the network and its clock run. */
+static machine *network_machine(void)
+{
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ncores = 1;
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    machine *m = machine_new(&cfg);
+    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
+    return m;
 }
 
 /* The guest announcing its address (a gratuitous ARP), so slirp knows
@@ -108,19 +122,6 @@ static int server_segments(const char *pcap_path, uint16_t port, uint8_t flags,
     return count;
 }
 
-/* A one-core machine whose core is off: only the network runs. */
-static machine *network_machine(void)
-{
-    machine_config cfg;
-    machine_config_default(&cfg);
-    cfg.ncores = 1;
-    cfg.ram_bytes = 16u << 20;
-    cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
-    arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
-    return m;
-}
-
 /* Linux picks ephemeral ports by hash, so a phone that fetches a few
  * hundred times comes back to a port it used before. The content server
  * never closes, so that port's old connection ended with the guest's FIN
@@ -132,7 +133,7 @@ static void test_port_reuse(void)
     char pcap_path[64];
     snprintf(pcap_path, sizeof(pcap_path), "%s/net.pcap", tmpdir);
     net_timing nt;
-    net_timing_phone(&nt);
+    net_timing_profile(&nt, NET_PROFILE_WIFI);
     struct pl_error err;
     slirp_net *n = slirp_net_new(t, &nt, pcap_path, NULL, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(n);
@@ -169,7 +170,7 @@ static void test_capture_write_failure(void)
     machine *m = network_machine();
     vt_engine *t = machine_engine(m);
     net_timing nt;
-    net_timing_phone(&nt);
+    net_timing_profile(&nt, NET_PROFILE_WIFI);
     struct pl_error err;
 
     CU_ASSERT_PTR_NULL(slirp_net_new(t, &nt, "/nonexistent/net.pcap", NULL, &err));
@@ -183,6 +184,62 @@ static void test_capture_write_failure(void)
     CU_ASSERT_EQUAL(slirp_net_free(n, &err), -1);
     CU_ASSERT_STRING_EQUAL(err.msg, "/dev/full: cannot write the capture: "
                                     "No space left on device");
+    machine_free(m);
+}
+
+/* When each frame came off the wire, in virtual ns. */
+static uint64_t arrived_ns[8];
+static int arrived;
+static vt_engine *arrival_clock;
+
+static void note_arrival(void *opaque, const uint8_t *buf, size_t len)
+{
+    (void)opaque;
+    (void)buf;
+    (void)len;
+    if (arrived < 8)
+        arrived_ns[arrived] = vt_now_ns(arrival_clock);
+    arrived++;
+}
+
+/* Frames sent together leave the wire one after another at the profile's
+ * rate for that direction, each a one-way latency after it was
+ * serialised: a file served to the phone arrives at the link's rate. */
+static void check_pacing(vt_engine *t, enum net_profile p, int down,
+                         uint64_t rtt_ms, uint64_t bits_per_s)
+{
+    enum { FRAME = 1514, N = 8 };
+    static net_wire w;
+    static const uint8_t frame[FRAME];
+    net_timing nt;
+    net_timing_profile(&nt, p);
+    CU_ASSERT_EQUAL(2 * nt.one_way_ns, rtt_ms * 1000000);
+    memset(&w, 0, sizeof(w));
+    net_wire_init(&w, t, &nt, down, note_arrival, NULL);
+    arrival_clock = t;
+    arrived = 0;
+    uint64_t t0 = vt_now_ns(t);
+    for (int i = 0; i < N; i++)
+        net_wire_send(&w, frame, FRAME);
+    vt_run(t, t0 + nt.one_way_ns + 2 * N * FRAME * 8 * VT_NS_PER_S / bits_per_s);
+    CU_ASSERT_EQUAL_FATAL(arrived, N);
+    for (int i = 0; i < N; i++)
+        CU_ASSERT_EQUAL(arrived_ns[i], t0 + nt.one_way_ns +
+                        (uint64_t)(i + 1) * (FRAME * VT_NS_PER_S / (bits_per_s / 8)));
+    net_wire_cancel(&w);
+}
+
+static void test_link_profiles(void)
+{
+    machine *m = network_machine();
+    vt_engine *t = machine_engine(m);
+    check_pacing(t, NET_PROFILE_WIFI, 1, 28, 5000000);
+    check_pacing(t, NET_PROFILE_WIFI, 0, 28, 1000000);
+    check_pacing(t, NET_PROFILE_3G, 1, 169, 2620000);
+    check_pacing(t, NET_PROFILE_3G, 0, 169, 850000);
+    CU_ASSERT_EQUAL(net_profile_parse("wifi"), NET_PROFILE_WIFI);
+    CU_ASSERT_EQUAL(net_profile_parse("3g"), NET_PROFILE_3G);
+    CU_ASSERT_EQUAL(net_profile_parse("lte"), -1);
     machine_free(m);
 }
 
@@ -315,6 +372,7 @@ int main(void)
     CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
     CU_add_test(s, "the content server stays inside --content-dir", test_content_dir_confined);
     CU_add_test(s, "a capture that cannot be written", test_capture_write_failure);
+    CU_add_test(s, "link profiles pace frames at their rate", test_link_profiles);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

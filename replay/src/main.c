@@ -18,6 +18,7 @@
 static const char usage[] =
 	"usage: panlab-replay check SCRIPT     parse; print the action count and duration\n"
 	"       panlab-replay list SCRIPT      print the script flattened (repeats expanded)\n"
+	"       panlab-replay duration SCRIPT  print its duration in whole seconds, rounded up\n"
 	"       panlab-replay play [-g GT] SCRIPT\n"
 	"                                      create the panlab-touch uinput device and play\n"
 	"                                      the script now; ground truth to GT or stdout\n"
@@ -65,6 +66,18 @@ static int cmd_check(const char *path)
 	printf("%s: %zu actions (%zu taps%s, %zu keys%s), duration %s%s (%" PRIu64 " ns)\n", path,
 	       n, taps, swiped, keys, controls, controls[0] ? "at least " : "", d,
 	       pl_script_duration_ns(s));
+	pl_script_free(s);
+	return 0;
+}
+
+/* One number for scripts that size a limit by the script (the guest's watchdog): seconds,
+ * rounded up; a lower bound when control actions stop the clock, as for check. */
+static int cmd_duration(const char *path)
+{
+	struct pl_script *s = load(path);
+	if (!s)
+		return 1;
+	printf("%" PRIu64 "\n", (pl_script_duration_ns(s) + 999999999) / 1000000000);
 	pl_script_free(s);
 	return 0;
 }
@@ -199,10 +212,11 @@ static int run_command(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (strcmp(cmd, "check") == 0 || strcmp(cmd, "list") == 0) {
+	if (strcmp(cmd, "check") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "duration") == 0) {
 		if (argc != 3)
 			return usage_error("expected one SCRIPT");
-		return cmd[0] == 'c' ? cmd_check(argv[2]) : cmd_list(argv[2]);
+		return cmd[0] == 'c' ? cmd_check(argv[2]) :
+		       cmd[0] == 'l' ? cmd_list(argv[2]) : cmd_duration(argv[2]);
 	}
 	if (strcmp(cmd, "record") == 0) {
 		const char *out_path = NULL;

@@ -1,6 +1,8 @@
 /* See content_fetch.h. */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -25,29 +27,95 @@ static size_t skip_head(const uint8_t *buf, size_t n, unsigned *state, unsigned 
 	return i;
 }
 
+/* A socket of sock_type connected to the content peer (HTTP over TCP, or the datagram port),
+ * or -1 when there is no peer address or the connection fails. */
+static int connect_peer(int sock_type)
+{
+	const char *host = getenv("PANLAB_CONTENT_HOST");
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(sock_type == SOCK_STREAM ? CONTENT_HTTP_PORT :
+						   CONTENT_UDP_PORT) };
+	/* A datagram lost on the way, or a peer that stalls, must not hang the app: give up after
+	 * 5 s without a byte. */
+	struct timeval timeout = { .tv_sec = 5 };
+	int fd;
+
+	if (!host || inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		return -1;
+	fd = socket(AF_INET, sock_type | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) != 0 ||
+			connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int content_get(const char *path, uint8_t **body, size_t *len_bytes)
+{
+	/* The head fits here: content_response_head writes under 256 bytes. */
+	char head[1024], get[300];
+	size_t have = 0, want;
+	char *end = NULL, *cl;
+	int n = snprintf(get, sizeof(get), "GET %s HTTP/1.0\r\n\r\n", path);
+	int fd = n > 0 && (size_t)n < sizeof(get) ? connect_peer(SOCK_STREAM) : -1;
+	uint8_t *b;
+
+	if (fd < 0 || send(fd, get, (size_t)n, MSG_NOSIGNAL) != n)
+		goto fail;
+	while (!end) {
+		ssize_t r = have + 1 < sizeof(head) ? recv(fd, head + have, sizeof(head) - 1 - have, 0) : -1;
+		if (r <= 0)
+			goto fail;
+		have += (size_t)r;
+		head[have] = '\0';
+		end = strstr(head, "\r\n\r\n");
+	}
+	cl = strstr(head, "\r\nContent-Length: ");
+	if (strncmp(head, "HTTP/1.0 200 ", 13) || !cl || cl > end ||
+	    sscanf(cl + 18, "%zu", &want) != 1 || want > CONTENT_MAX_BYTES)
+		goto fail;
+	b = malloc(want + 1);
+	if (!b)
+		goto fail;
+	*len_bytes = have - (size_t)(end + 4 - head);
+	if (*len_bytes > want)
+		*len_bytes = want;
+	memcpy(b, end + 4, *len_bytes);
+	while (*len_bytes < want) {
+		ssize_t r = recv(fd, b + *len_bytes, want - *len_bytes, 0);
+		if (r <= 0) {
+			free(b);
+			goto fail;
+		}
+		*len_bytes += (size_t)r;
+	}
+	b[want] = 0;
+	*body = b;
+	close(fd);
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache)
 {
-	const char *host = getenv("PANLAB_CONTENT_HOST");
 	int http = sock_type == SOCK_STREAM;
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_port = htons(http ? CONTENT_HTTP_PORT : CONTENT_UDP_PORT) };
-	/* A datagram lost on the way must not hang the app: give up after 5 s. */
-	struct timeval timeout = { .tv_sec = 5 };
 	uint8_t buf[CONTENT_PIECE_BYTES];
 	char get[128];
 	uint64_t sum = 0, got = 0;
 	/* Over TCP the body follows an HTTP head, and the server need not close after it. */
 	unsigned head_state = http ? 0 : 4, head_seen = 0;
-	int head_ok = host && inet_pton(AF_INET, host, &a.sin_addr) == 1;
 	int n = content_req_format(get, sizeof(get), bytes, latency_ms, bytes_per_s);
-	int fd = socket(AF_INET, sock_type | SOCK_CLOEXEC, 0);
+	int fd = connect_peer(sock_type);
+	int head_ok = fd >= 0;
 
 	if (fd < 0)
 		return 0;
-	if (head_ok && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout)) == 0 &&
-	    connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
-	    send(fd, get, (size_t)n, MSG_NOSIGNAL) == n) {
+	if (send(fd, get, (size_t)n, MSG_NOSIGNAL) == n) {
 		while (!http || got < bytes) {
 			ssize_t r = recv(fd, buf, sizeof(buf), 0);
 			if (r <= 0)

@@ -19,4 +19,12 @@
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache);
 
+/*
+ * GETs the file at path ("/r/front/0.json") from the same peer over HTTP, blocking in recv(), and
+ * returns its body in *body (malloc'd, the caller frees; NUL-terminated past *len_bytes) and its
+ * length. Returns 0, or -1 when there is no peer, the connection fails, the status is not 200,
+ * the head has no Content-Length or the body ends short (nothing allocated).
+ */
+int content_get(const char *path, uint8_t **body, size_t *len_bytes);
+
 #endif /* PANLAB_CONTENT_FETCH_H */
