@@ -13,7 +13,6 @@ usage() {
 		echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)"
 		echo "       [--engine fast|ref]   (phone: the CPU engine; ref is the reference interpreter)"
 		echo "       [--timeout-s S]   (the run's host-time limit; default: the backend's)"
-		echo "       [--watchdog-s S]   (the guest's own limit on a run, in guest seconds; default 300)"
 		echo "Boots the guest on the backend (default phone), replays replay/scripts/NAME.rply"
 		echo "(default asynctask), analyzes the trace against the ground truth and writes"
 		echo "everything to out/ID/ (out/latest points at it). --trace off runs with the tracer"
@@ -24,7 +23,7 @@ usage() {
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() engine=() via="" timeout=() watchdog=()
+backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() engine=() via="" timeout=()
 machine=()	# --cores, --governor, --freq-mhz: checked by the backend's script
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,9 +38,6 @@ while [ $# -gt 0 ]; do
 	--snapshot-save|--snapshot-load) snapshot=("$1" "${2:-}"); shift 2 ;;
 	--engine) engine=(--engine "${2:-}"); shift 2 ;;
 	--timeout-s) timeout=(--timeout-s "${2:-}"); shift 2 ;;
-	--watchdog-s) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] ||
-			{ echo "$0: --watchdog-s takes whole seconds, got '${2:-}'" >&2; exit 2; }
-		watchdog=(--append "panlab.watchdog_s=$2"); shift 2 ;;
 	-h | --help) usage 0 ;;
 	*) echo "$0: unknown option '$1'" >&2; usage ;;
 	esac
@@ -66,7 +62,7 @@ out=$top/out/$run_id
 
 echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace${machine[*]:+, ${machine[*]}}"
 "$top/scripts/run-$backend.sh" --workload "$workload" --out "$out" --trace "$trace" --display "$display" \
-	"${machine[@]}" "${snapshot[@]}" "${engine[@]}" "${timeout[@]}" "${watchdog[@]}"
+	"${machine[@]}" "${snapshot[@]}" "${engine[@]}" "${timeout[@]}"
 
 # On qemu the two ground-truth ports are written by different guest
 # processes: the injector's (which starts with the format line) and the
