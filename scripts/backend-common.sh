@@ -66,9 +66,10 @@ guest_abi=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/guest_abi.sh
 # maxcpus=1 plus a hotplug of cpu1 in /init avoids QEMU's slow SMP bring-up
 # under icount; the phone boots the same way so one image serves both.
 # The guest's watchdog (scripts/guest/init) ends a hung session 300 s of guest time past the
-# script's own length (a script may run longer than the default 300 s).
+# script's own length (a script may run longer than the default 300 s). A script that a test
+# packs into an image of its own is not in replay/scripts: the default holds for it.
 watchdog_s=300
-if [ -n "$workload" ]; then
+if [ -n "$workload" ] && [ -f "$top/replay/scripts/$workload.rply" ]; then
 	replay_cli=$top/build/replay/host/panlab-replay
 	[ -x "$replay_cli" ] || { echo "$0: $replay_cli is missing; run 'make build'" >&2; exit 1; }
 	script_s=$("$replay_cli" duration "$top/replay/scripts/$workload.rply") || exit 1

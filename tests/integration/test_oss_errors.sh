@@ -37,4 +37,4 @@ printf '#!/bin/sh\n# program: /usr/bin/fbi\n' > "$tmp/oss/viewer/launch"
 expect "missing library" 1 "/usr/bin/fbi needs lib.*, which no locked package provides"
 echo "fbi:armel 2.10-4+b1" >> "$tmp/oss/packages.lock"
 expect "bad lock line" 1 "packages.lock: bad line 'fbi:armel 2.10-4+b1  ', expected: package:arch version sha256"
-expect "unknown option" 2 "usage: .*guest-debs.sh \[--lock\]" --frobnicate
+expect "unknown option" 2 "usage: .*guest-debs.sh \[--lock \| --sysroot \| --lock-sysroot\]" --frobnicate

@@ -472,8 +472,9 @@ int main(int argc, char **argv)
 	struct pl_collector *collector;
 	if (pl_collector_start(&collect, &collector, &err) != 0)
 		pl_die("%s", err.msg);
+	/* The system's daemon: the platform's, in /bin, also beside --native programs. */
 	if (sdcard)
-		start_service(bin_dir, "sdcardd");
+		start_service("/bin", "sdcardd");
 	if (!native) {
 		start_binder(bin_dir);
 		start_service(bin_dir, "compositor");
