@@ -68,19 +68,21 @@ static int nchanges;
 /* One played pattern: CLOCK_MONOTONIC ns of its steps. */
 struct phase {
 	const char *tunables;	/* as given, "" for the defaults */
-	const char *rule;	/* a negative control: the rule it must break */
+	const char *rule;	/* a negative control: the rules it may break, "R3 R4" */
 	int64_t start, press, busy, busy_end, end;
 };
 
 /* Each negative control breaks one rule that the defaults keep. */
 static const struct control {
 	const char *tunables;
-	const char *rule;	/* the rule it must break */
+	const char *rule;	/* the rules it may break, one of which it must */
 } controls[] = {
 	{ "hispeed_freq=920000", "R2" },	/* the boost lands on 920 MHz */
 	{ "input_boost=0", "R2" },		/* no boost on the press */
 	{ "min_sample_time=20000", "R3" },	/* the boost is lowered after 20-40 ms */
-	{ "timer_rate=40000", "R4" },		/* the first raise comes 40 ms after idle */
+	/* Samples 40 ms apart: the boost is lowered 60-100 ms after the press, past R3's
+	 * 85 ms or not by the timer's phase, and the first raise comes 40 ms after idle. */
+	{ "timer_rate=40000", "R3 R4" },
 	{ "go_hispeed_load=101", "R4" },	/* a full load goes straight to the top */
 };
 
@@ -374,7 +376,8 @@ int main(int argc, char **argv)
 		       broken ? broken : "follows R1-R7");
 		if (!phases[i].rule && broken)
 			fail(broken);
-		if (phases[i].rule && (!broken || strncmp(broken, phases[i].rule, 2) != 0)) {
+		if (phases[i].rule && (!broken || !strstr(phases[i].rule, (char[]){ broken[0],
+								       broken[1], '\0' }))) {
 			printf("panlab-governor: FAIL the negative control '%s' did not break %s\n",
 			       phases[i].tunables, phases[i].rule);
 			return 1;
