@@ -117,7 +117,7 @@ static int parse_option(phone_options *o, const char *name, const char *v)
         o->want_net = 1;
     } else if (!strcmp(name, "--net-profile")) {
         if ((o->net_profile = net_profile_parse(v)) < 0)
-            return bad_usage("--net-profile takes wifi or 3g, got '%s'", v);
+            return bad_usage("--net-profile takes wifi, 3g or legacy, got '%s'", v);
         o->net_profile_set = 1;
     } else if (!strcmp(name, "--engine")) {
         if ((o->engine = arm_engine_parse(v)) < 0)

@@ -25,14 +25,14 @@
 # --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
 # "Virtual time"; default causal); `make bench` runs both side by side.
 #
-# --net-profile wifi|3g picks the phone's link (emu/README.md, "Network";
-# default $PANLAB_NET_PROFILE, else wifi).
+# --net-profile wifi|3g|legacy picks the phone's link (emu/README.md, "Network";
+# default $PANLAB_NET_PROFILE, else the one workloads/oss/APP/net-profile names, else wifi).
 set -euo pipefail
 backend=phone timeout_s=1800
 snapshot=()
 engine=()
 policy=causal
-net_profile=${PANLAB_NET_PROFILE:-wifi}
+net_profile=${PANLAB_NET_PROFILE:-}
 args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
 		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
 		shift 2 ;;
 	--net-profile)
-		case "${2:-}" in wifi|3g) net_profile=$2 ;; *) echo "$0: --net-profile takes wifi or 3g" >&2; exit 2 ;; esac
+		case "${2:-}" in wifi|3g|legacy) net_profile=$2 ;; *) echo "$0: --net-profile takes wifi, 3g or legacy" >&2; exit 2 ;; esac
 		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
@@ -70,7 +70,11 @@ if [ -n "$workload" ]; then
 	# A generated corpus (build/content/APP, workloads/corpus) is served the same way.
 	app_site=$top/build/content/${workload%%[@+]*}
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
+	# An app may name the link it is checked on (workloads/oss/links2/net-profile says why).
+	app_profile=$top/workloads/oss/${workload%%[@+]*}/net-profile
+	[ -n "$net_profile" ] || [ ! -f "$app_profile" ] || net_profile=$(sed -n '/^[a-z0-9]/{p;q}' "$app_profile")
 fi
+net_profile=${net_profile:-wifi}
 # The experiment goes on the kernel command line on a cold boot, through
 # the panlab.config port with a snapshot.
 boot=(--kernel "$kernel" --initrd "$initrd" --append "$(guest_cmdline panlab.injector=host panlab.net=emu)")

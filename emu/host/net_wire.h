@@ -20,11 +20,11 @@ typedef struct net_timing {
 } net_timing;
 
 /* The phone's link profiles (2012-2013; the sources are in net_wire.c). */
-enum net_profile { NET_PROFILE_WIFI, NET_PROFILE_3G };
+enum net_profile { NET_PROFILE_WIFI, NET_PROFILE_3G, NET_PROFILE_LEGACY };
 
 /* Fills t with a profile's timing. */
 void net_timing_profile(net_timing *t, enum net_profile p);
-/* "wifi" or "3g": returns the profile, or -1 for another name. */
+/* "wifi", "3g" or "legacy": returns the profile, or -1 for another name. */
 int net_profile_parse(const char *name);
 
 #define NET_WIRE_FRAMES 256
