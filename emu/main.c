@@ -11,6 +11,7 @@
 #include "guest.h"
 #include "panlab/guest_abi.h"
 #include "host/net_wire.h"
+#include "model_constants.h"
 #include "panlab/error.h"
 
 static const char prog[] = "panlab-phone";
@@ -23,15 +24,16 @@ static void usage(FILE *f)
         "       [--replay SCRIPT] [--ground-truth FILE] [--cpu-time FILE]\n"
         "       [--system-map FILE]\n"
         "       [--disk IMAGE] [--net user [--pcap FILE] [--content-dir DIR]\n"
-        "       [--net-profile wifi|3g]]\n"
+        "       [--net-profile wifi|3g|legacy]]\n"
         "       [--display none|sdl] [--screenshot FILE.png] [--gdb PORT]\n"
         "       [--max-virtual-s N] [--hang-s N] [--hang-host-s N] [--cpu-mhz N]\n"
         "       [--quantum-us N]\n"
         "       [--engine fast|ref]\n"
         "       [--quantum-policy causal|fixed]\n"
         "       [--snapshot-save FILE] [--snapshot-load FILE] [--config 'ARGS']\n"
-        "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n",
-        prog);
+        "--snapshot-load replaces --kernel, --initrd, --append and --dtb.\n"
+        "usage: %s --model-constants   (the link and SD card constants, as TSV)\n",
+        prog, prog);
 }
 
 /* One line on stderr for a wrong command line; returns its exit status. */
@@ -184,6 +186,10 @@ int main(int argc, char **argv)
         const char *name = argv[i];
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             usage(stdout);
+            return pl_finish_stdout(prog, 0);
+        }
+        if (!strcmp(name, "--model-constants") && argc == 2) {
+            model_constants_print(stdout);
             return pl_finish_stdout(prog, 0);
         }
         if (strncmp(name, "--", 2) != 0)

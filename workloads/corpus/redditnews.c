@@ -1,6 +1,8 @@
 /*
  * panlab-corpus-redditnews OUTDIR: writes app-redditnews's content, the same bytes from the same
- * seed on every host (redditnews.sha256 lists them; `make -C workloads corpus-check` compares):
+ * seed on every host (redditnews.sha256 lists them; `make -C workloads corpus-check` compares).
+ * panlab-corpus-redditnews --model-constants: the distributions below, in the analyzer's
+ * model-constants format (section 6's findings cite them):
  *
  *   r/front/P.json       PAGES front pages of STORIES stories each, Reddit's listing shape
  *                        (a "Listing" whose children are "t3" links), compact JSON by jansson;
@@ -219,14 +221,34 @@ static json_t *link_data(const char *id, uint32_t page, uint32_t k, const char *
 	return d;
 }
 
+/* The corpus's distributions, group "content corpus" (analyzer/include/panlab/findings.h). */
+static void print_model_constants(void)
+{
+	static const char src[] = "workloads/corpus/redditnews.c";
+
+	printf("# group\tname\tvalue\tsource\n");
+	printf("content corpus\tseed\t0x%llx\t%s\n", (unsigned long long)CORPUS_SEED, src);
+	printf("content corpus\tfront pages\t%d of %d stories\tReddit's listing limit default "
+	       "(%s)\n", PAGES, STORIES, src);
+	printf("content corpus\tpicture size\tlog-uniform %u..%u pixels, JPEG quality %d, %u KB.."
+	       "%u MB\tPanappticon 6.2's 15 KB-3 MB (%s)\n", IMG_MIN_PX, IMG_MAX_PX, JPEG_QUALITY,
+	       IMG_MIN_BYTES / 1000, IMG_MAX_BYTES / 1000000, src);
+	printf("content corpus\tcomments per story\tlog-uniform 1..%d, 1-4 sentences of 4-18 "
+	       "words\tnone (%s)\n", COMMENTS_MAX, src);
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096], id[16];
 	long img_min = -1, img_max = 0, total = 0;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: %s OUTDIR\n", prog);
+		fprintf(stderr, "usage: %s OUTDIR | --model-constants\n", prog);
 		return PL_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--model-constants")) {
+		print_model_constants();
+		return pl_finish_stdout(prog, 0);
 	}
 	const char *out = argv[1];
 	make_dir(out);
