@@ -34,7 +34,7 @@ check "$json" 'all(.findings[]; .update.computed and .update.ci95[0] <= .update.
 	"every finding computed on the paper's definition, its estimate inside its interval"
 check "$json" '.determinism.identical == true and .determinism.configuration == "c1-on"' "determinism"
 check "$json" '.taps_per_configuration | all(.[]; .replayed == 8)' "8 taps per configuration"
-check "$json" '.workload == "newsreader@section6-short"' "the workload from the runs"
+check "$json" '.workload == "redditnews@section6-short"' "the workload from the runs"
 check "$work/bench.json" '.host_s_per_virtual_s > 0 and .wall_s > 0
 	and (.taps_per_configuration | length == 4 and all(.[]; . == 8))' "the bench"
 
