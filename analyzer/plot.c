@@ -187,12 +187,12 @@ static int plot_breakdown(const struct pl_analysis *a, const char *dir, struct p
 		    "set style fill solid 0.85 border -1\nset boxwidth 0.8\n"
 		    "set xlabel 'transaction'\nset ylabel 'ms'\nset key outside right\n"
 		    "set grid ytics\n"
-		    "plot $rows using 2:xtic(1) title 'input dispatch (ground truth)'",
+		    "plot $rows using 2:xtic(1) title 'input dispatch (trace)'",
 		a->workload, a->backend, a->run_id);
 	for (int c = 0, col = 3; c < PL_CATEGORIES; c++)
 		if (used[c])
 			fprintf(gp, ", '' using %d title '%s'", col++, pl_category_name(c));
-	fprintf(gp, ", '' using %d title 'display pipeline (ground truth)'\n", nused + 3);
+	fprintf(gp, ", '' using %d title 'display pipeline (trace)'\n", nused + 3);
 	return close_plot(gp, path, err);
 }
 
