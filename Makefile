@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs-check test lint bench repro-check difftest fuzz section6 clean
+.PHONY: all deps build run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
 deps:
@@ -59,7 +59,10 @@ EXECUTOR ?= local
 experiment: build
 	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
 
-# The lab handbook's keys (workloads/labs/) checked against this build.
+# The lab handbook (workloads/labs/): every lab's commands run as written and its key checked,
+# then the student and teacher editions in out/labs/ (Markdown and one HTML page each).
+labs: build
+	@workloads/labs/labs.sh
 labs-check: build
 	@tests/integration/test_labs.sh
 
