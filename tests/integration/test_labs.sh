@@ -1,10 +1,37 @@
 #!/bin/bash
-# The lab handbook against the current build (in `make test`; alone: `make labs-check`): runs
-# every lab's commands as written, in order, each lab in a fresh checkout with an empty out/, and
-# checks every claim of its key against what those commands wrote; then writes both editions and
-# checks that the student's holds no key (workloads/labs/labs.sh). About 13 phone runs.
+# The lab handbook against the current build (in `make test`; alone: `make labs-check`).
+# First the checker itself, on the labs of tests/unit/data/labs/ (no phone, a second): a key that
+# holds, one that does not and a step that fails must give exit 0, 1 and 1 with those messages.
+# Then every lab of workloads/labs/ (workloads/labs/labs.sh, 13 phone runs): its commands run as
+# written, in order, in a fresh checkout with an empty out/, every claim of its key checked
+# against what they wrote, both editions written and the student's checked to hold no key.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+labs=$top/workloads/labs/labs.sh
+fixtures=$top/tests/unit/data/labs
 work=$(mktemp -d /tmp/panlab-labs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-"$top/workloads/labs/labs.sh" --out "$work"
+
+fail() { echo "test_labs: $*" >&2; exit 1; }
+# expect NAME RC LINE...: labs.sh on fixture NAME exits RC and prints every LINE.
+expect() {
+	local name=$1 rc=$2 got
+	shift 2
+	"$labs" --out "$work/$name" "$fixtures/$name.md" > "$work/$name.log" 2>&1
+	got=$?
+	[ "$got" = "$rc" ] || { cat "$work/$name.log"; fail "fixture $name.md: exit $got, expected $rc"; }
+	for line in "$@"; do
+		grep -qxF -- "$line" "$work/$name.log" ||
+			{ cat "$work/$name.log"; fail "fixture $name.md: no line '$line'"; }
+	done
+}
+expect good 0 "labs: 3 claims hold, 0 failures; editions in $work/good/student.html and $work/good/teacher.html"
+grep -q '<svg' "$work/good/student.html" || fail "good.md: its plot is not inline in student.html"
+grep -q 'Pi is 3.14 to' "$work/good/teacher.html" || fail "good.md: teacher.html does not quote the figure"
+! grep -q 'Pi is' "$work/good/student.html" || fail "good.md: student.html holds the key"
+expect wrong 1 \
+	"labs: wrong.md key answer_exact: the student's run gives '41.96', the key says = 42.00 (cat out/f/answer)" \
+	"labs: wrong.md quotes {{unchecked}}, which no '=' claim of its key checks"
+expect failing 1 "labs: failing.md step 2: the commands exited 1, expected 0; their last lines:"
+
+"$labs" --out "$work/labs"

@@ -11,7 +11,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 labs_dir=$top/workloads/labs
-usage() { echo "usage: $0 [--out DIR] [NN-name.md ...]   (default DIR: out/labs)" >&2; exit 2; }
+usage() { echo "usage: $0 [--out DIR] [LAB.md ...]   (default DIR: out/labs, labs: workloads/labs/NN-*.md)" >&2; exit 2; }
 dir=$top/out/labs
 picked=()
 while [ $# -gt 0 ]; do
@@ -19,8 +19,11 @@ while [ $# -gt 0 ]; do
 	--out) [ $# -ge 2 ] || usage; dir=$2; shift 2 ;;
 	-h | --help) usage ;;
 	-*) echo "$0: unknown option '$1'" >&2; usage ;;
-	*) [ -f "$labs_dir/$1" ] || { echo "$0: no lab workloads/labs/$1" >&2; exit 2; }
-		picked+=("$labs_dir/$1"); shift ;;
+	*.md) if [ -f "$1" ]; then picked+=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")")
+		elif [ -f "$labs_dir/$1" ]; then picked+=("$labs_dir/$1")
+		else echo "$0: no lab $1 (a file, or one of workloads/labs/)" >&2; exit 2; fi
+		shift ;;
+	*) echo "$0: '$1' is no lab: expected NN-name.md" >&2; usage ;;
 	esac
 done
 [ ${#picked[@]} -gt 0 ] || picked=("$labs_dir"/[0-9]*.md)
@@ -139,7 +142,7 @@ for ed in student teacher; do
 	{
 		echo "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>panlab labs: $ed edition</title>"
 		echo "<style>body{max-width:60em;margin:auto;font-family:sans-serif}pre{background:#f4f4f4;padding:.5em;overflow-x:auto}svg{max-width:100%;height:auto}</style></head><body>"
-		for md in "$dir/$ed"/[0-9]*.md; do
+		for md in "$dir/$ed"/*.md; do
 			cmark-gfm "$md" | awk -v d="$dir/$ed" '
 				match($0, /<img src="[^"]*\.svg"[^>]*>/) {
 					tag = substr($0, RSTART, RLENGTH); src = tag; sub(/^<img src="/, "", src); sub(/".*/, "", src)
