@@ -25,7 +25,8 @@ expect() {
 			{ cat "$work/$name.log"; fail "fixture $name.md: no line '$line'"; }
 	done
 }
-expect good 0 "labs: 3 claims hold, 0 failures; editions in $work/good/student.html and $work/good/teacher.html"
+expect good 0 \
+	"labs: 3 claims hold, 0 failures; editions in $work/good/student.html and $work/good/teacher.html"
 grep -q '<svg' "$work/good/student.html" || fail "good.md: its plot is not inline in student.html"
 grep -q 'Pi is 3.14 to' "$work/good/teacher.html" || fail "good.md: teacher.html does not quote the figure"
 ! grep -q 'Pi is' "$work/good/student.html" || fail "good.md: student.html holds the key"
