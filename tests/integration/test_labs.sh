@@ -1,7 +1,8 @@
 #!/bin/bash
 # The lab handbook against the current build (in `make test`; alone: `make labs-check`).
 # First the checker itself, on the labs of tests/unit/data/labs/ (no phone, a second): a key that
-# holds, one that does not and a step that fails must give exit 0, 1 and 1 with those messages.
+# holds, one that does not, and one that fails a step and writes outside out/ must give exit 0, 1
+# and 1 with those messages.
 # Then every lab of workloads/labs/ (workloads/labs/labs.sh, 13 phone runs): its commands run as
 # written, in order, in a fresh checkout with an empty out/, every claim of its key checked
 # against what they wrote, both editions written and the student's checked to hold no key.
@@ -33,6 +34,7 @@ grep -q 'Pi is 3.14 to' "$work/good/teacher.html" || fail "good.md: teacher.html
 expect wrong 1 \
 	"labs: wrong.md key answer_exact: the student's run gives '41.96', the key says = 42.00 (cat out/f/answer)" \
 	"labs: wrong.md quotes {{unchecked}}, which no '=' claim of its key checks"
-expect failing 1 "labs: failing.md step 2: the commands exited 1, expected 0; their last lines:"
+expect failing 1 "labs: failing.md step 2: the commands exited 1, expected 0; their last lines:" \
+	"labs: failing.md wrote litter.bin at the top of the checkout, expected everything under out/"
 
 "$labs" --out "$work/labs"

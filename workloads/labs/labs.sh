@@ -92,6 +92,11 @@ for lab in "${picked[@]}"; do
 		fi
 	done < <(sh_blocks "$lab")
 	[ "$step" -gt 0 ] || { echo "labs: $name.md has no \`\`\`sh block"; failed=$((failed + 1)); ok=0; }
+	# Labs write under out/ only: anything else new at the top of the checkout is litter.
+	for e in $(find "$run" -mindepth 1 -maxdepth 1 ! -type l ! -name out -printf '%f\n'); do
+		echo "labs: $name.md wrote $e at the top of the checkout, expected everything under out/"
+		failed=$((failed + 1))
+	done
 	n=0 names=" "
 	if [ "$ok" = 1 ]; then
 		while IFS= read -r line; do
