@@ -23,7 +23,7 @@ build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
-	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh
+	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh build/guest/model-constants.tsv
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 
@@ -33,6 +33,11 @@ build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
 	@mkdir -p build
 	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
 	build/guest-abi-sh > $@.tmp && mv $@.tmp $@
+
+# The guest's boot configuration (writeback, governor tunables), for section 6's findings.
+build/guest/model-constants.tsv: scripts/guest/model-constants.tsv
+	@mkdir -p build/guest
+	cp $< $@
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
 # suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then

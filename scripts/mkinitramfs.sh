@@ -35,6 +35,7 @@ mkdir -p "$root/bin" "$root/etc/panlab" "$root/lib/modules" "$root/replay" "$roo
 cp "$busybox" "$root/bin/busybox"
 cp "$top/scripts/guest/init" "$root/init"
 cp "$build/guest_abi.sh" "$root/etc/panlab/guest_abi.sh"
+cp "$top/scripts/guest/model-constants.tsv" "$root/etc/panlab/model-constants.tsv"
 # The platform and apps, and the kernel logger's guest tests.
 for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 	if [ -d "$d" ]; then
