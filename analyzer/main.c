@@ -26,6 +26,7 @@
 #include "panlab/stream.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
+#include "panlab/verdict.h"
 
 #define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
 	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
@@ -35,7 +36,8 @@
 	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants"
+	      " | panlab-analyze model-constants" \
+	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -214,16 +216,58 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
 /*
- * panlab-analyze overhead: ground truth of a traced and an untraced run
- * of one replay -> overhead.json in --out.
+ * The CPU-time overhead when both runs have cpu_time.txt (the phone's),
+ * none when neither has; one alone is an error.
+ */
+static int cpu_overhead_of(const struct options *o, struct pl_cpu_overhead *out, int *have,
+			   struct pl_error *err)
+{
+	char p_on[4096], p_off[4096];
+	struct pl_cpu_time on, off;
+	int rc;
+
+	snprintf(p_on, sizeof(p_on), "%s/cpu_time.txt", o->on);
+	snprintf(p_off, sizeof(p_off), "%s/cpu_time.txt", o->off);
+	*have = exists(p_on) || exists(p_off);
+	if (!*have)
+		return 0;
+	if (pl_cpu_time_read_file(p_on, &on, err) < 0)
+		return -1;
+	rc = pl_cpu_time_read_file(p_off, &off, err);
+	if (rc == 0) {
+		rc = pl_cpu_overhead(&on, &off, out, err);
+		if (rc < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pl_error_file(err, p_on, "against %s: %s", p_off, why);
+		}
+		pl_cpu_time_free(&off);
+	}
+	pl_cpu_time_free(&on);
+	return rc;
+}
+
+/*
+ * panlab-analyze overhead: ground truth (and the phone's cpu_time.txt) of a
+ * traced and an untraced run of one replay -> overhead.json in --out.
  */
 static int overhead_main(const struct options *o)
 {
 	struct pl_ground_truth on, off;
 	struct pl_overhead ov;
+	struct pl_cpu_overhead cpu;
 	struct pl_error err;
 	char path[4096], on_name[256], off_name[256];
+	int have_cpu = 0;
 	int rc = check_name("--on", base_name(o->on, on_name, sizeof(on_name)));
 
 	if (rc == 0)
@@ -242,10 +286,13 @@ static int overhead_main(const struct options *o)
 		return 1;
 	}
 	pl_overhead_compare(&on, &off, &ov);
-	rc = make_dirs(o->out, &err);
+	rc = cpu_overhead_of(o, &cpu, &have_cpu, &err);
+	if (rc == 0)
+		rc = make_dirs(o->out, &err);
 	if (rc == 0) {
 		snprintf(path, sizeof(path), "%s/overhead.json", o->out);
-		rc = pl_overhead_write_json(&ov, on_name, off_name, path, &err);
+		rc = pl_overhead_write_json(&ov, have_cpu ? &cpu : NULL, on_name, off_name, path,
+					    &err);
 	}
 	if (rc == 0 && !o->no_plots)
 		rc = plots_done(pl_plot_overhead(&ov, o->out, &err));
@@ -433,6 +480,60 @@ static int findings_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * panlab-analyze verdict: every run of an experiment against its targets
+ * (panlab/verdict.h) -> a table on stdout and the array in --out. Exit 1
+ * when a run missed a target.
+ */
+static int verdict_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "experiment", required_argument, NULL, 'x' },
+		{ "runs-dir", required_argument, NULL, 'R' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *experiment = NULL, *runs_dir = NULL, *out = NULL;
+	struct pl_error err;
+	json_t *all;
+	uint64_t bad;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'x': experiment = optarg; break;
+		case 'R': runs_dir = optarg; break;
+		case 'o': out = optarg; break;
+		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: ", argv[optind]);
+	if (!db || !experiment || !runs_dir || !out)
+		return usage_error("verdict needs --db, --experiment, --runs-dir and --out", NULL);
+	if (pl_verdict_experiment(db, experiment, runs_dir, stdout, &all, &bad, &err) < 0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	size_t n = json_array_size(all);
+	int rc = json_dump_file(all, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+
+	json_decref(all);
+	if (rc != 0) {
+		fprintf(stderr, "panlab-analyze: %s: cannot write: %s\n", out, strerror(errno));
+		return 1;
+	}
+	if (bad == 0)
+		printf("suite: all %zu workloads ok; %s\n", n, out);
+	else
+		printf("suite: %" PRIu64 " of %zu workloads missed a target (status column); %s\n",
+		       bad, n, out);
+	return bad ? 1 : 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -459,6 +560,8 @@ static int run_command(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "findings"))
 		return findings_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "verdict"))
+		return verdict_main(argc - 1, argv + 1);
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;

@@ -59,6 +59,8 @@ char *read_text(const char *path);	/* caller frees */
 
 void add_trace_io_tests(void);
 void add_stats_tests(void);
+void add_overhead_tests(void);
+void add_verdict_tests(void);
 void add_findings_tests(void);
 void add_ground_truth_tests(void);
 void add_transaction_tests(void);

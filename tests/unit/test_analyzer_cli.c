@@ -392,7 +392,8 @@ static void test_ground_truth_syntax(void)
 	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants\n"
+	      " | panlab-analyze model-constants" \
+	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE\n"
 
 static void test_usage(void)
 {
@@ -534,6 +535,10 @@ static void test_overhead(void)
 
 	CU_ASSERT_EQUAL(integer_at(row, "overhead_ns", NULL), 1000);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "qq_off_on_ns")), 3);
+	/* Frames within half a vsync of the grid's shift: none moved; no cpu_time.txt, no CPU. */
+	CU_ASSERT_EQUAL(integer_at(o, "latency_bound", "frames_moved_later"), 0);
+	CU_ASSERT_EQUAL(integer_at(o, "latency_bound", "vsync_grid_shift_ns"), 500);
+	CU_ASSERT_TRUE(json_is_null(json_object_get(o, "cpu_time")));
 	json_decref(o);
 	snprintf(path, sizeof(path), "%s/qq.svg", out);
 	CU_ASSERT_EQUAL(access(path, R_OK), 0);

@@ -54,6 +54,7 @@ struct pl_expect_failure {
 
 struct pl_expect_result {
 	uint64_t checked;		/* inputs checked (= ninputs) */
+	uint64_t declared;		/* the transactions N declares */
 	bool count_ok;			/* detected transactions = N */
 	uint64_t nfailed;
 	struct pl_expect_failure *failed;
