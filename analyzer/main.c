@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "panlab/expect.h"
+#include "panlab/experiment_report.h"
 #include "panlab/export_json.h"
 #include "panlab/export_sqlite.h"
 #include "panlab/findings.h"
@@ -37,7 +38,8 @@
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants" \
-	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"
+	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE" \
+	      " | panlab-analyze report --db FILE --out FILE.html"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -534,6 +536,38 @@ static int verdict_main(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* panlab-analyze report: an experiment's report.html from its results database. */
+static int report_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "out", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *out = NULL;
+	struct pl_error err;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'o': out = optarg; break;
+		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: ", argv[optind]);
+	if (!db || !out)
+		return usage_error("report needs --db and --out", NULL);
+	if (pl_experiment_report(db, out, &err) < 0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	printf("report: %s\n", out);
+	return 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -562,6 +596,8 @@ static int run_command(int argc, char **argv)
 		return findings_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "verdict"))
 		return verdict_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;

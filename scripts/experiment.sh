@@ -406,7 +406,7 @@ progress "$skipped finished with the same inputs, $((total - skipped)) to run on
 [ ${#todo[@]} = 0 ] || "run_$executor" "$dir" "$jobs"
 echo "experiment $name: $total runs, $skipped skipped, $failed failed, $(clock $((SECONDS - t0))); results in ${dir#"$top"/}/results.sqlite" >&2
 if [ "$report" = 1 ]; then
-	"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$dir/report.html"
+	"$analyze" report --db "$dir/results.sqlite" --out "$dir/report.html"
 fi
 # One line per run of this spec.
 sqlite3 -header -column "$dir/results.sqlite" "SELECT substr(r.run_id, length('$name') + 2) AS run,

@@ -89,7 +89,7 @@ html=$dir/report.html
 # A report that cannot be written is one line naming it, exit 1, and no partial file.
 touch "$work/not-a-dir"
 rc=0
-"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$work/not-a-dir/report.html" \
+"$top/build/analyzer/panlab-analyze" report --db "$dir/results.sqlite" --out "$work/not-a-dir/report.html" \
 	> /dev/null 2> "$work/report.err" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$work/report.err")" = 1 ] &&
 	grep -qF "$work/not-a-dir/report.html: cannot write the report" "$work/report.err" ||

@@ -61,6 +61,7 @@ void add_trace_io_tests(void);
 void add_stats_tests(void);
 void add_overhead_tests(void);
 void add_verdict_tests(void);
+void add_report_tests(void);
 void add_findings_tests(void);
 void add_ground_truth_tests(void);
 void add_transaction_tests(void);

@@ -393,7 +393,8 @@ static void test_ground_truth_syntax(void)
 	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants" \
-	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE\n"
+	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE" \
+	      " | panlab-analyze report --db FILE --out FILE.html\n"
 
 static void test_usage(void)
 {

@@ -12,6 +12,7 @@ int main(void)
 	add_stats_tests();
 	add_overhead_tests();
 	add_verdict_tests();
+	add_report_tests();
 	add_findings_tests();
 	add_ground_truth_tests();
 	add_transaction_tests();
