@@ -39,7 +39,11 @@
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants" \
 	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE" \
-	      " | panlab-analyze report --db FILE --out FILE.html"
+	      " | panlab-analyze report --db FILE --out FILE.html" \
+	      " | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed" \
+	      " [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]" \
+	      " [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]" \
+	      " [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -568,6 +572,104 @@ static int report_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * panlab-analyze record: one runs row of a results database by column name
+ * (panlab/export_sqlite.h), with the run's model when --model is given. A
+ * finished run (ok, failed) gets finished_at, now in UTC.
+ */
+static int record_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run-id", required_argument, NULL, 'r' },
+		{ "experiment", required_argument, NULL, 'x' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "cores", required_argument, NULL, 'c' },
+		{ "governor", required_argument, NULL, 'g' },
+		{ "freq-mhz", required_argument, NULL, 'f' },
+		{ "trace", required_argument, NULL, 't' },
+		{ "repetition", required_argument, NULL, 'n' },
+		{ "options", required_argument, NULL, 'o' },
+		{ "input-hash", required_argument, NULL, 'H' },
+		{ "status", required_argument, NULL, 's' },
+		{ "reason", required_argument, NULL, 'R' },
+		{ "wall-s", required_argument, NULL, 'W' },
+		{ "model", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pl_run_row row = { 0 };
+	const char *db = NULL, *model = NULL;
+	char finished[32], *end;
+	struct pl_error err;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'r': row.run_id = optarg; break;
+		case 'x': row.experiment = optarg; break;
+		case 'C': row.config = optarg; break;
+		case 'b': row.backend = optarg; break;
+		case 'w': row.workload = optarg; break;
+		case 'g': row.governor = optarg; break;
+		case 'o': row.options = optarg; break;
+		case 'H': row.input_hash = optarg; break;
+		case 's': row.status = optarg; break;
+		case 'R': row.reason = optarg; break;
+		case 'm': model = optarg; break;
+		case 'c':
+			if (pl_parse_u64(optarg, 99, &row.cores) < 0 || !row.cores)
+				return usage_error("--cores takes 1..99, got ", optarg);
+			row.has_cores = 1;
+			break;
+		case 'f':
+			if (pl_parse_u64(optarg, 99999, &row.freq_mhz) < 0 || !row.freq_mhz)
+				return usage_error("--freq-mhz takes MHz, got ", optarg);
+			row.has_freq_mhz = 1;
+			break;
+		case 'n':
+			if (pl_parse_u64(optarg, 9999, &row.repetition) < 0 || !row.repetition)
+				return usage_error("--repetition takes 1..9999, got ", optarg);
+			row.has_repetition = 1;
+			break;
+		case 't':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--trace takes on or off, got ", optarg);
+			row.has_trace = 1;
+			row.trace = !strcmp(optarg, "on");
+			break;
+		case 'W':
+			errno = 0;
+			row.wall_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(row.wall_s >= 0))
+				return usage_error("--wall-s takes seconds (>= 0), got ", optarg);
+			row.has_wall_s = 1;
+			break;
+		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: ", argv[optind]);
+	if (!db || !row.run_id || !row.status)
+		return usage_error("record needs --db, --run-id and --status", NULL);
+	if (!pl_run_status_valid(row.status))
+		return usage_error("--status takes pending, running, ok or failed, got ", row.status);
+	if (!strcmp(row.status, "ok") || !strcmp(row.status, "failed")) {
+		time_t now = time(NULL);
+
+		strftime(finished, sizeof(finished), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		row.finished_at = finished;
+	}
+	if (pl_sqlite_record_run(db, &row, model, &err) < 0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -598,6 +700,8 @@ static int run_command(int argc, char **argv)
 		return verdict_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return record_main(argc - 1, argv + 1);
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;

@@ -394,7 +394,11 @@ static void test_ground_truth_syntax(void)
 	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
 	      " | panlab-analyze model-constants" \
 	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE" \
-	      " | panlab-analyze report --db FILE --out FILE.html\n"
+	      " | panlab-analyze report --db FILE --out FILE.html" \
+	      " | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed" \
+	      " [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]" \
+	      " [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]" \
+	      " [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]\n"
 
 static void test_usage(void)
 {
