@@ -29,7 +29,7 @@ build: deps
 
 # The guest ABI's values for the shell (include/panlab/guest_abi.h): the scripts and the guest's
 # /init source this file rather than spelling the values again.
-build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
+build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h include/panlab/error.h
 	@mkdir -p build
 	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
 	build/guest-abi-sh > $@.tmp && mv $@.tmp $@

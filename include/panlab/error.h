@@ -38,6 +38,12 @@ enum {
 	PL_EXIT_OK = 0,
 	PL_EXIT_FAILED = 1,	/* bad input, a failed run, the environment */
 	PL_EXIT_USAGE = 2,	/* a wrong command line: unknown option, bad value */
+	/*
+	 * panlab-phone --snapshot-load (and run-phone.sh, run-experiment.sh):
+	 * the snapshot is not this build's (another format, machine, guest kernel
+	 * or initramfs), refused before the guest ran; booting cold may succeed.
+	 */
+	PL_EXIT_SNAPSHOT_REFUSED = 3,
 };
 
 /* Caller-owned, typically on the stack; no heap memory inside. */
