@@ -13,14 +13,15 @@
 #include "panlab/stats.h"
 
 /* A configuration's label: everything but the repetition. */
-#define CONF "r.workload || ' ' || r.config || ' trace ' || CASE r.trace WHEN 1 THEN 'on' ELSE 'off' END"
+#define CONF \
+	"r.workload || ' ' || r.config || ' trace ' || CASE r.trace WHEN 1 THEN 'on' ELSE 'off' END"
 
 struct rep {
 	sqlite3 *h;
 	const char *db;
 	FILE *out;
-	char work[64];		/* the plots' scratch folder */
-	int plots;		/* gnuplot is there: 1, not: 0 */
+	char work[64]; /* the plots' scratch folder */
+	int plots;     /* gnuplot is there: 1, not: 0 */
 	unsigned nplot;
 	struct pl_error *err;
 };
@@ -174,7 +175,8 @@ static int plotted(struct rep *r, int rc, const char *name, const char *caption)
 
 static int header(struct rep *r)
 {
-	sqlite3_stmt *st = prepare(r, "SELECT coalesce(group_concat(DISTINCT experiment), ''),"
+	sqlite3_stmt *st = prepare(r,
+				   "SELECT coalesce(group_concat(DISTINCT experiment), ''),"
 				   " count(*), coalesce(sum(status = 'ok'), 0),"
 				   " coalesce(sum(status = 'failed'), 0),"
 				   " coalesce(sum(status NOT IN ('ok', 'failed')), 0) FROM runs",
@@ -196,14 +198,16 @@ static int header(struct rep *r)
 	      "table{border-collapse:collapse;margin:1em 0}\ntd,th{border:1px solid #bbb;"
 	      "padding:.2em .6em;text-align:right}th{background:#eee}td:first-child{text-align:left}"
 	      "\nfigure{margin:1em 0}figcaption{font-size:90%;color:#444}.failed{color:#b00}"
-	      "</style></head><body>\n<h1>Experiment ", r->out);
+	      "</style></head><body>\n<h1>Experiment ",
+	      r->out);
 	esc(r->out, name);
 	fprintf(r->out, "</h1>\n<p>%lld runs: %lld ok, %lld failed, %lld not run (from ",
 		(long long)sqlite3_column_int64(st, 1), (long long)sqlite3_column_int64(st, 2),
 		(long long)sqlite3_column_int64(st, 3), (long long)sqlite3_column_int64(st, 4));
 	esc(r->out, base ? base + 1 : r->db);
 	fputs(").\nLatencies are ground truth (input injected to frame flushed), in ms of guest"
-	      " time.</p>\n", r->out);
+	      " time.</p>\n",
+	      r->out);
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -223,10 +227,12 @@ static void cell_or_dash(FILE *out, sqlite3_stmt *st, int col, const char *fmt, 
 static int config_row(struct rep *r, const char *conf)
 {
 	static const double levels[] = { 0.50, 0.90, 0.99 };
-	sqlite3_stmt *st = prepare(r, "SELECT sum(r.status = 'ok'), sum(r.status = 'failed'),"
-				   " coalesce(sum(v.transactions), 0), min(v.precision), min(v.recall)"
-				   " FROM runs r LEFT JOIN validation v USING (run_id) WHERE " CONF
-				   " = ?", conf, NULL, NULL);
+	sqlite3_stmt *st =
+		prepare(r,
+			"SELECT sum(r.status = 'ok'), sum(r.status = 'failed'),"
+			" coalesce(sum(v.transactions), 0), min(v.precision), min(v.recall)"
+			" FROM runs r LEFT JOIN validation v USING (run_id) WHERE " CONF " = ?",
+			conf, NULL, NULL);
 	double *lat, *errs;
 	long n, nerr;
 
@@ -244,9 +250,10 @@ static int config_row(struct rep *r, const char *conf)
 	cell_or_dash(r->out, st, 3, "%.3f", 1);
 	cell_or_dash(r->out, st, 4, "%.3f", 1);
 	sqlite3_finalize(st);
-	n = doubles(r, "SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r USING (run_id)"
-		    " WHERE " CONF " = ? AND w.truth_latency_ns IS NOT NULL", conf, NULL, NULL,
-		    1e-6, &lat);
+	n = doubles(r,
+		    "SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r USING (run_id)"
+		    " WHERE " CONF " = ? AND w.truth_latency_ns IS NOT NULL",
+		    conf, NULL, NULL, 1e-6, &lat);
 	if (n < 0)
 		return -1;
 	for (size_t i = 0; i < 3; i++)
@@ -255,7 +262,8 @@ static int config_row(struct rep *r, const char *conf)
 		else
 			fputs("<td>-</td>", r->out);
 	free(lat);
-	nerr = doubles(r, "SELECT v.latency_error_mean_ns FROM validation v JOIN runs r"
+	nerr = doubles(r,
+		       "SELECT v.latency_error_mean_ns FROM validation v JOIN runs r"
 		       " USING (run_id) WHERE " CONF " = ? AND v.latency_error_mean_ns IS NOT NULL",
 		       conf, NULL, NULL, 1e-6, &errs);
 	if (nerr < 0)
@@ -278,7 +286,8 @@ static int configurations(struct rep *r)
 		return -1;
 	fputs("<h2>Configurations</h2>\n<table><tr><th>configuration</th><th>runs ok</th>"
 	      "<th>failed</th><th>transactions</th><th>precision</th>\n<th>recall</th><th>p50</th>"
-	      "<th>p90</th><th>p99</th><th>mean |error|</th></tr>\n", r->out);
+	      "<th>p90</th><th>p99</th><th>mean |error|</th></tr>\n",
+	      r->out);
 	for (long i = 0; i < n && rc == 0; i++)
 		rc = config_row(r, confs[i]);
 	fputs("</table>\n", r->out);
@@ -298,8 +307,10 @@ static int cdfs(struct rep *r)
 		return -1;
 	fputs("<h2>Latency CDFs</h2>\n", r->out);
 	for (long w = 0; w < nw && rc == 0; w++) {
-		long nc = strings(r, "SELECT DISTINCT " CONF " FROM runs r WHERE r.workload = ?"
-				  " AND r.status = 'ok' ORDER BY 1", works[w], &confs);
+		long nc = strings(r,
+				  "SELECT DISTINCT " CONF " FROM runs r WHERE r.workload = ?"
+				  " AND r.status = 'ok' ORDER BY 1",
+				  works[w], &confs);
 
 		if (nc < 0) {
 			rc = -1;
@@ -311,10 +322,12 @@ static int cdfs(struct rep *r)
 
 		for (long c = 0; c < nc && rc == 0; c++) {
 			double *x;
-			long n = doubles(r, "SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r"
-					 " USING (run_id) WHERE " CONF " = ? AND r.status = 'ok'"
-					 " AND w.truth_latency_ns IS NOT NULL", confs[c], NULL, NULL,
-					 1e-6, &x);
+			long n = doubles(
+				r,
+				"SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r"
+				" USING (run_id) WHERE " CONF " = ? AND r.status = 'ok'"
+				" AND w.truth_latency_ns IS NOT NULL",
+				confs[c], NULL, NULL, 1e-6, &x);
 
 			if (n < 0) {
 				rc = -1;
@@ -335,10 +348,12 @@ static int cdfs(struct rep *r)
 		}
 		if (rc == 0 && ns) {
 			snprintf(name, sizeof(name), "plot-%u.svg", r->nplot++);
-			snprintf(title, sizeof(title), "%s: ground-truth latency CDF per configuration",
+			snprintf(title, sizeof(title),
+				 "%s: ground-truth latency CDF per configuration", works[w]);
+			snprintf(caption, sizeof(caption),
+				 "%s: one curve per configuration,"
+				 " repetitions pooled.",
 				 works[w]);
-			snprintf(caption, sizeof(caption), "%s: one curve per configuration,"
-				 " repetitions pooled.", works[w]);
 			rc = plotted(r, pl_plot_cdfs(r->work, name, title, s, ns, r->err), name,
 				     caption);
 		}
@@ -357,12 +372,15 @@ static int cdfs(struct rep *r)
 /* Per workload and configuration run both traced and untraced, their Q-Q plot. */
 static int qqs(struct rep *r)
 {
-	sqlite3_stmt *st = prepare(r, "SELECT workload, config FROM runs WHERE status = 'ok'"
+	sqlite3_stmt *st = prepare(r,
+				   "SELECT workload, config FROM runs WHERE status = 'ok'"
 				   " GROUP BY workload, config HAVING count(DISTINCT trace) = 2"
-				   " ORDER BY 1, 2", NULL, NULL, NULL);
-	static const char sql[] = "SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r"
-				  " USING (run_id) WHERE r.workload = ? AND r.config = ?"
-				  " AND r.trace = ? AND r.status = 'ok' AND w.truth_latency_ns IS NOT NULL";
+				   " ORDER BY 1, 2",
+				   NULL, NULL, NULL);
+	static const char sql[] =
+		"SELECT w.truth_latency_ns FROM validation_rows w JOIN runs r"
+		" USING (run_id) WHERE r.workload = ? AND r.config = ?"
+		" AND r.trace = ? AND r.status = 'ok' AND w.truth_latency_ns IS NOT NULL";
 	int rc = 0, drawn = 0, step;
 
 	if (!st)
@@ -384,10 +402,12 @@ static int qqs(struct rep *r)
 
 			pl_qq(off, (size_t)noff, on, (size_t)non, k, qx, qy);
 			snprintf(name, sizeof(name), "plot-%u.svg", r->nplot++);
-			snprintf(title, sizeof(title), "%s %s: latency quantiles, tracing off vs on", w,
-				 cfg);
-			snprintf(caption, sizeof(caption), "%s on %s: points above y = x are slower"
-				 " traced.", w, cfg);
+			snprintf(title, sizeof(title),
+				 "%s %s: latency quantiles, tracing off vs on", w, cfg);
+			snprintf(caption, sizeof(caption),
+				 "%s on %s: points above y = x are slower"
+				 " traced.",
+				 w, cfg);
 			struct pl_plot_series s = { "quantiles", qx, qy, k };
 
 			rc = plotted(r, pl_plot_qq_points(r->work, name, title, &s, r->err), name,
@@ -415,14 +435,17 @@ static int qqs(struct rep *r)
 static int breakdown(struct rep *r)
 {
 	char **cats, **confs;
-	long ncat = strings(r, "SELECT DISTINCT category FROM breakdown ORDER BY"
-			    " category = 'input_dispatch' DESC, category = 'display_pipeline', category",
-			    NULL, &cats);
+	long ncat = strings(
+		r,
+		"SELECT DISTINCT category FROM breakdown ORDER BY"
+		" category = 'input_dispatch' DESC, category = 'display_pipeline', category",
+		NULL, &cats);
 	int rc = 0;
 
 	if (ncat <= 0)
 		return (int)ncat;
-	long nc = strings(r, "SELECT DISTINCT " CONF " FROM runs r WHERE r.status = 'ok' ORDER BY 1",
+	long nc = strings(r,
+			  "SELECT DISTINCT " CONF " FROM runs r WHERE r.status = 'ok' ORDER BY 1",
 			  NULL, &confs);
 
 	if (nc < 0) {
@@ -433,7 +456,9 @@ static int breakdown(struct rep *r)
 
 	for (long c = 0; c < nc && rc == 0; c++)
 		for (long k = 0; k < ncat && rc == 0; k++) {
-			sqlite3_stmt *st = prepare(r, "SELECT coalesce(sum(b.ns), 0) * 1.0 / max(1,"
+			sqlite3_stmt *st = prepare(
+				r,
+				"SELECT coalesce(sum(b.ns), 0) * 1.0 / max(1,"
 				" (SELECT count(*) FROM transactions t JOIN runs r USING (run_id)"
 				" WHERE " CONF " = ?1)) / 1e6 FROM breakdown b JOIN runs r"
 				" USING (run_id) WHERE " CONF " = ?1 AND b.category = ?2",
@@ -450,10 +475,14 @@ static int breakdown(struct rep *r)
 
 		snprintf(name, sizeof(name), "plot-%u.svg", r->nplot++);
 		fputs("<h2>Critical-path breakdown</h2>\n", r->out);
-		rc = plotted(r, pl_plot_stacked(r->work, name, "mean time per transaction by category"
-						" (ms)", (const char *const *)confs, (size_t)nc,
-						(const char *const *)cats, (size_t)ncat, v, r->err),
-			     name, "Critical-path categories plus the ground-truth input dispatch and"
+		rc = plotted(r,
+			     pl_plot_stacked(r->work, name,
+					     "mean time per transaction by category"
+					     " (ms)",
+					     (const char *const *)confs, (size_t)nc,
+					     (const char *const *)cats, (size_t)ncat, v, r->err),
+			     name,
+			     "Critical-path categories plus the ground-truth input dispatch and"
 			     " display pipeline: each bar is the mean ground-truth latency.");
 	}
 	free(v);
@@ -464,8 +493,10 @@ static int breakdown(struct rep *r)
 
 static int failed_runs(struct rep *r)
 {
-	sqlite3_stmt *st = prepare(r, "SELECT run_id, coalesce(reason, '') FROM runs"
-				   " WHERE status = 'failed' ORDER BY 1", NULL, NULL, NULL);
+	sqlite3_stmt *st = prepare(r,
+				   "SELECT run_id, coalesce(reason, '') FROM runs"
+				   " WHERE status = 'failed' ORDER BY 1",
+				   NULL, NULL, NULL);
 	int step, first = 1;
 
 	if (!st)
@@ -473,7 +504,8 @@ static int failed_runs(struct rep *r)
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		if (first)
 			fputs("<h2 class=\"failed\">Failed runs</h2><table><tr><th>run</th>"
-			      "<th>reason</th></tr>\n", r->out);
+			      "<th>reason</th></tr>\n",
+			      r->out);
 		first = 0;
 		fputs("<tr><td>", r->out);
 		esc(r->out, (const char *)sqlite3_column_text(st, 0));
@@ -503,7 +535,8 @@ int pl_experiment_report(const char *db, const char *html, struct pl_error *err)
 	}
 	snprintf(r.work, sizeof(r.work), "/tmp/panlab-report-XXXXXX");
 	if (!mkdtemp(r.work)) {
-		pl_error_file(err, "/tmp", "cannot create a folder for the plots: %s", strerror(errno));
+		pl_error_file(err, "/tmp", "cannot create a folder for the plots: %s",
+			      strerror(errno));
 		sqlite3_close(r.h);
 		return -1;
 	}
@@ -518,7 +551,8 @@ int pl_experiment_report(const char *db, const char *html, struct pl_error *err)
 		goto out;
 	if (!r.plots)
 		fputs("<p>gnuplot is not on PATH, so the report has no plots (install Debian's"
-		      " gnuplot-nox).</p>\n", r.out);
+		      " gnuplot-nox).</p>\n",
+		      r.out);
 	fputs("</body></html>\n", r.out);
 	if (ferror(r.out) | (fclose(r.out) != 0)) {
 		r.out = NULL;

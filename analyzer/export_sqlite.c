@@ -437,7 +437,9 @@ static int bind_u64(sqlite3_stmt *st, int i, int has, uint64_t v)
 
 static int write_run_row(struct db *d, const struct pl_run_row *r)
 {
-	sqlite3_stmt *st = db_prepare(d, "INSERT OR REPLACE INTO runs (run_id, experiment, config,"
+	sqlite3_stmt *st = db_prepare(
+		d,
+		"INSERT OR REPLACE INTO runs (run_id, experiment, config,"
 		" backend, workload, cores, governor, freq_mhz, trace, repetition, options, input_hash,"
 		" status, reason, wall_s, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
 		" ?11, ?12, ?13, ?14, ?15, ?16)");
@@ -490,8 +492,8 @@ int pl_sqlite_record_run(const char *path, const struct pl_run_row *row, const c
 		/* The model must be one: its tables are read by name below. */
 		if (st && (sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC) != SQLITE_OK ||
 			   sqlite3_step(st) != SQLITE_DONE ||
-			   sqlite3_exec(d.h, "SELECT run_id FROM model.validation LIMIT 1", NULL, NULL,
-					NULL) != SQLITE_OK)) {
+			   sqlite3_exec(d.h, "SELECT run_id FROM model.validation LIMIT 1", NULL,
+					NULL, NULL) != SQLITE_OK)) {
 			pl_error_file(err, model, "not a run's model (no validation table): %s",
 				      sqlite3_errmsg(d.h));
 			rc = -1;

@@ -29,21 +29,22 @@
 #include "panlab/validate.h"
 #include "panlab/verdict.h"
 
-#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	      " [--no-plots] | panlab-analyze schema" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
-	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
-	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
-	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants" \
-	      " | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE" \
-	      " | panlab-analyze report --db FILE --out FILE.html" \
-	      " | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed" \
-	      " [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]" \
-	      " [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]" \
-	      " [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
+#define USAGE                                                                                            \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                              \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
+	" [--no-plots] | panlab-analyze schema"                                                          \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                           \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                          \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."         \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                            \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                    \
+	" | panlab-analyze model-constants"                                                              \
+	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"                \
+	" | panlab-analyze report --db FILE --out FILE.html"                                             \
+	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"              \
+	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"            \
+	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"           \
+	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -487,45 +488,58 @@ static int findings_main(int argc, char **argv)
 }
 
 /*
+ * getopt_long over options that each take a value: option i's value (its
+ * `val`, 0..n-1) into values[i]. Returns 0, or the usage exit status.
+ */
+static int named_options(int argc, char **argv, const struct option *longopts, const char **values)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return usage_error("unknown option or missing value: ", argv[optind - 1]);
+		values[c] = optarg;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: ", argv[optind]);
+	return 0;
+}
+
+/*
  * panlab-analyze verdict: every run of an experiment against its targets
  * (panlab/verdict.h) -> a table on stdout and the array in --out. Exit 1
  * when a run missed a target.
  */
 static int verdict_main(int argc, char **argv)
 {
+	enum { DB, EXPERIMENT, RUNS_DIR, OUT, NV };
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "experiment", required_argument, NULL, 'x' },
-		{ "runs-dir", required_argument, NULL, 'R' },
-		{ "out", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, DB },
+		{ "experiment", required_argument, NULL, EXPERIMENT },
+		{ "runs-dir", required_argument, NULL, RUNS_DIR },
+		{ "out", required_argument, NULL, OUT },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *experiment = NULL, *runs_dir = NULL, *out = NULL;
+	const char *v[NV] = { 0 }, *out;
 	struct pl_error err;
 	json_t *all;
 	uint64_t bad;
-	int c;
+	int rc = named_options(argc, argv, longopts, v);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': db = optarg; break;
-		case 'x': experiment = optarg; break;
-		case 'R': runs_dir = optarg; break;
-		case 'o': out = optarg; break;
-		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument: ", argv[optind]);
-	if (!db || !experiment || !runs_dir || !out)
+	if (rc)
+		return rc;
+	if (!v[DB] || !v[EXPERIMENT] || !v[RUNS_DIR] || !v[OUT])
 		return usage_error("verdict needs --db, --experiment, --runs-dir and --out", NULL);
-	if (pl_verdict_experiment(db, experiment, runs_dir, stdout, &all, &bad, &err) < 0) {
+	out = v[OUT];
+	if (pl_verdict_experiment(v[DB], v[EXPERIMENT], v[RUNS_DIR], stdout, &all, &bad, &err) <
+	    0) {
 		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	size_t n = json_array_size(all);
-	int rc = json_dump_file(all, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+
+	rc = json_dump_file(all, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 
 	json_decref(all);
 	if (rc != 0) {
@@ -543,25 +557,19 @@ static int verdict_main(int argc, char **argv)
 /* panlab-analyze report: an experiment's report.html from its results database. */
 static int report_main(int argc, char **argv)
 {
+	enum { DB, OUT, NV };
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
+		{ "db", required_argument, NULL, DB },
+		{ "out", required_argument, NULL, OUT },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *out = NULL;
+	const char *v[NV] = { 0 }, *db, *out;
 	struct pl_error err;
-	int c;
+	int rc = named_options(argc, argv, longopts, v);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': db = optarg; break;
-		case 'o': out = optarg; break;
-		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument: ", argv[optind]);
+	if (rc)
+		return rc;
+	db = v[DB], out = v[OUT];
 	if (!db || !out)
 		return usage_error("report needs --db and --out", NULL);
 	if (pl_experiment_report(db, out, &err) < 0) {
@@ -579,91 +587,99 @@ static int report_main(int argc, char **argv)
  */
 static int record_main(int argc, char **argv)
 {
+	enum {
+		DB,
+		RUN_ID,
+		EXPERIMENT,
+		CONFIG,
+		BACKEND,
+		WORKLOAD,
+		CORES,
+		GOVERNOR,
+		FREQ_MHZ,
+		TRACE,
+		REPETITION,
+		OPTIONS,
+		INPUT_HASH,
+		STATUS,
+		REASON,
+		WALL_S,
+		MODEL,
+		NV
+	};
 	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "run-id", required_argument, NULL, 'r' },
-		{ "experiment", required_argument, NULL, 'x' },
-		{ "config", required_argument, NULL, 'C' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "cores", required_argument, NULL, 'c' },
-		{ "governor", required_argument, NULL, 'g' },
-		{ "freq-mhz", required_argument, NULL, 'f' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "repetition", required_argument, NULL, 'n' },
-		{ "options", required_argument, NULL, 'o' },
-		{ "input-hash", required_argument, NULL, 'H' },
-		{ "status", required_argument, NULL, 's' },
-		{ "reason", required_argument, NULL, 'R' },
-		{ "wall-s", required_argument, NULL, 'W' },
-		{ "model", required_argument, NULL, 'm' },
+		{ "db", required_argument, NULL, DB },
+		{ "run-id", required_argument, NULL, RUN_ID },
+		{ "experiment", required_argument, NULL, EXPERIMENT },
+		{ "config", required_argument, NULL, CONFIG },
+		{ "backend", required_argument, NULL, BACKEND },
+		{ "workload", required_argument, NULL, WORKLOAD },
+		{ "cores", required_argument, NULL, CORES },
+		{ "governor", required_argument, NULL, GOVERNOR },
+		{ "freq-mhz", required_argument, NULL, FREQ_MHZ },
+		{ "trace", required_argument, NULL, TRACE },
+		{ "repetition", required_argument, NULL, REPETITION },
+		{ "options", required_argument, NULL, OPTIONS },
+		{ "input-hash", required_argument, NULL, INPUT_HASH },
+		{ "status", required_argument, NULL, STATUS },
+		{ "reason", required_argument, NULL, REASON },
+		{ "wall-s", required_argument, NULL, WALL_S },
+		{ "model", required_argument, NULL, MODEL },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pl_run_row row = { 0 };
-	const char *db = NULL, *model = NULL;
+	const char *v[NV] = { 0 };
 	char finished[32], *end;
 	struct pl_error err;
-	int c;
+	int rc = named_options(argc, argv, longopts, v);
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': db = optarg; break;
-		case 'r': row.run_id = optarg; break;
-		case 'x': row.experiment = optarg; break;
-		case 'C': row.config = optarg; break;
-		case 'b': row.backend = optarg; break;
-		case 'w': row.workload = optarg; break;
-		case 'g': row.governor = optarg; break;
-		case 'o': row.options = optarg; break;
-		case 'H': row.input_hash = optarg; break;
-		case 's': row.status = optarg; break;
-		case 'R': row.reason = optarg; break;
-		case 'm': model = optarg; break;
-		case 'c':
-			if (pl_parse_u64(optarg, 99, &row.cores) < 0 || !row.cores)
-				return usage_error("--cores takes 1..99, got ", optarg);
-			row.has_cores = 1;
-			break;
-		case 'f':
-			if (pl_parse_u64(optarg, 99999, &row.freq_mhz) < 0 || !row.freq_mhz)
-				return usage_error("--freq-mhz takes MHz, got ", optarg);
-			row.has_freq_mhz = 1;
-			break;
-		case 'n':
-			if (pl_parse_u64(optarg, 9999, &row.repetition) < 0 || !row.repetition)
-				return usage_error("--repetition takes 1..9999, got ", optarg);
-			row.has_repetition = 1;
-			break;
-		case 't':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return usage_error("--trace takes on or off, got ", optarg);
-			row.has_trace = 1;
-			row.trace = !strcmp(optarg, "on");
-			break;
-		case 'W':
-			errno = 0;
-			row.wall_s = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(row.wall_s >= 0))
-				return usage_error("--wall-s takes seconds (>= 0), got ", optarg);
-			row.has_wall_s = 1;
-			break;
-		default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument: ", argv[optind]);
-	if (!db || !row.run_id || !row.status)
+	if (rc)
+		return rc;
+	struct pl_run_row row = {
+		.run_id = v[RUN_ID],
+		.experiment = v[EXPERIMENT],
+		.config = v[CONFIG],
+		.backend = v[BACKEND],
+		.workload = v[WORKLOAD],
+		.governor = v[GOVERNOR],
+		.options = v[OPTIONS],
+		.input_hash = v[INPUT_HASH],
+		.status = v[STATUS],
+		.reason = v[REASON],
+		.has_cores = v[CORES] != NULL,
+		.has_freq_mhz = v[FREQ_MHZ] != NULL,
+		.has_repetition = v[REPETITION] != NULL,
+		.has_trace = v[TRACE] != NULL,
+		.has_wall_s = v[WALL_S] != NULL,
+	};
+
+	if (!v[DB] || !row.run_id || !row.status)
 		return usage_error("record needs --db, --run-id and --status", NULL);
 	if (!pl_run_status_valid(row.status))
-		return usage_error("--status takes pending, running, ok or failed, got ", row.status);
+		return usage_error("--status takes pending, running, ok or failed, got ",
+				   row.status);
+	if (v[CORES] && (pl_parse_u64(v[CORES], 99, &row.cores) < 0 || !row.cores))
+		return usage_error("--cores takes 1..99, got ", v[CORES]);
+	if (v[FREQ_MHZ] && (pl_parse_u64(v[FREQ_MHZ], 99999, &row.freq_mhz) < 0 || !row.freq_mhz))
+		return usage_error("--freq-mhz takes MHz, got ", v[FREQ_MHZ]);
+	if (v[REPETITION] &&
+	    (pl_parse_u64(v[REPETITION], 9999, &row.repetition) < 0 || !row.repetition))
+		return usage_error("--repetition takes 1..9999, got ", v[REPETITION]);
+	if (v[TRACE] && strcmp(v[TRACE], "on") && strcmp(v[TRACE], "off"))
+		return usage_error("--trace takes on or off, got ", v[TRACE]);
+	row.trace = v[TRACE] && !strcmp(v[TRACE], "on");
+	if (v[WALL_S]) {
+		errno = 0;
+		row.wall_s = strtod(v[WALL_S], &end);
+		if (errno || end == v[WALL_S] || *end || !(row.wall_s >= 0))
+			return usage_error("--wall-s takes seconds (>= 0), got ", v[WALL_S]);
+	}
 	if (!strcmp(row.status, "ok") || !strcmp(row.status, "failed")) {
 		time_t now = time(NULL);
 
 		strftime(finished, sizeof(finished), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 		row.finished_at = finished;
 	}
-	if (pl_sqlite_record_run(db, &row, model, &err) < 0) {
+	if (pl_sqlite_record_run(v[DB], &row, v[MODEL], &err) < 0) {
 		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}

@@ -108,8 +108,8 @@ int pl_overhead_write_json(const struct pl_overhead *o, const struct pl_cpu_over
 		"p95", stat_json(o, &o->p95), "transactions", rows, "qq_off_on_ns", qq);
 
 	pl_overhead_latency_bound(o, &bound);
-	json_object_set_new(doc, "latency_bound", o->nrows ? pl_overhead_bound_json(&bound)
-							    : json_null());
+	json_object_set_new(doc, "latency_bound",
+			    o->nrows ? pl_overhead_bound_json(&bound) : json_null());
 	json_object_set_new(doc, "cpu_time", cpu ? pl_cpu_overhead_json(cpu) : json_null());
 	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 
@@ -177,35 +177,42 @@ int pl_cpu_time_read_file(const char *path, struct pl_cpu_time *out, struct pl_e
 		lineno++;
 		if (lineno == 1) {
 			if (strcmp(line, "panlab-cpu-time 1\n")) {
-				pl_error_at_line(err, path, 1, "expected the format line 'panlab-cpu-time 1'");
+				pl_error_at_line(err, path, 1,
+						 "expected the format line 'panlab-cpu-time 1'");
 				goto fail;
 			}
 			continue;
 		}
-		if (ended || !((sscanf(line, "input %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &seq, &t_ns,
-				       &busy, &used) == 3 ||
-				(sscanf(line, "end %" SCNu64 " %" SCNu64 "%n", &t_ns, &busy, &used) == 2 &&
-				 (ended = 1))) &&
-			       line[used] == '\n')) {
-			pl_error_at_line(err, path, lineno, "expected 'input SEQ T_NS BUSY_NS' or a last"
+		if (ended ||
+		    !((sscanf(line, "input %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &seq, &t_ns,
+			      &busy, &used) == 3 ||
+		       (sscanf(line, "end %" SCNu64 " %" SCNu64 "%n", &t_ns, &busy, &used) == 2 &&
+			(ended = 1))) &&
+		      line[used] == '\n')) {
+			pl_error_at_line(err, path, lineno,
+					 "expected 'input SEQ T_NS BUSY_NS' or a last"
 					 " 'end T_NS BUSY_NS'");
 			goto fail;
 		}
 		if (nbusy && busy < prev) {
-			pl_error_at_line(err, path, lineno, "busy ns %" PRIu64 " below the line before's"
-					 " %" PRIu64 ", expected a running total", busy, prev);
+			pl_error_at_line(err, path, lineno,
+					 "busy ns %" PRIu64 " below the line before's"
+					 " %" PRIu64 ", expected a running total",
+					 busy, prev);
 			goto fail;
 		}
 		if (nbusy) {
 			if (out->ntaps == cap)
-				out->tap_ns = pl_xrealloc(out->tap_ns, cap *= 2, sizeof(*out->tap_ns));
+				out->tap_ns =
+					pl_xrealloc(out->tap_ns, cap *= 2, sizeof(*out->tap_ns));
 			out->tap_ns[out->ntaps++] = busy - prev;
 		}
 		prev = busy;
 		nbusy++;
 	}
 	if (!ended) {
-		pl_error_at_line(err, path, lineno, "no 'end' line: the run did not finish its replay");
+		pl_error_at_line(err, path, lineno,
+				 "no 'end' line: the run did not finish its replay");
 		goto fail;
 	}
 	fclose(f);
@@ -229,8 +236,10 @@ int pl_cpu_overhead(const struct pl_cpu_time *on, const struct pl_cpu_time *off,
 
 	memset(out, 0, sizeof(*out));
 	if (n != off->ntaps || n < 2)
-		return pl_fail(err, "the traced and untraced runs have %" PRIu64 " and %" PRIu64
-			       " taps; expected the same replay of at least 2", n, off->ntaps);
+		return pl_fail(err,
+			       "the traced and untraced runs have %" PRIu64 " and %" PRIu64
+			       " taps; expected the same replay of at least 2",
+			       n, off->ntaps);
 	double *a = pl_xcalloc(n, sizeof(*a)), *b = pl_xcalloc(n, sizeof(*b));
 	double *d = pl_xcalloc(n, sizeof(*d)), *pct = pl_xcalloc(n, sizeof(*pct));
 	int rc = 0;
@@ -240,7 +249,8 @@ int pl_cpu_overhead(const struct pl_cpu_time *on, const struct pl_cpu_time *off,
 		b[i] = (double)off->tap_ns[i];
 		d[i] = a[i] - b[i];
 		if (off->tap_ns[i] == 0)
-			rc = pl_fail(err, "untraced tap %" PRIu64 " spent no CPU time, expected some",
+			rc = pl_fail(err,
+				     "untraced tap %" PRIu64 " spent no CPU time, expected some",
 				     i);
 		else
 			pct[i] = 100 * d[i] / b[i];
@@ -252,8 +262,8 @@ int pl_cpu_overhead(const struct pl_cpu_time *on, const struct pl_cpu_time *off,
 		out->taps = n;
 		out->mean_pct = cents(100 * d_mean / off_mean);
 		out->p95_pct = cents(pl_quantile(pct, n, 0.95));
-		out->mean_bound_pct = cents(100 * (d_mean + 1.96 * pl_sd(d, n) / sqrt((double)n)) /
-					    off_mean);
+		out->mean_bound_pct =
+			cents(100 * (d_mean + 1.96 * pl_sd(d, n) / sqrt((double)n)) / off_mean);
 		out->ms_per_tap_on = cents(pl_mean(a, n) / 1e6);
 		out->ms_per_tap_off = cents(off_mean / 1e6);
 	}
@@ -267,17 +277,17 @@ int pl_cpu_overhead(const struct pl_cpu_time *on, const struct pl_cpu_time *off,
 json_t *pl_overhead_bound_json(const struct pl_overhead_bound *b)
 {
 	return json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "overhead_mean_pct", b->mean_pct,
-			 "overhead_p95_pct", b->p95_pct, "overhead_mean_bound_pct", b->mean_bound_pct,
-			 "frames_moved_later", (json_int_t)b->frames_later,
+			 "overhead_p95_pct", b->p95_pct, "overhead_mean_bound_pct",
+			 b->mean_bound_pct, "frames_moved_later", (json_int_t)b->frames_later,
 			 "frames_moved_earlier", (json_int_t)b->frames_earlier,
-			 "vsync_grid_shift_ns", (json_int_t)b->grid_shift_ns,
-			 "transactions", (json_int_t)b->transactions);
+			 "vsync_grid_shift_ns", (json_int_t)b->grid_shift_ns, "transactions",
+			 (json_int_t)b->transactions);
 }
 
 json_t *pl_cpu_overhead_json(const struct pl_cpu_overhead *c)
 {
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:I}", "overhead_mean_pct", c->mean_pct,
-			 "overhead_p95_pct", c->p95_pct, "overhead_mean_bound_pct", c->mean_bound_pct,
-			 "cpu_ms_per_tap_on", c->ms_per_tap_on, "cpu_ms_per_tap_off", c->ms_per_tap_off,
-			 "taps", (json_int_t)c->taps);
+			 "overhead_p95_pct", c->p95_pct, "overhead_mean_bound_pct",
+			 c->mean_bound_pct, "cpu_ms_per_tap_on", c->ms_per_tap_on,
+			 "cpu_ms_per_tap_off", c->ms_per_tap_off, "taps", (json_int_t)c->taps);
 }

@@ -12,9 +12,9 @@
 /* Targets: exact matching for the platform apps, Panappticon-like inference for kernel-only ones. */
 #define EXACT_PR 1.0
 #define NATIVE_PR 0.95
-#define EXACT_ERROR_MEAN_NS 100000	/* 100 us */
-#define NATIVE_ERROR_MEAN_NS 1000000	/* 1 ms */
-#define ERROR_MAX_NS 1000000		/* 1 ms, platform apps only */
+#define EXACT_ERROR_MEAN_NS 100000   /* 100 us */
+#define NATIVE_ERROR_MEAN_NS 1000000 /* 1 ms */
+#define ERROR_MAX_NS 1000000	     /* 1 ms, platform apps only */
 
 static json_t *field(const json_t *o, const char *a, const char *b)
 {
@@ -37,8 +37,8 @@ static long long us(double ns)
 }
 
 /* Appends "; what" (or the first "what") to the status being built. */
-__attribute__((format(printf, 3, 4)))
-static void missed(char *buf, size_t size, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void missed(char *buf, size_t size, const char *fmt,
+							 ...)
 {
 	size_t n = strlen(buf);
 	va_list ap;
@@ -65,19 +65,19 @@ json_t *pl_verdict_of_summary(const json_t *s, const char *workload, const char 
 	double mean_lim = native ? NATIVE_ERROR_MEAN_NS : EXACT_ERROR_MEAN_NS;
 	json_t *expect = field(s, "expect", "transactions_declared");
 	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		"workload", workload, "run_id", run_id, "backend", copy(s, "backend", NULL),
-		"transactions", copy(s, "transactions", NULL),
-		"expected_transactions", expect ? json_incref(expect) : json_null(),
-		"precision", copy(s, "precision", NULL), "recall", copy(s, "recall", NULL),
-		"latency_error_ns_mean", copy(s, "latency_error_ns", "mean"),
-		"latency_error_ns_max", copy(s, "latency_error_ns", "max"),
-		"match_rule_counts", copy(s, "match_rule_counts", NULL),
-		"unreadable_frames", copy(s, "unreadable_frames", NULL),
-		"shape_ok", copy(s, "shape_ok", NULL));
+			      "workload", workload, "run_id", run_id, "backend",
+			      copy(s, "backend", NULL), "transactions",
+			      copy(s, "transactions", NULL), "expected_transactions",
+			      expect ? json_incref(expect) : json_null(), "precision",
+			      copy(s, "precision", NULL), "recall", copy(s, "recall", NULL),
+			      "latency_error_ns_mean", copy(s, "latency_error_ns", "mean"),
+			      "latency_error_ns_max", copy(s, "latency_error_ns", "max"),
+			      "match_rule_counts", copy(s, "match_rule_counts", NULL),
+			      "unreadable_frames", copy(s, "unreadable_frames", NULL), "shape_ok",
+			      copy(s, "shape_ok", NULL));
 	char status[512] = "";
 
-	json_object_foreach(pairs, key, v)
-		npairs += json_integer_value(v);
+	json_object_foreach(pairs, key, v) npairs += json_integer_value(v);
 	json_object_set_new(o, "causal_pairs", pairs ? json_integer(npairs) : json_null());
 	json_object_set_new(o, "causal_pairs_out_of_order",
 			    copy(s, "model", "causal_pairs_out_of_order"));
@@ -114,7 +114,8 @@ json_t *pl_verdict_of_summary(const json_t *s, const char *workload, const char 
 			missed(status, sizeof(status), "error max %lld us > %lld us", us(max),
 			       us(ERROR_MAX_NS));
 		if (ooo)
-			missed(status, sizeof(status), "%lld causal pairs out of order", (long long)ooo);
+			missed(status, sizeof(status), "%lld causal pairs out of order",
+			       (long long)ooo);
 		if (repaired)
 			missed(status, sizeof(status), "%lld skew repaired", (long long)repaired);
 	}
@@ -133,13 +134,22 @@ json_t *pl_verdict_of_failure(const char *workload, const char *run_id, const ch
 			      const char *status)
 {
 	static const char *const nulls[] = {
-		"transactions", "expected_transactions", "precision", "recall",
-		"latency_error_ns_mean", "latency_error_ns_max", "match_rule_counts",
-		"unreadable_frames", "shape_ok", "causal_pairs", "causal_pairs_out_of_order",
-		"causal_pairs_out_of_order_by_kind", "skew_repaired",
+		"transactions",
+		"expected_transactions",
+		"precision",
+		"recall",
+		"latency_error_ns_mean",
+		"latency_error_ns_max",
+		"match_rule_counts",
+		"unreadable_frames",
+		"shape_ok",
+		"causal_pairs",
+		"causal_pairs_out_of_order",
+		"causal_pairs_out_of_order_by_kind",
+		"skew_repaired",
 	};
-	json_t *o = json_pack("{s:s, s:s, s:s}", "workload", workload, "run_id", run_id,
-			      "backend", backend);
+	json_t *o = json_pack("{s:s, s:s, s:s}", "workload", workload, "run_id", run_id, "backend",
+			      backend);
 
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		json_object_set_new(o, nulls[i], json_null());
@@ -201,11 +211,11 @@ void pl_verdict_table_line(FILE *out, const json_t *v)
 	const json_t *rules = json_object_get(v, "match_rule_counts");
 	const json_t *shape = json_object_get(v, "shape_ok");
 
-	snprintf(tx, sizeof(tx), "%s/%s", int_or(json_object_get(v, "transactions"), "-", a,
-						 sizeof(a)),
+	snprintf(tx, sizeof(tx), "%s/%s",
+		 int_or(json_object_get(v, "transactions"), "-", a, sizeof(a)),
 		 int_or(json_object_get(v, "expected_transactions"), "?", b, sizeof(b)));
-	snprintf(err, sizeof(err), "%s/%s", us_of(json_object_get(v, "latency_error_ns_mean"), a,
-						  sizeof(a)),
+	snprintf(err, sizeof(err), "%s/%s",
+		 us_of(json_object_get(v, "latency_error_ns_mean"), a, sizeof(a)),
 		 us_of(json_object_get(v, "latency_error_ns_max"), b, sizeof(b)));
 	if (json_is_object(rules))
 		snprintf(rule, sizeof(rule), "%s/%s",
@@ -268,8 +278,8 @@ static json_t *verdict_of_run(sqlite3_stmt *st, const char *runs_dir, struct pl_
 	return v;
 }
 
-int pl_verdict_experiment(const char *db, const char *experiment, const char *runs_dir,
-			  FILE *table, json_t **out, uint64_t *bad, struct pl_error *err)
+int pl_verdict_experiment(const char *db, const char *experiment, const char *runs_dir, FILE *table,
+			  json_t **out, uint64_t *bad, struct pl_error *err)
 {
 	static const char sql[] = "SELECT run_id, workload, backend, status, reason FROM runs"
 				  " WHERE experiment = ? ORDER BY workload, run_id";
@@ -301,7 +311,8 @@ int pl_verdict_experiment(const char *db, const char *experiment, const char *ru
 		goto out;
 	}
 	if (json_array_size(all) == 0) {
-		pl_error_file(err, db, "experiment %s has no runs, expected at least one", experiment);
+		pl_error_file(err, db, "experiment %s has no runs, expected at least one",
+			      experiment);
 		goto out;
 	}
 	*out = json_incref(all);

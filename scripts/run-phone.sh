@@ -67,13 +67,13 @@ if [ -n "$workload" ]; then
 	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt"
 		--cpu-time "$out/cpu_time.txt")
 	# An unmodified app's web pages (workloads/oss/APP/site) are what the content server serves.
-	app_site=$top/workloads/oss/${workload%%[@+]*}/site
+	app_site=$top/workloads/oss/$app/site
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 	# A generated corpus (build/content/APP, workloads/corpus) is served the same way.
-	app_site=$top/build/content/${workload%%[@+]*}
+	app_site=$top/build/content/$app
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 	# An app may name the link it is checked on (workloads/oss/links2/net-profile says why).
-	app_profile=$top/workloads/oss/${workload%%[@+]*}/net-profile
+	app_profile=$top/workloads/oss/$app/net-profile
 	[ -n "$net_profile" ] || [ ! -f "$app_profile" ] || net_profile=$(sed -n '/^[a-z0-9]/{p;q}' "$app_profile")
 fi
 net_profile=${net_profile:-wifi}

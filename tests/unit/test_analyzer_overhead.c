@@ -66,12 +66,20 @@ static void test_cpu_overhead(void)
 	struct pl_cpu_overhead c;
 	struct pl_error err;
 
-	CU_ASSERT_EQUAL_FATAL(pl_cpu_time_read_file(cpu_file("on.txt",
-		"panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 11000000\ninput 3 7 33000000\n"
-		"end 8 69000000\n"), &on, &err), 0);
-	CU_ASSERT_EQUAL_FATAL(pl_cpu_time_read_file(cpu_file("off.txt",
-		"panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 10000000\ninput 3 7 30000000\n"
-		"end 8 60000000\n"), &off, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		pl_cpu_time_read_file(
+			cpu_file("on.txt",
+				 "panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 11000000\ninput 3 7 33000000\n"
+				 "end 8 69000000\n"),
+			&on, &err),
+		0);
+	CU_ASSERT_EQUAL_FATAL(
+		pl_cpu_time_read_file(
+			cpu_file("off.txt",
+				 "panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 10000000\ninput 3 7 30000000\n"
+				 "end 8 60000000\n"),
+			&off, &err),
+		0);
 	CU_ASSERT_EQUAL(on.ntaps, 3);
 	CU_ASSERT_EQUAL(on.tap_ns[2], 36000000);
 	CU_ASSERT_EQUAL_FATAL(pl_cpu_overhead(&on, &off, &c, &err), 0);
@@ -83,12 +91,16 @@ static void test_cpu_overhead(void)
 	CU_ASSERT_DOUBLE_EQUAL(c.ms_per_tap_off, 20, 1e-9);
 
 	/* Replays of different lengths are not one replay. */
-	CU_ASSERT_EQUAL_FATAL(pl_cpu_time_read_file(cpu_file("short.txt",
-		"panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 10000000\nend 8 60000000\n"), &shortr,
-		&err), 0);
+	CU_ASSERT_EQUAL_FATAL(
+		pl_cpu_time_read_file(
+			cpu_file(
+				"short.txt",
+				"panlab-cpu-time 1\ninput 1 5 0\ninput 2 6 10000000\nend 8 60000000\n"),
+			&shortr, &err),
+		0);
 	CU_ASSERT_EQUAL(pl_cpu_overhead(&on, &shortr, &c, &err), -1);
 	CU_ASSERT_STRING_EQUAL(err.msg, "the traced and untraced runs have 3 and 2 taps;"
-			       " expected the same replay of at least 2");
+					" expected the same replay of at least 2");
 	pl_cpu_time_free(&shortr);
 	pl_cpu_time_free(&on);
 	pl_cpu_time_free(&off);

@@ -159,10 +159,20 @@ static void test_record_run(void)
 	struct run r;
 	sqlite3 *db;
 	struct pl_run_row row = {
-		.run_id = "x/svc-phone-r1", .experiment = "x", .config = "phone", .backend = "phone",
-		.workload = "service", .has_cores = 1, .cores = 1, .governor = "interactive",
-		.has_trace = 1, .trace = 1, .has_repetition = 1, .repetition = 1,
-		.input_hash = "abc", .status = "pending",
+		.run_id = "x/svc-phone-r1",
+		.experiment = "x",
+		.config = "phone",
+		.backend = "phone",
+		.workload = "service",
+		.has_cores = 1,
+		.cores = 1,
+		.governor = "interactive",
+		.has_trace = 1,
+		.trace = 1,
+		.has_repetition = 1,
+		.repetition = 1,
+		.input_hash = "abc",
+		.status = "pending",
 	};
 
 	snprintf(db_path, sizeof(db_path), "%s/results-record.sqlite", test_tmpdir());
@@ -175,7 +185,8 @@ static void test_record_run(void)
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(db_path, &db), SQLITE_OK);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'pending' AND"
 				      " cores = 1 AND governor = 'interactive' AND freq_mhz IS NULL"
-				      " AND trace = 1 AND wall_s IS NULL"), 1);
+				      " AND trace = 1 AND wall_s IS NULL"),
+			1);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads"), 0);
 	row.status = "ok";
 	row.has_wall_s = 1;
@@ -185,8 +196,10 @@ static void test_record_run(void)
 		CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), 0);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs"), 1);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok' AND"
-				      " wall_s = 12.5 AND finished_at = '2026-01-01T00:00:00Z'"), 1);
-	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads WHERE run_id = 'x/svc-phone-r1'"),
+				      " wall_s = 12.5 AND finished_at = '2026-01-01T00:00:00Z'"),
+			1);
+	CU_ASSERT_EQUAL(query_int(db,
+				  "SELECT count(*) FROM threads WHERE run_id = 'x/svc-phone-r1'"),
 			(long long)r.m.s.iv.nthreads);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT transactions FROM validation"),
 			(long long)r.v.transactions);

@@ -38,12 +38,12 @@ struct pl_run_row {
 	const char *run_id, *experiment, *config, *backend, *workload;
 	int has_cores, has_freq_mhz, has_trace, has_repetition, has_wall_s;
 	uint64_t cores, freq_mhz, repetition;
-	int trace;			/* 1 traced, 0 tracer off */
+	int trace; /* 1 traced, 0 tracer off */
 	const char *governor, *options, *input_hash;
-	const char *status;		/* pending, running, ok or failed */
+	const char *status; /* pending, running, ok or failed */
 	const char *reason;
 	double wall_s;
-	const char *finished_at;	/* UTC, ISO 8601 */
+	const char *finished_at; /* UTC, ISO 8601 */
 };
 
 /* Whether status is one the runs table knows. */

@@ -60,17 +60,17 @@ struct pl_overhead {
 #define PL_VSYNC_NS 16666667ull
 
 struct pl_overhead_bound {
-	double mean_pct, p95_pct;	/* of the ground-truth latency, traced against untraced */
-	double mean_bound_pct;		/* upper 95% bound of the mean's overhead */
-	uint64_t frames_later, frames_earlier;	/* moved by more than half a period */
-	int64_t grid_shift_ns;		/* the median difference */
-	uint64_t transactions;		/* rows compared */
+	double mean_pct, p95_pct; /* of the ground-truth latency, traced against untraced */
+	double mean_bound_pct;	  /* upper 95% bound of the mean's overhead */
+	uint64_t frames_later, frames_earlier; /* moved by more than half a period */
+	int64_t grid_shift_ns;		       /* the median difference */
+	uint64_t transactions;		       /* rows compared */
 };
 
 /* Per-tap CPU time of one run (cpu_time.txt). */
 struct pl_cpu_time {
 	uint64_t ntaps;
-	uint64_t *tap_ns;	/* ntaps: busy ns from input i to the next input or the end */
+	uint64_t *tap_ns; /* ntaps: busy ns from input i to the next input or the end */
 };
 
 struct pl_cpu_overhead {

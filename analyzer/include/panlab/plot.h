@@ -40,8 +40,8 @@ int pl_plot_cdfs(const char *dir, const char *name, const char *title,
 int pl_plot_qq_points(const char *dir, const char *name, const char *title,
 		      const struct pl_plot_series *s, struct pl_error *err);
 /* A stacked bar per row: values[r * ncols + c] ms of column c in row r. */
-int pl_plot_stacked(const char *dir, const char *name, const char *title,
-		    const char *const *rows, size_t nrows, const char *const *cols, size_t ncols,
-		    const double *values, struct pl_error *err);
+int pl_plot_stacked(const char *dir, const char *name, const char *title, const char *const *rows,
+		    size_t nrows, const char *const *cols, size_t ncols, const double *values,
+		    struct pl_error *err);
 
 #endif /* PANLAB_PLOT_H */

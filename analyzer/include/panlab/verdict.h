@@ -45,7 +45,7 @@ void pl_verdict_table_line(FILE *out, const json_t *verdict);
  * and run id), a table line each on table, and the count that missed a
  * target in *bad. 0, or -1 with err set (no such database, no run).
  */
-int pl_verdict_experiment(const char *db, const char *experiment, const char *runs_dir,
-			  FILE *table, json_t **out, uint64_t *bad, struct pl_error *err);
+int pl_verdict_experiment(const char *db, const char *experiment, const char *runs_dir, FILE *table,
+			  json_t **out, uint64_t *bad, struct pl_error *err);
 
 #endif /* PANLAB_VERDICT_H */
