@@ -46,8 +46,9 @@ if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
 fi
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
-# A workload's name, APP[@VARIANT][+LOAD...], is parsed in one place (the replay library).
-replay_cli=$top/build/replay/host/panlab-replay
+# A workload's name, APP[@VARIANT][+LOAD...], is parsed in one place (the replay library),
+# whose tool is found beside this file, whoever sources it.
+replay_cli=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/replay/host/panlab-replay
 [ -x "$replay_cli" ] || { echo "$0: $replay_cli is missing; run 'make build'" >&2; exit 1; }
 app=""
 [ -z "$workload" ] || app=$("$replay_cli" workload "$workload" app) || exit 2

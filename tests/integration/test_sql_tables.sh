@@ -37,7 +37,9 @@ printf 'sqlite3 db "DELETE FROM main.$t WHERE run_id = 1"\n' > "$work/variable.s
 	fail "a write to a table named by a variable was not flagged"
 
 cd "$top"
-mapfile -t files < <(git ls-files '*.sh' '*.jq' 'Makefile' '*/Makefile' '*.mk')
+# This test's own made-up statements above are its fixtures, not writes.
+mapfile -t files < <(git ls-files '*.sh' '*.jq' 'Makefile' '*/Makefile' '*.mk' |
+	grep -vx tests/integration/test_sql_tables.sh)
 bad=$(unknown_writes "${files[@]}")
 [ -z "$bad" ] || fail "SQL writes to tables panlab-analyze schema does not define: $bad"
 echo "test_sql_tables: ok (${#files[@]} scripts, none writes a table outside the schema's $(wc -l <<<"$tables"))"

@@ -3,8 +3,9 @@
  * One run's model into a SQLite database (libsqlite3), so that users ask
  * their own questions in SQL, as Perfetto users do with trace_processor.
  * Every table is keyed by run_id: one file holds one run
- * (panlab-analyze --sqlite) or a whole experiment (scripts/experiment.sh
- * merges the runs' files into out/<experiment>/results.sqlite).
+ * (panlab-analyze --sqlite) or a whole experiment (panlab-analyze record,
+ * for scripts/experiment.sh, merges the runs' files into
+ * out/<experiment>/results.sqlite).
  *
  * Ownership: pl_sqlite_schema is static text; pl_export_write_sqlite
  * borrows the analysis and opens and closes the database itself.
