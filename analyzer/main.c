@@ -283,12 +283,12 @@ static int overhead_main(const struct options *o)
 		return rc;
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->on);
 	if (pl_ground_truth_read_file(path, &on, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->off);
 	if (pl_ground_truth_read_file(path, &off, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_ground_truth_free(&on);
 		return 1;
 	}
@@ -306,7 +306,7 @@ static int overhead_main(const struct options *o)
 	if (rc == 0)
 		pl_report_overhead_text(stdout, &ov, on_name, off_name);
 	else
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	pl_overhead_free(&ov);
 	pl_ground_truth_free(&on);
 	pl_ground_truth_free(&off);
@@ -328,11 +328,11 @@ static int stream_main(const struct options *o)
 	char path[4096];
 
 	if (o->ground_truth && pl_ground_truth_read_file(o->ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	if (pl_stream_analyze(o->trace, &opt, &r, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		if (o->ground_truth)
 			pl_ground_truth_free(&gt);
 		return 1;
@@ -363,7 +363,7 @@ static int stream_main(const struct options *o)
 			       val.matched);
 		printf("; wrote %s\n", path);
 	} else {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	}
 	if (o->ground_truth) {
 		pl_validation_free(&val);
@@ -738,16 +738,16 @@ static int run_command(int argc, char **argv)
 	double start_ms = now_ms();
 
 	if (pl_trace_read_file(o.trace, &trace, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	if (pl_ground_truth_read_file(o.ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_trace_free(&trace);
 		return 1;
 	}
 	if (o.expect && pl_expect_read_file(o.expect, &expect, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_ground_truth_free(&gt);
 		pl_trace_free(&trace);
 		return 1;
@@ -790,7 +790,7 @@ static int run_command(int argc, char **argv)
 		       o.no_plots ? "" : " and plots (svg)", o.out,
 		       o.sqlite ? "; the model in " : "", o.sqlite ? o.sqlite : "");
 	} else {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	}
 	if (o.expect) {
 		pl_expect_result_free(&checked);

@@ -329,7 +329,7 @@ static void expect_failure(const char *trace, const char *gt, const char *line)
 	struct result r;
 
 	snprintf(out, sizeof(out), "%s/out/bad", test_tmpdir());
-	snprintf(want, sizeof(want), "%s\n", line);
+	snprintf(want, sizeof(want), "panlab-analyze: %s\n", line);
 	analyze(trace, gt, out, "bad", &r);
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_STRING_EQUAL(r.out, "");
