@@ -49,7 +49,7 @@
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
-	const char *expect;	/* the workload's declared structure (workloads/apps/NAME.expect) */
+	const char *expect;	/* the workload's declared structure (replay/scripts/NAME.expect) */
 	const char *sqlite;	/* also write the model into this SQLite database */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;

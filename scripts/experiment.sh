@@ -147,7 +147,7 @@ expand() {
 				opts=${options[$w]:-}
 				base=$w-$cfg-trace$t-r$r
 				local expect
-				expect=$top/workloads/apps/$("$replay" workload "$w" expect).expect
+				expect=$top/replay/scripts/$("$replay" workload "$w" expect).expect
 				hash=$({ echo "${bh[$b]} $c $f $t $opts"; cat "$top/replay/scripts/$w.rply"
 					[ ! -f "$expect" ] || cat "$expect"; } | sha256sum | cut -d' ' -f1)
 				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \

@@ -77,7 +77,7 @@ fi
 # A workload's declared structure (APP+LOAD runs use the app's) lets the
 # analyzer check each transaction's graph shape, not just its latency.
 expect=()
-expect_file=$top/workloads/apps/$("$top/build/replay/host/panlab-replay" workload "$workload" expect).expect
+expect_file=$top/replay/scripts/$("$top/build/replay/host/panlab-replay" workload "$workload" expect).expect
 [ -f "$expect_file" ] && expect=(--expect "$expect_file")
 
 echo "run $run_id: analyzing"

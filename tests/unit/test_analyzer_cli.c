@@ -611,7 +611,7 @@ static void test_stream(void)
 }
 
 /*
- * The graph-shape check against a declared structure (workloads/apps/NAME.expect): the
+ * The graph-shape check against a declared structure (replay/scripts/NAME.expect): the
  * lockcontention run as its workload declares it, then declarations it does not meet, then a
  * declaration with a syntax error.
  */

@@ -196,7 +196,7 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, struct pl_error *err);
 /* A workload's name, APP[@VARIANT][+LOAD...] (replay/README.md, "Workload names"): the app
  * (app-APP), a variant of its script, and stress loads run beside it. Its script is
  * replay/scripts/NAME.rply; its declared structure is its app and variant's,
- * workloads/apps/APP[@VARIANT].expect, since a load changes no causal path. Each part is
+ * replay/scripts/APP[@VARIANT].expect, since a load changes no causal path. Each part is
  * letters, digits, '_', '-' and '.' (not first). The one parser of the name: the session,
  * panlab-replay workload and through it the scripts. */
 #define PL_WORKLOAD_PART_BYTES 64
