@@ -40,8 +40,9 @@ enum {
 	PL_EXIT_USAGE = 2,  /* a wrong command line: unknown option, bad value */
 	/*
 	 * panlab-phone --snapshot-load (and run-phone.sh, run-experiment.sh):
-	 * the snapshot is not this build's (another format, machine, guest kernel
-	 * or initramfs), refused before the guest ran; booting cold may succeed.
+	 * the snapshot cannot be used (unreadable, or not this build's: another
+	 * format, machine, guest kernel or initramfs), refused before the guest
+	 * ran; booting cold may succeed.
 	 */
 	PL_EXIT_SNAPSHOT_REFUSED = 3,
 };
