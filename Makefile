@@ -29,7 +29,7 @@ build: deps
 
 # The guest ABI's values for the shell (include/panlab/guest_abi.h): the scripts and the guest's
 # /init source this file rather than spelling the values again.
-build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
+build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h include/panlab/error.h
 	@mkdir -p build
 	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
 	build/guest-abi-sh > $@.tmp && mv $@.tmp $@
@@ -40,19 +40,21 @@ build/guest/model-constants.tsv: scripts/guest/model-constants.tsv
 	cp $< $@
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
-# suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then
-# scripts/suite-verdict.sh: a line per workload, out/suite.json (qemu: out/suite-qemu.json), and
-# failure when a workload misses a target. A machine setting (CORES=1, GOVERNOR=, FREQ_MHZ=)
-# runs scripts/run-suite.sh with it instead (same verdict, out/suite.json).
-SUITE := suite$(if $(filter qemu,$(BACKEND)),-qemu)
+# suite-qemu.spec, into out/SUITE/results.sqlite and out/SUITE/report.html, then `panlab-analyze
+# verdict`: a line per workload, out/SUITE.json, and failure when a workload misses a target. A
+# machine setting (CORES=1, GOVERNOR=, FREQ_MHZ=) adds those axes to the spec, as its own
+# experiment (out/SUITE.spec, e.g. SUITE = suite-c1-fondemand).
+SUITE_SPEC := suite$(if $(filter qemu,$(BACKEND)),-qemu)
+SUITE_FREQ := $(GOVERNOR)$(FREQ_MHZ)
+SUITE := $(SUITE_SPEC)$(if $(filter-out 2,$(CORES))$(SUITE_FREQ),-c$(CORES)$(if $(SUITE_FREQ),-f$(SUITE_FREQ)))
 run: build
 ifeq ($(WORKLOAD),all)
-ifneq ($(GOVERNOR)$(FREQ_MHZ)$(filter-out 2,$(CORES)),)
-	@scripts/run-suite.sh --backend $(BACKEND) --snapshot $(MACHINE)
-else
-	@scripts/experiment.sh scripts/experiments/$(SUITE).spec || [ $$? = 1 ]
-	@scripts/suite-verdict.sh --experiment out/$(SUITE) --out out/$(SUITE).json
-endif
+	@mkdir -p out && { grep -v '^name' scripts/experiments/$(SUITE_SPEC).spec; echo "name $(SUITE)"; \
+	   $(if $(filter-out 2,$(CORES)),echo "cores $(CORES)";) \
+	   $(if $(SUITE_FREQ),echo "frequency $(SUITE_FREQ)";) } > out/$(SUITE).spec
+	@scripts/experiment.sh out/$(SUITE).spec || [ $$? = 1 ]
+	@build/analyzer/panlab-analyze verdict --db out/$(SUITE)/results.sqlite --experiment $(SUITE) \
+		--runs-dir out --out out/$(SUITE).json
 else
 	@scripts/run-experiment.sh --backend $(BACKEND) --workload $(WORKLOAD) $(MACHINE)
 endif

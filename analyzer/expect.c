@@ -243,6 +243,7 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 		     struct pl_expect_result *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->declared = e->transactions;
 	out->count_ok = tx->count == e->transactions;
 	for (uint64_t s = 0; s < e->ninputs; s++) {
 		const struct pl_expect_input *want = &e->inputs[s];

@@ -351,30 +351,54 @@ static int write_energy(struct db *d, const struct pl_analysis *a)
 	return rc;
 }
 
-int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct pl_error *err)
+/* Opens path with the schema applied, waiting for another writer's lock. */
+static int db_open(struct db *d)
 {
-	struct db d = { NULL, path, err };
-	char sql[256];
-	int rc;
-
-	if (sqlite3_open(path, &d.h) != SQLITE_OK) {
-		rc = db_fail(&d);
-		sqlite3_close(d.h);
-		return rc;
-	}
+	if (sqlite3_open(d->path, &d->h) != SQLITE_OK)
+		return db_fail(d);
 	/* Parallel runs of an experiment may write one file: wait for the lock. */
-	sqlite3_busy_timeout(d.h, 60000);
-	rc = db_exec(&d, pl_sqlite_schema);
-	if (rc == 0)
-		rc = db_exec(&d, "BEGIN IMMEDIATE");
+	sqlite3_busy_timeout(d->h, 60000);
+	return db_exec(d, pl_sqlite_schema);
+}
+
+/* Deletes run_id's rows of every model table. */
+static int clear_run(struct db *d, const char *run_id)
+{
+	char sql[256];
+	int rc = 0;
+
 	for (size_t i = 0; rc == 0 && i < sizeof(model_tables) / sizeof(model_tables[0]); i++) {
 		sqlite3_stmt *st;
 
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run_id = ?", model_tables[i]);
-		st = db_prepare(&d, sql);
-		rc = st ? db_row(&d, st, "s", a->run_id) : -1;
+		snprintf(sql, sizeof(sql), "DELETE FROM main.%s WHERE run_id = ?", model_tables[i]);
+		st = db_prepare(d, sql);
+		rc = st ? db_row(d, st, "s", run_id) : -1;
 		sqlite3_finalize(st);
 	}
+	return rc;
+}
+
+/* Ends the transaction (commit on success) and closes the database. */
+static int db_finish(struct db *d, int rc)
+{
+	if (rc == 0)
+		rc = db_exec(d, "COMMIT");
+	else
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_close(d->h) != SQLITE_OK && rc == 0)
+		rc = db_fail(d);
+	return rc;
+}
+
+int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct pl_error *err)
+{
+	struct db d = { NULL, path, err };
+	int rc = db_open(&d);
+
+	if (rc == 0)
+		rc = db_exec(&d, "BEGIN IMMEDIATE");
+	if (rc == 0)
+		rc = clear_run(&d, a->run_id);
 	if (rc == 0)
 		rc = write_validation(&d, a);
 	if (rc == 0)
@@ -387,11 +411,102 @@ int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct
 		rc = write_validation_rows(&d, a);
 	if (rc == 0)
 		rc = write_energy(&d, a);
-	if (rc == 0)
-		rc = db_exec(&d, "COMMIT");
+	return db_finish(&d, rc);
+}
+
+int pl_run_status_valid(const char *status)
+{
+	static const char *const known[] = { "pending", "running", "ok", "failed" };
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(status, known[i]))
+			return 1;
+	return 0;
+}
+
+/* Text or NULL. */
+static int bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+static int bind_u64(sqlite3_stmt *st, int i, int has, uint64_t v)
+{
+	return has ? sqlite3_bind_int64(st, i, (sqlite3_int64)v) : sqlite3_bind_null(st, i);
+}
+
+static int write_run_row(struct db *d, const struct pl_run_row *r)
+{
+	sqlite3_stmt *st = db_prepare(
+		d,
+		"INSERT OR REPLACE INTO runs (run_id, experiment, config,"
+		" backend, workload, cores, governor, freq_mhz, trace, repetition, options, input_hash,"
+		" status, reason, wall_s, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11, ?12, ?13, ?14, ?15, ?16)");
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = bind_text(st, 1, r->run_id) | bind_text(st, 2, r->experiment) |
+	     bind_text(st, 3, r->config) | bind_text(st, 4, r->backend) |
+	     bind_text(st, 5, r->workload) | bind_u64(st, 6, r->has_cores, r->cores) |
+	     bind_text(st, 7, r->governor) | bind_u64(st, 8, r->has_freq_mhz, r->freq_mhz) |
+	     bind_u64(st, 9, r->has_trace, (uint64_t)r->trace) |
+	     bind_u64(st, 10, r->has_repetition, r->repetition) | bind_text(st, 11, r->options) |
+	     bind_text(st, 12, r->input_hash) | bind_text(st, 13, r->status) |
+	     bind_text(st, 14, r->reason) |
+	     (r->has_wall_s ? sqlite3_bind_double(st, 15, r->wall_s) : sqlite3_bind_null(st, 15)) |
+	     bind_text(st, 16, r->finished_at);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_DONE)
+		rc = 0;
 	else
-		sqlite3_exec(d.h, "ROLLBACK", NULL, NULL, NULL);
-	if (sqlite3_close(d.h) != SQLITE_OK && rc == 0)
-		rc = db_fail(&d);
+		rc = db_fail(d);
+	sqlite3_finalize(st);
 	return rc;
+}
+
+/* The model's rows of every model table, after clear_run. */
+static int copy_model(struct db *d)
+{
+	char sql[256];
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(model_tables) / sizeof(model_tables[0]); i++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM model.%s",
+			 model_tables[i], model_tables[i]);
+		rc = db_exec(d, sql);
+	}
+	return rc;
+}
+
+int pl_sqlite_record_run(const char *path, const struct pl_run_row *row, const char *model,
+			 struct pl_error *err)
+{
+	struct db d = { NULL, path, err };
+	int rc = db_open(&d);
+
+	if (rc == 0 && model) {
+		sqlite3_stmt *st = db_prepare(&d, "ATTACH ? AS model");
+
+		rc = st ? 0 : -1;
+		/* The model must be one: its tables are read by name below. */
+		if (st && (sqlite3_bind_text(st, 1, model, -1, SQLITE_STATIC) != SQLITE_OK ||
+			   sqlite3_step(st) != SQLITE_DONE ||
+			   sqlite3_exec(d.h, "SELECT run_id FROM model.validation LIMIT 1", NULL,
+					NULL, NULL) != SQLITE_OK)) {
+			pl_error_file(err, model, "not a run's model (no validation table): %s",
+				      sqlite3_errmsg(d.h));
+			rc = -1;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc == 0)
+		rc = db_exec(&d, "BEGIN IMMEDIATE");
+	if (rc == 0 && model)
+		rc = clear_run(&d, row->run_id);
+	if (rc == 0 && model)
+		rc = copy_model(&d);
+	if (rc == 0)
+		rc = write_run_row(&d, row);
+	return db_finish(&d, rc);
 }

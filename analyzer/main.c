@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "panlab/expect.h"
+#include "panlab/experiment_report.h"
 #include "panlab/export_json.h"
 #include "panlab/export_sqlite.h"
 #include "panlab/findings.h"
@@ -26,21 +27,29 @@
 #include "panlab/stream.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
+#include "panlab/verdict.h"
 
-#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	      " [--no-plots] | panlab-analyze schema" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
-	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
-	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
-	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants"
+#define USAGE                                                                                            \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                              \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
+	" [--no-plots] | panlab-analyze schema"                                                          \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                           \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                          \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."         \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                            \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                    \
+	" | panlab-analyze model-constants"                                                              \
+	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"                \
+	" | panlab-analyze report --db FILE --out FILE.html"                                             \
+	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"              \
+	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"            \
+	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"           \
+	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
-	const char *expect;	/* the workload's declared structure (workloads/apps/NAME.expect) */
+	const char *expect;	/* the workload's declared structure (replay/scripts/NAME.expect) */
 	const char *sqlite;	/* also write the model into this SQLite database */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
@@ -214,16 +223,58 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
 /*
- * panlab-analyze overhead: ground truth of a traced and an untraced run
- * of one replay -> overhead.json in --out.
+ * The CPU-time overhead when both runs have cpu_time.txt (the phone's),
+ * none when neither has; one alone is an error.
+ */
+static int cpu_overhead_of(const struct options *o, struct pl_cpu_overhead *out, int *have,
+			   struct pl_error *err)
+{
+	char p_on[4096], p_off[4096];
+	struct pl_cpu_time on, off;
+	int rc;
+
+	snprintf(p_on, sizeof(p_on), "%s/cpu_time.txt", o->on);
+	snprintf(p_off, sizeof(p_off), "%s/cpu_time.txt", o->off);
+	*have = exists(p_on) || exists(p_off);
+	if (!*have)
+		return 0;
+	if (pl_cpu_time_read_file(p_on, &on, err) < 0)
+		return -1;
+	rc = pl_cpu_time_read_file(p_off, &off, err);
+	if (rc == 0) {
+		rc = pl_cpu_overhead(&on, &off, out, err);
+		if (rc < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			pl_error_file(err, p_on, "against %s: %s", p_off, why);
+		}
+		pl_cpu_time_free(&off);
+	}
+	pl_cpu_time_free(&on);
+	return rc;
+}
+
+/*
+ * panlab-analyze overhead: ground truth (and the phone's cpu_time.txt) of a
+ * traced and an untraced run of one replay -> overhead.json in --out.
  */
 static int overhead_main(const struct options *o)
 {
 	struct pl_ground_truth on, off;
 	struct pl_overhead ov;
+	struct pl_cpu_overhead cpu;
 	struct pl_error err;
 	char path[4096], on_name[256], off_name[256];
+	int have_cpu = 0;
 	int rc = check_name("--on", base_name(o->on, on_name, sizeof(on_name)));
 
 	if (rc == 0)
@@ -232,27 +283,30 @@ static int overhead_main(const struct options *o)
 		return rc;
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->on);
 	if (pl_ground_truth_read_file(path, &on, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->off);
 	if (pl_ground_truth_read_file(path, &off, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_ground_truth_free(&on);
 		return 1;
 	}
 	pl_overhead_compare(&on, &off, &ov);
-	rc = make_dirs(o->out, &err);
+	rc = cpu_overhead_of(o, &cpu, &have_cpu, &err);
+	if (rc == 0)
+		rc = make_dirs(o->out, &err);
 	if (rc == 0) {
 		snprintf(path, sizeof(path), "%s/overhead.json", o->out);
-		rc = pl_overhead_write_json(&ov, on_name, off_name, path, &err);
+		rc = pl_overhead_write_json(&ov, have_cpu ? &cpu : NULL, on_name, off_name, path,
+					    &err);
 	}
 	if (rc == 0 && !o->no_plots)
 		rc = plots_done(pl_plot_overhead(&ov, o->out, &err));
 	if (rc == 0)
 		pl_report_overhead_text(stdout, &ov, on_name, off_name);
 	else
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	pl_overhead_free(&ov);
 	pl_ground_truth_free(&on);
 	pl_ground_truth_free(&off);
@@ -274,11 +328,11 @@ static int stream_main(const struct options *o)
 	char path[4096];
 
 	if (o->ground_truth && pl_ground_truth_read_file(o->ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	if (pl_stream_analyze(o->trace, &opt, &r, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		if (o->ground_truth)
 			pl_ground_truth_free(&gt);
 		return 1;
@@ -309,7 +363,7 @@ static int stream_main(const struct options *o)
 			       val.matched);
 		printf("; wrote %s\n", path);
 	} else {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	}
 	if (o->ground_truth) {
 		pl_validation_free(&val);
@@ -433,6 +487,205 @@ static int findings_main(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * getopt_long over options that each take a value: option i's value (its
+ * `val`, 0..n-1) into values[i]. Returns 0, or the usage exit status.
+ */
+static int named_options(int argc, char **argv, const struct option *longopts, const char **values)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return usage_error("unknown option or missing value: ", argv[optind - 1]);
+		values[c] = optarg;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: ", argv[optind]);
+	return 0;
+}
+
+/*
+ * panlab-analyze verdict: every run of an experiment against its targets
+ * (panlab/verdict.h) -> a table on stdout and the array in --out. Exit 1
+ * when a run missed a target.
+ */
+static int verdict_main(int argc, char **argv)
+{
+	enum { DB, EXPERIMENT, RUNS_DIR, OUT, NV };
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, DB },
+		{ "experiment", required_argument, NULL, EXPERIMENT },
+		{ "runs-dir", required_argument, NULL, RUNS_DIR },
+		{ "out", required_argument, NULL, OUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *v[NV] = { 0 }, *out;
+	struct pl_error err;
+	json_t *all;
+	uint64_t bad;
+	int rc = named_options(argc, argv, longopts, v);
+
+	if (rc)
+		return rc;
+	if (!v[DB] || !v[EXPERIMENT] || !v[RUNS_DIR] || !v[OUT])
+		return usage_error("verdict needs --db, --experiment, --runs-dir and --out", NULL);
+	out = v[OUT];
+	if (pl_verdict_experiment(v[DB], v[EXPERIMENT], v[RUNS_DIR], stdout, &all, &bad, &err) <
+	    0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	size_t n = json_array_size(all);
+
+	rc = json_dump_file(all, out, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+
+	json_decref(all);
+	if (rc != 0) {
+		fprintf(stderr, "panlab-analyze: %s: cannot write: %s\n", out, strerror(errno));
+		return 1;
+	}
+	if (bad == 0)
+		printf("suite: all %zu workloads ok; %s\n", n, out);
+	else
+		printf("suite: %" PRIu64 " of %zu workloads missed a target (status column); %s\n",
+		       bad, n, out);
+	return bad ? 1 : 0;
+}
+
+/* panlab-analyze report: an experiment's report.html from its results database. */
+static int report_main(int argc, char **argv)
+{
+	enum { DB, OUT, NV };
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, DB },
+		{ "out", required_argument, NULL, OUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *v[NV] = { 0 }, *db, *out;
+	struct pl_error err;
+	int rc = named_options(argc, argv, longopts, v);
+
+	if (rc)
+		return rc;
+	db = v[DB], out = v[OUT];
+	if (!db || !out)
+		return usage_error("report needs --db and --out", NULL);
+	if (pl_experiment_report(db, out, &err) < 0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	printf("report: %s\n", out);
+	return 0;
+}
+
+/*
+ * panlab-analyze record: one runs row of a results database by column name
+ * (panlab/export_sqlite.h), with the run's model when --model is given. A
+ * finished run (ok, failed) gets finished_at, now in UTC.
+ */
+static int record_main(int argc, char **argv)
+{
+	enum {
+		DB,
+		RUN_ID,
+		EXPERIMENT,
+		CONFIG,
+		BACKEND,
+		WORKLOAD,
+		CORES,
+		GOVERNOR,
+		FREQ_MHZ,
+		TRACE,
+		REPETITION,
+		OPTIONS,
+		INPUT_HASH,
+		STATUS,
+		REASON,
+		WALL_S,
+		MODEL,
+		NV
+	};
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, DB },
+		{ "run-id", required_argument, NULL, RUN_ID },
+		{ "experiment", required_argument, NULL, EXPERIMENT },
+		{ "config", required_argument, NULL, CONFIG },
+		{ "backend", required_argument, NULL, BACKEND },
+		{ "workload", required_argument, NULL, WORKLOAD },
+		{ "cores", required_argument, NULL, CORES },
+		{ "governor", required_argument, NULL, GOVERNOR },
+		{ "freq-mhz", required_argument, NULL, FREQ_MHZ },
+		{ "trace", required_argument, NULL, TRACE },
+		{ "repetition", required_argument, NULL, REPETITION },
+		{ "options", required_argument, NULL, OPTIONS },
+		{ "input-hash", required_argument, NULL, INPUT_HASH },
+		{ "status", required_argument, NULL, STATUS },
+		{ "reason", required_argument, NULL, REASON },
+		{ "wall-s", required_argument, NULL, WALL_S },
+		{ "model", required_argument, NULL, MODEL },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *v[NV] = { 0 };
+	char finished[32], *end;
+	struct pl_error err;
+	int rc = named_options(argc, argv, longopts, v);
+
+	if (rc)
+		return rc;
+	struct pl_run_row row = {
+		.run_id = v[RUN_ID],
+		.experiment = v[EXPERIMENT],
+		.config = v[CONFIG],
+		.backend = v[BACKEND],
+		.workload = v[WORKLOAD],
+		.governor = v[GOVERNOR],
+		.options = v[OPTIONS],
+		.input_hash = v[INPUT_HASH],
+		.status = v[STATUS],
+		.reason = v[REASON],
+		.has_cores = v[CORES] != NULL,
+		.has_freq_mhz = v[FREQ_MHZ] != NULL,
+		.has_repetition = v[REPETITION] != NULL,
+		.has_trace = v[TRACE] != NULL,
+		.has_wall_s = v[WALL_S] != NULL,
+	};
+
+	if (!v[DB] || !row.run_id || !row.status)
+		return usage_error("record needs --db, --run-id and --status", NULL);
+	if (!pl_run_status_valid(row.status))
+		return usage_error("--status takes pending, running, ok or failed, got ",
+				   row.status);
+	if (v[CORES] && (pl_parse_u64(v[CORES], 99, &row.cores) < 0 || !row.cores))
+		return usage_error("--cores takes 1..99, got ", v[CORES]);
+	if (v[FREQ_MHZ] && (pl_parse_u64(v[FREQ_MHZ], 99999, &row.freq_mhz) < 0 || !row.freq_mhz))
+		return usage_error("--freq-mhz takes MHz, got ", v[FREQ_MHZ]);
+	if (v[REPETITION] &&
+	    (pl_parse_u64(v[REPETITION], 9999, &row.repetition) < 0 || !row.repetition))
+		return usage_error("--repetition takes 1..9999, got ", v[REPETITION]);
+	if (v[TRACE] && strcmp(v[TRACE], "on") && strcmp(v[TRACE], "off"))
+		return usage_error("--trace takes on or off, got ", v[TRACE]);
+	row.trace = v[TRACE] && !strcmp(v[TRACE], "on");
+	if (v[WALL_S]) {
+		errno = 0;
+		row.wall_s = strtod(v[WALL_S], &end);
+		if (errno || end == v[WALL_S] || *end || !(row.wall_s >= 0))
+			return usage_error("--wall-s takes seconds (>= 0), got ", v[WALL_S]);
+	}
+	if (!strcmp(row.status, "ok") || !strcmp(row.status, "failed")) {
+		time_t now = time(NULL);
+
+		strftime(finished, sizeof(finished), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		row.finished_at = finished;
+	}
+	if (pl_sqlite_record_run(v[DB], &row, v[MODEL], &err) < 0) {
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -459,6 +712,12 @@ static int run_command(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "findings"))
 		return findings_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "verdict"))
+		return verdict_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return record_main(argc - 1, argv + 1);
 	struct pl_error err;
 	struct pl_trace trace;
 	struct pl_ground_truth gt;
@@ -479,16 +738,16 @@ static int run_command(int argc, char **argv)
 	double start_ms = now_ms();
 
 	if (pl_trace_read_file(o.trace, &trace, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		return 1;
 	}
 	if (pl_ground_truth_read_file(o.ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_trace_free(&trace);
 		return 1;
 	}
 	if (o.expect && pl_expect_read_file(o.expect, &expect, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 		pl_ground_truth_free(&gt);
 		pl_trace_free(&trace);
 		return 1;
@@ -531,7 +790,7 @@ static int run_command(int argc, char **argv)
 		       o.no_plots ? "" : " and plots (svg)", o.out,
 		       o.sqlite ? "; the model in " : "", o.sqlite ? o.sqlite : "");
 	} else {
-		fprintf(stderr, "%s\n", err.msg);
+		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
 	}
 	if (o.expect) {
 		pl_expect_result_free(&checked);

@@ -434,3 +434,114 @@ int pl_plot_section6(const char *dir, struct pl_error *err)
 		    " 1.75 * x with lines dt 3 title 'y = 1.75 x'\n", data, data);
 	return close_plot(gp, path, err);
 }
+
+/* A title or label inside a gnuplot single-quoted string: quotes and newlines dropped. */
+static void put_quoted(FILE *gp, const char *s)
+{
+	for (; *s; s++)
+		if (*s != '\'' && *s != '\n' && *s != '\\')
+			fputc(*s, gp);
+}
+
+static void set_title(FILE *gp, const char *title)
+{
+	fprintf(gp, "set title '");
+	put_quoted(gp, title);
+	fprintf(gp, "'\n");
+}
+
+/* Inline data block $sK: the series' points. */
+static void series_block(FILE *gp, size_t k, const struct pl_plot_series *s)
+{
+	fprintf(gp, "$s%zu << EOD\n", k);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(gp, "%.6f %.6f\n", s->x[i], s->y[i]);
+	fprintf(gp, "EOD\n");
+}
+
+/* gnuplot on dir/name with its title set: 0, 1 without gnuplot, or -1 with err set. */
+static int begin_plot(const char *dir, const char *name, const char *title, char *path, size_t size,
+		      FILE **gp, struct pl_error *err)
+{
+	if (!have_gnuplot())
+		return 1;
+	*gp = open_plot(dir, name, path, size, err);
+	if (!*gp)
+		return -1;
+	set_title(*gp, title);
+	return 0;
+}
+
+int pl_plot_cdfs(const char *dir, const char *name, const char *title,
+		 const struct pl_plot_series *s, size_t ns, struct pl_error *err)
+{
+	char path[4096];
+	FILE *gp;
+	int rc = begin_plot(dir, name, title, path, sizeof(path), &gp, err);
+
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < ns; k++)
+		series_block(gp, k, &s[k]);
+	fprintf(gp, "set xlabel 'latency (ms)'\nset ylabel 'fraction of inputs'\n"
+		    "set yrange [0:1.02]\nset key bottom right\nset grid\nplot ");
+	for (size_t k = 0; k < ns; k++) {
+		fprintf(gp, "%s$s%zu using 1:2 with steps lw 2 title '", k ? ", " : "", k);
+		put_quoted(gp, s[k].title);
+		fprintf(gp, "'");
+	}
+	fprintf(gp, "\n");
+	return close_plot(gp, path, err);
+}
+
+int pl_plot_qq_points(const char *dir, const char *name, const char *title,
+		      const struct pl_plot_series *s, struct pl_error *err)
+{
+	char path[4096];
+	FILE *gp;
+	int rc = begin_plot(dir, name, title, path, sizeof(path), &gp, err);
+
+	if (rc)
+		return rc;
+	series_block(gp, 0, s);
+	fprintf(gp,
+		"set xlabel 'tracing off (ms)'\nset ylabel 'tracing on (ms)'\nset key top left\n"
+		"set grid\nset size ratio -1\nplot $s0 using 1:2 with points pt 7 ps 0.6"
+		" title 'quantiles', x with lines dt 2 title 'y = x'\n");
+	return close_plot(gp, path, err);
+}
+
+int pl_plot_stacked(const char *dir, const char *name, const char *title, const char *const *rows,
+		    size_t nrows, const char *const *cols, size_t ncols, const double *values,
+		    struct pl_error *err)
+{
+	char path[4096];
+	FILE *gp;
+	int rc = begin_plot(dir, name, title, path, sizeof(path), &gp, err);
+
+	if (rc)
+		return rc;
+	fprintf(gp, "$rows << EOD\n");
+	for (size_t r = 0; r < nrows; r++) {
+		fprintf(gp, "\"");
+		for (const char *c = rows[r]; *c; c++)
+			if (*c != '"' && *c != '\n' && *c != '\\')
+				fputc(*c, gp);
+		fprintf(gp, "\"");
+		for (size_t c = 0; c < ncols; c++)
+			fprintf(gp, " %.6f", values[r * ncols + c]);
+		fprintf(gp, "\n");
+	}
+	fprintf(gp,
+		"EOD\nset style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\nset boxwidth 0.6\nset key outside right\n"
+		"set xtics rotate by -25 left\nset ylabel 'ms'\nset grid ytics\nset bmargin 12\nplot ");
+	for (size_t c = 0; c < ncols; c++) {
+		fprintf(gp, "%s$rows using %zu%s title '", c ? ", " : "", c + 2,
+			c ? "" : ":xtic(1)");
+		put_quoted(gp, cols[c]);
+		fprintf(gp, "'");
+	}
+	fprintf(gp, "\n");
+	return close_plot(gp, path, err);
+}

@@ -358,8 +358,9 @@ static json_t *expect_json(const struct pl_expect_result *r)
 	for (uint64_t i = 0; i < r->nfailed; i++)
 		json_array_append_new(failed, json_pack("{s:o, s:s}", "input",
 			count(r->failed[i].input), "reason", r->failed[i].reason));
-	return json_pack("{s:o, s:b, s:o}", "checked", count(r->checked),
-			 "transactions_as_declared", r->count_ok, "failed", failed);
+	return json_pack("{s:o, s:o, s:b, s:o}", "checked", count(r->checked),
+			 "transactions_declared", count(r->declared), "transactions_as_declared",
+			 r->count_ok, "failed", failed);
 }
 
 #define TOP_EDGES 10

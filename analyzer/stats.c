@@ -16,6 +16,24 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double pl_mean(const double *x, size_t n)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	return sum / (double)n;
+}
+
+double pl_sd(const double *x, size_t n)
+{
+	double m = pl_mean(x, n), ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return sqrt(ss / (double)(n - 1));
+}
+
 void pl_stats_sort(double *x, size_t n)
 {
 	if (n > 1)

@@ -33,8 +33,10 @@ int handshake_restore(handshake *h, const char *path, machine *m,
                       slirp_net *net, struct pl_error *err)
 {
     h->restored = 1;
-    if (snapshot_load(path, m, net, err) < 0)
+    if (snapshot_load(path, m, net, err) < 0) {
+        h->refused = 1;
         return -1;
+    }
     return send_config(m, h->config, err);
 }
 

@@ -21,6 +21,7 @@ typedef struct handshake {
     const char *config;         /* one line for the guest, or NULL */
     const char *save_path;      /* snapshot to save when asked, or NULL */
     int restored;               /* the run began from a snapshot */
+    int refused;                /* the snapshot was not this build's */
     int asked;                  /* 1: the guest asked, 2: answered */
 } handshake;
 
@@ -28,7 +29,7 @@ typedef struct handshake {
 void handshake_port(void *opaque, const uint8_t *buf, size_t len_bytes);
 
 /* Restores the snapshot at path and sends the configuration. Returns 0,
- * or -1 with err set. */
+ * or -1 with err set (and refused set when the snapshot itself was). */
 int handshake_restore(handshake *h, const char *path, machine *m,
                       slirp_net *net, struct pl_error *err);
 

@@ -1,6 +1,8 @@
 /* panlab-phone: the phone emulator's command line. It checks the options
  * and hands them to the run (run.h). Exit status: 0 for a good run, 1 for
- * a failed one, 2 for a wrong command line. */
+ * a failed one, 2 for a wrong command line, 3 (PL_EXIT_SNAPSHOT_REFUSED)
+ * for a --snapshot-load snapshot it cannot use (unreadable, or not this
+ * build's). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>

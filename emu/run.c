@@ -267,9 +267,14 @@ static void start_guest(phone *p, struct pl_error *err)
 {
     const phone_options *o = p->o;
     if (o->snap_load) {
-        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0 ||
-            (p->system_map && guest_clock_check(&p->clk, NULL, 0, err) < 0))
-            die(err);
+        /* A snapshot of another build, or of a kernel other than the map's, is
+         * refused with its own status: the caller may boot cold instead. */
+        if (handshake_restore(&p->hs, o->snap_load, p->m, p->net, err) < 0)
+            pl_error_exit(prog, err,
+                          p->hs.refused ? PL_EXIT_SNAPSHOT_REFUSED
+                                        : PL_EXIT_FAILED);
+        if (p->system_map && guest_clock_check(&p->clk, NULL, 0, err) < 0)
+            pl_error_exit(prog, err, PL_EXIT_SNAPSHOT_REFUSED);
         console_watch_progress(&p->con, vt_now_ns(p->vt));
         fprintf(stderr, "%s: restored %s at %.6f s of virtual time in %.3f s "
                 "of host time (%.3f s CPU)\n", prog, o->snap_load,

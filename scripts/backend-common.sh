@@ -46,8 +46,14 @@ if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
 fi
 
 kernel=$top/build/kernel/arch/arm/boot/zImage
+# A workload's name, APP[@VARIANT][+LOAD...], is parsed in one place (the replay library),
+# whose tool is found beside this file, whoever sources it.
+replay_cli=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/replay/host/panlab-replay
+[ -x "$replay_cli" ] || { echo "$0: $replay_cli is missing; run 'make build'" >&2; exit 1; }
+app=""
+[ -z "$workload" ] || app=$("$replay_cli" workload "$workload" app) || exit 2
 # An unmodified Debian app (workloads/oss/APP) boots the image with its programs.
-if [ -z "$initrd" ] && [ -n "$workload" ] && [ -d "$top/workloads/oss/${workload%%[@+]*}" ]; then
+if [ -z "$initrd" ] && [ -n "$app" ] && [ -d "$top/workloads/oss/$app" ]; then
 	initrd=$top/build/initramfs-oss.cpio.gz
 fi
 initrd=${initrd:-$top/build/initramfs.cpio.gz}
@@ -70,8 +76,6 @@ guest_abi=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/guest_abi.sh
 # packs into an image of its own is not in replay/scripts: the default holds for it.
 watchdog_s=300
 if [ -n "$workload" ] && [ -f "$top/replay/scripts/$workload.rply" ]; then
-	replay_cli=$top/build/replay/host/panlab-replay
-	[ -x "$replay_cli" ] || { echo "$0: $replay_cli is missing; run 'make build'" >&2; exit 1; }
 	script_s=$("$replay_cli" duration "$top/replay/scripts/$workload.rply") || exit 1
 	watchdog_s=$((script_s + 300))
 fi

@@ -2,6 +2,8 @@
 # Runs one experiment end to end: boot the guest on a backend, replay the
 # workload's script, then analyze the trace against the ground truth.
 # Everything lands in out/<run-id>/; out/latest points at the newest run.
+# Exit status: 0 ok, 1 failed, 2 usage, and the phone's 3 (PL_EXIT_SNAPSHOT_REFUSED,
+# include/panlab/error.h) for a --snapshot-load snapshot refused before the guest ran.
 set -euo pipefail
 
 # usage [STATUS]: the help, on stdout for --help (status 0), else on stderr.
@@ -76,7 +78,7 @@ fi
 # analyzer check each transaction's graph shape, not just its latency. An
 # untraced run has no transactions to check.
 expect=()
-expect_file=$top/workloads/apps/${workload%%+*}.expect
+expect_file=$top/replay/scripts/$("$top/build/replay/host/panlab-replay" workload "$workload" expect).expect
 [ -f "$expect_file" ] && [ "$trace" = on ] && expect=(--expect "$expect_file")
 
 echo "run $run_id: analyzing"

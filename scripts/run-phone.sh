@@ -21,6 +21,8 @@
 # The guest's kernel and initramfs (apps, scripts) live in the snapshot, so
 # FILE.guest records their hash at save, and a load from another build of
 # them is refused: it would run old guest code against today's scripts.
+# Exit status: 0 ok, 1 failed, 2 usage, 3 (PL_EXIT_SNAPSHOT_REFUSED in
+# build/guest_abi.sh) a --snapshot-load snapshot refused, before the guest ran.
 #
 # --quantum-policy causal|fixed picks how the cores meet (emu/README.md,
 # "Virtual time"; default causal); `make bench` runs both side by side.
@@ -65,13 +67,13 @@ if [ -n "$workload" ]; then
 	replay=(--replay "$top/replay/scripts/$workload.rply" --ground-truth "$out/ground_truth.txt"
 		--cpu-time "$out/cpu_time.txt")
 	# An unmodified app's web pages (workloads/oss/APP/site) are what the content server serves.
-	app_site=$top/workloads/oss/${workload%%[@+]*}/site
+	app_site=$top/workloads/oss/$app/site
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 	# A generated corpus (build/content/APP, workloads/corpus) is served the same way.
-	app_site=$top/build/content/${workload%%[@+]*}
+	app_site=$top/build/content/$app
 	[ ! -d "$app_site" ] || site=(--content-dir "$app_site")
 	# An app may name the link it is checked on (workloads/oss/links2/net-profile says why).
-	app_profile=$top/workloads/oss/${workload%%[@+]*}/net-profile
+	app_profile=$top/workloads/oss/$app/net-profile
 	[ -n "$net_profile" ] || [ ! -f "$app_profile" ] || net_profile=$(sed -n '/^[a-z0-9]/{p;q}' "$app_profile")
 fi
 net_profile=${net_profile:-wifi}
@@ -87,7 +89,7 @@ case "${snapshot[0]:-}" in
 --snapshot-load)
 	[ "$(cat "${snapshot[1]}.guest" 2>/dev/null)" = "$(guest_hash)" ] || {
 		echo "$0: ${snapshot[1]}: saved from another build of the guest kernel or initramfs (or ${snapshot[1]}.guest is missing); save it again" >&2
-		exit 2
+		exit "$PL_EXIT_SNAPSHOT_REFUSED"
 	}
 	boot=(--snapshot-load "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 esac
@@ -96,4 +98,7 @@ run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 	--net user --net-profile "$net_profile" --pcap "$out/net.pcap" "${site[@]}" \
 	--system-map "$top/build/kernel/System.map" --display "$display" \
 	--quantum-policy "$policy" "${replay[@]}"
+# A snapshot the phone refused keeps the phone's status (include/panlab/error.h): the caller may
+# boot cold; the phone has said why on stderr.
+[ "$status" != "$PL_EXIT_SNAPSHOT_REFUSED" ] || exit "$PL_EXIT_SNAPSHOT_REFUSED"
 check_result

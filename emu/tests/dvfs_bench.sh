@@ -6,10 +6,11 @@
 #   two_threads_one_core_ratio   its time sharing cpu0 with a CPU-bound thread over alone: about 2
 #   overhead                     per workload, the tracer's overhead, tracing on vs off, one replay,
 #                                the phone at 1.2 GHz on 2 cores, two ways:
-#                                  cpu_time: the CPU time the cores spent per tap (cpu_time.txt,
-#                                  ../../scripts/cpu-overhead.jq): mean, p95, 95% bound;
+#                                  cpu_time: the CPU time the cores spent per tap (cpu_time.txt):
+#                                  mean, p95, 95% bound;
 #                                  latency: end-to-end ground-truth latency, which moves only when
-#                                  a frame misses a vsync (../../scripts/overhead.jq)
+#                                  a frame misses a vsync; both are `panlab-analyze overhead`'s
+#                                  (analyzer/include/panlab/overhead.h)
 #   overhead_mean_pct, overhead_p95_pct, overhead_mean_bound_pct
 #                                per workload, overhead.WORKLOAD.cpu_time's
 #   panappticon_overhead_pct     6.1, the paper's figure, for comparison
@@ -51,13 +52,10 @@ for w in $workloads; do
 			fail "the $w tracing-$trace run failed; see $out/dvfs-$w-$trace.log"
 	done
 	"$top/build/analyzer/panlab-analyze" overhead --on "$top/out/bench-dvfs-$w-on" \
-		--off "$top/out/bench-dvfs-$w-off" --out "$out/dvfs-overhead-$w" --no-plots > /dev/null
-	latency=$(jq -f "$top/scripts/overhead.jq" "$out/dvfs-overhead-$w/overhead.json")
-	cpu=$(jq -n --rawfile on "$top/out/bench-dvfs-$w-on/cpu_time.txt" \
-		--rawfile off "$top/out/bench-dvfs-$w-off/cpu_time.txt" -f "$top/scripts/cpu-overhead.jq") ||
-		fail "no CPU time to compare for $w"
-	overhead=$(jq --arg w "$w" --argjson c "$cpu" --argjson l "$latency" \
-		'.[$w] = {cpu_time: $c, latency: $l}' <<< "$overhead")
+		--off "$top/out/bench-dvfs-$w-off" --out "$out/dvfs-overhead-$w" --no-plots > /dev/null ||
+		fail "no overhead to compare for $w"
+	overhead=$(jq --arg w "$w" --slurpfile o "$out/dvfs-overhead-$w/overhead.json" \
+		'.[$w] = {cpu_time: $o[0].cpu_time, latency: $o[0].latency_bound}' <<< "$overhead")
 done
 
 switches='{}'

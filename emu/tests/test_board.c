@@ -2092,15 +2092,18 @@ static void test_snapshot_cli(void)
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 2);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "takes no --kernel"));
+    /* A snapshot it cannot use has its own status: the caller may boot cold. */
     snprintf(args, sizeof(args), "--snapshot-load %s --config x",
              tmp_path("none.snap"));
-    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)),
+                    PL_EXIT_SNAPSHOT_REFUSED);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "none.snap: cannot open"));
     /* The good snapshot is of a 16 MiB machine; the phone has 1 GiB. */
     snprintf(args, sizeof(args), "--snapshot-load %s --config x",
              saved_snapshot());
-    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)),
+                    PL_EXIT_SNAPSHOT_REFUSED);
     CU_ASSERT_EQUAL(lines, 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "good.snap@"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "bytes of RAM"));

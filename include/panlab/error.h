@@ -36,8 +36,15 @@
 /* Exit statuses of every panlab command. */
 enum {
 	PL_EXIT_OK = 0,
-	PL_EXIT_FAILED = 1,	/* bad input, a failed run, the environment */
-	PL_EXIT_USAGE = 2,	/* a wrong command line: unknown option, bad value */
+	PL_EXIT_FAILED = 1, /* bad input, a failed run, the environment */
+	PL_EXIT_USAGE = 2,  /* a wrong command line: unknown option, bad value */
+	/*
+	 * panlab-phone --snapshot-load (and run-phone.sh, run-experiment.sh):
+	 * the snapshot cannot be used (unreadable, or not this build's: another
+	 * format, machine, guest kernel or initramfs), refused before the guest
+	 * ran; booting cold may succeed.
+	 */
+	PL_EXIT_SNAPSHOT_REFUSED = 3,
 };
 
 /* Caller-owned, typically on the stack; no heap memory inside. */

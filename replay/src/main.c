@@ -2,6 +2,7 @@
  * 1 a bad script or a failed replay (one-line message on stderr), 2 a usage error. */
 #include "panlab/replay.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,6 +20,10 @@ static const char usage[] =
 	"usage: panlab-replay check SCRIPT     parse; print the action count and duration\n"
 	"       panlab-replay list SCRIPT      print the script flattened (repeats expanded)\n"
 	"       panlab-replay duration SCRIPT  print its duration in whole seconds, rounded up\n"
+	"       panlab-replay workload NAME [app|variant|expect|loads]\n"
+	"                                      parse a workload's name APP[@VARIANT][+LOAD...]:\n"
+	"                                      every part as 'part value' lines, or one part's value\n"
+	"       panlab-replay workloads DIR    the workloads with a script DIR/NAME.rply, sorted\n"
 	"       panlab-replay play [-g GT] SCRIPT\n"
 	"                                      create the panlab-touch uinput device and play\n"
 	"                                      the script now; ground truth to GT or stdout\n"
@@ -202,6 +207,74 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 	return rc < 0 ? 1 : 0;
 }
 
+/* One part of a workload's name, or every part as "part value" lines. */
+static int cmd_workload(const char *name, const char *field)
+{
+	struct pl_workload_name w;
+	struct pl_error err;
+	char loads[PL_WORKLOAD_MAX_LOADS * PL_WORKLOAD_PART_BYTES] = "";
+	if (pl_workload_name_parse(name, &w, &err) < 0) {
+		fprintf(stderr, "panlab-replay: %s\n", err.msg);
+		return 1;
+	}
+	for (unsigned i = 0; i < w.nloads; i++) {
+		if (i)
+			strcat(loads, " ");
+		strcat(loads, w.loads[i]);
+	}
+	const char *names[] = { "app", "variant", "expect", "loads" };
+	const char *values[] = { w.app, w.variant, w.expect, loads };
+	for (size_t i = 0; i < 4; i++) {
+		if (!field)
+			printf("%s %s\n", names[i], values[i]);
+		else if (!strcmp(field, names[i]))
+			return printf("%s\n", values[i]) < 0;
+	}
+	return field ? usage_error("workload's part is app, variant, expect or loads") : 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of DIR/NAME.rply that parse as workload names, sorted. */
+static int cmd_workloads(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0;
+	if (!d) {
+		fprintf(stderr, "panlab-replay: %s: cannot open: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct pl_workload_name w;
+		struct pl_error err;
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".rply"))
+			continue;
+		char *name = pl_xcalloc(len - 4, 1);
+		memcpy(name, e->d_name, len - 5);
+		if (pl_workload_name_parse(name, &w, &err) < 0) {
+			fprintf(stderr, "panlab-replay: %s/%s: %s\n", dir, e->d_name, err.msg);
+			free(name);
+			continue;
+		}
+		names = pl_xrealloc(names, n + 1, sizeof(*names));
+		names[n++] = name;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		printf("%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return 0;
+}
+
 /* The command named by argv, with its exit status. */
 static int run_command(int argc, char **argv)
 {
@@ -217,6 +290,16 @@ static int run_command(int argc, char **argv)
 			return usage_error("expected one SCRIPT");
 		return cmd[0] == 'c' ? cmd_check(argv[2]) :
 		       cmd[0] == 'l' ? cmd_list(argv[2]) : cmd_duration(argv[2]);
+	}
+	if (strcmp(cmd, "workload") == 0) {
+		if (argc != 3 && argc != 4)
+			return usage_error("expected a workload NAME and at most one part");
+		return cmd_workload(argv[2], argc == 4 ? argv[3] : NULL);
+	}
+	if (strcmp(cmd, "workloads") == 0) {
+		if (argc != 3)
+			return usage_error("expected one DIR");
+		return cmd_workloads(argv[2]);
 	}
 	if (strcmp(cmd, "record") == 0) {
 		const char *out_path = NULL;

@@ -6,8 +6,8 @@
 #     and run again: the finished runs are skipped, the two bad runs are recorded failed with
 #     run-experiment.sh's error as reason and do not stop the rest;
 #   - the database holds both timer runs' models; the configuration booted once (the first run
-#     saved the snapshot, the second restored it); restore-refused.sh tells that restore from a
-#     refused one (a file that is no snapshot);
+#     saved the snapshot, the second restored it); a snapshot of another build is refused with
+#     the phone's own status, PL_EXIT_SNAPSHOT_REFUSED (test_snapshot.sh: panlab-phone's);
 #   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
 #     SVGs with their paths, and its screenshot has thousands more coloured pixels than one of
@@ -69,19 +69,16 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 	fail "the traced timer run is not at precision = recall = 1"
 grep -q 'saved' "$dir/timer-phone-traceon-r1/run.err" || fail "the first run did not save the snapshot"
 grep -q 'restored' "$dir/timer-phone-traceoff-r1/run.err" || fail "the second run did not restore the snapshot"
-# restore-refused.sh: experiment.sh and run-suite.sh boot cold only a run refused its snapshot;
-# a run that restored it and then failed keeps its failure.
-restored=$(sed -n 's/^panlab-phone: restored \(.*\) at [0-9.]* s of virtual time.*/\1/p' \
-	"$dir/timer-phone-traceoff-r1/run.err")
-[ -n "$restored" ] && ! "$top/scripts/restore-refused.sh" "$dir/timer-phone-traceoff-r1/run.err" "$restored" ||
-	fail "a run that restored '$restored' was taken for a refused restore"
+# The phone's own status tells a refused snapshot (PL_EXIT_SNAPSHOT_REFUSED, build/guest_abi.sh)
+# from a run that restored it and then failed: experiment.sh boots cold only the first.
+. "$top/build/guest_abi.sh"
 printf 'not a snapshot\n' > "$work/other.snap"
 rc=0
 "$top/scripts/run-experiment.sh" --workload timer --snapshot-load "$work/other.snap" --run-id "$name-refused" \
 	> /dev/null 2> "$work/refused.err" || rc=$?
 rm -rf "$top/out/$name-refused"
-[ $rc != 0 ] && "$top/scripts/restore-refused.sh" "$work/refused.err" "$work/other.snap" ||
-	fail "a refused snapshot (exit $rc) was not taken for one: $(cat "$work/refused.err")"
+[ "$rc" = "$PL_EXIT_SNAPSHOT_REFUSED" ] ||
+	fail "a snapshot of another build (no .guest) gave exit $rc, expected $PL_EXIT_SNAPSHOT_REFUSED: $(cat "$work/refused.err")"
 
 # The report in a real browser.
 html=$dir/report.html
@@ -89,7 +86,7 @@ html=$dir/report.html
 # A report that cannot be written is one line naming it, exit 1, and no partial file.
 touch "$work/not-a-dir"
 rc=0
-"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$work/not-a-dir/report.html" \
+"$top/build/analyzer/panlab-analyze" report --db "$dir/results.sqlite" --out "$work/not-a-dir/report.html" \
 	> /dev/null 2> "$work/report.err" || rc=$?
 [ $rc = 1 ] && [ "$(wc -l < "$work/report.err")" = 1 ] &&
 	grep -qF "$work/not-a-dir/report.html: cannot write the report" "$work/report.err" ||

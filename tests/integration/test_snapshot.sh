@@ -75,11 +75,22 @@ for pair in b:c a:b; do
 done
 [ "$(grep -c '^input' "$work/b/ground_truth.txt")" -ge 10 ] ||
 	{ echo "test_snapshot: run B's ground truth has fewer than 10 inputs" >&2; status=1; }
-# run-phone.sh refuses a snapshot saved from another build of the guest.
+# A refused snapshot has its own exit status, PL_EXIT_SNAPSHOT_REFUSED (build/guest_abi.sh):
+# panlab-phone's for a file cut short, run-phone.sh's for one saved from another build of the
+# guest; the message names the file.
+head -c 4096 "$work/snap.bin" > "$work/cut.bin"
+rc=0
+msg=$("$phone" --snapshot-load "$work/cut.bin" "${args[@]}" 2>&1 >/dev/null) || rc=$?
+if [ "$rc" != "$PL_EXIT_SNAPSHOT_REFUSED" ] || ! grep -q "^panlab-phone: $work/cut.bin@" <<<"$msg"; then
+	echo "test_snapshot: a snapshot cut short gave exit $rc (expected $PL_EXIT_SNAPSHOT_REFUSED): $msg" >&2
+	status=1
+fi
 echo "another build" > "$work/snap.bin.guest"
-if msg=$("$top/scripts/run-phone.sh" --snapshot-load "$work/snap.bin" --workload "$workload" \
-	--out "$work/stale" 2>&1); then
-	echo "test_snapshot: run-phone.sh loaded a snapshot of another guest build" >&2
+rc=0
+msg=$("$top/scripts/run-phone.sh" --snapshot-load "$work/snap.bin" --workload "$workload" \
+	--out "$work/stale" 2>&1) || rc=$?
+if [ "$rc" != "$PL_EXIT_SNAPSHOT_REFUSED" ]; then
+	echo "test_snapshot: run-phone.sh gave exit $rc for a snapshot of another guest build: $msg" >&2
 	status=1
 elif ! grep -q "snap.bin: saved from another build of the guest" <<<"$msg"; then
 	echo "test_snapshot: unexpected refusal message: $msg" >&2

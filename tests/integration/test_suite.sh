@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs scripts/run-suite.sh on the phone backend (the default) over six workloads that
-# exercise what only the phone models, and checks out/test-suite.json: one object per workload
+# Runs the experiment runner (scripts/experiment.sh, one boot and a snapshot restored per
+# workload) on the phone over seven workloads that exercise what only the phone models, then
+# `panlab-analyze verdict`, and checks out/test-suite.json: one object per workload
 # with the fields issue 5 names, the declared transaction count met, precision and recall 1.0,
 # and the declared critical-path structure (shape_ok). The six:
 #   animation  the spinner is labelled an animation and its path crosses the task that ends it;
@@ -16,16 +17,21 @@
 #   asynctask@overlap  a second tap while the first one's AsyncTask runs: ground truth by the
 #              frame marker, not by time window, and the detected latency (input to pixels)
 #              within 1 ms of it on every input.
-# 1.2 min for the first four at load 2 (2.3 min for three while other builds ran);
 # `make run WORKLOAD=all` runs the whole suite.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 json=$top/out/test-suite.json
 log=$top/out/test-suite.log
+spec=$top/out/test-suite.spec
 workloads=(animation netfetch sdcache service condjoin asynctask@noupdate asynctask@overlap)
 mkdir -p "$top/out"
-"$top/scripts/run-suite.sh" --backend phone --out "$json" "${workloads[@]}" > "$log" 2>&1 ||
-	{ cat "$log"; echo "test_suite: the suite failed on the phone; log in out/test-suite.log"; exit 1; }
+printf 'name test-suite\nbackend phone\nworkloads %s\n' "${workloads[*]}" > "$spec"
+rm -f "$top/out/test-suite/results.sqlite"
+"$top/scripts/experiment.sh" "$spec" --jobs 1 --no-report > "$log" 2>&1 ||
+	{ tail -n 30 "$log"; echo "test_suite: the suite failed on the phone; log in out/test-suite.log"; exit 1; }
+"$top/build/analyzer/panlab-analyze" verdict --db "$top/out/test-suite/results.sqlite" \
+	--experiment test-suite --runs-dir "$top/out" --out "$json" >> "$log" 2>&1 ||
+	{ tail -n 30 "$log"; echo "test_suite: a workload missed a target; log in out/test-suite.log"; exit 1; }
 
 check() {
 	local what=$1 expr=$2
@@ -36,7 +42,7 @@ check() {
 	fi
 }
 check "one object per workload" \
-	'map(.workload) == ["animation", "netfetch", "sdcache", "service", "condjoin", "asynctask@noupdate", "asynctask@overlap"]'
+	'map(.workload) == ["animation", "asynctask@noupdate", "asynctask@overlap", "condjoin", "netfetch", "sdcache", "service"]'
 check "every field present" 'all(.[]; has("transactions") and has("expected_transactions") and
 	has("precision") and has("recall") and has("latency_error_ns_max") and has("shape_ok"))'
 check "declared transaction counts" 'all(.[]; .expected_transactions != null and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The activity manager on the qemu backend: replay/scripts/switch.rply launches asynctask and
 # service and switches between them with taps in each. Checks that every tap is one matched
-# transaction whose critical path has its app's shape (workloads/apps/switch.expect: task ->
+# transaction whose critical path has its app's shape (replay/scripts/switch.expect: task ->
 # message for asynctask, task -> binder -> message for service, so a tap routed to the wrong app
 # fails it, in either direction: the check is exact), and that the trace's foreground events
 # alternate between the two apps, each EXIT_FOREGROUND before the next ENTER_FOREGROUND.
@@ -39,7 +39,7 @@ awk '
 # more kind than declared, which only an exact check catches.
 crossed=$out/crossed.expect
 sed -e 's/^expect 0,1,4,6 /expect 1,2,4,6 /' -e 's/^expect 2,3,5 /expect 0,3,5 /' \
-	"$top/workloads/apps/switch.expect" > "$crossed"
+	"$top/replay/scripts/switch.expect" > "$crossed"
 "$top/build/analyzer/panlab-analyze" --trace "$trace" --ground-truth "$out/ground_truth.txt" \
 	--out "$out/crossed" --backend qemu --workload switch --expect "$crossed" --no-plots \
 	--no-trace-json > "$out/crossed.log" 2>&1 ||

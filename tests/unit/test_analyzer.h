@@ -54,11 +54,17 @@ void scenario_sequential(struct tb *t);
 
 /* A fresh temporary directory for this test binary (removed at exit). */
 const char *test_tmpdir(void);
+/* Runs sql on db; a failure fails the test with SQLite's message on stderr. */
+struct sqlite3;
+void test_exec_sql(struct sqlite3 *db, const char *sql);
 void write_text(const char *path, const char *text);
 char *read_text(const char *path);	/* caller frees */
 
 void add_trace_io_tests(void);
 void add_stats_tests(void);
+void add_overhead_tests(void);
+void add_verdict_tests(void);
+void add_report_tests(void);
 void add_findings_tests(void);
 void add_ground_truth_tests(void);
 void add_transaction_tests(void);

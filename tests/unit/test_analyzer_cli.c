@@ -329,7 +329,7 @@ static void expect_failure(const char *trace, const char *gt, const char *line)
 	struct result r;
 
 	snprintf(out, sizeof(out), "%s/out/bad", test_tmpdir());
-	snprintf(want, sizeof(want), "%s\n", line);
+	snprintf(want, sizeof(want), "panlab-analyze: %s\n", line);
 	analyze(trace, gt, out, "bad", &r);
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_STRING_EQUAL(r.out, "");
@@ -384,15 +384,22 @@ static void test_ground_truth_syntax(void)
 		       "/nonexistent.gt: cannot open: No such file or directory");
 }
 
-#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	      " [--no-plots] | panlab-analyze schema" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
-	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
-	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
-	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants\n"
+#define USAGE                                                                                            \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                              \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
+	" [--no-plots] | panlab-analyze schema"                                                          \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                           \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                          \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."         \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                            \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                    \
+	" | panlab-analyze model-constants"                                                              \
+	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"                \
+	" | panlab-analyze report --db FILE --out FILE.html"                                             \
+	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"              \
+	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"            \
+	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"           \
+	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]\n"
 
 static void test_usage(void)
 {
@@ -534,6 +541,10 @@ static void test_overhead(void)
 
 	CU_ASSERT_EQUAL(integer_at(row, "overhead_ns", NULL), 1000);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "qq_off_on_ns")), 3);
+	/* Frames within half a vsync of the grid's shift: none moved; no cpu_time.txt, no CPU. */
+	CU_ASSERT_EQUAL(integer_at(o, "latency_bound", "frames_moved_later"), 0);
+	CU_ASSERT_EQUAL(integer_at(o, "latency_bound", "vsync_grid_shift_ns"), 500);
+	CU_ASSERT_TRUE(json_is_null(json_object_get(o, "cpu_time")));
 	json_decref(o);
 	snprintf(path, sizeof(path), "%s/qq.svg", out);
 	CU_ASSERT_EQUAL(access(path, R_OK), 0);
@@ -600,7 +611,7 @@ static void test_stream(void)
 }
 
 /*
- * The graph-shape check against a declared structure (workloads/apps/NAME.expect): the
+ * The graph-shape check against a declared structure (replay/scripts/NAME.expect): the
  * lockcontention run as its workload declares it, then declarations it does not meet, then a
  * declaration with a syntax error.
  */

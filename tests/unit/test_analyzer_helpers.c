@@ -2,6 +2,7 @@
 /* Trace building, hand-made scenarios and temp files for the analyzer tests. */
 #include "test_analyzer.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +234,15 @@ char *read_text(const char *path)
 		return NULL;
 	}
 	return buf;
+}
+
+void test_exec_sql(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, "sql: %s\n", msg);
+		CU_FAIL("sql");
+	}
+	sqlite3_free(msg);
 }

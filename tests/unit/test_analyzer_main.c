@@ -10,6 +10,9 @@ int main(void)
 		return 2;
 	add_trace_io_tests();
 	add_stats_tests();
+	add_overhead_tests();
+	add_verdict_tests();
+	add_report_tests();
 	add_findings_tests();
 	add_ground_truth_tests();
 	add_transaction_tests();

@@ -147,9 +147,78 @@ static void test_sqlite_model(void)
 	run_free(&s);
 }
 
+/*
+ * The runs row by column name: pending, then ok with the run's model merged
+ * in one step; a second record replaces both; a file that is no model is
+ * refused and the row is left as it was.
+ */
+static void test_record_run(void)
+{
+	char db_path[512], model[512];
+	struct pl_error err;
+	struct run r;
+	sqlite3 *db;
+	struct pl_run_row row = {
+		.run_id = "x/svc-phone-r1",
+		.experiment = "x",
+		.config = "phone",
+		.backend = "phone",
+		.workload = "service",
+		.has_cores = 1,
+		.cores = 1,
+		.governor = "interactive",
+		.has_trace = 1,
+		.trace = 1,
+		.has_repetition = 1,
+		.repetition = 1,
+		.input_hash = "abc",
+		.status = "pending",
+	};
+
+	snprintf(db_path, sizeof(db_path), "%s/results-record.sqlite", test_tmpdir());
+	snprintf(model, sizeof(model), "%s/record-model.sqlite", test_tmpdir());
+	remove(db_path);
+	remove(model);
+	run_load(&r, "qemu-service", "x/svc-phone-r1");
+	CU_ASSERT_EQUAL_FATAL(pl_export_write_sqlite(&r.a, model, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(pl_sqlite_record_run(db_path, &row, NULL, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(db_path, &db), SQLITE_OK);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'pending' AND"
+				      " cores = 1 AND governor = 'interactive' AND freq_mhz IS NULL"
+				      " AND trace = 1 AND wall_s IS NULL"),
+			1);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads"), 0);
+	row.status = "ok";
+	row.has_wall_s = 1;
+	row.wall_s = 12.5;
+	row.finished_at = "2026-01-01T00:00:00Z";
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs"), 1);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok' AND"
+				      " wall_s = 12.5 AND finished_at = '2026-01-01T00:00:00Z'"),
+			1);
+	CU_ASSERT_EQUAL(query_int(db,
+				  "SELECT count(*) FROM threads WHERE run_id = 'x/svc-phone-r1'"),
+			(long long)r.m.s.iv.nthreads);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT transactions FROM validation"),
+			(long long)r.v.transactions);
+	row.status = "failed";
+	snprintf(model, sizeof(model), "%s/record-not-a-model.txt", test_tmpdir());
+	write_text(model, "not a database\n");
+	CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a run's model (no validation table)"));
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
+	CU_ASSERT_TRUE(pl_run_status_valid("running"));
+	CU_ASSERT_FALSE(pl_run_status_valid("done"));
+	sqlite3_close(db);
+	run_free(&r);
+}
+
 void add_sqlite_tests(void)
 {
 	CU_pSuite s = CU_add_suite("export_sqlite", NULL, NULL);
 
 	CU_add_test(s, "a real run's model in SQL, checked by queries", test_sqlite_model);
+	CU_add_test(s, "a runs row by column name, with the run's model", test_record_run);
 }

@@ -197,6 +197,56 @@ static void test_list_round_trip(void)
 	free(path);
 }
 
+/* The one parser of a workload's name, in the library and through the CLI. */
+static void test_workload_name(void)
+{
+	struct pl_workload_name w;
+	struct pl_error err;
+	CU_ASSERT_EQUAL_FATAL(pl_workload_name_parse("asynctask@gestures+cpu+io", &w, &err), 0);
+	CU_ASSERT_STRING_EQUAL(w.app, "asynctask");
+	CU_ASSERT_STRING_EQUAL(w.variant, "gestures");
+	CU_ASSERT_STRING_EQUAL(w.expect, "asynctask@gestures");
+	CU_ASSERT_EQUAL(w.nloads, 2);
+	CU_ASSERT_STRING_EQUAL(w.loads[1], "io");
+	CU_ASSERT_EQUAL_FATAL(pl_workload_name_parse("redditnews@section6-short", &w, &err), 0);
+	CU_ASSERT_STRING_EQUAL(w.expect, "redditnews@section6-short");
+	CU_ASSERT_EQUAL(w.nloads, 0);
+	CU_ASSERT_EQUAL_FATAL(pl_workload_name_parse("asynctask+configd", &w, &err), 0);
+	CU_ASSERT_STRING_EQUAL(w.expect, "asynctask");
+	CU_ASSERT_STRING_EQUAL(w.variant, "");
+	static const struct {
+		const char *name, *msg;
+	} bad[] = {
+		{ "", "workload '': empty app, expected APP[@VARIANT][+LOAD...]" },
+		{ "a@", "workload 'a@': empty variant, expected APP[@VARIANT][+LOAD...]" },
+		{ "a@b@c", "workload 'a@b@c': a second '@', expected one variant" },
+		{ "a+x@b",
+		  "workload 'a+x@b': '@' after a load, expected the variant before the loads" },
+		{ "a+", "workload 'a+': empty load, expected APP[@VARIANT][+LOAD...]" },
+		{ "../a",
+		  "workload '../a': app has '.', expected letters, digits, '_', '-' or '.'" },
+		{ "a b", "workload 'a b': app has ' ', expected letters, digits, '_', '-' or '.'" },
+		{ "a+1+2+3+4+5+6+7+8+9", "workload 'a+1+2+3+4+5+6+7+8+9': more than 8 loads" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CU_ASSERT_EQUAL(pl_workload_name_parse(bad[i].name, &w, &err), -1);
+		CU_ASSERT_STRING_EQUAL(err.msg, bad[i].msg);
+	}
+	struct run r;
+	run_cli(&r, "workload", "asynctask@keys+mem");
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_STRING_EQUAL(r.out,
+			       "app asynctask\nvariant keys\nexpect asynctask@keys\nloads mem\n");
+	run_cli(&r, "workload", "a@b@c");
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_STRING_EQUAL(
+		r.err, "panlab-replay: workload 'a@b@c': a second '@', expected one variant\n");
+	run_cli(&r, "workloads", PL_REPLAY_SCRIPTS);
+	CU_ASSERT_EQUAL(r.status, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nasynctask\nasynctask+configd\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.out, "\nasynctask@gestures\n"));
+}
+
 int test_replay_add_cli_suite(void)
 {
 	CU_pSuite suite = CU_add_suite("replay_cli", NULL, NULL);
@@ -208,7 +258,8 @@ int test_replay_add_cli_suite(void)
 	    !CU_add_test(suite, "record missing device", test_record_missing_device) ||
 	    !CU_add_test(suite, "usage", test_usage) ||
 	    !CU_add_test(suite, "list round trip", test_list_round_trip) ||
-	    !CU_add_test(suite, "stdout on a full disk", test_full_stdout))
+	    !CU_add_test(suite, "stdout on a full disk", test_full_stdout) ||
+	    !CU_add_test(suite, "workload names", test_workload_name))
 		return CU_get_error();
 	return CUE_SUCCESS;
 }

@@ -40,13 +40,14 @@ done
 "$top/build/analyzer/panlab-analyze" overhead --on "$top/out/bench-ulog-trace-on" \
 	--off "$top/out/bench-ulog-trace-off" --out "$out/ulog-overhead" --no-plots >/dev/null
 
-# The overhead's statistics and their resolution: ../../scripts/overhead.jq.
+# The overhead's statistics and their resolution: overhead.json's latency_bound
+# (analyzer/include/panlab/overhead.h).
 jq --argjson ns "$ns_per_event" --argjson first "$first_ns_per_event" \
 	--argjson per_insn "$ns_per_instruction" --arg workload "$workload" \
-	--slurpfile o <(jq -f "$top/scripts/overhead.jq" "$out/ulog-overhead/overhead.json") -n '
+	--slurpfile o "$out/ulog-overhead/overhead.json" -n '
 	{
 		instructions_per_event: ($ns / $per_insn | round),
 		ns_per_event: $ns,
 		first_touch_instructions_per_event: ($first / $per_insn | round)
-	} + $o[0] + { backend: "phone", workload: $workload }' >"$out/userspace-logger.json"
+	} + $o[0].latency_bound + { backend: "phone", workload: $workload }' >"$out/userspace-logger.json"
 cat "$out/userspace-logger.json"

@@ -487,17 +487,16 @@ int main(int argc, char **argv)
 		if (setenv("PANLAB_CONTENT_HOST", "127.0.0.1", 1) != 0)
 			pl_die("setenv PANLAB_CONTENT_HOST: %s", strerror(errno));
 	}
-	char app[256];
-	snprintf(app, sizeof(app), "app-%s", workload);
-	/* app-APP@VARIANT+LOAD+LOAD: the app's name ends at the first '@' or '+'. */
-	char *loads = strchr(app, '+'), *save = NULL;
-	if (loads)
-		*loads++ = '\0';
-	app[strcspn(app, "@")] = '\0';
-	int nloads = 0;
-	for (char *l = loads ? strtok_r(loads, "+", &save) : NULL; l; l = strtok_r(NULL, "+", &save)) {
-		if (nloads++ == MAX_LOADS)
-			pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
+	/* APP@VARIANT+LOAD+LOAD runs app-APP beside the loads (the replay library's parser). */
+	struct pl_workload_name name;
+	char app[sizeof(name.app) + 4];
+	if (pl_workload_name_parse(workload, &name, &err) < 0)
+		pl_die("%s", err.msg);
+	snprintf(app, sizeof(app), "app-%s", name.app);
+	if (name.nloads > MAX_LOADS)
+		pl_die("workload %s: more than %d stress loads", workload, MAX_LOADS);
+	for (unsigned i = 0; i < name.nloads; i++) {
+		char *l = name.loads[i];
 		if (native)
 			pl_die("workload %s: stress loads run on the platform, not with --native",
 			       workload);

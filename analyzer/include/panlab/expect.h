@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A workload's declared structure (workloads/README.md, "Expected structure":
- * workloads/apps/NAME.expect) and the graph-shape check of a run against it:
+ * replay/scripts/NAME.expect) and the graph-shape check of a run against it:
  * per input, its kind (tap or key), the causal-edge kinds its critical path
  * crosses (exactly: a kind not declared fails, as a missing one does, unless
  * it is declared optional), and whether it is an animation, or that it has no
@@ -54,6 +54,7 @@ struct pl_expect_failure {
 
 struct pl_expect_result {
 	uint64_t checked;		/* inputs checked (= ninputs) */
+	uint64_t declared;		/* the transactions N declares */
 	bool count_ok;			/* detected transactions = N */
 	uint64_t nfailed;
 	struct pl_expect_failure *failed;

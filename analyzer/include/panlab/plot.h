@@ -10,6 +10,8 @@
  *   qq.svg           (overhead) Q-Q plot of untraced vs traced latency
  *   cdf.svg, qq.svg  (section 6) Fig. 9 and Fig. 10 from the cdf.tsv and
  *                    qq.tsv that pl_s6_write left in dir
+ *   experiment report (experiment_report.c): CDFs of several series, one
+ *                    Q-Q plot, and a stacked bar per row, each into dir/name
  * Each returns 0, 1 if gnuplot is not installed (nothing written; the caller
  * says so in one line), or -1 with err set.
  */
@@ -23,5 +25,23 @@
 int pl_plot_run(const struct pl_analysis *a, const char *dir, struct pl_error *err);
 int pl_plot_overhead(const struct pl_overhead *o, const char *dir, struct pl_error *err);
 int pl_plot_section6(const char *dir, struct pl_error *err);
+
+/* One curve: n points (x[i], y[i]) and its title; the caller owns the arrays. */
+struct pl_plot_series {
+	const char *title;
+	const double *x, *y;
+	size_t n;
+};
+
+/* Step lines of ECDFs (x in ms, y the share), one per series. */
+int pl_plot_cdfs(const char *dir, const char *name, const char *title,
+		 const struct pl_plot_series *s, size_t ns, struct pl_error *err);
+/* Q-Q points (x untraced, y traced, ms) against y = x. */
+int pl_plot_qq_points(const char *dir, const char *name, const char *title,
+		      const struct pl_plot_series *s, struct pl_error *err);
+/* A stacked bar per row: values[r * ncols + c] ms of column c in row r. */
+int pl_plot_stacked(const char *dir, const char *name, const char *title, const char *const *rows,
+		    size_t nrows, const char *const *cols, size_t ncols, const double *values,
+		    struct pl_error *err);
 
 #endif /* PANLAB_PLOT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Statistics shared by the section 6 findings and the experiment report:
- * quantiles, the empirical CDF, Q-Q points and a seeded percentile bootstrap.
+ * Statistics shared by the section 6 findings, the experiment report and the
+ * overhead comparisons: the mean and standard deviation, quantiles, the empirical CDF, Q-Q points and a seeded percentile bootstrap.
  *
  * - Quantiles are Hyndman and Fan's type 7 (R's and NumPy's default): for p in
  *   [0, 1] over n sorted values, h = (n - 1) p, and Q(p) = x[floor h] +
@@ -26,6 +26,10 @@
 
 #include "panlab/error.h"
 
+/* The arithmetic mean of n >= 1 values. */
+double pl_mean(const double *x, size_t n);
+/* The sample standard deviation (divisor n - 1) of n >= 2 values around their mean. */
+double pl_sd(const double *x, size_t n);
 /* Sorts ascending (NaN is not allowed). */
 void pl_stats_sort(double *x, size_t n);
 /* Type 7 quantile of n >= 1 sorted values; p is clamped to [0, 1]. */

@@ -193,6 +193,25 @@ void pl_injector_close(struct pl_injector *injector);
  * last event, or until the interruption. Linux only. Returns 0, or -1 with err set. */
 int pl_record(int ev_fd, FILE *out, uint64_t start_ns, struct pl_error *err);
 
+/* A workload's name, APP[@VARIANT][+LOAD...] (replay/README.md, "Workload names"): the app
+ * (app-APP), a variant of its script, and stress loads run beside it. Its script is
+ * replay/scripts/NAME.rply; its declared structure is its app and variant's,
+ * replay/scripts/APP[@VARIANT].expect, since a load changes no causal path. Each part is
+ * letters, digits, '_', '-' and '.' (not first). The one parser of the name: the session,
+ * panlab-replay workload and through it the scripts. */
+#define PL_WORKLOAD_PART_BYTES 64
+#define PL_WORKLOAD_MAX_LOADS 8
+struct pl_workload_name {
+	char app[PL_WORKLOAD_PART_BYTES];
+	char variant[PL_WORKLOAD_PART_BYTES];	 /* "" without one */
+	char expect[2 * PL_WORKLOAD_PART_BYTES]; /* APP or APP@VARIANT */
+	char loads[PL_WORKLOAD_MAX_LOADS][PL_WORKLOAD_PART_BYTES];
+	unsigned nloads;
+};
+
+/* Fills a caller-owned name. Returns 0, or -1 with err set. */
+int pl_workload_name_parse(const char *name, struct pl_workload_name *out, struct pl_error *err);
+
 #ifdef __cplusplus
 }
 #endif
