@@ -281,21 +281,47 @@ default_jobs() {
 	echo $((n < 1 ? 1 : n))
 }
 
+# An interrupt (SIGINT, SIGTERM) stops what this invocation started: each local task's process
+# group (the task, its run and the phone or qemu under it) gets SIGTERM, then SIGKILL once its
+# task has ended, and is recorded failed; a Slurm array is cancelled and its unfinished runs are
+# recorded failed. A rerun runs them again.
+declare -A job_of=()
+slurm_job=""
+on_signal() {
+	local pid i
+	trap - INT TERM
+	for pid in "${!job_of[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+	for pid in "${!job_of[@]}"; do
+		wait "$pid" 2>/dev/null || true
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		record_run "$dir" "${job_of[$pid]}" failed NULL "stopped by SIG$1"
+	done
+	if [ -n "$slurm_job" ]; then
+		scancel "$slurm_job" || true
+		for i in "${!left[@]}"; do record_run "$dir" "$i" failed NULL "Slurm job $slurm_job cancelled by SIG$1"; done
+		rm -f "$dir/slurm.job"
+	fi
+	echo "experiment $name: stopped by SIG$1; a rerun runs what did not finish" >&2
+	exit $((128 + $(kill -l "$1")))
+}
+
 run_local() {
 	local dir=$1 jobs=$2 i pid
-	declare -A job_of=()
 	local queue=("${todo[@]}")
 	while [ ${#queue[@]} -gt 0 ] || [ ${#job_of[@]} -gt 0 ]; do
 		while [ ${#queue[@]} -gt 0 ] && [ ${#job_of[@]} -lt "$jobs" ]; do
 			i=${queue[0]}
 			queue=("${queue[@]:1}")
 			record_run "$dir" "$i" running
+			set -m	# the task in a process group of its own, to stop it whole
 			"$0" --task "$dir" "$i" >/dev/null 2>"$dir/task-$i.err" &
+			set +m
 			job_of[$!]=$i
 			read_run "$dir" "$i"
 			progress "started $run"
 		done
 		wait -n -p pid "${!job_of[@]}" || true
+		kill -KILL -- "-$pid" 2>/dev/null || true	# what the task left behind in its group
 		i=${job_of[$pid]}
 		unset "job_of[$pid]"
 		gather "$dir" "$i" "$(tail -n 1 "$dir/task-$i.err" 2>/dev/null)"
@@ -306,26 +332,11 @@ run_local() {
 	done
 }
 
-# One array job, one task per run; a task that leaves squeue is gathered.
-run_slurm() {
-	local dir=$1 jobs=$2 job i shown=-
-	local list
-	list=$(IFS=,; echo "${todo[*]}")
-	cat > "$dir/array.sbatch" <<EOF
-#!/bin/bash
-#SBATCH --job-name=panlab-$name
-#SBATCH --output=$dir/slurm-%a.out
-#SBATCH --cpus-per-task=1
-exec "$top/scripts/experiment.sh" --task "$dir" "\$SLURM_ARRAY_TASK_ID"
-EOF
-	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; done
-	job=$(sbatch --parsable --array="$list%$jobs" "$dir/array.sbatch")
-	job=${job%%;*}
-	progress "submitted array job $job ($list)"
-	declare -A left=()
-	for i in "${todo[@]}"; do left[$i]=1; done
+# Follows array job JOB until the runs in `left` have left squeue, gathering each.
+follow_slurm() {
+	local dir=$1 job=$2 i shown=- active now
+	slurm_job=$job
 	while [ ${#left[@]} -gt 0 ]; do
-		local active
 		active=$(squeue -h -r -j "$job" -o '%K %T' 2>/dev/null || true)
 		for i in "${!left[@]}"; do
 			grep -q "^$i " <<<"$active" && continue
@@ -336,12 +347,51 @@ EOF
 			progress "finished $run"
 		done
 		[ ${#left[@]} = 0 ] && break
-		local now
 		now=$(awk '$2 == "RUNNING" { printf "%s ", $1 }' <<<"$active")
 		[ "$now" = "${shown:-}" ] || progress "running task(s) ${now:-none yet }of job $job"
 		shown=$now
 		sleep 2	# squeue is polled: Slurm tells the submitter nothing when a task ends
 	done
+	slurm_job=""
+}
+
+# One array job, one task per run; a task that leaves squeue is gathered. The job's ID is kept
+# in DIR/slurm.job while it runs: an earlier invocation's array that still runs (its submitter
+# was killed with SIGKILL or lost its terminal) is followed for its runs in flight, and only the
+# others are submitted.
+run_slurm() {
+	local dir=$1 jobs=$2 job i list
+	declare -A left=()
+	job=$(cat "$dir/slurm.job" 2>/dev/null || true)
+	if [ -n "$job" ]; then
+		for i in $(squeue -h -r -j "$job" -o %K 2>/dev/null || true); do
+			[[ " ${todo[*]} " == *" $i "* ]] && left[$i]=1
+		done
+		if [ ${#left[@]} -gt 0 ]; then
+			progress "following array job $job, which an earlier invocation submitted: runs ${!left[*]} in flight"
+			local flight=" ${!left[*]} " rest=()
+			follow_slurm "$dir" "$job"
+			for i in "${todo[@]}"; do [[ "$flight" == *" $i "* ]] || rest+=("$i"); done
+			todo=("${rest[@]}")
+		fi
+	fi
+	rm -f "$dir/slurm.job"
+	[ ${#todo[@]} -gt 0 ] || return 0
+	list=$(IFS=,; echo "${todo[*]}")
+	cat > "$dir/array.sbatch" <<EOF
+#!/bin/bash
+#SBATCH --job-name=panlab-$name
+#SBATCH --output=$dir/slurm-%a.out
+#SBATCH --cpus-per-task=1
+exec "$top/scripts/experiment.sh" --task "$dir" "\$SLURM_ARRAY_TASK_ID"
+EOF
+	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; left[$i]=1; done
+	job=$(sbatch --parsable --array="$list%$jobs" "$dir/array.sbatch")
+	job=${job%%;*}
+	echo "$job" > "$dir/slurm.job"
+	progress "submitted array job $job ($list)"
+	follow_slurm "$dir" "$job"
+	rm -f "$dir/slurm.job"
 }
 
 # ---- main -----------------------------------------------------------------------------------
@@ -403,7 +453,10 @@ for i in $(seq 0 $((total - 1))); do
 	fi
 done
 progress "$skipped finished with the same inputs, $((total - skipped)) to run on $executor ($jobs at once)"
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
 [ ${#todo[@]} = 0 ] || "run_$executor" "$dir" "$jobs"
+trap - INT TERM
 echo "experiment $name: $total runs, $skipped skipped, $failed failed, $(clock $((SECONDS - t0))); results in ${dir#"$top"/}/results.sqlite" >&2
 if [ "$report" = 1 ]; then
 	"$top/scripts/experiment-report.sh" "$dir/results.sqlite" "$dir/report.html"
