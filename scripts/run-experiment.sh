@@ -57,7 +57,17 @@ fi
 	{ echo "$0: --engine needs --backend phone" >&2; exit 2; }
 [ -f "$top/replay/scripts/$workload.rply" ] ||
 	{ echo "$0: unknown workload '$workload': no replay/scripts/$workload.rply" >&2; exit 2; }
-[ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
+# A default run-id is the workload, backend and time; a second run started in the same second in
+# this checkout gets -2 (mkdir is atomic, so two runs never share a folder).
+if [ -z "$run_id" ]; then
+	base="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)" n=1
+	mkdir -p "$top/out"
+	run_id=$base
+	until mkdir "$top/out/$run_id" 2>/dev/null; do
+		n=$((n + 1))
+		run_id=$base-$n
+	done
+fi
 out=$top/out/$run_id
 
 echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace${machine[*]:+, ${machine[*]}}"
