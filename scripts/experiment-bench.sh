@@ -7,6 +7,14 @@
 # resume_wall_s.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0
+The experiment runner's benchmark (make bench): writes out/bench/experiments.json.
+BENCH_SPEC_WORKLOADS picks the workloads (default timer).
+Exit status: 0 ok, 1 a run failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+case "${1:-}" in -h | --help) cli_usage 0 ;; esac
+[ $# = 0 ] || cli_usage 2
 json=$top/out/bench/experiments.json
 workloads=${BENCH_SPEC_WORKLOADS:-timer}
 work=$(mktemp -d)

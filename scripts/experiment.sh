@@ -24,10 +24,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 analyze=$top/build/analyzer/panlab-analyze
 
-usage() {
-	echo "usage: $0 SPEC [--executor local|slurm] [--jobs N] [--no-report]" >&2
-	exit 2
-}
+usage_text="usage: $0 SPEC [--executor local|slurm] [--jobs N] [--no-report]
+Runs the experiment SPEC (scripts/README.md, \"Experiments\") into out/NAME/results.sqlite and
+out/NAME/report.html; --jobs: runs at once (default: what the cores and memory allow).
+Exit status: 0 every run ok, 1 a run failed, 2 a bad spec or option."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+usage() { cli_usage 2; }
 
 # ---- the spec -------------------------------------------------------------------------------
 
@@ -409,10 +412,11 @@ fi
 spec="" executor=local jobs="" report=1
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--executor) executor=${2:-}; shift 2 ;;
-	--jobs) jobs=${2:-}; shift 2 ;;
+	--executor) cli_need "$@"; executor=$2; shift 2 ;;
+	--jobs) cli_need "$@"; jobs=$2; shift 2 ;;
 	--no-report) report=0; shift ;;
-	-*) echo "$0: unknown option '$1'" >&2; usage ;;
+	-h | --help) cli_usage 0 ;;
+	-*) cli_unknown "$1" ;;
 	*) [ -z "$spec" ] || usage; spec=$1; shift ;;
 	esac
 done

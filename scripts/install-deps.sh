@@ -2,6 +2,15 @@
 # Installs panlab's build and run dependencies from Debian bookworm packages.
 # Idempotent: quiet and fast when everything is already present.
 set -eu
+case "${1:-}" in
+-h | --help)
+	echo "usage: $0"
+	echo "Installs the Debian packages panlab builds and runs with (make deps); quiet when all are present."
+	echo "Exit status: 0 ok, 1 a package is missing and this is not root, or apt failed, 2 a usage error."
+	exit 0 ;;
+"") ;;
+*) echo "$0: unknown option '$1'; usage: $0" >&2; exit 2 ;;
+esac
 
 PKGS="make gcc libc6-dev pkg-config
 gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross

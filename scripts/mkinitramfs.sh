@@ -21,6 +21,14 @@
 # ARCHIVE.inputs, is not packed again.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0
+Packs build/initramfs.cpio.gz and, when scripts/guest-debs.sh has unpacked them,
+build/initramfs-oss.cpio.gz from the build (skipped when their inputs are unchanged).
+Exit status: 0 ok, 1 a pack failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+case "${1:-}" in -h | --help) cli_usage 0 ;; esac
+[ $# = 0 ] || cli_usage 2
 build=$top/build
 out=$build/initramfs.cpio.gz
 stage=$(mktemp -d "$build/initramfs.XXXXXX")

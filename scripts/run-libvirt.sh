@@ -10,9 +10,13 @@ set -euo pipefail
 backend=libvirt timeout_s=900
 uri=${LIBVIRT_DEFAULT_URI:-qemu:///system}
 args=()
+backend_options="
+       [--connect URI]   (default \$LIBVIRT_DEFAULT_URI, else qemu:///system)"
+# shellcheck source=scripts/cli.sh
+. "$(dirname "$0")/cli.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--connect) uri=${2:-}; shift 2 ;;
+	--connect) cli_need "$@"; uri=$2; shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done

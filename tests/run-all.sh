@@ -15,6 +15,15 @@
 # gets SIGTERM, SUITE_GRACE_S seconds (default 10) to exit, then SIGKILL.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0
+Runs every unit test and the integration suites tests/suites.list names (make test).
+SUITE_TIMEOUT_S: each suite's host-time limit (default 1200); SUITE_GRACE_S: the seconds a
+stopped suite's processes get between SIGTERM and SIGKILL (default 10).
+Exit status: 0 every suite passed, 1 a suite failed, 2 a usage error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+case "${1:-}" in -h | --help) cli_usage 0 ;; esac
+[ $# = 0 ] || cli_usage 2
 limit_s=${SUITE_TIMEOUT_S:-1200}
 grace_s=${SUITE_GRACE_S:-10}
 list=$top/tests/suites.list
