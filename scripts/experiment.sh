@@ -308,6 +308,31 @@ on_signal() {
 	exit $((128 + $(kill -l "$1")))
 }
 
+# A Slurm task asks for what its run needs: one CPU per busy guest core (the spec's largest core
+# count; the phone's default is 2) and the memory default_jobs counts for a phone run.
+run_cpus() {
+	local c n=0
+	for c in "${cores[@]}"; do
+		[ "$c" = - ] && c=2
+		[ "$c" -le "$n" ] || n=$c
+	done
+	echo "$n"
+}
+run_mem_mb=1536
+
+# Runs at once on the cluster: over the partition's nodes (SBATCH_PARTITION, else the default
+# one), how many runs of run_cpus CPUs fit on each, at least 1.
+default_jobs_slurm() {
+	local part=${SBATCH_PARTITION:-} cpus n=0 node c
+	cpus=$(run_cpus)
+	[ -n "$part" ] || part=$(sinfo -h -o %P | sed -n 's/\*$//p' | head -n 1)
+	[ -n "$part" ] || { echo "$0: sinfo names no default partition; set SBATCH_PARTITION" >&2; exit 2; }
+	while read -r node c; do
+		n=$((n + c / cpus))
+	done < <(sinfo -h -N -p "$part" -o '%N %c' | sort -u)
+	echo $((n < 1 ? 1 : n))
+}
+
 run_local() {
 	local dir=$1 jobs=$2 i pid
 	local queue=("${todo[@]}")
@@ -335,12 +360,35 @@ run_local() {
 	done
 }
 
+# queued DIR JOB FORMAT: squeue's lines for JOB's tasks (none once Slurm has forgotten the job);
+# fails when squeue does, its error in DIR/squeue.err.
+queued() {
+	local out
+	if out=$(squeue -h -r -j "$2" -o "$3" 2>"$1/squeue.err"); then
+		printf '%s\n' "$out"
+	else
+		grep -q 'Invalid job id' "$1/squeue.err"
+	fi
+}
+
 # Follows array job JOB until the runs in `left` have left squeue, gathering each.
 follow_slurm() {
 	local dir=$1 job=$2 i shown=- active now
 	slurm_job=$job
+	local squeue_failures=0
 	while [ ${#left[@]} -gt 0 ]; do
-		active=$(squeue -h -r -j "$job" -o '%K %T' 2>/dev/null || true)
+		# A failed squeue (the controller busy or restarting) says nothing about the tasks:
+		# ask again, for up to 5 minutes, rather than count them all as ended.
+		if ! active=$(queued "$dir" "$job" '%K %T %N'); then
+			squeue_failures=$((squeue_failures + 1))
+			[ $squeue_failures -lt 150 ] || {
+				echo "$0: squeue failed $squeue_failures times in a row: $(tail -n 1 "$dir/squeue.err"); job $job goes on, a rerun follows it" >&2
+				exit 1
+			}
+			sleep 2
+			continue
+		fi
+		squeue_failures=0
 		for i in "${!left[@]}"; do
 			grep -q "^$i " <<<"$active" && continue
 			unset "left[$i]"
@@ -350,7 +398,7 @@ follow_slurm() {
 			progress "finished $run"
 		done
 		[ ${#left[@]} = 0 ] && break
-		now=$(awk '$2 == "RUNNING" { printf "%s ", $1 }' <<<"$active")
+		now=$(awk '$2 == "RUNNING" { printf "%s@%s ", $1, $3 }' <<<"$active")
 		[ "$now" = "${shown:-}" ] || progress "running task(s) ${now:-none yet }of job $job"
 		shown=$now
 		sleep 2	# squeue is polled: Slurm tells the submitter nothing when a task ends
@@ -367,7 +415,10 @@ run_slurm() {
 	declare -A left=()
 	job=$(cat "$dir/slurm.job" 2>/dev/null || true)
 	if [ -n "$job" ]; then
-		for i in $(squeue -h -r -j "$job" -o %K 2>/dev/null || true); do
+		local in_queue
+		in_queue=$(queued "$dir" "$job" %K) ||
+			{ echo "$0: cannot tell whether array job $job still runs: $(tail -n 1 "$dir/squeue.err")" >&2; exit 1; }
+		for i in $in_queue; do
 			[[ " ${todo[*]} " == *" $i "* ]] && left[$i]=1
 		done
 		if [ ${#left[@]} -gt 0 ]; then
@@ -385,7 +436,9 @@ run_slurm() {
 #!/bin/bash
 #SBATCH --job-name=panlab-$name
 #SBATCH --output=$dir/slurm-%a.out
-#SBATCH --cpus-per-task=1
+#SBATCH --cpus-per-task=$(run_cpus)
+#SBATCH --mem=${run_mem_mb}M
+echo "panlab: task \$SLURM_ARRAY_TASK_ID of job \$SLURM_ARRAY_JOB_ID on node \$SLURMD_NODENAME (\$(hostname))"
 exec "$top/scripts/experiment.sh" --task "$dir" "\$SLURM_ARRAY_TASK_ID"
 EOF
 	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; left[$i]=1; done
@@ -433,7 +486,11 @@ spec_bytes=$(stat -c %s -- "$spec")
 	{ echo "$spec: $spec_bytes bytes, more than the $spec_cap_bytes-byte cap for a spec" >&2; exit 2; }
 [ -x "$analyze" ] || { echo "$0: $analyze is missing; run 'make build'" >&2; exit 1; }
 parse_spec
-[ -n "$jobs" ] || jobs=$(default_jobs)
+if [ -z "$jobs" ] && [ "$executor" = slurm ]; then
+	jobs=$(default_jobs_slurm)
+elif [ -z "$jobs" ]; then
+	jobs=$(default_jobs)
+fi
 
 dir=$top/out/$name
 mkdir -p "$dir"
