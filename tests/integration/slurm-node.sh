@@ -7,8 +7,9 @@
 #                        # caller traps it)
 #
 # N = 1 (the default): one slurmd named after this host, ports 16817/16818.
-# N > 1: a cluster of N nodes on this machine. Debian builds Slurm without
-# --enable-multiple-slurmd, so each slurmd runs in a network and UTS namespace of its own
+# N > 1: a cluster of N nodes on this machine, as separate as real ones without a special Slurm
+# build (slurmd -N for several daemons needs --enable-multiple-slurmd, and they would share one
+# hostname and address): each slurmd runs in a network and UTS namespace of its own
 # (`ip netns`, `unshare --uts`), with its own hostname pnodeI and address 10.237.B.(10+I) on a
 # veth pair whose other end is on a private bridge; slurmctld listens on the bridge's address
 # 10.237.B.1 (B from this shell's PID, so two clusters do not share a subnet), ports 16827/16828.

@@ -102,6 +102,8 @@ else
 	echo "test_run_all: timeout: $n_before processes of the project before, $n_during while test_b ran ($(grep -c panlab-phone <<<"$during") panlab-phone), $n_after after the timeout; $(grep 'stopped' "$work/orphans.out" | head -1)"
 fi
 rm -rf "$top/out/test-run-all-orphans"
+mkdir -p "$top/out/bench"
+jq -n --argjson n $((n_after - n_before)) '{orphans_after_timeout: $n}' > "$top/out/bench/run-all-timeout.json"
 
 # The real list names exactly the suites in the real folder.
 listed=$(grep -v '^#' "$top/tests/suites.list" | sort)
