@@ -18,6 +18,11 @@ OPTION_VARS := BACKEND WORKLOAD CORES GOVERNOR FREQ_MHZ SPEC EXECUTOR JOBS LINT_
 $(foreach v,$(OPTION_VARS),$(if $(filter command line,$(origin $(v))),$(if $(strip $($(v))),,\
 	$(error $(v)= is empty, expected a value; 'make help' lists the options))))
 
+# The suite runs on the phone or qemu; libvirt runs one workload at a time.
+ifeq ($(WORKLOAD)/$(BACKEND),all/libvirt)
+$(if $(filter run,$(MAKECMDGOALS)),$(error WORKLOAD=all runs on BACKEND=phone or qemu, not libvirt; give one workload))
+endif
+
 help:
 	@echo 'usage: make [TARGET] [VARIABLE=value ...]'
 	@echo 'targets:'

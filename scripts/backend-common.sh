@@ -43,7 +43,7 @@ case "$freq_mhz" in ""|350|700|920|1200) ;;
 esac
 [ -z "$governor" ] || [ -z "$freq_mhz" ] ||
 	{ echo "$0: --governor and --freq-mhz exclude each other (a fixed frequency is the userspace governor)" >&2; exit 2; }
-if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
+if [ "$backend" != phone ] && [ -n "$governor$freq_mhz" ]; then
 	echo "$0: --${governor:+governor}${freq_mhz:+freq-mhz}: stock QEMU cannot scale a vCPU's speed (no DVFS); use the phone backend" >&2
 	exit 2
 fi
