@@ -485,6 +485,10 @@ spec_bytes=$(stat -c %s -- "$spec")
 [ "$spec_bytes" -le $spec_cap_bytes ] ||
 	{ echo "$spec: $spec_bytes bytes, more than the $spec_cap_bytes-byte cap for a spec" >&2; exit 2; }
 [ -x "$analyze" ] || { echo "$0: $analyze is missing; run 'make build'" >&2; exit 1; }
+cli_tool sqlite3 sqlite3
+if [ "$executor" = slurm ]; then
+	for t in sbatch squeue sinfo scancel; do cli_tool "$t" slurm-client; done
+fi
 parse_spec
 if [ -z "$jobs" ] && [ "$executor" = slurm ]; then
 	jobs=$(default_jobs_slurm)

@@ -3,7 +3,7 @@
 # as root, with their config, socket and logs in a directory of the caller's, stopped by the
 # PIDs they were started with. libvirtd keeps its per-domain state in /run/libvirt and
 # /var/lib/libvirt as the system daemon does, which is why it is started only when no system
-# libvirtd answers (libvirt_system_runs).
+# libvirtd answers (libvirt_system_runs). The caller has sourced cli.sh.
 #
 #   libvirt_system_runs     0 when a libvirtd answers at qemu:///system
 #   libvirt_private_start DIR   starts both daemons; sets libvirt_private_uri (their socket);
@@ -17,11 +17,10 @@ libvirt_system_runs() {
 }
 
 libvirt_private_start() {
-	local d=$1 t
-	for t in libvirtd virtlogd virsh; do
-		command -v "$t" >/dev/null ||
-			{ echo "$0: $t is missing; install the Debian packages libvirt-daemon-system and libvirt-clients ('make deps')" >&2; return 2; }
-	done
+	local d=$1
+	cli_tool libvirtd libvirt-daemon-system
+	cli_tool virtlogd libvirt-daemon-system
+	cli_tool virsh libvirt-clients
 	mkdir -p "$d"
 	echo "log_outputs = \"3:file:$d/virtlogd.log\"" > "$d/virtlogd.conf"
 	cat > "$d/libvirtd.conf" <<CONF

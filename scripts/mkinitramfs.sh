@@ -29,6 +29,7 @@ Exit status: 0 ok, 1 a pack failed, 2 a usage or input error."
 . "$top/scripts/cli.sh"
 case "${1:-}" in -h | --help) cli_usage 0 ;; esac
 [ $# = 0 ] || cli_usage 2
+cli_tool cpio cpio
 build=$top/build
 out=$build/initramfs.cpio.gz
 stage=$(mktemp -d "$build/initramfs.XXXXXX")

@@ -27,6 +27,8 @@ set -- "${args[@]}"
 source "$(dirname "$0")/backend-common.sh"
 [ "$display" = none ] || { echo "$0: --display $display: watch the domain with virt-manager instead" >&2; exit 2; }
 
+cli_tool virsh libvirt-clients
+cli_tool qemu-system-arm qemu-system-arm
 require_built
 mkdir -p "$out"
 if [ -z "$uri" ]; then

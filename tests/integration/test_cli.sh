@@ -2,7 +2,8 @@
 # Every command a user runs answers like a Unix tool (no guest, about 5 s): `--help` prints a
 # usage on stdout, nothing on stderr, exit 0; each option that takes a value, given without one,
 # with an empty one or followed by another option, is one line on stderr naming the option, exit
-# 2, before anything runs; `make help` exits 0 and `make run CORES=` is one line naming CORES,
+# 2, before anything runs; a missing tool (sqlite3, slurm, qemu, libvirt, cpio) is one line naming
+# its Debian package, exit 2; `make help` exits 0 and `make run CORES=` is one line naming CORES,
 # exit 2. The scripts/README.md "Commands" rule: 0 ok, 1 a run or check failed, 2 usage or input.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,6 +54,29 @@ needs "$s/run-phone.sh" -- "${common[@]}" --snapshot-save --snapshot-load --engi
 needs "$s/run-qemu.sh" -- "${common[@]}"
 needs "$s/run-libvirt.sh" -- "${common[@]}" --connect
 
+# A missing tool: one line naming its Debian package, exit 2, before anything runs. PATH is this
+# machine's with the tool left out.
+mkdir "$work/bin"
+ln -s /usr/bin/* /usr/sbin/* "$work/bin/" 2>/dev/null	# a name in both: /usr/bin's
+# without TOOL PACKAGE COMMAND...
+without() {
+	local tool=$1 pkg=$2 rc=0
+	shift 2
+	local was
+	was=$(readlink "$work/bin/$tool")
+	rm "$work/bin/$tool"
+	checks=$((checks + 1))
+	PATH=$work/bin "$@" > "$work/out" 2> "$work/err" < /dev/null || rc=$?
+	ln -s "$was" "$work/bin/$tool"
+	[ $rc = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] && grep -q "$tool is missing; install the Debian package $pkg" "$work/err" ||
+		bad "$* without $tool: exit $rc, stderr: $(cat "$work/err")"
+}
+without sqlite3 sqlite3 "$s/experiment.sh" "$top/scripts/experiments/small.spec"
+without sbatch slurm-client "$s/experiment.sh" "$top/scripts/experiments/small.spec" --executor slurm
+without qemu-system-arm qemu-system-arm "$s/run-qemu.sh" --workload timer --out "$work/run"
+without virsh libvirt-clients "$s/run-libvirt.sh" --workload timer --out "$work/run"
+without cpio cpio "$s/mkinitramfs.sh"
+
 rc=0
 checks=$((checks + 2))
 make --no-print-directory -C "$top" help > "$work/out" 2> "$work/err" || rc=$?
@@ -63,4 +87,4 @@ make --no-print-directory -C "$top" run CORES= > "$work/out" 2> "$work/err" || r
 	bad "make run CORES=: exit $rc, stderr: $(cat "$work/err")"
 
 [ "$fails" = 0 ] || { echo "test_cli: $fails of $checks checks failed" >&2; exit 1; }
-echo "test_cli: ok ($checks checks: --help on 16 commands, missing, empty and option-valued values of every value option of the 5 run scripts, make help, make run CORES=)"
+echo "test_cli: ok ($checks checks: --help on 16 commands, missing, empty and option-valued values of every value option of the 5 run scripts, 5 missing tools, make help, make run CORES=)"
