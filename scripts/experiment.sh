@@ -371,9 +371,10 @@ queued() {
 	fi
 }
 
-# Follows array job JOB until the runs in `left` have left squeue, gathering each.
+# Follows array job JOB, whose task T runs run BASE + T, until the runs in `left` have left
+# squeue, gathering each.
 follow_slurm() {
-	local dir=$1 job=$2 i shown=- active now
+	local dir=$1 job=$2 base=$3 i shown=- active now
 	slurm_job=$job
 	local squeue_failures=0
 	while [ ${#left[@]} -gt 0 ]; do
@@ -390,7 +391,7 @@ follow_slurm() {
 		fi
 		squeue_failures=0
 		for i in "${!left[@]}"; do
-			grep -q "^$i " <<<"$active" && continue
+			grep -q "^$((i - base)) " <<<"$active" && continue
 			unset "left[$i]"
 			gather "$dir" "$i" "Slurm task ${job}_$i ended without a result; see $dir/slurm-$i.out"
 			ndone=$((ndone + 1)) ran=$((ran + 1))
@@ -398,7 +399,7 @@ follow_slurm() {
 			progress "finished $run"
 		done
 		[ ${#left[@]} = 0 ] && break
-		now=$(awk '$2 == "RUNNING" { printf "%s@%s ", $1, $3 }' <<<"$active")
+		now=$(awk -v b="$base" '$2 == "RUNNING" { printf "%s@%s ", b + $1, $3 }' <<<"$active")
 		[ "$now" = "${shown:-}" ] || progress "running task(s) ${now:-none yet }of job $job"
 		shown=$now
 		sleep 2	# squeue is polled: Slurm tells the submitter nothing when a task ends
@@ -406,48 +407,59 @@ follow_slurm() {
 	slurm_job=""
 }
 
-# One array job, one task per run; a task that leaves squeue is gathered. The job's ID is kept
-# in DIR/slurm.job while it runs: an earlier invocation's array that still runs (its submitter
-# was killed with SIGKILL or lost its terminal) is followed for its runs in flight, and only the
+# Array jobs, one task per run; a task that leaves squeue is gathered. Slurm refuses task IDs
+# from its MaxArraySize up, so the runs go in chunks of that many (one array each, one after the
+# other), task T of a chunk running run BASE + T. The job's ID and base are kept in
+# DIR/slurm.job while it runs: an earlier invocation's array that still runs (its submitter was
+# killed with SIGKILL or lost its terminal) is followed for its runs in flight, and only the
 # others are submitted.
 run_slurm() {
-	local dir=$1 jobs=$2 job i list
+	local dir=$1 jobs=$2 job base i max
 	declare -A left=()
-	job=$(cat "$dir/slurm.job" 2>/dev/null || true)
-	if [ -n "$job" ]; then
+	{ read -r job base < "$dir/slurm.job"; } 2>/dev/null || true
+	if [ -n "${job:-}" ]; then
 		local in_queue
 		in_queue=$(queued "$dir" "$job" %K) ||
 			{ echo "$0: cannot tell whether array job $job still runs: $(tail -n 1 "$dir/squeue.err")" >&2; exit 1; }
 		for i in $in_queue; do
+			i=$((${base:-0} + i))
 			[[ " ${todo[*]} " == *" $i "* ]] && left[$i]=1
 		done
 		if [ ${#left[@]} -gt 0 ]; then
 			progress "following array job $job, which an earlier invocation submitted: runs ${!left[*]} in flight"
 			local flight=" ${!left[*]} " rest=()
-			follow_slurm "$dir" "$job"
+			follow_slurm "$dir" "$job" "${base:-0}"
 			for i in "${todo[@]}"; do [[ "$flight" == *" $i "* ]] || rest+=("$i"); done
 			todo=("${rest[@]}")
 		fi
 	fi
 	rm -f "$dir/slurm.job"
-	[ ${#todo[@]} -gt 0 ] || return 0
-	list=$(IFS=,; echo "${todo[*]}")
+	max=$(scontrol show config | awk '$1 == "MaxArraySize" { print $3 }')
+	[[ "$max" =~ ^[1-9][0-9]*$ ]] || max=1001	# Slurm's default
 	cat > "$dir/array.sbatch" <<EOF
 #!/bin/bash
 #SBATCH --job-name=panlab-$name
-#SBATCH --output=$dir/slurm-%a.out
+#SBATCH --output=$dir/slurm-array-%A.out
 #SBATCH --cpus-per-task=$(run_cpus)
 #SBATCH --mem=${run_mem_mb}M
-echo "panlab: task \$SLURM_ARRAY_TASK_ID of job \$SLURM_ARRAY_JOB_ID on node \$SLURMD_NODENAME (\$(hostname))"
-exec "$top/scripts/experiment.sh" --task "$dir" "\$SLURM_ARRAY_TASK_ID"
+i=\$((\$PANLAB_ARRAY_BASE + \$SLURM_ARRAY_TASK_ID))
+exec > "$dir/slurm-\$i.out" 2>&1
+echo "panlab: task \$SLURM_ARRAY_TASK_ID of job \$SLURM_ARRAY_JOB_ID (run \$i) on node \$SLURMD_NODENAME (\$(hostname))"
+exec "$top/scripts/experiment.sh" --task "$dir" "\$i"
 EOF
-	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; left[$i]=1; done
-	job=$(sbatch --parsable --array="$list%$jobs" "$dir/array.sbatch")
-	job=${job%%;*}
-	echo "$job" > "$dir/slurm.job"
-	progress "submitted array job $job ($list)"
-	follow_slurm "$dir" "$job"
-	rm -f "$dir/slurm.job"
+	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; done
+	local chunk=() list
+	for base in $(for i in "${todo[@]}"; do echo $((i / max * max)); done | sort -nu); do
+		chunk=()
+		for i in "${todo[@]}"; do [ $((i / max * max)) != "$base" ] || { chunk+=($((i - base))); left[$i]=1; }; done
+		list=$(IFS=,; echo "${chunk[*]}")
+		job=$(PANLAB_ARRAY_BASE=$base sbatch --parsable --export=ALL --array="$list%$jobs" "$dir/array.sbatch")
+		job=${job%%;*}
+		echo "$job $base" > "$dir/slurm.job"
+		progress "submitted array job $job ($list$([ "$base" = 0 ] || echo ", runs from $base"))"
+		follow_slurm "$dir" "$job" "$base"
+		rm -f "$dir/slurm.job"
+	done
 }
 
 # ---- main -----------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 # their own key, socket, slurm.conf, state and logs in a temporary directory, as root, without
 # systemd; stopped by the PIDs they were started with. Debian's slurm-wlm and munge.
 #
-#   slurm_start DIR [N]  # starts the daemons, exports SLURM_CONF; returns when every node is idle
+#   slurm_start DIR [N [MAX_ARRAY]]  # starts the daemons, exports SLURM_CONF; returns when every
+#                        # node is idle; MAX_ARRAY: the cluster's MaxArraySize (default Slurm's)
 #   slurm_stop           # stops them by PID, removes namespaces and bridge (also on EXIT, if the
 #                        # caller traps it)
 #
@@ -19,7 +20,7 @@ slurm_netns=()
 slurm_bridge=""
 
 slurm_start() {
-	local d=$1 nodes=${2:-1} host i
+	local d=$1 nodes=${2:-1} max_array=${3:-} host i
 	host=$(hostname -s)
 	mkdir -p "$d/munge" "$d/state" "$d/spool"
 	chmod 700 "$d/munge"
@@ -64,6 +65,7 @@ DefMemPerCPU=2048
 ReturnToService=2
 PartitionName=panlab Nodes=$names Default=YES MaxTime=INFINITE State=UP
 EOF
+	[ -z "$max_array" ] || echo "MaxArraySize=$max_array" >> "$d/slurm.conf"
 	if [ "$nodes" = 1 ]; then
 		echo "NodeName=$host CPUs=$(nproc) RealMemory=$mem_mb State=UNKNOWN" >> "$d/slurm.conf"
 	else

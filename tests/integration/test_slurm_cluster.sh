@@ -3,7 +3,8 @@
 # 60 s): munged, slurmctld and three slurmd, each slurmd in a network and UTS namespace of its own
 # with its own hostname and address on a private bridge (slurm-node.sh). A 4-run phone matrix
 # (timer, 1 or 2 cores, traced or not) runs as one job array throttled by the cluster's size
-# (three runs of 2 CPUs at once, one a node), into one database. The runs must all be ok, and
+# (three runs of 2 CPUs at once, one a node) and split at the cluster's MaxArraySize (3) into
+# two arrays, into one database. The runs must all be ok, and
 # their tasks must have run on all three nodes, by the tasks' own output and by squeue's node
 # column in the progress lines. Then everything is torn down (daemons by PID, namespaces, bridge)
 # and nothing of it may be left. Writes out/bench/slurm-cluster.json: slurm_nodes_used and
@@ -20,7 +21,9 @@ trap 'slurm_stop; rm -rf "$work"' EXIT
 for t in munged mungekey slurmctld slurmd sbatch squeue sinfo ip unshare nsenter; do
 	command -v "$t" >/dev/null || fail "$t is missing; run 'make deps'"
 done
-slurm_start "$work/slurm" 3
+# MaxArraySize 3: task IDs 0-2 only, so the 4 runs go as two arrays (runs 0-2, then run 3 as
+# task 0 of a second one).
+slurm_start "$work/slurm" 3 3
 
 printf 'name %s\nbackend phone\nworkloads timer\ncores 1 2\ntrace on off\n' "$name" > "$work/e.spec"
 rm -rf "$dir"
@@ -34,7 +37,10 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 4 ] ||
 	fail "runs not ok: $(q "SELECT run_id, status, reason FROM runs")"
 [ "$(q "SELECT count(*) FROM validation")" = 4 ] || fail "not all four models gathered"
-nodes=$(sed -n 's/^panlab: task [0-9]* of job [0-9]* on node \(pnode[0-9]*\) (\(pnode[0-9]*\))$/\1 \2/p' "$dir"/slurm-*.out)
+nodes=$(sed -n 's/^panlab: task [0-9]* of job [0-9]* (run [0-9]*) on node \(pnode[0-9]*\) (\(pnode[0-9]*\))$/\1 \2/p' "$dir"/slurm-[0-9]*.out)
+grep -q "^experiment $name: .*submitted array job [0-9]* (0,1,2), " "$work/run.log" &&
+	grep -q "^experiment $name: .*submitted array job [0-9]* (0, runs from 3), " "$work/run.log" ||
+	{ cat "$work/run.log"; fail "the runs were not split at MaxArraySize 3 into arrays 0,1,2 and 3"; }
 while read -r n h; do [ "$n" = "$h" ] || fail "task on node $n saw the hostname $h"; done <<<"$nodes"
 used=$(cut -d' ' -f1 <<<"$nodes" | sort -u | wc -l)
 [ "$used" = 3 ] || fail "the tasks ran on $used node(s), expected 3: $(cut -d' ' -f1 <<<"$nodes" | tr '\n' ' ')"
