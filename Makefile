@@ -29,7 +29,7 @@ help:
 	@echo '  run          build, then run WORKLOAD on BACKEND and print its report (the default experiment)'
 	@echo '  test         build, then every unit test and integration suite (tests/run-all.sh)'
 	@echo '  build        the guest kernel, guest image, emulator, analyzer and replay tools'
-	@echo '  deps         install the Debian packages panlab needs (scripts/install-deps.sh)'
+	@echo '  deps         install the Debian packages make run needs; ALL=1: also Slurm, libvirt, Chromium'
 	@echo '  experiment   a matrix of runs: SPEC=file EXECUTOR=local|slurm JOBS=N (scripts/README.md)'
 	@echo '  section6     Panappticon section 6 on the phone: EXECUTOR=local|slurm'
 	@echo '  labs-check   the lab handbook keys against this build (workloads/labs/)'
@@ -43,8 +43,12 @@ help:
 	@echo '  CORES=1|2 (2), GOVERNOR=name, FREQ_MHZ=350|700|920|1200 (phone only); V=1 shows commands'
 	@echo 'exit status: 0 ok, 1 a run or check failed, 2 a usage or input error (make: also its own errors)'
 
+# The optional components (scripts/install-deps.sh) come with what uses them: libvirt with
+# BACKEND=libvirt, Slurm with EXECUTOR=slurm, all of them for the tests and benchmarks, or ALL=1.
+DEPS := $(if $(filter 1,$(ALL))$(filter test bench,$(MAKECMDGOALS)),--all,\
+	$(if $(filter libvirt,$(BACKEND)),libvirt) $(if $(filter slurm,$(EXECUTOR)),slurm))
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh $(DEPS)
 
 # The guest kernel is rebuilt only when its inputs change (see
 # guest-kernel/Makefile), so a second `make run` skips it. Each component
