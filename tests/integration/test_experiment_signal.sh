@@ -2,7 +2,7 @@
 # SIGTERM and SIGINT on scripts/experiment.sh (local executor, about 10 s each): two phone
 # configurations run at once (asynctask, 32 s of guest time); once both phones run, the signal
 # ends experiment.sh with 128 + the signal's number, no process of the project is left behind
-# (the count of processes whose command line names this tree is the same as before), and both
+# (the count of the experiment's processes is the same as before), and both
 # runs are in the database as failed with the signal as reason, so that a rerun runs them again.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,7 +11,9 @@ dir=$top/out/$name
 work=$(mktemp -d /tmp/panlab-experiment-signal.XXXXXX)
 trap 'rm -rf "$work" "$dir"' EXIT
 fail() { echo "test_experiment_signal: $*" >&2; exit 1; }
-project_procs() { pgrep -a -f -- "$top/" | grep -v "^$$ " || true; }
+# The experiment's processes: their command lines name its spec, its folder or its run-ids (other
+# runs in this tree may go on meanwhile).
+project_procs() { pgrep -a -f -- "$work/|$name/|$dir " | grep -v "^$$ " || true; }
 
 cat > "$work/e.spec" <<EOF
 name $name
@@ -28,7 +30,7 @@ for sig in TERM INT; do
 	pid=$!
 	set +m
 	# Readiness of processes that are not this script's children: polled, within a bound.
-	timeout 60 bash -c "until [ \$(pgrep -a -x panlab-phone | grep -c ' $top/') = 2 ]; do sleep 0.2; done" ||
+	timeout 60 bash -c "until [ \$(pgrep -a -x panlab-phone | grep -c '$dir/') = 2 ]; do sleep 0.2; done" ||
 		{ kill -KILL -- "-$pid"; cat "$work/$sig.err" >&2; fail "SIG$sig: the two phone runs did not start"; }
 	during=$(project_procs)
 	kill -"$sig" "$pid"

@@ -62,10 +62,10 @@ rm "$work/tree/tests/suites.list"
 expect no-list fail 'cannot read the list of suites'
 
 # A suite that times out: experiment.sh runs two phone configurations at once (asynctask, longer
-# than the limit) and a process ignores SIGTERM. Processes of the project are those whose command
-# line names this tree or the throwaway one: once both phones run, their count must be higher
-# than before the suite, and after it equal.
-project_procs() { pgrep -a -f -- "$top/|$work/" | grep -v "^$$ " || true; }
+# than the limit) and a process ignores SIGTERM. The suite's processes are those whose command
+# line names the throwaway tree or the experiment (other runs in this tree may go on meanwhile):
+# once both phones run, their count must be higher than before the suite, and after it equal.
+project_procs() { pgrep -a -f -- "$work/|test-run-all-orphans" | grep -v "^$$ " || true; }
 fresh
 cat > "$work/orphans.spec" <<EOF
 name test-run-all-orphans
@@ -83,7 +83,7 @@ before=$(project_procs)
 SUITE_TIMEOUT_S=15 SUITE_GRACE_S=3 "$work/tree/tests/run-all.sh" > "$work/orphans.out" 2>&1 &
 runner=$!
 # Readiness of processes that are not this script's children: polled, within a bound.
-timeout 30 bash -c "until [ \$(pgrep -a -x panlab-phone | grep -c ' $top/') = 2 ]; do sleep 0.2; done" ||
+timeout 30 bash -c "until [ \$(pgrep -a -x panlab-phone | grep -c 'test-run-all-orphans/') = 2 ]; do sleep 0.2; done" ||
 	{ echo "test_run_all: timeout: the two phone runs did not start within 30 s" >&2; fails=$((fails + 1)); }
 during=$(project_procs)
 wait "$runner"
