@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all help deps build run experiment labs-check test lint bench repro-check difftest fuzz section6 clean
+.PHONY: all help deps build run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
 # A variable given empty on the command line (`make run CORES=`) is a usage error: one line naming
@@ -32,6 +32,7 @@ help:
 	@echo '  deps         install the Debian packages make run needs; ALL=1: also Slurm, libvirt, Chromium'
 	@echo '  experiment   a matrix of runs: SPEC=file EXECUTOR=local|slurm JOBS=N (scripts/README.md)'
 	@echo '  section6     Panappticon section 6 on the phone: EXECUTOR=local|slurm'
+	@echo '  labs         the lab handbook: every lab run as written, its key checked, both editions'
 	@echo '  labs-check   the lab handbook keys against this build (workloads/labs/)'
 	@echo '  bench        the benchmarks, into out/bench/*.json'
 	@echo '  lint         the formatting of what changed since LINT_BASE (default main)'
@@ -58,7 +59,7 @@ build: deps
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
-	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh
+	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh build/guest/model-constants.tsv
 	@scripts/guest-debs.sh
 	@scripts/mkinitramfs.sh
 
@@ -68,6 +69,11 @@ build/guest_abi.sh: scripts/guest-abi-sh.c include/panlab/guest_abi.h
 	@mkdir -p build
 	gcc -std=c11 -Wall -Wextra -Werror -Iinclude -o build/guest-abi-sh $<
 	build/guest-abi-sh > $@.tmp && mv $@.tmp $@
+
+# The guest's boot configuration (writeback, governor tunables), for section 6's findings.
+build/guest/model-constants.tsv: scripts/guest/model-constants.tsv
+	@mkdir -p build/guest
+	cp $< $@
 
 # WORKLOAD=all runs the whole suite: the experiment scripts/experiments/suite.spec (phone) or
 # suite-qemu.spec, into out/suite/results.sqlite and out/suite/report.html, then
@@ -94,7 +100,10 @@ EXECUTOR ?= local
 experiment: build
 	@scripts/experiment.sh $(SPEC) --executor $(EXECUTOR) $(if $(JOBS),--jobs $(JOBS))
 
-# The lab handbook's keys (workloads/labs/) checked against this build.
+# The lab handbook (workloads/labs/): every lab's commands run as written and its key checked,
+# then the student and teacher editions in out/labs/ (Markdown and one HTML page each).
+labs: build
+	@workloads/labs/labs.sh
 labs-check: build
 	@tests/integration/test_labs.sh
 

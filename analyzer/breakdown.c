@@ -23,6 +23,17 @@ struct transition {
 	uint32_t by_tid;	/* who preempted it, if it was switched out runnable */
 };
 
+/* Who runs on a cpu from ts_ns on (CONTEXT_SWITCH's next tid; 0 the idle task). */
+struct holder {
+	uint64_t ts_ns;
+	uint32_t tid;
+};
+
+struct cpu_timeline {
+	struct holder *h;
+	uint64_t n, cap;
+};
+
 struct timeline {
 	struct transition *t;
 	uint64_t n, cap;
@@ -104,11 +115,11 @@ static struct timeline *timeline_of(struct timeline *tls, const struct pl_idmap 
 }
 
 /*
- * One pass over the kernel events: every thread's scheduling states and
- * every cpu's frequency, in time order.
+ * One pass over the kernel events: every thread's scheduling states, and
+ * every cpu's frequency and running thread, in time order.
  */
 static struct timeline *build_timelines(const struct pl_trace *trace, const struct pl_intervals *iv,
-					struct freq_timeline *freqs)
+					struct freq_timeline *freqs, struct cpu_timeline *cpus)
 {
 	struct timeline *tls = pl_xcalloc(iv->nthreads, sizeof(*tls));
 	struct pl_idmap tids = { 0 };
@@ -133,6 +144,16 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			self->reason = reason;
 		switch (ev->type) {
 		case PL_EV_CONTEXT_SWITCH:
+			if (ev->cpu < trace->ncpus) {
+				struct cpu_timeline *c = &cpus[ev->cpu];
+
+				if (c->n == c->cap) {
+					c->cap = c->cap ? c->cap * 2 : 64;
+					c->h = pl_xrealloc(c->h, c->cap, sizeof(*c->h));
+				}
+				c->h[c->n++] = (struct holder){ ev->ts_ns,
+					ev->a0 > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->a0 };
+			}
 			if (self) {
 				enum pl_category cat = ev->a1 == PL_STATE_RUNNABLE ? PL_CAT_RUNNABLE
 					: self->reason != PL_CAT_SLEEPING ? self->reason
@@ -265,15 +286,42 @@ static void charge_running(struct tally *by_khz, const struct freq_timeline *fre
 	}
 }
 
-/* A transaction's running time by frequency and preempted time by preempting thread. */
+/*
+ * Adds a woken thread's wait [from_ns, to_ns) for cpu to the tally of who held
+ * that cpu meanwhile; before the cpu's first switch nothing says who did.
+ */
+static void charge_holders(struct tally *by_holder, const struct cpu_timeline *c, uint64_t from_ns,
+			   uint64_t to_ns)
+{
+	uint64_t i, at = from_ns;
+
+	UPPER_BOUND(c->h, c->n, from_ns, i);
+	if (i == 0) {
+		if (c->n == 0 || c->h[0].ts_ns >= to_ns)
+			return;
+		at = c->h[0].ts_ns;
+		i = 1;
+	}
+	for (;; i++) {
+		uint64_t until = i < c->n && c->h[i].ts_ns < to_ns ? c->h[i].ts_ns : to_ns;
+		uint32_t tid = c->h[i - 1].tid;
+
+		tally_add(by_holder, tid ? tid : PL_TID_IDLE_CPU, until - at);
+		if (until == to_ns)
+			return;
+		at = until;
+	}
+}
+
+/* A transaction's running time by frequency and its wait for a cpu by the cpu's holder. */
 struct tx_tallies {
 	struct tally by_khz, by_preempter;
 };
 
 /* Adds the thread's states over [from_ns, to_ns] to ns[] and to the transaction's tallies. */
 static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *freqs,
-			  uint32_t ncpus, const struct timeline *tl, uint64_t from_ns, uint64_t to_ns,
-			  uint64_t *ns)
+			  const struct cpu_timeline *cpus, uint32_t ncpus, const struct timeline *tl,
+			  uint64_t from_ns, uint64_t to_ns, uint64_t *ns)
 {
 	uint64_t i;
 
@@ -289,6 +337,10 @@ static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *fre
 			charge_running(&tx->by_khz, freqs, ncpus, cur.cpu, at, until);
 		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
 			tally_add(&tx->by_preempter, cur.by_tid, until - at);
+		/* Woken: held up by whatever ran on the cpu it went on to run on. */
+		else if (cur.cat == PL_CAT_RUNNABLE && until > at && i < tl->n &&
+			 tl->t[i].cat == PL_CAT_RUNNING && tl->t[i].cpu < ncpus)
+			charge_holders(&tx->by_preempter, &cpus[tl->t[i].cpu], at, until);
 		if (until == to_ns)
 			return;
 		at = until;
@@ -320,7 +372,8 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out)
 {
 	struct freq_timeline *freqs = pl_xcalloc(trace->ncpus, sizeof(*freqs));
-	struct timeline *tls = build_timelines(trace, iv, freqs);
+	struct cpu_timeline *cpus = pl_xcalloc(trace->ncpus, sizeof(*cpus));
+	struct timeline *tls = build_timelines(trace, iv, freqs, cpus);
 	struct tally all_khz = { 0 }, all_preempters = { 0 };
 	struct tx_tallies tx = { 0 };
 	uint64_t shares_cap = 0, preempt_cap = 0;
@@ -341,8 +394,8 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			if (s->kind == PL_EDGE_TEMPORAL) {
 				uint32_t th = iv->intervals[iv->event_interval[s->from_event]].thread;
 
-				charge_thread(&tx, freqs, trace->ncpus, &tls[th], from_ns, to_ns,
-					      out->ns[k]);
+				charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[th], from_ns,
+					      to_ns, out->ns[k]);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}
@@ -397,9 +450,12 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		free(tls[t].t);
 	free(tls);
-	for (uint32_t c = 0; c < trace->ncpus; c++)
+	for (uint32_t c = 0; c < trace->ncpus; c++) {
 		free(freqs[c].c);
+		free(cpus[c].h);
+	}
 	free(freqs);
+	free(cpus);
 }
 
 void pl_breakdowns_free(struct pl_breakdowns *b)

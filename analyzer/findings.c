@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "panlab/breakdown.h"
 #include "panlab/energy.h"
 #include "panlab/findings.h"
 #include "panlab/ground_truth.h"
@@ -731,10 +732,10 @@ static void outcome_md(FILE *f, const struct pl_s6_finding *fd, const struct pl_
 static const char *const required_groups[][2] = {
 	{ "CPU operating points", "analyzer (energy.c)" },
 	{ "Table 5 power", "analyzer (energy.c)" },
-	{ "governor tunables", "guest-kernel (cpufreq_interactive)" },
+	{ "governor tunables", "the guest's boot configuration (scripts/guest)" },
 	{ "network", "the content server's link model" },
 	{ "SD card timing", "emu (the card model)" },
-	{ "writeback", "guest-kernel (the writeback settings)" },
+	{ "writeback", "the guest's boot configuration (scripts/guest)" },
 	{ "content corpus", "the corpus generator" },
 };
 
@@ -860,7 +861,9 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 		" per transaction (mJ) | critical-path running time by frequency (ms) |\n"
 		"|---|---|---|---|---|---|\n");
 	fprintf(bd, "Each configuration's five longest taps (input to last display update), their"
-		" critical-path breakdown and the threads that preempted them most.\n\n");
+		" critical-path breakdown and what held the cpu most while they waited for one"
+		" (the thread that preempted them, or whatever ran on the cpu a woken thread went"
+		" on to run on).\n\n");
 	for (int c = 0; c < PL_S6_CONFIGS; c++) {
 		const struct pl_s6_run *r = &d->runs[c];
 
@@ -895,7 +898,7 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 		size_t n, *idx = longest(r, PL_DEF_UPDATE, &n);
 
 		fprintf(bd, "### %s (%s)\n\n| input | latency (ms) | input to pixel (ms) | running (ms)"
-			" | waiting for CPU (ms) | network (ms) | IO (ms) | preempted by (ms) |\n"
+			" | waiting for CPU (ms) | network (ms) | IO (ms) | cpu held by (ms) |\n"
 			"|---|---|---|---|---|---|---|---|\n", pl_s6_config_name[c], r->run_id);
 		for (size_t i = 0; i < n && i < 5; i++) {
 			const struct pl_s6_tap *t = &r->taps[idx[i]];
@@ -911,8 +914,14 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 			sqlite3_bind_int64(pre, 2, t->tx_id);
 			first = 1;
 			while ((step = sqlite3_step(pre)) == SQLITE_ROW) {
-				fprintf(bd, "%s%s (%lld) %.2f", first ? "" : ", ", col_text(pre, 1),
-					(long long)sqlite3_column_int64(pre, 0), col_ms(pre, 2));
+				sqlite3_int64 tid = sqlite3_column_int64(pre, 0);
+
+				if (tid == PL_TID_IDLE_CPU)
+					fprintf(bd, "%s%s %.2f", first ? "" : ", ", PL_TID_IDLE_CPU_NAME,
+						col_ms(pre, 2));
+				else
+					fprintf(bd, "%s%s (%lld) %.2f", first ? "" : ", ",
+						col_text(pre, 1), (long long)tid, col_ms(pre, 2));
 				first = 0;
 			}
 			sqlite3_reset(pre);

@@ -181,18 +181,19 @@ static int plot_breakdown(const struct pl_analysis *a, const char *dir, struct p
 				fprintf(gp, " %.6f", ms(a->bd->ns[r->tx][c]));
 		fprintf(gp, " %.6f\n", (double)r->display_pipeline_ns / 1e6);
 	}
-	fprintf(gp, "EOD\n"
-		    "set title 'Critical-path breakdown per transaction: %s on %s (%s)'\n"
-		    "set style data histograms\nset style histogram rowstacked\n"
-		    "set style fill solid 0.85 border -1\nset boxwidth 0.8\n"
-		    "set xlabel 'transaction'\nset ylabel 'ms'\nset key outside right\n"
-		    "set grid ytics\n"
-		    "plot $rows using 2:xtic(1) title 'input dispatch (ground truth)'",
+	fprintf(gp,
+		"EOD\n"
+		"set title 'Critical-path breakdown per transaction: %s on %s (%s)'\n"
+		"set style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\nset boxwidth 0.8\n"
+		"set xlabel 'transaction'\nset ylabel 'ms'\nset key outside right\n"
+		"set grid ytics\n"
+		"plot $rows using 2:xtic(1) title 'input dispatch (trace)'",
 		a->workload, a->backend, a->run_id);
 	for (int c = 0, col = 3; c < PL_CATEGORIES; c++)
 		if (used[c])
 			fprintf(gp, ", '' using %d title '%s'", col++, pl_category_name(c));
-	fprintf(gp, ", '' using %d title 'display pipeline (ground truth)'\n", nused + 3);
+	fprintf(gp, ", '' using %d title 'display pipeline (trace)'\n", nused + 3);
 	return close_plot(gp, path, err);
 }
 
@@ -208,6 +209,39 @@ static uint64_t pick_transaction(const struct pl_transactions *tx)
 			     tx->items[k].pixels.latency_ns > tx->items[best].pixels.latency_ns))
 				best = k;
 	return best;
+}
+
+/*
+ * cpu 0's frequency from t0 to end (the one in force at t0, then each change) as the gnuplot
+ * block $freq in ms since t0 and MHz, with its right-hand axis. 0 if the trace logs none (qemu).
+ */
+static int freq_track(FILE *gp, const struct pl_trace *trace, uint64_t t0, uint64_t end)
+{
+	uint64_t khz = 0;
+	int points = 0;
+
+	for (uint64_t e = 0; e < trace->nevents && trace->events[e].ts_ns <= end; e++) {
+		const struct pl_event *ev = &trace->events[e];
+
+		if (ev->type != PL_EV_CPU_FREQUENCY || ev->a1 != 0)
+			continue;
+		if (ev->ts_ns > t0) {
+			if (!points++)
+				fprintf(gp, "$freq << EOD\n");
+			/* The frequency in force when the transaction began, if one was logged. */
+			if (points == 1 && khz)
+				fprintf(gp, "0 %.3f\n", (double)khz / 1e3);
+			fprintf(gp, "%.6f %.3f\n", ms(ev->ts_ns - t0), (double)ev->a0 / 1e3);
+		}
+		khz = ev->a0;
+	}
+	if (!khz)
+		return 0;
+	if (!points)
+		fprintf(gp, "$freq << EOD\n0 %.3f\n", (double)khz / 1e3);
+	fprintf(gp, "%.6f %.3f\nEOD\nset y2label 'MHz'\nset y2range [0:1400]\nset y2tics\n",
+		ms(end - t0), (double)khz / 1e3);
+	return 1;
 }
 
 static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl_error *err)
@@ -267,7 +301,10 @@ static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl
 			ms(ev[st->to_event].ts_ns - ev[st->from_event].ts_ns), (int)l1 - (int)l0,
 			pl_edge_kind_name(st->kind));
 	}
-	fprintf(gp, "EOD\nset ytics (");
+	fprintf(gp, "EOD\n");
+	int freq = freq_track(gp, a->trace, t0, t->pixels.shown_ns);
+
+	fprintf(gp, "set ytics (");
 	for (uint32_t th = 0, first = 1; th < iv->nthreads; th++)
 		if (lane[th]) {
 			/* Thread names come from the trace: keep only characters safe in a gnuplot string. */
@@ -286,19 +323,23 @@ static int plot_timeline(const struct pl_analysis *a, const char *dir, struct pl
 			first = 0;
 		}
 	fprintf(gp, ", \"input dispatch\" %u, \"display pipeline\" %u", nlanes + 1, nlanes + 2);
-	fprintf(gp, ")\nset yrange [0.4:%u.6]\nset xrange [0:%.6f]\n"
-		    "set title 'Transaction %" PRIu64 " (input %" PRIu64 "), %.3f ms input to pixels:"
-		    " intervals per thread, critical path in red'\n"
-		    "set xlabel 'ms since the kernel delivered the input'\nset grid xtics\nset key below\n"
-		    "plot $intervals using 1:2:3:(0.3) with boxxyerror fs solid 0.3 lc rgb '#4a78b5'"
-		    " title 'execution interval', "
-		    "$pipeline using 1:2:3:(0.3) with boxxyerror fs solid 0.5 lc rgb '#3a9a4a'"
-		    " title 'input dispatch and display pipeline (inputd, compositor)', "
-		    "$path using 1:2:3:4 with vectors head filled lw 3 lc rgb '#d0312d'"
-		    " title 'critical path (temporal and causal steps)', "
-		    "$path using ($1+$3/2):($2+$4/2+0.35):(strcol(5) eq 'temporal' ? '' : strcol(5))"
-		    " with labels font ',9' notitle\n",
-		nlanes + 2, ms(t->pixels.latency_ns), k, t->input_id, ms(t->pixels.latency_ns));
+	fprintf(gp,
+		")\nset yrange [0.4:%u.6]\nset xrange [0:%.6f]\n"
+		"set title 'Transaction %" PRIu64 " (input %" PRIu64 "), %.3f ms input to pixels:"
+		" intervals per thread, critical path in red'\n"
+		"set xlabel 'ms since the kernel delivered the input'\nset grid xtics\nset key below\n"
+		"plot $intervals using 1:2:3:(0.3) with boxxyerror fs solid 0.3 lc rgb '#4a78b5'"
+		" title 'execution interval', "
+		"$pipeline using 1:2:3:(0.3) with boxxyerror fs solid 0.5 lc rgb '#3a9a4a'"
+		" title 'input dispatch and display pipeline (inputd, compositor)', "
+		"$path using 1:2:3:4 with vectors head filled lw 3 lc rgb '#d0312d'"
+		" title 'critical path (temporal and causal steps)', "
+		"$path using ($1+$3/2):($2+$4/2+0.35):(strcol(5) eq 'temporal' ? '' : strcol(5))"
+		" with labels font ',9' notitle%s\n",
+		nlanes + 2, ms(t->pixels.latency_ns), k, t->input_id, ms(t->pixels.latency_ns),
+		freq ? ", $freq using 1:2 axes x1y2 with steps lw 2 lc rgb '#8e44ad'"
+		       " title 'cpu 0 frequency (CPU_FREQUENCY; the cores share one clock)'" :
+		       "");
 	free(lane);
 	free(seen);
 	return close_plot(gp, path, err);

@@ -21,6 +21,8 @@ static const char *ms(char *buf, size_t size, int64_t ns)
 /* The last THREAD_NAME of tid, "" if none was traced. */
 static const char *thread_name(const struct pl_intervals *iv, uint32_t tid)
 {
+	if (tid == PL_TID_IDLE_CPU)
+		return PL_TID_IDLE_CPU_NAME;
 	for (uint32_t t = 0; t < iv->nthreads; t++)
 		if (iv->threads[t].tid == tid)
 			return iv->threads[t].name;
@@ -140,7 +142,7 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	for (uint32_t i = 0; i < a->bd->npreempters && i < 3; i++) {
 		char pre[32];
 
-		fprintf(out, "%s %s (%" PRIu32 ") %s ms", i ? "," : "  preempted by",
+		fprintf(out, "%s %s (%" PRIu32 ") %s ms", i ? "," : "  cpu held by",
 			thread_name(a->iv, a->bd->preempter_tid[i]), a->bd->preempter_tid[i],
 			ms(pre, sizeof(pre), (int64_t)a->bd->preempted_ns[i]));
 		if (i + 1 == a->bd->npreempters || i == 2)

@@ -21,7 +21,8 @@ qemu-system-arm device-tree-compiler libfdt-dev
 libcunit1-dev libjansson-dev libsdl2-dev libslirp-dev libpcap-dev libpng-dev zlib1g-dev
 clang libclang-rt-14-dev gnuplot-nox zstd jq gdb-multiarch tshark busybox-static:armel time
 libsqlite3-dev sqlite3 netpbm
-libjpeg-turbo-progs libxml2-utils clang-format libjpeg62-turbo-dev procps iproute2 util-linux"
+libjpeg-turbo-progs libxml2-utils clang-format libjpeg62-turbo-dev procps iproute2 util-linux
+cmark-gfm"
 SLURM="slurm-wlm munge"
 LIBVIRT="libvirt-daemon-system libvirt-clients"
 CHROMIUM="chromium"

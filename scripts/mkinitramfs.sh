@@ -76,7 +76,8 @@ place() {
 
 font=usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 [ -f "$build/sysroot/$font" ] || { echo "mkinitramfs: no $build/sysroot/$font; run scripts/guest-debs.sh --sysroot" >&2; exit 1; }
-inputs=("$busybox" "$top/scripts/guest/init" "$build/guest_abi.sh" "$build"/modules/*.ko
+inputs=("$busybox" "$top/scripts/guest/init" "$build/guest_abi.sh" "$top/scripts/guest/model-constants.tsv"
+	"$build"/modules/*.ko
 	"$top"/replay/scripts/*.rply "$build/sysroot/$font")
 for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 	[ ! -d "$d" ] || inputs+=("$d")
@@ -88,6 +89,7 @@ pack_main() {
 	cp "$busybox" "$root/bin/busybox"
 	cp "$top/scripts/guest/init" "$root/init"
 	cp "$build/guest_abi.sh" "$root/etc/panlab/guest_abi.sh"
+	cp "$top/scripts/guest/model-constants.tsv" "$root/etc/panlab/model-constants.tsv"
 	# The platform and apps, and the kernel logger's guest tests.
 	for d in "$build/guest/bin" "$build/klog-tests/bin"; do
 		if [ -d "$d" ]; then

@@ -78,10 +78,11 @@ if [ "$backend" != phone ]; then
 fi
 
 # A workload's declared structure (APP+LOAD runs use the app's) lets the
-# analyzer check each transaction's graph shape, not just its latency.
+# analyzer check each transaction's graph shape, not just its latency. An
+# untraced run has no transactions to check.
 expect=()
 expect_file=$top/workloads/apps/${workload%%+*}.expect
-[ -f "$expect_file" ] && expect=(--expect "$expect_file")
+[ -f "$expect_file" ] && [ "$trace" = on ] && expect=(--expect "$expect_file")
 
 echo "run $run_id: analyzing"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \

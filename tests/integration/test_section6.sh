@@ -4,7 +4,7 @@
 # time, then c1-on again) and checks what `panlab-analyze findings` wrote from the database:
 #   - findings.json: the six findings, no null, each computed on the paper's definition with a
 #     95% interval around its estimate and its rule's verdict; the determinism repeat identical;
-#   - findings.md starts with the model-constants table; energy.md has a row per configuration;
+#   - findings.md starts with the model-constants table, every group emitted; energy.md has a row per configuration;
 #     breakdown.md a table per configuration; cdf.tsv and qq.tsv hold both definitions;
 #   - the bench file: host seconds per virtual second, wall time, 8 taps per configuration;
 #   - --report-only redoes the same findings.json byte for byte from the databases.
@@ -41,6 +41,11 @@ check "$work/bench.json" '.host_s_per_virtual_s > 0 and .wall_s > 0
 head -n 3 "$dir/findings.md" | grep -q '^## Model constants' || fail "findings.md does not start with the constants table"
 grep -q '^| Table 5 power | power at 1200 MHz | CPU 1600 mW, system 2260 mW |' "$dir/findings.md" ||
 	fail "findings.md lacks Table 5's constants"
+grep -q '^| governor tunables | min_sample_time | 60000 us |' "$dir/findings.md" ||
+	fail "findings.md lacks the governor's tunables"
+grep -q '^| writeback | dirty_expire_centisecs | 200 centisecs |' "$dir/findings.md" ||
+	fail "findings.md lacks the writeback settings"
+! grep -q 'not yet emitted' "$dir/findings.md" || fail "findings.md has a constants group no file emitted"
 [ "$(grep -c '^| c[12]-o' "$dir/energy.md")" = 4 ] || fail "energy.md has no row for each configuration"
 [ "$(grep -c '^### c[12]-o' "$dir/breakdown.md")" = 4 ] || fail "breakdown.md has no table for each configuration"
 for def in update pixel; do

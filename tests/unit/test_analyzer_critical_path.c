@@ -121,7 +121,7 @@ static void test_join_takes_latest(void)
 /*
  * A tap's task is preempted for 100 us, during which the cpu drops from 1.2
  * GHz to 700 MHz; the result's handler waits 3 us for a futex, then 1 us for
- * a cpu. Every part of the 700 us is accounted for.
+ * a cpu. Every part of the 700 us is accounted for, and who held the cpu.
  */
 static void test_breakdown(void)
 {
@@ -181,6 +181,14 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[0], US(206));
 	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[1], 1200000);
 	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[1], US(110));
+	/* Who held the cpu: worker 2 preempted worker 1 for 100 us; main, woken, waited 1 us
+	 * while its cpu ran the idle task (tid 0 since its switch out at 1602 us). */
+	CU_ASSERT_EQUAL_FATAL(m.s.bd.tx_preempt_first[1] - m.s.bd.tx_preempt_first[0], 2);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempter_tid[0], WORKER2);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[0], US(100));
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempter_tid[1], PL_TID_IDLE_CPU);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[1], US(1));
+	CU_ASSERT_EQUAL(m.s.bd.top_preempter_tid[0], WORKER2);
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
 	model_free(&m);
 }

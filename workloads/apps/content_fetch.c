@@ -51,11 +51,26 @@ static int connect_peer(int sock_type)
 	return fd;
 }
 
-int content_get(const char *path, uint8_t **body, size_t *len_bytes)
+/* Writes body[*done..have) to cache_fd in whole CONTENT_CACHE_WRITE_BYTES pieces, or all of it at
+ * the end; a failed write stops the caching (*cache_fd = -1), not the fetch. */
+static void cache_body(int *cache_fd, const uint8_t *body, size_t *done, size_t have, int end)
+{
+	while (*cache_fd >= 0 && have - *done >= (end ? 1 : CONTENT_CACHE_WRITE_BYTES)) {
+		size_t n = have - *done < CONTENT_CACHE_WRITE_BYTES ? have - *done :
+			   CONTENT_CACHE_WRITE_BYTES;
+		if (write(*cache_fd, body + *done, n) != (ssize_t)n) {
+			*cache_fd = -1;
+			return;
+		}
+		*done += n;
+	}
+}
+
+int content_get(const char *path, uint8_t **body, size_t *len_bytes, int cache_fd)
 {
 	/* The head fits here: content_response_head writes under 256 bytes. */
 	char head[1024], get[300];
-	size_t have = 0, want;
+	size_t have = 0, want, cached = 0;
 	char *end = NULL, *cl;
 	int n = snprintf(get, sizeof(get), "GET %s HTTP/1.0\r\n\r\n", path);
 	int fd = n > 0 && (size_t)n < sizeof(get) ? connect_peer(SOCK_STREAM) : -1;
@@ -82,6 +97,7 @@ int content_get(const char *path, uint8_t **body, size_t *len_bytes)
 	if (*len_bytes > want)
 		*len_bytes = want;
 	memcpy(b, end + 4, *len_bytes);
+	cache_body(&cache_fd, b, &cached, *len_bytes, 0);
 	while (*len_bytes < want) {
 		ssize_t r = recv(fd, b + *len_bytes, want - *len_bytes, 0);
 		if (r <= 0) {
@@ -89,7 +105,9 @@ int content_get(const char *path, uint8_t **body, size_t *len_bytes)
 			goto fail;
 		}
 		*len_bytes += (size_t)r;
+		cache_body(&cache_fd, b, &cached, *len_bytes, 0);
 	}
+	cache_body(&cache_fd, b, &cached, *len_bytes, 1);
 	b[want] = 0;
 	*body = b;
 	close(fd);

@@ -19,12 +19,17 @@
 uint64_t content_fetch(int sock_type, uint32_t bytes, uint32_t latency_ms, uint32_t bytes_per_s,
 		       int *cache);
 
+/* A cached body is written in pieces of java.io.BufferedOutputStream's default buffer. */
+#define CONTENT_CACHE_WRITE_BYTES 8192
+
 /*
  * GETs the file at path ("/r/front/0.json") from the same peer over HTTP, blocking in recv(), and
  * returns its body in *body (malloc'd, the caller frees; NUL-terminated past *len_bytes) and its
- * length. Returns 0, or -1 when there is no peer, the connection fails, the status is not 200,
- * the head has no Content-Length or the body ends short (nothing allocated).
+ * length. Unless cache_fd is -1, the body is also written to it as it arrives, in
+ * CONTENT_CACHE_WRITE_BYTES writes (the last one shorter); a failed write stops the caching,
+ * not the fetch. Returns 0, or -1 when there is no peer, the connection fails, the status is not
+ * 200, the head has no Content-Length or the body ends short (nothing allocated).
  */
-int content_get(const char *path, uint8_t **body, size_t *len_bytes);
+int content_get(const char *path, uint8_t **body, size_t *len_bytes, int cache_fd);
 
 #endif /* PANLAB_CONTENT_FETCH_H */

@@ -12,9 +12,9 @@
  * A tap on
  *   refresh   fetches front page `param` (an AsyncTask on the serial executor, as Android's
  *             AsyncTask.execute): the listing, then for each of the first ROWS_LOADED stories its
- *             picture, cached to /sdcard right after its download (buffered, no fsync), decoded
- *             at the largest 1/2^k scale that still covers the view (BitmapFactory's
- *             inSampleSize), scaled to the view and shown as it arrives, and its title laid out;
+ *             picture, written to /sdcard as it downloads (8 KiB writes, no fsync), decoded at
+ *             full size (BitmapFactory's defaults), scaled to the view and shown as it arrives,
+ *             and its title laid out;
  *   a row     fetches that story's comments, parses them and lays out the first COMMENT_PAGES
  *             pages of text (the same executor);
  *   the bar   scrolls the list by a row over the pictures already loaded (main thread only);
@@ -226,7 +226,8 @@ static void jpeg_fail_exit(j_common_ptr c)
 	longjmp(((struct jpeg_fail *)c->err)->jump, 1);
 }
 
-/* Decodes the JPEG in buf and scales its centre (cropped to the view's aspect) into out
+/* Decodes the JPEG in buf at full size, as BitmapFactory.decodeByteArray does with its default
+ * options (inSampleSize 1), and scales its centre (cropped to the view's aspect) into out
  * (THUMB_W x THUMB_H, XRGB) bilinearly. Returns 0 or -1. */
 static int decode_thumb(const uint8_t *buf, size_t len, uint32_t *out)
 {
@@ -245,13 +246,6 @@ static int decode_thumb(const uint8_t *buf, size_t len, uint32_t *out)
 	jpeg_mem_src(&d, buf, (unsigned long)len);
 	jpeg_read_header(&d, TRUE);
 	d.out_color_space = JCS_RGB;
-	/* inSampleSize: the largest power of two (libjpeg scales by 1/8 at most) that keeps both
-	 * sides at least the view's. */
-	d.scale_num = 1;
-	d.scale_denom = 1;
-	while (d.scale_denom < 8 && d.image_width / (d.scale_denom * 2) >= THUMB_W &&
-	       d.image_height / (d.scale_denom * 2) >= THUMB_H)
-		d.scale_denom *= 2;
 	jpeg_start_decompress(&d);
 	uint32_t w = d.output_width, h = d.output_height;
 	rgb = malloc((size_t)w * h * 3);
@@ -297,24 +291,21 @@ static int decode_thumb(const uint8_t *buf, size_t len, uint32_t *out)
 
 /* ---- work off the main thread ---- */
 
-/* Keeps a downloaded picture on the card, as Reddit News did right after each download: a
- * buffered write and no fsync, so the kernel's writeback takes it to the card later. */
-static void cache_picture(const char *id, const uint8_t *buf, size_t len)
+/* Downloads a picture and keeps it on the card as it arrives, as Reddit News did (a stream
+ * copied through an 8 KiB buffer, no fsync: the kernel's writeback takes it to the card later).
+ * Returns 0 with the picture in *buf (the caller frees), or -1. */
+static int fetch_picture(const char *id, uint8_t **buf, size_t *len)
 {
-	char path[128];
-	int fd;
+	char url[64], path[128];
+	int fd, rc;
 
+	snprintf(url, sizeof(url), "/img/%s.jpg", id);
 	snprintf(path, sizeof(path), "%s/%s.jpg", rn.cache_dir, id);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(fd, buf + off, len - off);
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	close(fd);
+	rc = content_get(url, buf, len, fd);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* The listing's links, into job->stories. Returns 0 or -1. */
@@ -348,15 +339,13 @@ static void *refresh_work(struct pl_async_task *t, void *ctx)
 	size_t len;
 
 	snprintf(path, sizeof(path), "/r/front/%d.json", job->page);
-	if (content_get(path, &buf, &len) != 0)
+	if (content_get(path, &buf, &len, -1) != 0)
 		return NULL;
 	int ok = parse_listing(job, buf, len) == 0;
 	free(buf);
 	for (int i = 0; ok && i < ROWS_LOADED && i < job->nstories; i++) {
 		const struct story *s = &job->stories[i];
-		snprintf(path, sizeof(path), "/img/%s.jpg", s->id);
-		if (content_get(path, &buf, &len) == 0) {
-			cache_picture(s->id, buf, len);
+		if (fetch_picture(s->id, &buf, &len) == 0) {
 			if (decode_thumb(buf, len, job->thumbs[i]) != 0)
 				memset(job->thumbs[i], 0, sizeof(job->thumbs[i]));
 			free(buf);
@@ -429,7 +418,7 @@ static void *story_work(struct pl_async_task *t, void *ctx)
 	(void)t;
 
 	snprintf(path, sizeof(path), "/comments/%s.json", job->id);
-	if (content_get(path, &buf, &len) != 0)
+	if (content_get(path, &buf, &len, -1) != 0)
 		return NULL;
 	int err = lay_out_comments(&job->text, buf, len);
 	free(buf);

@@ -37,6 +37,14 @@ enum pl_category {
 	PL_CATEGORIES,
 };
 
+/*
+ * The holder of a cpu that ran its idle task while a woken thread waited for
+ * it: the time went to interrupts and softirqs taken on the idle task (a
+ * device's PIO, the network's receive path) and to the idle exit.
+ */
+#define PL_TID_IDLE_CPU UINT32_MAX
+#define PL_TID_IDLE_CPU_NAME "interrupts (idle cpu)"
+
 struct pl_breakdowns {
 	uint64_t count;				/* = transactions */
 	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
@@ -49,9 +57,11 @@ struct pl_breakdowns {
 	uint32_t *freq_khz;
 	uint64_t *running_ns_by_freq;
 	/*
-	 * total_ns[PL_CAT_RUNNABLE] spent preempted (switched out while still
-	 * runnable), by the thread that took the cpu (CONTEXT_SWITCH's next
-	 * tid), most first; and per transaction the tid that took most, 0 if none.
+	 * total_ns[PL_CAT_RUNNABLE] by the thread that held the cpu meanwhile,
+	 * most first: for a preempted thread the one that took its cpu
+	 * (CONTEXT_SWITCH's next tid), for a woken one whatever ran on the cpu
+	 * it then ran on, PL_TID_IDLE_CPU for that cpu's idle task; and per
+	 * transaction the tid that held most, 0 if none.
 	 */
 	uint32_t npreempters;
 	uint32_t *preempter_tid;
@@ -66,8 +76,8 @@ struct pl_breakdowns {
 	uint32_t *tx_freq_khz;
 	uint64_t *tx_running_ns;
 	/*
-	 * Per transaction k, its preempted time by the thread that took the
-	 * cpu, most first: tx_preempter_tid[i] and tx_preempted_ns[i] for i in
+	 * Per transaction k, its time waiting for a cpu by the thread that
+	 * held it (as above), most first: tx_preempter_tid[i] and tx_preempted_ns[i] for i in
 	 * [tx_preempt_first[k], tx_preempt_first[k + 1]).
 	 */
 	uint64_t *tx_preempt_first;	/* count + 1 */
