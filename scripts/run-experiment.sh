@@ -62,6 +62,8 @@ if [ -z "$run_id" ]; then
 		n=$((n + 1))
 		run_id=$base-$n
 	done
+	# A run refused before it wrote anything leaves no empty folder.
+	trap 'rmdir "$top/out/$run_id" 2>/dev/null || true' EXIT
 fi
 out=$top/out/$run_id
 
