@@ -9,11 +9,47 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all deps build run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
+.PHONY: all help deps build run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
+# A variable given empty on the command line (`make run CORES=`) is a usage error: one line naming
+# it, exit 2 (make's status for an error).
+OPTION_VARS := BACKEND WORKLOAD CORES GOVERNOR FREQ_MHZ SPEC EXECUTOR JOBS LINT_BASE FUZZ_SECONDS
+$(foreach v,$(OPTION_VARS),$(if $(filter command line,$(origin $(v))),$(if $(strip $($(v))),,\
+	$(error $(v)= is empty, expected a value; 'make help' lists the options))))
+
+# The suite runs on the phone or qemu; libvirt runs one workload at a time.
+ifeq ($(WORKLOAD)/$(BACKEND),all/libvirt)
+$(if $(filter run,$(MAKECMDGOALS)),$(error WORKLOAD=all runs on BACKEND=phone or qemu, not libvirt; give one workload))
+endif
+
+help:
+	@echo 'usage: make [TARGET] [VARIABLE=value ...]'
+	@echo 'targets:'
+	@echo '  run          build, then run WORKLOAD on BACKEND and print its report (the default experiment)'
+	@echo '  test         build, then every unit test and integration suite (tests/run-all.sh)'
+	@echo '  build        the guest kernel, guest image, emulator, analyzer and replay tools'
+	@echo '  deps         install the Debian packages make run needs; ALL=1: also Slurm, libvirt, Chromium'
+	@echo '  experiment   a matrix of runs: SPEC=file EXECUTOR=local|slurm JOBS=N (scripts/README.md)'
+	@echo '  section6     Panappticon section 6 on the phone: EXECUTOR=local|slurm'
+	@echo '  labs         the lab handbook: every lab run as written, its key checked, both editions'
+	@echo '  labs-check   the lab handbook keys against this build (workloads/labs/)'
+	@echo '  bench        the benchmarks, into out/bench/*.json'
+	@echo '  lint         the formatting of what changed since LINT_BASE (default main)'
+	@echo '  difftest     emu/ against QEMU, instruction by instruction'
+	@echo '  fuzz         libFuzzer on the readers and the replay parser, FUZZ_SECONDS each'
+	@echo '  repro-check  rebuild the guest kernel elsewhere; it must hash the same'
+	@echo '  clean        remove build/ and out/'
+	@echo 'variables (make run): WORKLOAD=name|all (asynctask), BACKEND=phone|qemu|libvirt (phone),'
+	@echo '  CORES=1|2 (2), GOVERNOR=name, FREQ_MHZ=350|700|920|1200 (phone only); V=1 shows commands'
+	@echo 'exit status: 0 ok, 1 a run or check failed, 2 a usage or input error (make: also its own errors)'
+
+# The optional components (scripts/install-deps.sh) come with what uses them: libvirt with
+# BACKEND=libvirt, Slurm with EXECUTOR=slurm, all of them for the tests and benchmarks, or ALL=1.
+DEPS := $(if $(filter 1,$(ALL))$(filter test bench,$(MAKECMDGOALS)),--all,\
+	$(if $(filter libvirt,$(BACKEND)),libvirt) $(if $(filter slurm,$(EXECUTOR)),slurm))
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh $(DEPS)
 
 # The guest kernel is rebuilt only when its inputs change (see
 # guest-kernel/Makefile), so a second `make run` skips it. Each component

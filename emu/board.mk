@@ -84,10 +84,14 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
                      $(BUILD)/guest-tests/bin/panlab-dvfs
-	find $(BUILD)/guest-tests -exec touch -h -d @0 {} +
-	(cd $(BUILD)/guest-tests && find . | LC_ALL=C sort | \
-	    cpio -o -H newc -R 0:0 --quiet | gzip -n -9) > $@.tmp
-	mv $@.tmp $@
+	@# Packed from a private copy with fixed times: the programs keep theirs, so make does
+	@# not rebuild them every time, and two builds at once do not share a staging file.
+	set -e; tmp=$$(mktemp -d $(BUILD)/guest-tests.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
+	cp -a $(BUILD)/guest-tests "$$tmp/root"; \
+	find "$$tmp/root" -exec touch -h -d @0 {} +; \
+	(cd "$$tmp/root" && find . | LC_ALL=C sort > ../list && \
+	    cpio -o -H newc -R 0:0 --quiet < ../list > ../cpio) && \
+	gzip -n -9 < "$$tmp/cpio" > "$$tmp/cpio.gz" && mv "$$tmp/cpio.gz" $@
 
 # `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.
 .PHONY: board-bench

@@ -3,30 +3,33 @@
 # and the verdict read from the guest console.
 # The sourcing script sets `backend` and `timeout_s` (its default) first.
 
-usage() {
-	echo "usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]" >&2
-	echo "       [--timeout-s N] [--append 'KERNEL ARGS'] [--initrd FILE]" >&2
-	echo "       [--cores 1|2] [--governor performance|powersave|ondemand|schedutil|...] [--freq-mhz 350|700|920|1200]" >&2
-	exit 2
-}
-
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]
+       [--timeout-s N] [--append 'KERNEL ARGS'] [--initrd FILE]
+       [--cores 1|2] [--governor performance|powersave|ondemand|schedutil|...] [--freq-mhz 350|700|920|1200]${backend_options:-}
+Boots the guest on $backend and runs one workload or guest test program into DIR
+(scripts/run-experiment.sh runs this and analyzes the result).
+Exit status: 0 the guest printed PANLAB-RESULT: OK, 1 the run failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+usage() { cli_usage 2; }
 workload="" guest_test="" out="" trace=1 display=none append="" initrd=""
 cores=2 governor="" freq_mhz=""
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--cores) cores=${2:-}; shift 2 ;;
-	--governor) governor=${2:-}; shift 2 ;;
-	--freq-mhz) freq_mhz=${2:-}; shift 2 ;;
-	--workload) workload=${2:-}; shift 2 ;;
-	--test) guest_test=${2:-}; shift 2 ;;
-	--out) out=${2:-}; shift 2 ;;
-	--append) append=${2:-}; shift 2 ;;
-	--initrd) initrd=${2:-}; shift 2 ;;	# default: the built image; a test may add files
-	--trace) case "${2:-}" in on) trace=1 ;; off) trace=0 ;; *) usage ;; esac; shift 2 ;;
-	--display) case "${2:-}" in none|sdl) display=$2 ;; *) usage ;; esac; shift 2 ;;
-	--timeout-s) timeout_s=${2:-}; shift 2 ;;
-	*) echo "$0: unknown option '$1'" >&2; usage ;;
+	--cores) cli_need "$@"; cores=$2; shift 2 ;;
+	--governor) cli_need "$@"; governor=$2; shift 2 ;;
+	--freq-mhz) cli_need "$@"; freq_mhz=$2; shift 2 ;;
+	--workload) cli_need "$@"; workload=$2; shift 2 ;;
+	--test) cli_need "$@"; guest_test=$2; shift 2 ;;
+	--out) cli_need "$@"; out=$2; shift 2 ;;
+	--append) cli_need "$@"; append=$2; shift 2 ;;
+	--initrd) cli_need "$@"; initrd=$2; shift 2 ;;	# default: the built image; a test may add files
+	-h | --help) cli_usage 0 ;;
+	--trace) cli_need "$@"; case "$2" in on) trace=1 ;; off) trace=0 ;; *) usage ;; esac; shift 2 ;;
+	--display) cli_need "$@"; case "$2" in none|sdl) display=$2 ;; *) usage ;; esac; shift 2 ;;
+	--timeout-s) cli_need "$@"; timeout_s=$2; shift 2 ;;
+	*) cli_unknown "$1" ;;
 	esac
 done
 [ -n "$workload$guest_test" ] && [ -n "$out" ] || usage
@@ -40,7 +43,7 @@ case "$freq_mhz" in ""|350|700|920|1200) ;;
 esac
 [ -z "$governor" ] || [ -z "$freq_mhz" ] ||
 	{ echo "$0: --governor and --freq-mhz exclude each other (a fixed frequency is the userspace governor)" >&2; exit 2; }
-if [ "$backend" = qemu ] && [ -n "$governor$freq_mhz" ]; then
+if [ "$backend" != phone ] && [ -n "$governor$freq_mhz" ]; then
 	echo "$0: --${governor:+governor}${freq_mhz:+freq-mhz}: stock QEMU cannot scale a vCPU's speed (no DVFS); use the phone backend" >&2
 	exit 2
 fi

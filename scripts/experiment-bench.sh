@@ -4,9 +4,17 @@
 # matrix under another name with --jobs N (the default the runner picks), then that one again,
 # which must skip every run. Writes out/bench/experiments.json: runs, jobs, wall_s and
 # runs_per_hour for each, parallel_speedup (wall with 1 job / wall with N), resume_skipped and
-# resume_wall_s.
+# resume_wall_s; then slurm_nodes_used, slurm_runs_per_hour and orphans_after_timeout (below).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0
+The experiment runner's benchmark (make bench): writes out/bench/experiments.json.
+BENCH_SPEC_WORKLOADS picks the workloads (default timer).
+Exit status: 0 ok, 1 a run failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+case "${1:-}" in -h | --help) cli_usage 0 ;; esac
+[ $# = 0 ] || cli_usage 2
 json=$top/out/bench/experiments.json
 workloads=${BENCH_SPEC_WORKLOADS:-timer}
 work=$(mktemp -d)
@@ -42,4 +50,14 @@ jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson w1 "$wall_1" --a
 	jobs_n: { jobs: $jobs, wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn) },
 	wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn),
 	parallel_speedup: ($w1 / $wn), resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
-jq -r '"experiments: \(.runs) runs, 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x; resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s"' "$json"
+# The cluster's and the cleanup's figures, from their tests: slurm_nodes_used,
+# slurm_runs_per_hour (test_slurm_cluster.sh, three nodes) and orphans_after_timeout
+# (test_run_all.sh, a suite that times out).
+for t in test_slurm_cluster test_run_all; do
+	"$top/tests/integration/$t.sh" > "$work/$t.log" 2>&1 ||
+		{ tail -n 20 "$work/$t.log"; echo "experiment-bench: $t failed" >&2; exit 1; }
+done
+jq -s '.[0] + (.[1] | {slurm_nodes_used, slurm_runs_per_hour}) + .[2]' "$json" \
+	"$top/out/bench/slurm-cluster.json" "$top/out/bench/run-all-timeout.json" > "$work/experiments.json"
+mv "$work/experiments.json" "$json"
+jq -r '"experiments: \(.runs) runs, 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x; resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s; Slurm: \(.slurm_nodes_used) nodes, \(.slurm_runs_per_hour) runs/hour; \(.orphans_after_timeout) orphans after a timeout"' "$json"

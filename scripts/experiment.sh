@@ -30,10 +30,13 @@ replay=$top/build/replay/host/panlab-replay
 # shellcheck source=/dev/null
 . "$top/build/guest_abi.sh"
 
-usage() {
-	echo "usage: $0 SPEC [--executor local|slurm] [--jobs N] [--no-report]" >&2
-	exit 2
-}
+usage_text="usage: $0 SPEC [--executor local|slurm] [--jobs N] [--no-report]
+Runs the experiment SPEC (scripts/README.md, \"Experiments\") into out/NAME/results.sqlite and
+out/NAME/report.html; --jobs: runs at once (default: what the cores and memory allow).
+Exit status: 0 every run ok, 1 a run failed, 2 a bad spec or option."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+usage() { cli_usage 2; }
 
 # ---- the spec -------------------------------------------------------------------------------
 
@@ -281,21 +284,72 @@ default_jobs() {
 	echo $((n < 1 ? 1 : n))
 }
 
+# An interrupt (SIGINT, SIGTERM) stops what this invocation started: each local task's process
+# group (the task, its run and the phone or qemu under it) gets SIGTERM, then SIGKILL once its
+# task has ended, and is recorded failed; a Slurm array is cancelled and its unfinished runs are
+# recorded failed. A rerun runs them again.
+declare -A job_of=()
+slurm_job=""
+on_signal() {
+	local pid i
+	trap - INT TERM
+	for pid in "${!job_of[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+	for pid in "${!job_of[@]}"; do
+		wait "$pid" 2>/dev/null || true
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		record_run "$dir" "${job_of[$pid]}" failed "" "stopped by SIG$1"
+	done
+	if [ -n "$slurm_job" ]; then
+		scancel "$slurm_job" || true
+		for i in "${!left[@]}"; do record_run "$dir" "$i" failed "" "Slurm job $slurm_job cancelled by SIG$1"; done
+		rm -f "$dir/slurm.job"
+	fi
+	echo "experiment $name: stopped by SIG$1; a rerun runs what did not finish" >&2
+	exit $((128 + $(kill -l "$1")))
+}
+
+# A Slurm task asks for what its run needs: one CPU per busy guest core (the spec's largest core
+# count; the phone's default is 2) and the memory default_jobs counts for a phone run.
+run_cpus() {
+	local c n=0
+	for c in "${cores[@]}"; do
+		[ "$c" = - ] && c=2
+		[ "$c" -le "$n" ] || n=$c
+	done
+	echo "$n"
+}
+run_mem_mb=1536
+
+# Runs at once on the cluster: over the partition's nodes (SBATCH_PARTITION, else the default
+# one), how many runs of run_cpus CPUs fit on each, at least 1.
+default_jobs_slurm() {
+	local part=${SBATCH_PARTITION:-} cpus n=0 node c
+	cpus=$(run_cpus)
+	[ -n "$part" ] || part=$(sinfo -h -o %P | sed -n 's/\*$//p' | head -n 1)
+	[ -n "$part" ] || { echo "$0: sinfo names no default partition; set SBATCH_PARTITION" >&2; exit 2; }
+	while read -r node c; do
+		n=$((n + c / cpus))
+	done < <(sinfo -h -N -p "$part" -o '%N %c' | sort -u)
+	echo $((n < 1 ? 1 : n))
+}
+
 run_local() {
 	local dir=$1 jobs=$2 i pid
-	declare -A job_of=()
 	local queue=("${todo[@]}")
 	while [ ${#queue[@]} -gt 0 ] || [ ${#job_of[@]} -gt 0 ]; do
 		while [ ${#queue[@]} -gt 0 ] && [ ${#job_of[@]} -lt "$jobs" ]; do
 			i=${queue[0]}
 			queue=("${queue[@]:1}")
 			record_run "$dir" "$i" running
+			set -m	# the task in a process group of its own, to stop it whole
 			"$0" --task "$dir" "$i" >/dev/null 2>"$dir/task-$i.err" &
+			set +m
 			job_of[$!]=$i
 			read_run "$dir" "$i"
 			progress "started $run"
 		done
 		wait -n -p pid "${!job_of[@]}" || true
+		kill -KILL -- "-$pid" 2>/dev/null || true	# what the task left behind in its group
 		i=${job_of[$pid]}
 		unset "job_of[$pid]"
 		gather "$dir" "$i" "$(tail -n 1 "$dir/task-$i.err" 2>/dev/null)"
@@ -306,29 +360,38 @@ run_local() {
 	done
 }
 
-# One array job, one task per run; a task that leaves squeue is gathered.
-run_slurm() {
-	local dir=$1 jobs=$2 job i shown=-
-	local list
-	list=$(IFS=,; echo "${todo[*]}")
-	cat > "$dir/array.sbatch" <<EOF
-#!/bin/bash
-#SBATCH --job-name=panlab-$name
-#SBATCH --output=$dir/slurm-%a.out
-#SBATCH --cpus-per-task=1
-exec "$top/scripts/experiment.sh" --task "$dir" "\$SLURM_ARRAY_TASK_ID"
-EOF
-	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; done
-	job=$(sbatch --parsable --array="$list%$jobs" "$dir/array.sbatch")
-	job=${job%%;*}
-	progress "submitted array job $job ($list)"
-	declare -A left=()
-	for i in "${todo[@]}"; do left[$i]=1; done
+# queued DIR JOB FORMAT: squeue's lines for JOB's tasks (none once Slurm has forgotten the job);
+# fails when squeue does, its error in DIR/squeue.err.
+queued() {
+	local out
+	if out=$(squeue -h -r -j "$2" -o "$3" 2>"$1/squeue.err"); then
+		printf '%s\n' "$out"
+	else
+		grep -q 'Invalid job id' "$1/squeue.err"
+	fi
+}
+
+# Follows array job JOB, whose task T runs run BASE + T, until the runs in `left` have left
+# squeue, gathering each.
+follow_slurm() {
+	local dir=$1 job=$2 base=$3 i shown=- active now
+	slurm_job=$job
+	local squeue_failures=0
 	while [ ${#left[@]} -gt 0 ]; do
-		local active
-		active=$(squeue -h -r -j "$job" -o '%K %T' 2>/dev/null || true)
+		# A failed squeue (the controller busy or restarting) says nothing about the tasks:
+		# ask again, for up to 5 minutes, rather than count them all as ended.
+		if ! active=$(queued "$dir" "$job" '%K %T %N'); then
+			squeue_failures=$((squeue_failures + 1))
+			[ $squeue_failures -lt 150 ] || {
+				echo "$0: squeue failed $squeue_failures times in a row: $(tail -n 1 "$dir/squeue.err"); job $job goes on, a rerun follows it" >&2
+				exit 1
+			}
+			sleep 2
+			continue
+		fi
+		squeue_failures=0
 		for i in "${!left[@]}"; do
-			grep -q "^$i " <<<"$active" && continue
+			grep -q "^$((i - base)) " <<<"$active" && continue
 			unset "left[$i]"
 			gather "$dir" "$i" "Slurm task ${job}_$i ended without a result; see $dir/slurm-$i.out"
 			ndone=$((ndone + 1)) ran=$((ran + 1))
@@ -336,11 +399,66 @@ EOF
 			progress "finished $run"
 		done
 		[ ${#left[@]} = 0 ] && break
-		local now
-		now=$(awk '$2 == "RUNNING" { printf "%s ", $1 }' <<<"$active")
+		now=$(awk -v b="$base" '$2 == "RUNNING" { printf "%s@%s ", b + $1, $3 }' <<<"$active")
 		[ "$now" = "${shown:-}" ] || progress "running task(s) ${now:-none yet }of job $job"
 		shown=$now
 		sleep 2	# squeue is polled: Slurm tells the submitter nothing when a task ends
+	done
+	slurm_job=""
+}
+
+# Array jobs, one task per run; a task that leaves squeue is gathered. Slurm refuses task IDs
+# from its MaxArraySize up, so the runs go in chunks of that many (one array each, one after the
+# other), task T of a chunk running run BASE + T. The job's ID and base are kept in
+# DIR/slurm.job while it runs: an earlier invocation's array that still runs (its submitter was
+# killed with SIGKILL or lost its terminal) is followed for its runs in flight, and only the
+# others are submitted.
+run_slurm() {
+	local dir=$1 jobs=$2 job base i max
+	declare -A left=()
+	{ read -r job base < "$dir/slurm.job"; } 2>/dev/null || true
+	if [ -n "${job:-}" ]; then
+		local in_queue
+		in_queue=$(queued "$dir" "$job" %K) ||
+			{ echo "$0: cannot tell whether array job $job still runs: $(tail -n 1 "$dir/squeue.err")" >&2; exit 1; }
+		for i in $in_queue; do
+			i=$((${base:-0} + i))
+			[[ " ${todo[*]} " == *" $i "* ]] && left[$i]=1
+		done
+		if [ ${#left[@]} -gt 0 ]; then
+			progress "following array job $job, which an earlier invocation submitted: runs ${!left[*]} in flight"
+			local flight=" ${!left[*]} " rest=()
+			follow_slurm "$dir" "$job" "${base:-0}"
+			for i in "${todo[@]}"; do [[ "$flight" == *" $i "* ]] || rest+=("$i"); done
+			todo=("${rest[@]}")
+		fi
+	fi
+	rm -f "$dir/slurm.job"
+	max=$(scontrol show config | awk '$1 == "MaxArraySize" { print $3 }')
+	[[ "$max" =~ ^[1-9][0-9]*$ ]] || max=1001	# Slurm's default
+	cat > "$dir/array.sbatch" <<EOF
+#!/bin/bash
+#SBATCH --job-name=panlab-$name
+#SBATCH --output=$dir/slurm-array-%A.out
+#SBATCH --cpus-per-task=$(run_cpus)
+#SBATCH --mem=${run_mem_mb}M
+i=\$((\$PANLAB_ARRAY_BASE + \$SLURM_ARRAY_TASK_ID))
+exec > "$dir/slurm-\$i.out" 2>&1
+echo "panlab: task \$SLURM_ARRAY_TASK_ID of job \$SLURM_ARRAY_JOB_ID (run \$i) on node \$SLURMD_NODENAME (\$(hostname))"
+exec "$top/scripts/experiment.sh" --task "$dir" "\$i"
+EOF
+	for i in "${todo[@]}"; do record_run "$dir" "$i" pending; done
+	local chunk=() list
+	for base in $(for i in "${todo[@]}"; do echo $((i / max * max)); done | sort -nu); do
+		chunk=()
+		for i in "${todo[@]}"; do [ $((i / max * max)) != "$base" ] || { chunk+=($((i - base))); left[$i]=1; }; done
+		list=$(IFS=,; echo "${chunk[*]}")
+		job=$(PANLAB_ARRAY_BASE=$base sbatch --parsable --export=ALL --array="$list%$jobs" "$dir/array.sbatch")
+		job=${job%%;*}
+		echo "$job $base" > "$dir/slurm.job"
+		progress "submitted array job $job ($list$([ "$base" = 0 ] || echo ", runs from $base"))"
+		follow_slurm "$dir" "$job" "$base"
+		rm -f "$dir/slurm.job"
 	done
 }
 
@@ -359,10 +477,11 @@ fi
 spec="" executor=local jobs="" report=1
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--executor) executor=${2:-}; shift 2 ;;
-	--jobs) jobs=${2:-}; shift 2 ;;
+	--executor) cli_need "$@"; executor=$2; shift 2 ;;
+	--jobs) cli_need "$@"; jobs=$2; shift 2 ;;
 	--no-report) report=0; shift ;;
-	-*) echo "$0: unknown option '$1'" >&2; usage ;;
+	-h | --help) cli_usage 0 ;;
+	-*) cli_unknown "$1" ;;
 	*) [ -z "$spec" ] || usage; spec=$1; shift ;;
 	esac
 done
@@ -380,8 +499,16 @@ spec_bytes=$(stat -c %s -- "$spec")
 for tool in "$analyze" "$replay"; do
 	[ -x "$tool" ] || { echo "$0: $tool is missing; run 'make build'" >&2; exit 1; }
 done
+cli_tool sqlite3 sqlite3
+if [ "$executor" = slurm ]; then
+	for t in sbatch squeue sinfo scancel; do cli_tool "$t" slurm-client; done
+fi
 parse_spec
-[ -n "$jobs" ] || jobs=$(default_jobs)
+if [ -z "$jobs" ] && [ "$executor" = slurm ]; then
+	jobs=$(default_jobs_slurm)
+elif [ -z "$jobs" ]; then
+	jobs=$(default_jobs)
+fi
 
 dir=$top/out/$name
 mkdir -p "$dir"
@@ -405,7 +532,10 @@ for i in $(seq 0 $((total - 1))); do
 	fi
 done
 progress "$skipped finished with the same inputs, $((total - skipped)) to run on $executor ($jobs at once)"
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
 [ ${#todo[@]} = 0 ] || "run_$executor" "$dir" "$jobs"
+trap - INT TERM
 echo "experiment $name: $total runs, $skipped skipped, $failed failed, $(clock $((SECONDS - t0))); results in ${dir#"$top"/}/results.sqlite" >&2
 if [ "$report" = 1 ]; then
 	"$analyze" report --db "$dir/results.sqlite" --out "$dir/report.html"

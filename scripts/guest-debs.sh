@@ -202,9 +202,17 @@ unpack_sysroot() {
 	echo "guest-debs: $(grep -vc '^#' "$lock") packages unpacked into $root"
 }
 
+usage_text="usage: $0 [--lock | --sysroot | --lock-sysroot]
+Unpacks the Debian armel packages workloads/oss/packages.lock pins into build/oss-root
+(--sysroot: workloads/sysroot's into build/sysroot); --lock and --lock-sysroot rewrite the locks.
+Exit status: 0 ok, 1 a download or check failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+[ $# -le 1 ] || cli_error "takes at most one option, got $#: $*"
 case "${1:-}" in
 --lock | --lock-sysroot) make_lock ;;
 --sysroot) unpack_sysroot ;;
+-h | --help) cli_usage 0 ;;
 "") unpack ;;
-*) echo "usage: $0 [--lock | --sysroot | --lock-sysroot]" >&2; exit 2 ;;
+*) cli_unknown "$1" ;;
 esac

@@ -5,6 +5,7 @@
 #
 #   scripts/libvirt-domain.sh URI DOMAIN.xml NAME
 set -euo pipefail
+case "${1:-}" in -h | --help) echo "usage: $0 URI DOMAIN.xml NAME  (run-libvirt.sh's emulator command)"; exit 0 ;; esac
 [ $# = 3 ] || { echo "usage: $0 URI DOMAIN.xml NAME" >&2; exit 2; }
 uri=$1 xml=$2 name=$3
 trap 'virsh -q -c "$uri" destroy "$name" >/dev/null 2>&1 || true; exit 124' TERM INT

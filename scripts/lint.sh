@@ -8,6 +8,14 @@
 # Prints what to change and exits 1 if anything is off; exits 0 silently otherwise.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0 [BASE]
+Checks the formatting of what changed since BASE (a branch or commit, default main), committed or
+not, in each folder's declared dialect (README.md, \"Code style\").
+Exit status: 0 nothing to change, 1 something to change, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
+case "${1:-}" in -h | --help) cli_usage 0 ;; -*) cli_unknown "$1" ;; esac
+[ $# -le 1 ] || cli_usage 2
 cd "$top"
 base_ref=${1:-main}
 base=$(git merge-base HEAD "$base_ref") ||

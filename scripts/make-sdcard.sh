@@ -5,6 +5,10 @@
 # start from the same disk. The session mounts it at /data/media (sdcardd serves it
 # at /sdcard); the collector spills there.
 set -eu
+case "${1:-}" in
+-h | --help) echo "usage: $0 IMAGE  (writes the guest's fresh 64 MiB SD card image)"; exit 0 ;;
+-*) echo "$0: unknown option '$1'; usage: $0 IMAGE" >&2; exit 2 ;;
+esac
 [ $# = 1 ] || { echo "usage: $0 IMAGE" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 rm -f "$1"

@@ -6,42 +6,37 @@
 # include/panlab/error.h) for a --snapshot-load snapshot refused before the guest ran.
 set -euo pipefail
 
-# usage [STATUS]: the help, on stdout for --help (status 0), else on stderr.
-usage() {
-	local status=${1:-2}
-	{
-		echo "usage: $0 [--backend phone|qemu|libvirt] [--via libvirt] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]"
-		echo "       [--cores 1|2] [--governor NAME | --freq-mhz 350|700|920|1200]   (governor, frequency: phone only)"
-		echo "       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)"
-		echo "       [--engine fast|ref]   (phone: the CPU engine; ref is the reference interpreter)"
-		echo "       [--timeout-s S]   (the run's host-time limit; default: the backend's)"
-		echo "Boots the guest on the backend (default phone), replays replay/scripts/NAME.rply"
-		echo "(default asynctask), analyzes the trace against the ground truth and writes"
-		echo "everything to out/ID/ (out/latest points at it). --trace off runs with the tracer"
-		echo "switched off; --display sdl shows the guest's screen in a window; --via libvirt runs"
-		echo "the qemu machine as a libvirt domain (LIBVIRT_DEFAULT_URI picks the host)."
-	} >&$((status == 0 ? 1 : 2))
-	exit "$status"
-}
-
 top=$(cd "$(dirname "$0")/.." && pwd)
+usage_text="usage: $0 [--backend phone|qemu|libvirt] [--via libvirt] [--workload NAME] [--trace on|off] [--run-id ID] [--display none|sdl]
+       [--cores 1|2] [--governor NAME | --freq-mhz 350|700|920|1200]   (governor, frequency: phone only)
+       [--snapshot-save FILE | --snapshot-load FILE]   (phone: boot once for many runs)
+       [--engine fast|ref]   (phone: the CPU engine; ref is the reference interpreter)
+       [--timeout-s S]   (the run's host-time limit; default: the backend's)
+Boots the guest on the backend (default phone), replays replay/scripts/NAME.rply
+(default asynctask), analyzes the trace against the ground truth and writes
+everything to out/ID/ (out/latest points at it). --trace off runs with the tracer
+switched off; --display sdl shows the guest's screen in a window; --via libvirt runs
+the qemu machine as a libvirt domain (LIBVIRT_DEFAULT_URI picks the host).
+Exit status: 0 the run passed, 1 it failed, 2 a usage or input error."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
 backend=phone workload=asynctask trace=on run_id="" display=none snapshot=() engine=() via="" timeout=()
 machine=()	# --cores, --governor, --freq-mhz: checked by the backend's script
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--cores|--governor|--freq-mhz) machine+=("$1" "${2:-}"); shift 2 ;;
-	--backend) backend=${2:-}; shift 2 ;;
-	--via) [ "${2:-}" = libvirt ] || { echo "$0: --via takes libvirt, got '${2:-}'" >&2; exit 2; }
+	--cores|--governor|--freq-mhz) cli_need "$@"; machine+=("$1" "$2"); shift 2 ;;
+	--backend) cli_need "$@"; backend=$2; shift 2 ;;
+	--via) cli_need "$@"; [ "$2" = libvirt ] || cli_error "--via takes libvirt, got '$2'"
 		via=libvirt; shift 2 ;;
-	--workload) workload=${2:-}; shift 2 ;;
-	--trace) trace=${2:-}; shift 2 ;;
-	--run-id) run_id=${2:-}; shift 2 ;;
-	--display) display=${2:-}; shift 2 ;;
-	--snapshot-save|--snapshot-load) snapshot=("$1" "${2:-}"); shift 2 ;;
-	--engine) engine=(--engine "${2:-}"); shift 2 ;;
-	--timeout-s) timeout=(--timeout-s "${2:-}"); shift 2 ;;
-	-h | --help) usage 0 ;;
-	*) echo "$0: unknown option '$1'" >&2; usage ;;
+	--workload) cli_need "$@"; workload=$2; shift 2 ;;
+	--trace) cli_need "$@"; trace=$2; shift 2 ;;
+	--run-id) cli_need "$@"; run_id=$2; shift 2 ;;
+	--display) cli_need "$@"; display=$2; shift 2 ;;
+	--snapshot-save|--snapshot-load) cli_need "$@"; snapshot=("$1" "$2"); shift 2 ;;
+	--engine) cli_need "$@"; engine=(--engine "$2"); shift 2 ;;
+	--timeout-s) cli_need "$@"; timeout=(--timeout-s "$2"); shift 2 ;;
+	-h | --help) cli_usage 0 ;;
+	*) cli_unknown "$1" ;;
 	esac
 done
 case "$backend" in
@@ -59,7 +54,19 @@ fi
 	{ echo "$0: --engine needs --backend phone" >&2; exit 2; }
 [ -f "$top/replay/scripts/$workload.rply" ] ||
 	{ echo "$0: unknown workload '$workload': no replay/scripts/$workload.rply" >&2; exit 2; }
-[ -n "$run_id" ] || run_id="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)"
+# A default run-id is the workload, backend and time; a second run started in the same second in
+# this checkout gets -2 (mkdir is atomic, so two runs never share a folder).
+if [ -z "$run_id" ]; then
+	base="$workload-$backend-$(date -u +%Y%m%dT%H%M%SZ)" n=1
+	mkdir -p "$top/out"
+	run_id=$base
+	until mkdir "$top/out/$run_id" 2>/dev/null; do
+		n=$((n + 1))
+		run_id=$base-$n
+	done
+	# A run refused before it wrote anything leaves no empty folder.
+	trap 'rmdir "$top/out/$run_id" 2>/dev/null || true' EXIT
+fi
 out=$top/out/$run_id
 
 echo "run $run_id: booting the guest on $backend, workload $workload, tracing $trace${machine[*]:+, ${machine[*]}}"

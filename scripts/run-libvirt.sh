@@ -3,16 +3,23 @@
 # run-qemu.sh (virt, cortex-a15, 2 vCPUs, 1 GiB, icount shift=2, the project's kernel, initramfs
 # and SD card, the three panlab virtio-serial ports) as a transient libvirt domain, so it can be
 # watched and managed with virsh and virt-manager while it runs, on this host or a remote one.
-# The libvirt connection is virsh's: LIBVIRT_DEFAULT_URI or --connect URI (default
-# qemu:///system). Every file the domain uses must be at the same path on the libvirt host.
+# The libvirt connection is virsh's: LIBVIRT_DEFAULT_URI or --connect URI. Without either it
+# is the system libvirtd (qemu:///system) when one answers, and otherwise a private libvirtd this
+# script starts for the run and stops after it (libvirt-private.sh; OUT/libvirtd/ has its logs),
+# so that a fresh machine needs nothing started. Every file the domain uses must be at the same
+# path on the libvirt host.
 # Leaves in OUT: console.log, trace.bin, gt-input.txt, gt-display.txt, domain.xml.
 set -euo pipefail
 backend=libvirt timeout_s=900
-uri=${LIBVIRT_DEFAULT_URI:-qemu:///system}
+uri=${LIBVIRT_DEFAULT_URI:-}
 args=()
+backend_options="
+       [--connect URI]   (default \$LIBVIRT_DEFAULT_URI, else the system libvirtd, else a private one)"
+# shellcheck source=scripts/cli.sh
+. "$(dirname "$0")/cli.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--connect) uri=${2:-}; shift 2 ;;
+	--connect) cli_need "$@"; uri=$2; shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -20,8 +27,21 @@ set -- "${args[@]}"
 source "$(dirname "$0")/backend-common.sh"
 [ "$display" = none ] || { echo "$0: --display $display: watch the domain with virt-manager instead" >&2; exit 2; }
 
+cli_tool virsh libvirt-clients
+cli_tool qemu-system-arm qemu-system-arm
 require_built
 mkdir -p "$out"
+if [ -z "$uri" ]; then
+	# shellcheck source=scripts/libvirt-private.sh
+	. "$top/scripts/libvirt-private.sh"
+	if libvirt_system_runs; then
+		uri=qemu:///system
+	else
+		trap libvirt_private_stop EXIT
+		libvirt_private_start "$out/libvirtd"
+		uri=$libvirt_private_uri
+	fi
+fi
 rm -f "$out"/{console.log,trace.bin,gt-input.txt,gt-display.txt}
 "$top/scripts/make-sdcard.sh" "$out/sdcard.img"
 out=$(cd "$out" && pwd)

@@ -36,19 +36,22 @@ engine=()
 policy=causal
 net_profile=${PANLAB_NET_PROFILE:-}
 args=()
+backend_options="
+       [--snapshot-save FILE | --snapshot-load FILE] [--engine fast|ref] [--quantum-policy causal|fixed]
+       [--net-profile wifi|3g|legacy]"
+# shellcheck source=scripts/cli.sh
+. "$(dirname "$0")/cli.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--snapshot-save|--snapshot-load)
-		[ -n "${2:-}" ] || { echo "$0: $1 needs a FILE" >&2; exit 2; }
-		snapshot=("$1" "$2"); shift 2 ;;
-	--engine)
-		[ -n "${2:-}" ] || { echo "$0: --engine needs fast or ref" >&2; exit 2; }
-		engine=(--engine "$2"); shift 2 ;;
+	--snapshot-save|--snapshot-load) cli_need "$@"; snapshot=("$1" "$2"); shift 2 ;;
+	--engine) cli_need "$@"; engine=(--engine "$2"); shift 2 ;;
 	--quantum-policy)
-		case "${2:-}" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
+		cli_need "$@"
+		case "$2" in causal|fixed) policy=$2 ;; *) echo "$0: --quantum-policy takes causal or fixed" >&2; exit 2 ;; esac
 		shift 2 ;;
 	--net-profile)
-		case "${2:-}" in wifi|3g|legacy) net_profile=$2 ;; *) echo "$0: --net-profile takes wifi, 3g or legacy" >&2; exit 2 ;; esac
+		cli_need "$@"
+		case "$2" in wifi|3g|legacy) net_profile=$2 ;; *) echo "$0: --net-profile takes wifi, 3g or legacy" >&2; exit 2 ;; esac
 		shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac

@@ -5,6 +5,7 @@
 set -euo pipefail
 backend=qemu timeout_s=900
 source "$(dirname "$0")/backend-common.sh"
+cli_tool qemu-system-arm qemu-system-arm
 
 require_built
 mkdir -p "$out"

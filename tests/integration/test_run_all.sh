@@ -61,6 +61,50 @@ fresh
 rm "$work/tree/tests/suites.list"
 expect no-list fail 'cannot read the list of suites'
 
+# A suite that times out: experiment.sh runs two phone configurations at once (asynctask, longer
+# than the limit) and a process ignores SIGTERM. The suite's processes are those whose command
+# line names the throwaway tree or the experiment (other runs in this tree may go on meanwhile):
+# once both phones run, their count must be higher than before the suite, and after it equal.
+project_procs() { pgrep -a -f -- "$work/|test-run-all-orphans" | grep -v "^$$ " || true; }
+fresh
+cat > "$work/orphans.spec" <<EOF
+name test-run-all-orphans
+backend phone
+workloads asynctask
+cores 1 2
+EOF
+cat > "$work/tree/tests/integration/test_b.sh" <<EOF
+#!/bin/bash
+(trap '' TERM; exec -a "$work/tree/ignores-sigterm" sleep 3600) &
+"$top/scripts/experiment.sh" "$work/orphans.spec" --jobs 2 --no-report 2> "$work/experiment.err"
+wait
+EOF
+before=$(project_procs)
+SUITE_TIMEOUT_S=15 SUITE_GRACE_S=3 "$work/tree/tests/run-all.sh" > "$work/orphans.out" 2>&1 &
+runner=$!
+# Readiness of processes that are not this script's children: polled, within a bound.
+timeout 30 bash -c "until [ \$(pgrep -a -x panlab-phone | grep -c 'test-run-all-orphans/') = 2 ]; do sleep 0.2; done" ||
+	{ echo "test_run_all: timeout: the two phone runs did not start within 30 s" >&2; fails=$((fails + 1)); }
+during=$(project_procs)
+wait "$runner"
+status=$?
+after=$(project_procs)
+n_before=$(grep -c . <<<"$before") n_during=$(grep -c . <<<"$during") n_after=$(grep -c . <<<"$after")
+if [ "$status" = 0 ] || ! grep -q 'integration test_b: FAILED: no result within 15 s' "$work/orphans.out"; then
+	echo "test_run_all: timeout: exit $status, expected a timeout of test_b:" >&2
+	cat "$work/orphans.out" >&2
+	fails=$((fails + 1))
+elif [ "$n_during" -le "$n_before" ] || [ "$n_after" != "$n_before" ]; then
+	echo "test_run_all: timeout: $n_before processes of the project before, $n_during during, $n_after after; left:" >&2
+	diff <(echo "$before") <(echo "$after") >&2
+	fails=$((fails + 1))
+else
+	echo "test_run_all: timeout: $n_before processes of the project before, $n_during while test_b ran ($(grep -c panlab-phone <<<"$during") panlab-phone), $n_after after the timeout; $(grep 'stopped' "$work/orphans.out" | head -1)"
+fi
+rm -rf "$top/out/test-run-all-orphans"
+mkdir -p "$top/out/bench"
+jq -n --argjson n $((n_after - n_before)) '{orphans_after_timeout: $n}' > "$top/out/bench/run-all-timeout.json"
+
 # The real list names exactly the suites in the real folder.
 listed=$(grep -v '^#' "$top/tests/suites.list" | sort)
 present=$(cd "$top/tests/integration" && ls test_*.sh | sed 's/\.sh$//' | sort)
