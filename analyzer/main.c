@@ -27,21 +27,23 @@
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
-#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	      " [--no-plots] | panlab-analyze schema" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
-	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
-	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
-	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants"
+#define USAGE                                                                                          \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                            \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]" \
+	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                      \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                         \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                        \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."       \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                          \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                  \
+	" | panlab-analyze model-constants"
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
 	const char *expect;	/* the workload's declared structure (workloads/apps/NAME.expect) */
 	const char *sqlite;	/* also write the model into this SQLite database */
+	const char *symbols;	/* the guest's binaries, to symbolise execution contexts */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
 };
@@ -94,6 +96,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		{ "no-plots", no_argument, NULL, 'p' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "sqlite", required_argument, NULL, 's' },
+		{ "symbols", required_argument, NULL, 'y' },
 		{ "on", required_argument, NULL, '1' },
 		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
@@ -114,6 +117,9 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		case 'p': o->no_plots = 1; break;
 		case 'e': o->expect = optarg; break;
 		case 's': o->sqlite = optarg; break;
+		case 'y':
+			o->symbols = optarg;
+			break;
 		case '1': o->on = optarg; break;
 		case '0': o->off = optarg; break;
 		case 'h':
@@ -127,6 +133,8 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		return usage_error("unexpected argument: ", argv[optind]);
 	if (cmd != ANALYZE && o->sqlite)
 		return usage_error("--sqlite belongs to the analysis of one run", NULL);
+	if (cmd != ANALYZE && o->symbols)
+		return usage_error("--symbols belongs to the analysis of one run", NULL);
 	if (cmd == STREAM) {
 		if (!o->trace || !o->out)
 			return usage_error("stream needs --trace and --out", NULL);
@@ -464,6 +472,7 @@ static int run_command(int argc, char **argv)
 	struct pl_ground_truth gt;
 	struct pl_model m;
 	struct pl_energy energy;
+	struct pl_symbols symbols;
 	struct pl_validation val;
 	struct pl_expect expect;
 	struct pl_expect_result checked;
@@ -494,16 +503,40 @@ static int run_command(int argc, char **argv)
 		return 1;
 	}
 	pl_model_build(&trace, &m);
+	if (pl_symbols_build(&m.tasks, &m.iv, o.symbols, &symbols, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		if (o.expect)
+			pl_expect_free(&expect);
+		pl_model_free(&m);
+		pl_ground_truth_free(&gt);
+		pl_trace_free(&trace);
+		return 1;
+	}
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
 	if (o.expect)
 		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
 
 	struct pl_analysis a = {
-		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
-		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx, .cp = &m.cp,
-		.bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
-		.energy = &energy, .expect = o.expect ? &checked : NULL,
+		.backend = o.backend,
+		.workload = o.workload,
+		.run_id = o.run_id,
+		.trace = &trace,
+		.gt = &gt,
+		.iv = &m.iv,
+		.graph = &m.graph,
+		.tx = &m.tx,
+		.cp = &m.cp,
+		.bd = &m.bd,
+		.qs = &m.qs,
+		.ag = &m.ag,
+		.te = &m.te,
+		.val = &val,
+		.energy = &energy,
+		.expect = o.expect ? &checked : NULL,
+		.tasks = &m.tasks,
+		.diag = &m.diag,
+		.symbols = &symbols,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -539,6 +572,7 @@ static int run_command(int argc, char **argv)
 	}
 	pl_validation_free(&val);
 	pl_energy_free(&energy);
+	pl_symbols_free(&symbols);
 	pl_model_free(&m);
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);

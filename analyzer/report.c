@@ -157,6 +157,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			ms(run, sizeof(run), (int64_t)q->max_run_ns),
 			q->flagged ? " (flagged: 500 ms or more)" : "");
 	}
+	if (a->diag)
+		pl_report_diagnosis_text(out, a);
 	for (uint64_t g = 0; g < a->ag->ngroups; g++) {
 		const struct pl_shape_group *grp = &a->ag->groups[g];
 		char mean[32], sd[32];
@@ -533,6 +535,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 			"flagged", q->flagged));
 	}
 	json_object_set_new(o, "queues", queues);
+	if (a->diag)
+		json_object_set_new(o, "diagnosis", pl_report_diagnosis_json(a));
 	json_t *shapes = json_array();
 
 	for (uint64_t g = 0; g < a->ag->ngroups; g++) {

@@ -413,8 +413,8 @@ static int refill(struct pl_trace_stream *st, uint32_t si, struct pl_error *err)
 	for (uint64_t k = 0; k < n; k++, c->off += PL_RECORD_BYTES, c->j++) {
 		struct pl_event *ev = &c->buf[k];
 
-		if (decode_record(st->name, st->raw + k * PL_RECORD_BYTES, c->off, st->head->version,
-				  &st->head->sources[si], si, ev, err) < 0)
+		if (decode_record(st->name, st->raw + k * PL_RECORD_BYTES, c->off,
+				  st->head->version, &st->head->sources[si], si, ev, err) < 0)
 			return -1;
 		if (c->j > 0 && ev->ts_ns < c->last_ts_ns) {
 			pl_error_at_offset(err, st->name, c->off,

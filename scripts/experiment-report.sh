@@ -6,6 +6,7 @@
 #   - per workload and configuration run both ways, the Q-Q plot of latency untraced vs traced;
 #   - the mean critical-path breakdown per configuration (stacked, with the ground-truth input
 #     dispatch and display pipeline segments, so a bar is the mean ground-truth latency);
+#   - DiagDroid's diagnosis: each run's suspicious groups of tasks, ranked (analyzer/diagnosis.c);
 #   - the failed runs with their reasons.
 # Plots are gnuplot SVG, inlined in the page, which needs no other file.
 #
@@ -147,6 +148,31 @@ cats = "$titles"
 plot for [i=2:$((ncat + 1))] '$work/breakdown.dat' using i:xtic(1) title word(cats, i - 1)
 EOF
 	echo "<figure>$(inline_svg "$work/breakdown.svg")<figcaption>Critical-path categories plus the ground-truth input dispatch and display pipeline: each bar is the mean ground-truth latency.</figcaption></figure>"
+fi
+
+echo "<h2>Diagnosis (DiagDroid)</h2>"
+# The analyzer's ranked suspicious groups (diagnosis.c), as its report words them.
+diag=$(q "SELECT g.run_id, g.group_id, c.frame0 || coalesce(' < ' || c.frame1, ''),
+	printf('%.2f', g.max_queuing_ns / 1e6), printf('%.2f', g.max_execution_ns / 1e6),
+	coalesce(g.capacity, '-'), g.long_waits, coalesce(printf('%.2f', g.avg_queue_length), '-'),
+	coalesce(printf('%.2f', g.avg_in_queue_execution_ns / 1e6), '-'),
+	coalesce(r.group_id || ': ' || rc.frame0 || coalesce(' < ' || rc.frame1, ''), '-')
+	FROM groups g JOIN contexts c ON c.run_id = g.run_id AND c.context_id = g.context_id
+	LEFT JOIN groups r ON r.run_id = g.run_id AND r.group_id = g.root_cause
+	LEFT JOIN contexts rc ON rc.run_id = r.run_id AND rc.context_id = r.context_id
+	WHERE g.suspicious ORDER BY g.run_id, g.group_id")
+if [ -n "$diag" ]; then
+	echo "<table><tr><th>run</th><th>rank</th><th>context</th><th>max queuing</th><th>max execution</th>"
+	echo "<th>pool capacity</th><th>waits &ge; 500 ms</th><th>avg. queue length</th>"
+	echo "<th>avg. execution of in-queue tasks</th><th>runtime dependency</th></tr>"
+	while IFS=$'\t' read -r id rank ctx mq me cap waits ql ex cause; do
+		echo "<tr><td>$(esc <<<"$id")</td><td>$rank</td><td style=\"text-align:left\">$(esc <<<"$ctx")</td>"
+		echo "<td>$mq</td><td>$me</td><td>$cap</td><td>$waits</td><td>$ql</td><td>$ex</td>"
+		echo "<td style=\"text-align:left\">$(esc <<<"$cause")</td></tr>"
+	done <<<"$diag"
+	echo "</table><p>Times in ms; contexts are the first two frames where the task was scheduled.</p>"
+else
+	echo "<p>No group of tasks queued or ran 500 ms or more.</p>"
 fi
 
 failed=$(q "SELECT run_id, coalesce(reason, '') FROM runs WHERE status = 'failed' ORDER BY 1")

@@ -10,7 +10,7 @@ qemu-system-arm device-tree-compiler libfdt-dev
 libcunit1-dev libjansson-dev libsdl2-dev libslirp-dev libpcap-dev libpng-dev zlib1g-dev
 clang libclang-rt-14-dev gnuplot-nox zstd jq gdb-multiarch tshark busybox-static:armel time
 libsqlite3-dev sqlite3 slurm-wlm munge libvirt-daemon-system libvirt-clients chromium netpbm
-libjpeg-turbo-progs libxml2-utils clang-format libjpeg62-turbo-dev"
+libjpeg-turbo-progs libxml2-utils clang-format libjpeg62-turbo-dev libdw-dev"
 
 missing=""
 for p in $PKGS; do

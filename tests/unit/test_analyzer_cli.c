@@ -384,15 +384,16 @@ static void test_ground_truth_syntax(void)
 		       "/nonexistent.gt: cannot open: No such file or directory");
 }
 
-#define USAGE "usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR " \
-	      "--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	      " [--no-plots] | panlab-analyze schema" \
-	      " | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]" \
-	      " | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]" \
-	      " | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..." \
-	      " [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]" \
-	      " [--bench FILE --runs-dir DIR [--wall-s S]]" \
-	      " | panlab-analyze model-constants\n"
+#define USAGE                                                                                          \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                            \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]" \
+	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                      \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                         \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                        \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."       \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                          \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                  \
+	" | panlab-analyze model-constants\n"
 
 static void test_usage(void)
 {

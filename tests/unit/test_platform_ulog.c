@@ -235,7 +235,7 @@ static void test_trace_clock_is_monotonic_clock(void)
 static __attribute__((noinline)) void platform_submit(uint32_t id)
 {
 	pl_ulog_submit(PL_EV_SUBMIT_ASYNC_TASK, id, 7, 0);
-	__asm__ volatile("" ::: "memory");	/* no tail call: its frame stays on the stack */
+	__asm__ volatile("" ::: "memory"); /* no tail call: its frame stays on the stack */
 }
 
 static __attribute__((noinline)) void path_a(uint32_t id)

@@ -33,7 +33,8 @@ static void test_round_trip(void)
 	pl_trace_builder_serialize(&b, &buf, &len);
 
 	CU_ASSERT_EQUAL(len, 32 + 3 * 24 + 5 * 32);
-	CU_ASSERT_EQUAL(memcmp(buf, "PANLABTR\x02\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
+	CU_ASSERT_EQUAL(
+		memcmp(buf, "PANLABTR\x02\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.ncpus, 2);
 	CU_ASSERT_EQUAL(t.nsources, 3);
@@ -200,7 +201,9 @@ static void test_versions(void)
 	CU_ASSERT_EQUAL(t.version, 2);
 	pl_trace_free(&t);
 	buf[8] = 1;
-	expect_error(buf, len, "t.bin@272: task_context event in a version 1 trace, expected version 2 or later");
+	expect_error(
+		buf, len,
+		"t.bin@272: task_context event in a version 1 trace, expected version 2 or later");
 	buf[272 + 8] = type;
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.version, 1);

@@ -29,7 +29,7 @@ struct thread_log {
 	struct pl_ulog_slot *slot;
 	uint32_t tid;
 	unsigned generation;
-	uintptr_t stack_hi;	/* end of the thread's stack: a context walk stops below it */
+	uintptr_t stack_hi; /* end of the thread's stack: a context walk stops below it */
 };
 static __thread struct thread_log tls;
 
@@ -158,7 +158,7 @@ static struct pl_ulog_slot *claim_slot(struct thread_log *t)
  * producer line only, the counter for the time, and one barrier (the release of head).
  */
 static inline __attribute__((always_inline)) void emit(uint16_t type, uint64_t a0, uint32_t a1,
-							uint32_t a2)
+						       uint32_t a2)
 {
 	struct thread_log *t = &tls;
 	struct pl_ulog_slot *s = t->slot;

@@ -53,7 +53,7 @@
 static __attribute__((noinline)) void submit(uint32_t i)
 {
 	pl_ulog_submit(PL_EV_SUBMIT_ASYNC_TASK, i, 1, 0);
-	__asm__ volatile("" ::: "memory");	/* no tail call */
+	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
 /* n records: n plain events, or n / 2 submits of two records each. */
@@ -269,11 +269,12 @@ int main(int argc, char **argv)
 	uint64_t submit_off_ns = run(n, true);
 	uint64_t off_first = off_ns * RING_RECORDS / n;
 	printf("events=%" PRIu32 " ns_per_event=%.1f first_touch_ns_per_event=%.1f"
-	       " off_ns_per_event=%.1f submit_ns_per_submit=%.1f clock=%s\n", n,
-	       (double)(on_ns - (on_ns > off_ns ? off_ns : 0)) / n,
+	       " off_ns_per_event=%.1f submit_ns_per_submit=%.1f clock=%s\n",
+	       n, (double)(on_ns - (on_ns > off_ns ? off_ns : 0)) / n,
 	       (double)(first_ns - (first_ns > off_first ? off_first : 0)) / RING_RECORDS,
 	       (double)off_ns / n,
-	       (double)(submit_on_ns - (submit_on_ns > submit_off_ns ? submit_off_ns : 0)) / (n / 2),
+	       (double)(submit_on_ns - (submit_on_ns > submit_off_ns ? submit_off_ns : 0)) /
+		       (n / 2),
 	       source_name(pl_trace_clock_state.source));
 	return 0;
 }
