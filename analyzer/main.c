@@ -514,8 +514,10 @@ static int run_command(int argc, char **argv)
 	}
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
-	if (o.expect)
+	if (o.expect) {
 		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
+		pl_expect_check_diagnosis(&expect, &m.tasks, &m.diag, &symbols, &checked);
+	}
 
 	struct pl_analysis a = {
 		.backend = o.backend,

@@ -728,6 +728,15 @@ static void test_expect(void)
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input 0 declared again, expected each id once"));
 	result_free(&r);
+	/* A root cause needs its top group first. */
+	write_text(bad, "panlab-expect 1\ntransactions 1\nexpect 0 tap fork\ndiagnosis cause f\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err,
+				      ":4: expected `diagnosis top FUNCTION capacity N` once,"
+				      " then at most one `diagnosis cause FUNCTION`, or"
+				      " `diagnosis none`"));
+	result_free(&r);
 }
 
 /*
