@@ -304,6 +304,28 @@ static void test_submit_context(void)
 	unlink(path);
 }
 
+/* A submit and its context take two records or none: a ring with one free loses both. */
+static void test_submit_all_or_nothing(void)
+{
+	char path[128];
+	test_shm_path(path, sizeof(path), "ulog-submit-full");
+	CU_ASSERT_FATAL(pl_ulog_open(path, bytes_for(1, 3), 1) == 0);
+	path_a(1);
+	path_a(2);
+	struct pl_ulog_reader r;
+	struct pl_event ev[4];
+	struct pl_ulog_slot_info si;
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	CU_ASSERT_EQUAL(pl_ulog_reader_drain(&r, 0, ev, 4), 2);
+	CU_ASSERT(ev[0].type == PL_EV_SUBMIT_ASYNC_TASK && ev[0].a0 == 1);
+	CU_ASSERT(ev[1].type == PL_EV_TASK_CONTEXT && ev[1].ts_ns == ev[0].ts_ns);
+	pl_ulog_reader_slot(&r, 0, &si);
+	CU_ASSERT_EQUAL(si.lost, 2);
+	pl_ulog_reader_close(&r);
+	pl_ulog_close();
+	unlink(path);
+}
+
 void add_ulog_suite(void)
 {
 	CU_pSuite s = CU_add_suite("ulog", NULL, NULL);
@@ -313,4 +335,5 @@ void add_ulog_suite(void)
 	CU_add_test(s, "concurrent producers and drainer", test_concurrent_no_loss);
 	CU_add_test(s, "small buffer: exact loss counts", test_small_buffer_exact_loss);
 	CU_add_test(s, "a submit's execution context", test_submit_context);
+	CU_add_test(s, "a submit and its context: both or neither", test_submit_all_or_nothing);
 }
