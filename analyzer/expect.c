@@ -135,6 +135,36 @@ static int expect_line(struct pl_expect *e, struct fields *l, uint64_t line, boo
 	return declare(e, l->f[1], &in, seen, path, line, err);
 }
 
+/* "diagnosis top FUNCTION capacity N", "diagnosis cause FUNCTION" or "diagnosis none" */
+static int diagnosis_line(struct pl_expect *e, struct fields *l, uint64_t line, const char *path,
+			  struct pl_error *err)
+{
+	uint64_t capacity;
+
+	if (l->n == 5 && !strcmp(l->f[1], "top") && !strcmp(l->f[3], "capacity") &&
+	    strlen(l->f[2]) < sizeof(e->top_function) &&
+	    number(l->f[4], UINT32_MAX, &capacity) == 0 &&
+	    e->diagnosis == PL_EXPECT_DIAG_UNDECLARED) {
+		e->diagnosis = PL_EXPECT_DIAG_TOP;
+		snprintf(e->top_function, sizeof(e->top_function), "%s", l->f[2]);
+		e->top_capacity = (uint32_t)capacity;
+		return 0;
+	}
+	if (l->n == 3 && !strcmp(l->f[1], "cause") && strlen(l->f[2]) < sizeof(e->cause_function) &&
+	    e->diagnosis == PL_EXPECT_DIAG_TOP && !e->cause_function[0]) {
+		snprintf(e->cause_function, sizeof(e->cause_function), "%s", l->f[2]);
+		return 0;
+	}
+	if (l->n == 2 && !strcmp(l->f[1], "none") && e->diagnosis == PL_EXPECT_DIAG_UNDECLARED) {
+		e->diagnosis = PL_EXPECT_DIAG_NONE;
+		return 0;
+	}
+	pl_error_at_line(err, path, line,
+			 "expected `diagnosis top FUNCTION capacity N` once, then at"
+			 " most one `diagnosis cause FUNCTION`, or `diagnosis none`");
+	return -1;
+}
+
 /* "no-transaction SEQS": inputs that change nothing on screen. */
 static int no_transaction_line(struct pl_expect *e, struct fields *l, uint64_t line, bool **seen,
 			       const char *path, struct pl_error *err)
@@ -189,9 +219,14 @@ int pl_expect_read_file(const char *path, struct pl_expect *out, struct pl_error
 		} else if (l.n >= 1 && !strcmp(l.f[0], "no-transaction")) {
 			if (no_transaction_line(out, &l, line, &seen, path, err) < 0)
 				goto out;
+		} else if (l.n >= 1 && !strcmp(l.f[0], "diagnosis")) {
+			if (diagnosis_line(out, &l, line, path, err) < 0)
+				goto out;
 		} else {
-			pl_error_at_line(err, path, line, "unknown record \"%s\", expected expect or"
-					 " no-transaction", l.n ? l.f[0] : "");
+			pl_error_at_line(err, path, line,
+					 "unknown record \"%s\", expected expect,"
+					 " no-transaction or diagnosis",
+					 l.n ? l.f[0] : "");
 			goto out;
 		}
 	}
@@ -282,6 +317,48 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 			else if ((have & ~(want->needs | want->optional)) & (1u << n))
 				fail(out, s, "critical path crosses %s, not declared", need_name(n));
 		}
+	}
+	out->ok = out->count_ok && out->nfailed == 0;
+}
+
+/* Whether a frame of context c is in function fn ("fn+0x..."). */
+static bool names(const struct pl_tasks *t, const struct pl_symbols *sym, uint64_t c,
+		  const char *fn)
+{
+	size_t n = strlen(fn);
+
+	for (uint32_t f = 0; f < t->contexts[c].nframes; f++) {
+		const char *s = pl_symbols_frame(sym, c, f);
+
+		if (!strncmp(s, fn, n) && s[n] == '+')
+			return true;
+	}
+	return false;
+}
+
+void pl_expect_check_diagnosis(const struct pl_expect *e, const struct pl_tasks *t,
+			       const struct pl_diagnosis *d, const struct pl_symbols *sym,
+			       struct pl_expect_result *out)
+{
+	const struct pl_diag_group *g = d->suspicious ? &d->groups[0] : NULL;
+
+	if (e->diagnosis == PL_EXPECT_DIAG_NONE && g)
+		fail(out, PL_NONE, "%s", "a suspicious group, expected none");
+	if (e->diagnosis == PL_EXPECT_DIAG_TOP) {
+		if (!g)
+			fail(out, PL_NONE, "no suspicious group, expected %s first",
+			     e->top_function);
+		else if (!names(t, sym, g->context, e->top_function))
+			fail(out, PL_NONE, "the top group's context is not in %s", e->top_function);
+		else if (g->capacity != e->top_capacity || !g->long_waits || !g->queue_length_sum)
+			fail(out, PL_NONE, "%s",
+			     "the top group's capacity or queue lengths differ");
+		else if (e->cause_function[0] &&
+			 (!g->ncauses ||
+			  !names(t, sym, d->groups[d->causes[g->first_cause].group].context,
+				 e->cause_function)))
+			fail(out, PL_NONE, "the top group's root cause is not in %s",
+			     e->cause_function);
 	}
 	out->ok = out->count_ok && out->nfailed == 0;
 }

@@ -82,12 +82,44 @@ const char pl_sqlite_schema[] =
 	"  khz INTEGER, running_ns INTEGER);      -- 0 kHz: before any CPU_FREQUENCY event\n"
 	"CREATE TABLE IF NOT EXISTS energy (     -- energy.c: the phone (Table 5 model), in uJ\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
-	"  cpu_uj INTEGER, system_uj INTEGER);    -- cpu_uj: the run's total only\n";
+	"  cpu_uj INTEGER, system_uj INTEGER);    -- cpu_uj: the run's total only\n"
+	"CREATE TABLE IF NOT EXISTS contexts (   -- DiagDroid's execution contexts (tasks.c, symbols.c)\n"
+	"  run_id TEXT, context_id INTEGER, pid INTEGER,\n"
+	"  frame0 TEXT, frame1 TEXT, frame2 TEXT, frame3 TEXT, -- innermost first: function+0xoffset\n"
+	"  binary TEXT,                           -- the guest binary symbolised (NULL: addresses)\n"
+	"  group_id INTEGER,                      -- its group's rank (groups)\n"
+	"  PRIMARY KEY (run_id, context_id));\n"
+	"CREATE TABLE IF NOT EXISTS tasks (      -- every executor task and looper message (tasks.c)\n"
+	"  run_id TEXT, task_id INTEGER,\n"
+	"  kind TEXT,                             -- task or message\n"
+	"  pid INTEGER, unit_id INTEGER, item_id INTEGER, -- executor or queue id; task or message id\n"
+	"  context_id INTEGER,                    -- NULL: no TASK_CONTEXT (trace version 1)\n"
+	"  submit_event INTEGER, start_event INTEGER, -- trace indices; start NULL: never started\n"
+	"  scheduled_ns INTEGER, started_ns INTEGER, ended_ns INTEGER,\n"
+	"  queuing_ns INTEGER, execution_ns INTEGER,\n"
+	"  queue_length INTEGER,                  -- unfinished tasks of the unit when scheduled\n"
+	"  capacity INTEGER,                      -- the unit's pool capacity (NULL: not logged)\n"
+	"  PRIMARY KEY (run_id, task_id));\n"
+	"CREATE TABLE IF NOT EXISTS task_dependencies ( -- the tasks a task waited for (tasks.c)\n"
+	"  run_id TEXT, task_id INTEGER, waited_for INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS groups (     -- contexts clustered and ranked (diagnosis.c)\n"
+	"  run_id TEXT, group_id INTEGER,         -- rank: suspicious first, by max(M_q, M_e)\n"
+	"  pid INTEGER, context_id INTEGER,       -- its most frequent context\n"
+	"  contexts INTEGER, tasks INTEGER,\n"
+	"  max_queuing_ns INTEGER, max_execution_ns INTEGER, -- M_q, M_e\n"
+	"  capacity INTEGER, suspicious INTEGER,  -- M_q or M_e >= 500 ms\n"
+	"  long_waits INTEGER,                    -- its tasks with queuing time >= 500 ms\n"
+	"  avg_queue_length REAL,                 -- over those (NULL: none)\n"
+	"  in_queue_tasks INTEGER, avg_in_queue_execution_ns INTEGER, -- the tasks they waited for\n"
+	"  root_cause INTEGER,                    -- the group those took the most time from\n"
+	"  PRIMARY KEY (run_id, group_id));\n";
 
 /* Tables of the model, cleared for a run before it is written again. */
 static const char *const model_tables[] = {
-	"validation", "threads", "intervals", "edges", "transactions", "validation_rows",
-	"critical_path", "breakdown", "preemption", "freq_residency", "energy",
+	"validation",	"threads",	     "intervals",     "edges",
+	"transactions", "validation_rows",   "critical_path", "breakdown",
+	"preemption",	"freq_residency",    "energy",	      "contexts",
+	"tasks",	"task_dependencies", "groups",
 };
 
 struct db {
@@ -351,6 +383,58 @@ static int write_energy(struct db *d, const struct pl_analysis *a)
 	return rc;
 }
 
+static int write_diagnosis(struct db *d, const struct pl_analysis *a)
+{
+	const struct pl_tasks *t = a->tasks;
+	const struct pl_diagnosis *g = a->diag;
+	sqlite3_stmt *cx, *tk, *dp, *gr;
+	int rc;
+
+	if (!g)
+		return 0;
+	cx = db_prepare(d, "INSERT INTO contexts VALUES (?,?,?,?,?,?,?,?,?)");
+	tk = db_prepare(d, "INSERT INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	dp = db_prepare(d, "INSERT INTO task_dependencies VALUES (?,?,?)");
+	gr = db_prepare(d, "INSERT INTO groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	rc = cx && tk && dp && gr ? 0 : -1;
+	for (uint64_t c = 0; rc == 0 && c < t->ncontexts; c++)
+		rc = db_row(d, cx, "suusssssu", a->run_id, c, (uint64_t)t->contexts[c].tgid,
+			    pl_symbols_frame(a->symbols, c, 0), pl_symbols_frame(a->symbols, c, 1),
+			    pl_symbols_frame(a->symbols, c, 2), pl_symbols_frame(a->symbols, c, 3),
+			    a->symbols->binaries[c], g->context_group[c] + 1);
+	for (uint64_t k = 0; rc == 0 && k < t->count; k++) {
+		const struct pl_task *x = &t->tasks[k];
+		int started = x->start_event != PL_NONE;
+
+		rc = db_row(d, tk, "susuuuuuuuUUUUuU", a->run_id, k,
+			    x->executor ? "task" : "message", (uint64_t)x->tgid, (uint64_t)x->unit,
+			    x->item, x->context, x->submit_event, x->start_event, x->scheduled_ns,
+			    started, x->started_ns, started, x->ended_ns, started, x->queuing_ns,
+			    started, x->execution_ns, (uint64_t)x->queue_length, x->capacity != 0,
+			    (uint64_t)x->capacity);
+		for (uint64_t i = 0; rc == 0 && i < x->ndeps; i++)
+			rc = db_row(d, dp, "suu", a->run_id, k, t->deps[x->first_dep + i]);
+	}
+	for (uint64_t i = 0; rc == 0 && i < g->ngroups; i++) {
+		const struct pl_diag_group *x = &g->groups[i];
+
+		rc = db_row(d, gr, "suuuuuuuUuuDuUU", a->run_id, i + 1, (uint64_t)x->tgid,
+			    x->context, x->ncontexts, x->tasks, x->max_queuing_ns,
+			    x->max_execution_ns, x->capacity != 0, (uint64_t)x->capacity,
+			    (uint64_t)x->suspicious, x->long_waits, x->long_waits != 0,
+			    x->long_waits ? (double)x->queue_length_sum / (double)x->long_waits :
+					    0.0,
+			    x->in_queue_tasks, x->in_queue_tasks != 0,
+			    x->in_queue_tasks ? x->in_queue_execution_ns / x->in_queue_tasks : 0,
+			    x->ncauses != 0, x->ncauses ? g->causes[x->first_cause].group + 1 : 0);
+	}
+	sqlite3_finalize(cx);
+	sqlite3_finalize(tk);
+	sqlite3_finalize(dp);
+	sqlite3_finalize(gr);
+	return rc;
+}
+
 /* Opens path with the schema applied, waiting for another writer's lock. */
 static int db_open(struct db *d)
 {
@@ -411,6 +495,8 @@ int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct
 		rc = write_validation_rows(&d, a);
 	if (rc == 0)
 		rc = write_energy(&d, a);
+	if (rc == 0)
+		rc = write_diagnosis(&d, a);
 	return db_finish(&d, rc);
 }
 

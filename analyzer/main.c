@@ -29,21 +29,21 @@
 #include "panlab/validate.h"
 #include "panlab/verdict.h"
 
-#define USAGE                                                                                            \
-	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                              \
-	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	" [--no-plots] | panlab-analyze schema"                                                          \
-	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                           \
-	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                          \
-	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."         \
-	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                            \
-	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                    \
-	" | panlab-analyze model-constants"                                                              \
-	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"                \
-	" | panlab-analyze report --db FILE --out FILE.html"                                             \
-	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"              \
-	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"            \
-	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"           \
+#define USAGE                                                                                           \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                             \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]"  \
+	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                       \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                          \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                         \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."        \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                           \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                   \
+	" | panlab-analyze model-constants"                                                             \
+	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"               \
+	" | panlab-analyze report --db FILE --out FILE.html"                                            \
+	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"             \
+	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"           \
+	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"          \
 	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
 
 struct options {
@@ -51,6 +51,7 @@ struct options {
 	const char *on, *off;	/* overhead: the traced and the untraced run's folders */
 	const char *expect;	/* the workload's declared structure (replay/scripts/NAME.expect) */
 	const char *sqlite;	/* also write the model into this SQLite database */
+	const char *symbols;	/* the guest's binaries, to symbolise execution contexts */
 	int no_trace_json;	/* skip trace.json (benchmarks: it costs more than the analysis) */
 	int no_plots;
 };
@@ -103,6 +104,7 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		{ "no-plots", no_argument, NULL, 'p' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "sqlite", required_argument, NULL, 's' },
+		{ "symbols", required_argument, NULL, 'y' },
 		{ "on", required_argument, NULL, '1' },
 		{ "off", required_argument, NULL, '0' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,6 +125,9 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		case 'p': o->no_plots = 1; break;
 		case 'e': o->expect = optarg; break;
 		case 's': o->sqlite = optarg; break;
+		case 'y':
+			o->symbols = optarg;
+			break;
 		case '1': o->on = optarg; break;
 		case '0': o->off = optarg; break;
 		case 'h':
@@ -136,6 +141,8 @@ static int parse_options(int argc, char **argv, struct options *o, enum command 
 		return usage_error("unexpected argument: ", argv[optind]);
 	if (cmd != ANALYZE && o->sqlite)
 		return usage_error("--sqlite belongs to the analysis of one run", NULL);
+	if (cmd != ANALYZE && o->symbols)
+		return usage_error("--symbols belongs to the analysis of one run", NULL);
 	if (cmd == STREAM) {
 		if (!o->trace || !o->out)
 			return usage_error("stream needs --trace and --out", NULL);
@@ -723,6 +730,7 @@ static int run_command(int argc, char **argv)
 	struct pl_ground_truth gt;
 	struct pl_model m;
 	struct pl_energy energy;
+	struct pl_symbols symbols;
 	struct pl_validation val;
 	struct pl_expect expect;
 	struct pl_expect_result checked;
@@ -753,16 +761,42 @@ static int run_command(int argc, char **argv)
 		return 1;
 	}
 	pl_model_build(&trace, &m);
+	if (pl_symbols_build(&m.tasks, &m.iv, o.symbols, &symbols, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		if (o.expect)
+			pl_expect_free(&expect);
+		pl_model_free(&m);
+		pl_ground_truth_free(&gt);
+		pl_trace_free(&trace);
+		return 1;
+	}
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
-	if (o.expect)
+	if (o.expect) {
 		pl_expect_check(&expect, &trace, &m.tx, &m.cp, &m.bd, &val, &checked);
+		pl_expect_check_diagnosis(&expect, &m.tasks, &m.diag, &symbols, &checked);
+	}
 
 	struct pl_analysis a = {
-		.backend = o.backend, .workload = o.workload, .run_id = o.run_id,
-		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx, .cp = &m.cp,
-		.bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
-		.energy = &energy, .expect = o.expect ? &checked : NULL,
+		.backend = o.backend,
+		.workload = o.workload,
+		.run_id = o.run_id,
+		.trace = &trace,
+		.gt = &gt,
+		.iv = &m.iv,
+		.graph = &m.graph,
+		.tx = &m.tx,
+		.cp = &m.cp,
+		.bd = &m.bd,
+		.qs = &m.qs,
+		.ag = &m.ag,
+		.te = &m.te,
+		.val = &val,
+		.energy = &energy,
+		.expect = o.expect ? &checked : NULL,
+		.tasks = &m.tasks,
+		.diag = &m.diag,
+		.symbols = &symbols,
 	};
 
 	rc = make_dirs(o.out, &err);
@@ -798,6 +832,7 @@ static int run_command(int argc, char **argv)
 	}
 	pl_validation_free(&val);
 	pl_energy_free(&energy);
+	pl_symbols_free(&symbols);
 	pl_model_free(&m);
 	pl_ground_truth_free(&gt);
 	pl_trace_free(&trace);

@@ -11,6 +11,8 @@ void pl_model_build(const struct pl_trace *trace, struct pl_model *m)
 	pl_critical_paths_build(trace, &m->iv, &m->graph, &m->tx, &m->cp);
 	pl_breakdowns_build(trace, &m->iv, &m->cp, &m->bd);
 	pl_queueing_build(trace, &m->iv, &m->graph, &m->qs);
+	pl_tasks_build(trace, &m->iv, &m->graph, &m->tasks);
+	pl_diagnosis_build(&m->tasks, &m->diag);
 	pl_aggregates_build(&m->tx, &m->cp, &m->ag);
 	pl_top_edges_build(trace, &m->iv, &m->cp, &m->te);
 }
@@ -19,6 +21,8 @@ void pl_model_free(struct pl_model *m)
 {
 	pl_top_edges_free(&m->te);
 	pl_aggregates_free(&m->ag);
+	pl_diagnosis_free(&m->diag);
+	pl_tasks_free(&m->tasks);
 	pl_queueing_free(&m->qs);
 	pl_breakdowns_free(&m->bd);
 	pl_critical_paths_free(&m->cp);

@@ -159,6 +159,8 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			ms(run, sizeof(run), (int64_t)q->max_run_ns),
 			q->flagged ? " (flagged: 500 ms or more)" : "");
 	}
+	if (a->diag)
+		pl_report_diagnosis_text(out, a);
 	for (uint64_t g = 0; g < a->ag->ngroups; g++) {
 		const struct pl_shape_group *grp = &a->ag->groups[g];
 		char mean[32], sd[32];
@@ -185,8 +187,11 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 			a->expect->ok ? "ok" : "FAILED", a->expect->checked,
 			a->expect->count_ok ? "" : ", transaction count differs");
 		for (uint64_t i = 0; i < a->expect->nfailed && i < 5; i++)
-			fprintf(out, "    input %" PRIu64 ": %s\n", a->expect->failed[i].input,
-				a->expect->failed[i].reason);
+			if (a->expect->failed[i].input == PL_NONE)
+				fprintf(out, "    diagnosis: %s\n", a->expect->failed[i].reason);
+			else
+				fprintf(out, "    input %" PRIu64 ": %s\n",
+					a->expect->failed[i].input, a->expect->failed[i].reason);
 	}
 	if (a->tx->animations)
 		fprintf(out, "  animations: %" PRIu64 " transactions draw chained frames (csv column"
@@ -357,7 +362,10 @@ static json_t *expect_json(const struct pl_expect_result *r)
 	}
 	for (uint64_t i = 0; i < r->nfailed; i++)
 		json_array_append_new(failed, json_pack("{s:o, s:s}", "input",
-			count(r->failed[i].input), "reason", r->failed[i].reason));
+							r->failed[i].input == PL_NONE ?
+								json_null() :
+								count(r->failed[i].input),
+							"reason", r->failed[i].reason));
 	return json_pack("{s:o, s:o, s:b, s:o}", "checked", count(r->checked),
 			 "transactions_declared", count(r->declared), "transactions_as_declared",
 			 r->count_ok, "failed", failed);
@@ -536,6 +544,8 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 			"flagged", q->flagged));
 	}
 	json_object_set_new(o, "queues", queues);
+	if (a->diag)
+		json_object_set_new(o, "diagnosis", pl_report_diagnosis_json(a));
 	json_t *shapes = json_array();
 
 	for (uint64_t g = 0; g < a->ag->ngroups; g++) {

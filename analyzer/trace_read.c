@@ -54,9 +54,10 @@ static int check_header(const char *name, const uint8_t *p, size_t len,
 				   pl_quote(q, sizeof(q), p, 8), PL_TRACE_MAGIC);
 		return -1;
 	}
-	if (pl_get16(p + 8) != PL_TRACE_VERSION) {
-		pl_error_at_offset(err, name, 8, "unsupported version %u, expected %d",
-				   pl_get16(p + 8), PL_TRACE_VERSION);
+	out->version = pl_get16(p + 8);
+	if (out->version < PL_TRACE_VERSION_MIN || out->version > PL_TRACE_VERSION) {
+		pl_error_at_offset(err, name, 8, "unsupported version %u, expected %d..%d",
+				   out->version, PL_TRACE_VERSION_MIN, PL_TRACE_VERSION);
 		return -1;
 	}
 	if (pl_get16(p + 10) != PL_RECORD_BYTES) {
@@ -173,7 +174,7 @@ static int check_size(const char *name, size_t len, uint64_t table_end,
 	return 0;
 }
 
-static int decode_record(const char *name, const uint8_t *r, uint64_t off,
+static int decode_record(const char *name, const uint8_t *r, uint64_t off, uint16_t version,
 			 const struct pl_source *s, uint32_t si, struct pl_event *ev,
 			 struct pl_error *err)
 {
@@ -195,6 +196,12 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off,
 		pl_error_at_offset(err, name, off,
 				   "unknown event type %u, expected a type listed in trace_format.h",
 				   ev->type);
+		return -1;
+	}
+	if (version < 2 && ev->type > PL_EV_V1_MAX) {
+		pl_error_at_offset(err, name, off,
+				   "%s event in a version %u trace, expected version 2 or later",
+				   pl_event_type_name(ev->type), version);
 		return -1;
 	}
 	int user_type = ev->type >= PL_FIRST_USER_TYPE;
@@ -319,7 +326,7 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 		for (uint64_t j = 0; j < s->records; j++, n++, off += PL_RECORD_BYTES) {
 			struct pl_event *ev = &out->events[n];
 
-			if (decode_record(name, p + off, off, s, si, ev, err) < 0)
+			if (decode_record(name, p + off, off, out->version, s, si, ev, err) < 0)
 				goto fail;
 			if (j > 0 && ev->ts_ns < ev[-1].ts_ns) {
 				pl_error_at_offset(err, name, off,
@@ -407,7 +414,7 @@ static int refill(struct pl_trace_stream *st, uint32_t si, struct pl_error *err)
 		struct pl_event *ev = &c->buf[k];
 
 		if (decode_record(st->name, st->raw + k * PL_RECORD_BYTES, c->off,
-				  &st->head->sources[si], si, ev, err) < 0)
+				  st->head->version, &st->head->sources[si], si, ev, err) < 0)
 			return -1;
 		if (c->j > 0 && ev->ts_ns < c->last_ts_ns) {
 			pl_error_at_offset(err, st->name, c->off,

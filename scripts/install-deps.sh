@@ -16,7 +16,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 PKGS="make gcc libc6-dev pkg-config
 gcc-arm-linux-gnueabi binutils-arm-linux-gnueabi libc6-dev-armel-cross
-linux-source-6.1 flex bison bc libssl-dev libelf-dev cpio xz-utils kmod e2fsprogs
+linux-source-6.1 flex bison bc libssl-dev libelf-dev libdw-dev cpio xz-utils kmod e2fsprogs
 qemu-system-arm device-tree-compiler libfdt-dev
 libcunit1-dev libjansson-dev libsdl2-dev libslirp-dev libpcap-dev libpng-dev zlib1g-dev
 clang libclang-rt-14-dev gnuplot-nox zstd jq gdb-multiarch tshark busybox-static:armel time

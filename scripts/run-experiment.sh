@@ -91,6 +91,6 @@ expect_file=$top/replay/scripts/$("$top/build/replay/host/panlab-replay" workloa
 echo "run $run_id: analyzing"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
 	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id" "${expect[@]}" \
-	--sqlite "$out/model.sqlite"
+	--sqlite "$out/model.sqlite" --symbols "$top/build/guest/bin"
 ln -sfn "$run_id" "$top/out/latest"
 echo "run $run_id: results in out/$run_id/ (summary.json, transactions.csv, model.sqlite)"

@@ -68,20 +68,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pl_error err;
 	struct pl_model m;
 	struct pl_energy energy;
+	struct pl_symbols symbols;
 	struct pl_validation val;
 	char path[256];
 
 	if (pl_trace_parse("fuzz.bin", data, size, &trace, &err) < 0)
 		return 0;
 	pl_model_build(&trace, &m);
+	if (pl_symbols_build(&m.tasks, &m.iv, NULL, &symbols, &err) < 0)
+		fail(err.msg);
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
 
 	struct pl_analysis a = {
-		.backend = "phone", .workload = "fuzz", .run_id = "fuzz\"\\\n\x01",
-		.trace = &trace, .gt = &gt, .iv = &m.iv, .graph = &m.graph, .tx = &m.tx,
-		.cp = &m.cp, .bd = &m.bd, .qs = &m.qs, .ag = &m.ag, .te = &m.te, .val = &val,
+		.backend = "phone",
+		.workload = "fuzz",
+		.run_id = "fuzz\"\\\n\x01",
+		.trace = &trace,
+		.gt = &gt,
+		.iv = &m.iv,
+		.graph = &m.graph,
+		.tx = &m.tx,
+		.cp = &m.cp,
+		.bd = &m.bd,
+		.qs = &m.qs,
+		.ag = &m.ag,
+		.te = &m.te,
+		.val = &val,
 		.energy = &energy,
+		.tasks = &m.tasks,
+		.diag = &m.diag,
+		.symbols = &symbols,
 	};
 
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -94,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_json(path);
 	pl_validation_free(&val);
 	pl_energy_free(&energy);
+	pl_symbols_free(&symbols);
 	pl_model_free(&m);
 	pl_trace_free(&trace);
 	return 0;

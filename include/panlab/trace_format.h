@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab trace file format, version 1: the contract between the guest
+ * panlab trace file format, version 2: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
  * analyzer. See include/FORMAT.md for the prose description.
  *
@@ -28,7 +28,8 @@ typedef uint64_t pl_u64;
 #endif
 
 #define PL_TRACE_MAGIC "PANLABTR"	/* 8 bytes, no terminator in the file */
-#define PL_TRACE_VERSION 1
+#define PL_TRACE_VERSION 2		/* written; readers accept 1 and 2 */
+#define PL_TRACE_VERSION_MIN 1		/* version 1 lacks TASK_CONTEXT and UNIT_CAPACITY */
 #define PL_CLOCK_MONOTONIC 1
 
 /* File header: 32 bytes, then nsources struct pl_source, then records. */
@@ -132,7 +133,18 @@ struct pl_event {
  *   DISPLAY_FLUSHED the driver reports the display flushed it (the device
  *                   completed RESOURCE_FLUSH): a0=display frame
  *   ENTER/EXIT_FOREGROUND  a0=pid (tgid) of the app
+ *   TASK_CONTEXT    (version 2) the execution context of the SUBMIT_ASYNC_TASK
+ *                   or ENQUEUE_MSG just before it in the same source: the
+ *                   return addresses of the submitter's first
+ *                   PL_CONTEXT_FRAMES frames, innermost first, 0 past the
+ *                   last frame walked: a0=frame 0 | frame 1 << 32,
+ *                   a1=frame 2, a2=frame 3
+ *   UNIT_CAPACITY   (version 2) an execution unit was created or resized:
+ *                   a0=unit id (executor id or queue id, as SUBMIT/ENQUEUE
+ *                   a1), a1=tasks it runs at once, a2=enum pl_unit_kind
  */
+/* One event a line, as the list has always been written. */
+/* clang-format off */
 #define PL_EVENT_TYPES(X) \
 	X(CONTEXT_SWITCH, 1, "context_switch") \
 	X(WAKEUP, 2, "wakeup") \
@@ -189,7 +201,10 @@ struct pl_event {
 	X(INPUT_DISPATCH, 77, "input_dispatch") \
 	X(FRAME_LATCH, 78, "frame_latch") \
 	X(DISPLAY_SUBMIT, 79, "display_submit") \
-	X(DISPLAY_FLUSHED, 80, "display_flushed")
+	X(DISPLAY_FLUSHED, 80, "display_flushed") \
+	X(TASK_CONTEXT, 81, "task_context") \
+	X(UNIT_CAPACITY, 82, "unit_capacity")
+/* clang-format on */
 
 #define PL_EV_ENUM_ENTRY(name, value, str) PL_EV_##name = value,
 enum pl_event_type {
@@ -198,6 +213,16 @@ enum pl_event_type {
 #undef PL_EV_ENUM_ENTRY
 
 #define PL_EV_TYPE_MAX 127
+#define PL_EV_V1_MAX PL_EV_DISPLAY_FLUSHED /* the last type version 1 knew */
+
+/* Frames of a TASK_CONTEXT: 32-bit guest addresses, four fit one record. */
+#define PL_CONTEXT_FRAMES 4
+
+/* UNIT_CAPACITY a2: what kind of execution unit. */
+enum pl_unit_kind {
+	PL_UNIT_EXECUTOR = 1, /* tasks: SUBMIT_ASYNC_TASK a1 */
+	PL_UNIT_LOOPER = 2,   /* messages: ENQUEUE_MSG a1 */
+};
 
 /* KEY_READ a1: where the press was read. */
 enum pl_key_read_kind {

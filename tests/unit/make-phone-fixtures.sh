@@ -26,6 +26,9 @@ fixtures=(
 	# a one-way binder note whose journal write the two-way call's handler waits for on a
 	# kernel mutex (MUTEX_WAIT/NOTIFY/WAKE): both on input 0's path
 	"svcjournal svcjournal 1"
+	# two taps' list download and icon loads on the serial executor, with their execution
+	# contexts and the units' capacities (trace version 2): DiagDroid's diagnosis
+	"iconlist iconlist 2"
 )
 
 make --no-print-directory -s -C "$top/analyzer" fixture-cut

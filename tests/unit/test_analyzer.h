@@ -74,6 +74,7 @@ void add_export_tests(void);
 void add_critical_path_tests(void);
 void add_validate_tests(void);
 void add_queueing_tests(void);
+void add_diagnosis_tests(void);
 void add_aggregate_tests(void);
 void add_native_tests(void);
 void add_kernel_only_tests(void);

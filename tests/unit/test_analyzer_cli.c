@@ -360,7 +360,7 @@ static void test_corrupt_header(void)
 	snprintf(line, sizeof(line), "%s@0: bad magic \"PANxABTR\", expected \"PANLABTR\"", path);
 	expect_failure(path, gt_ok, line);
 	path = write_trace("version.bin", 0, 8, 9);
-	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1", path);
+	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1..2", path);
 	expect_failure(path, gt_ok, line);
 }
 
@@ -384,21 +384,21 @@ static void test_ground_truth_syntax(void)
 		       "/nonexistent.gt: cannot open: No such file or directory");
 }
 
-#define USAGE                                                                                            \
-	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                              \
-	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--no-trace-json]" \
-	" [--no-plots] | panlab-analyze schema"                                                          \
-	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                           \
-	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                          \
-	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."         \
-	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                            \
-	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                    \
-	" | panlab-analyze model-constants"                                                              \
-	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"                \
-	" | panlab-analyze report --db FILE --out FILE.html"                                             \
-	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"              \
-	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"            \
-	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"           \
+#define USAGE                                                                                           \
+	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                             \
+	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]"  \
+	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                       \
+	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                          \
+	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                         \
+	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."        \
+	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                           \
+	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                   \
+	" | panlab-analyze model-constants"                                                             \
+	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"               \
+	" | panlab-analyze report --db FILE --out FILE.html"                                            \
+	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"             \
+	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"           \
+	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"          \
 	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]\n"
 
 static void test_usage(void)
@@ -737,6 +737,15 @@ static void test_expect(void)
 	run(args, &r);
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, ":4: input 0 declared again, expected each id once"));
+	result_free(&r);
+	/* A root cause needs its top group first. */
+	write_text(bad, "panlab-expect 1\ntransactions 1\nexpect 0 tap fork\ndiagnosis cause f\n");
+	run(args, &r);
+	CU_ASSERT_EQUAL(r.status, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err,
+				      ":4: expected `diagnosis top FUNCTION capacity N` once,"
+				      " then at most one `diagnosis cause FUNCTION`, or"
+				      " `diagnosis none`"));
 	result_free(&r);
 }
 

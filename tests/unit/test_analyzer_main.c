@@ -19,6 +19,7 @@ int main(void)
 	add_critical_path_tests();
 	add_validate_tests();
 	add_queueing_tests();
+	add_diagnosis_tests();
 	add_aggregate_tests();
 	add_native_tests();
 	add_kernel_only_tests();

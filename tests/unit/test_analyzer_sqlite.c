@@ -35,6 +35,7 @@ struct run {
 	struct pl_ground_truth gt;
 	struct pl_validation v;
 	struct pl_energy e;
+	struct pl_symbols sym;
 	struct pl_analysis a;
 };
 
@@ -50,11 +51,27 @@ static void run_load(struct run *r, const char *fixture, const char *run_id)
 	pl_model_build(&r->m.trace, &r->m.s);
 	pl_validate(&r->m.s.tx, &r->gt, &r->v);
 	pl_energy_build(&r->m.trace, &r->m.s.tx, &pl_power_galaxy_nexus, &r->e);
+	/* No guest binaries in the unit tests: frames stay addresses. */
+	CU_ASSERT_EQUAL_FATAL(pl_symbols_build(&r->m.s.tasks, &r->m.s.iv, NULL, &r->sym, &err), 0);
 	r->a = (struct pl_analysis){
-		.backend = "qemu", .workload = fixture, .run_id = run_id, .trace = &r->m.trace,
-		.gt = &r->gt, .iv = &r->m.s.iv, .graph = &r->m.s.graph, .tx = &r->m.s.tx,
-		.cp = &r->m.s.cp, .bd = &r->m.s.bd, .qs = &r->m.s.qs, .ag = &r->m.s.ag,
-		.te = &r->m.s.te, .val = &r->v, .energy = &r->e,
+		.backend = "qemu",
+		.workload = fixture,
+		.run_id = run_id,
+		.trace = &r->m.trace,
+		.gt = &r->gt,
+		.iv = &r->m.s.iv,
+		.graph = &r->m.s.graph,
+		.tx = &r->m.s.tx,
+		.cp = &r->m.s.cp,
+		.bd = &r->m.s.bd,
+		.qs = &r->m.s.qs,
+		.ag = &r->m.s.ag,
+		.te = &r->m.s.te,
+		.val = &r->v,
+		.energy = &r->e,
+		.tasks = &r->m.s.tasks,
+		.diag = &r->m.s.diag,
+		.symbols = &r->sym,
 	};
 }
 
@@ -62,6 +79,7 @@ static void run_free(struct run *r)
 {
 	pl_validation_free(&r->v);
 	pl_energy_free(&r->e);
+	pl_symbols_free(&r->sym);
 	pl_ground_truth_free(&r->gt);
 	model_free(&r->m);
 }
@@ -215,10 +233,70 @@ static void test_record_run(void)
 	run_free(&r);
 }
 
+/*
+ * DiagDroid's tables from a phone run of app-iconlist (trace version 2, two taps): every task
+ * and context, the dependency sets, and the groups ranked as diagnosis.c ranks them: the icon
+ * loads first (capacity 1, waits behind the list), the list downloads their root cause.
+ */
+static void test_sqlite_diagnosis(void)
+{
+	char path[512];
+	struct pl_error err;
+	struct run r;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/diagnosis.sqlite", test_tmpdir());
+	remove(path);
+	run_load(&r, "phone-iconlist", "icons");
+	CU_ASSERT_EQUAL(r.m.trace.version, 2);
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, path, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+	const struct pl_tasks *t = &r.m.s.tasks;
+	uint64_t deps = 0;
+
+	for (uint64_t k = 0; k < t->count; k++)
+		deps += t->tasks[k].ndeps;
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM tasks"), (long long)t->count);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM contexts"), (long long)t->ncontexts);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM task_dependencies"), (long long)deps);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM groups"),
+			(long long)r.m.s.diag.ngroups);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM tasks WHERE context_id IS NULL"), 0);
+	/* 2 taps x 4 icon loads on the serial executor; the last two of each wait 500 ms or more. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT suspicious + 10 * capacity + 100 * long_waits"
+				      " FROM groups WHERE group_id = 1"),
+			1 + 10 + 400);
+	CU_ASSERT_EQUAL(query_int(db,
+				  "SELECT count(*) FROM tasks t JOIN contexts c USING"
+				  " (run_id, context_id) WHERE c.group_id = 1 AND t.kind = 'task'"),
+			8);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM groups WHERE suspicious"), 1);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT root_cause FROM groups WHERE group_id = 1"), 2);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM tasks t JOIN contexts c USING"
+				      " (run_id, context_id) WHERE c.group_id = 2"),
+			2);
+	/* Each long wait's dependency holds its list download, on the same unit, started first. */
+	CU_ASSERT_EQUAL(
+		query_int(db, "SELECT count(*) FROM tasks w JOIN contexts c USING"
+			      " (run_id, context_id) WHERE c.group_id = 1 AND w.queuing_ns >="
+			      " 500000000 AND NOT EXISTS (SELECT 1 FROM task_dependencies d"
+			      " JOIN tasks l ON l.run_id = d.run_id AND l.task_id = d.waited_for"
+			      " JOIN contexts lc ON lc.run_id = l.run_id AND lc.context_id ="
+			      " l.context_id WHERE d.run_id = w.run_id AND d.task_id = w.task_id"
+			      " AND lc.group_id = 2 AND l.unit_id = w.unit_id"
+			      " AND l.started_ns < w.started_ns)"),
+		0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM contexts WHERE frame0 NOT LIKE '0x%'"),
+			0);
+	sqlite3_close(db);
+	run_free(&r);
+}
+
 void add_sqlite_tests(void)
 {
 	CU_pSuite s = CU_add_suite("export_sqlite", NULL, NULL);
 
 	CU_add_test(s, "a real run's model in SQL, checked by queries", test_sqlite_model);
 	CU_add_test(s, "a runs row by column name, with the run's model", test_record_run);
+	CU_add_test(s, "DiagDroid's tasks, contexts and groups in SQL", test_sqlite_diagnosis);
 }

@@ -176,8 +176,15 @@ static void test_trace_events(void)
 
 	struct pl_ulog_reader rd;
 	CU_ASSERT_FATAL(pl_ulog_reader_open(&rd, path) == 0);
-	struct pl_event ev[16];
-	size_t n = pl_ulog_reader_drain(&rd, 0, ev, 16);
+	struct pl_event all[16], ev[16];
+	size_t got = pl_ulog_reader_drain(&rd, 0, all, 16), n = 0;
+	/* The looper's capacity, then each ENQUEUE followed by its context. */
+	CU_ASSERT_FATAL(got == 9 && all[0].type == PL_EV_UNIT_CAPACITY);
+	CU_ASSERT(all[0].a0 == qid && all[0].a1 == 1 && all[0].a2 == PL_UNIT_LOOPER);
+	CU_ASSERT(all[2].type == PL_EV_TASK_CONTEXT && all[4].type == PL_EV_TASK_CONTEXT);
+	for (size_t i = 1; i < got; i++)
+		if (all[i].type != PL_EV_TASK_CONTEXT)
+			ev[n++] = all[i];
 	/* ENQ 1, ENQ 2 (delay 2000 us), DEQ 1, DONE 1, DEQ 2, DONE 2 */
 	CU_ASSERT_EQUAL_FATAL(n, 6);
 	uint16_t types[] = { PL_EV_ENQUEUE_MSG, PL_EV_ENQUEUE_MSG, PL_EV_DEQUEUE_MSG, PL_EV_MSG_DONE,

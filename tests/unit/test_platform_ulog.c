@@ -231,6 +231,101 @@ static void test_trace_clock_is_monotonic_clock(void)
 #endif
 }
 
+/* A platform function scheduling a task, and two app code paths calling it. */
+static __attribute__((noinline)) void platform_submit(uint32_t id)
+{
+	pl_ulog_submit(PL_EV_SUBMIT_ASYNC_TASK, id, 7, 0);
+	__asm__ volatile("" ::: "memory"); /* no tail call: its frame stays on the stack */
+}
+
+static __attribute__((noinline)) void path_a(uint32_t id)
+{
+	platform_submit(id);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void path_b(uint32_t id)
+{
+	platform_submit(id);
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *path_a_thread(void *p)
+{
+	path_a((uint32_t)(uintptr_t)p);
+	return NULL;
+}
+
+/* frame 0 of a context: the return address into the caller of the platform function */
+static int returns_into(uint64_t frame, void (*fn)(uint32_t))
+{
+	uint32_t start = (uint32_t)(uintptr_t)fn;
+	return frame > start && frame < (uint64_t)start + 256;
+}
+
+/* Each submit is followed by its context; the context names the code path, not the platform. */
+static void test_submit_context(void)
+{
+	enum { N = 16 };
+	char path[128];
+	test_shm_path(path, sizeof(path), "ulog-context");
+	CU_ASSERT_FATAL(pl_ulog_open(path, bytes_for(2, N), 2) == 0);
+	pl_ulog_capacity(7, 1, PL_UNIT_EXECUTOR);
+	/* volatile: one call site for both, not an unrolled pair */
+	for (volatile uint32_t id = 1; id <= 2; id++)
+		path_a(id);
+	path_b(3);
+	pthread_t t;
+	CU_ASSERT_FATAL(pthread_create(&t, NULL, path_a_thread, (void *)(uintptr_t)4) == 0);
+	pthread_join(t, NULL);
+
+	struct pl_ulog_reader r;
+	struct pl_event ev[N], other[N];
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	CU_ASSERT_EQUAL_FATAL(pl_ulog_reader_drain(&r, 0, ev, N), 7);
+	CU_ASSERT_EQUAL_FATAL(pl_ulog_reader_drain(&r, 1, other, N), 2);
+	CU_ASSERT(ev[0].type == PL_EV_UNIT_CAPACITY && ev[0].a0 == 7 && ev[0].a1 == 1 &&
+		  ev[0].a2 == PL_UNIT_EXECUTOR);
+	for (int i = 1; i < 7; i += 2) {
+		CU_ASSERT(ev[i].type == PL_EV_SUBMIT_ASYNC_TASK && ev[i].a1 == 7);
+		CU_ASSERT(ev[i + 1].type == PL_EV_TASK_CONTEXT && ev[i + 1].tid == ev[i].tid);
+	}
+	CU_ASSERT(returns_into(ev[2].a0 & 0xffffffffu, path_a));
+	CU_ASSERT(returns_into(ev[6].a0 & 0xffffffffu, path_b));
+	/* the same code path, the same context, up to the test that called both */
+	CU_ASSERT(ev[2].a0 == ev[4].a0 && ev[2].a1 == ev[4].a1 && ev[2].a2 == ev[4].a2);
+	CU_ASSERT((ev[2].a0 >> 32) != 0 && (ev[2].a0 >> 32) != (ev[6].a0 >> 32));
+	/* another thread's walk stops at its stack's end without faulting */
+	CU_ASSERT(other[0].type == PL_EV_SUBMIT_ASYNC_TASK && other[0].a0 == 4);
+	CU_ASSERT(other[1].type == PL_EV_TASK_CONTEXT);
+	CU_ASSERT(returns_into(other[1].a0 & 0xffffffffu, path_a));
+	pl_ulog_reader_close(&r);
+	pl_ulog_close();
+	unlink(path);
+}
+
+/* A submit and its context take two records or none: a ring with one free loses both. */
+static void test_submit_all_or_nothing(void)
+{
+	char path[128];
+	test_shm_path(path, sizeof(path), "ulog-submit-full");
+	CU_ASSERT_FATAL(pl_ulog_open(path, bytes_for(1, 3), 1) == 0);
+	path_a(1);
+	path_a(2);
+	struct pl_ulog_reader r;
+	struct pl_event ev[4];
+	struct pl_ulog_slot_info si;
+	CU_ASSERT_FATAL(pl_ulog_reader_open(&r, path) == 0);
+	CU_ASSERT_EQUAL(pl_ulog_reader_drain(&r, 0, ev, 4), 2);
+	CU_ASSERT(ev[0].type == PL_EV_SUBMIT_ASYNC_TASK && ev[0].a0 == 1);
+	CU_ASSERT(ev[1].type == PL_EV_TASK_CONTEXT && ev[1].ts_ns == ev[0].ts_ns);
+	pl_ulog_reader_slot(&r, 0, &si);
+	CU_ASSERT_EQUAL(si.lost, 2);
+	pl_ulog_reader_close(&r);
+	pl_ulog_close();
+	unlink(path);
+}
+
 void add_ulog_suite(void)
 {
 	CU_pSuite s = CU_add_suite("ulog", NULL, NULL);
@@ -239,4 +334,6 @@ void add_ulog_suite(void)
 	CU_add_test(s, "big buffer: no loss, no duplicates", test_big_buffer_exact);
 	CU_add_test(s, "concurrent producers and drainer", test_concurrent_no_loss);
 	CU_add_test(s, "small buffer: exact loss counts", test_small_buffer_exact_loss);
+	CU_add_test(s, "a submit's execution context", test_submit_context);
+	CU_add_test(s, "a submit and its context: both or neither", test_submit_all_or_nothing);
 }

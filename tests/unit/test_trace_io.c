@@ -33,7 +33,8 @@ static void test_round_trip(void)
 	pl_trace_builder_serialize(&b, &buf, &len);
 
 	CU_ASSERT_EQUAL(len, 32 + 3 * 24 + 5 * 32);
-	CU_ASSERT_EQUAL(memcmp(buf, "PANLABTR\x01\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
+	CU_ASSERT_EQUAL(
+		memcmp(buf, "PANLABTR\x02\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.ncpus, 2);
 	CU_ASSERT_EQUAL(t.nsources, 3);
@@ -154,7 +155,8 @@ static void test_corrupt_header(void)
 {
 	corrupt(0, 'X', "t.bin@0: bad magic \"XANLABTR\", expected \"PANLABTR\"");
 	corrupt(7, 0, "t.bin@0: bad magic \"PANLABT\\x00\", expected \"PANLABTR\"");
-	corrupt(8, 2, "t.bin@8: unsupported version 2, expected 1");
+	corrupt(8, 3, "t.bin@8: unsupported version 3, expected 1..2");
+	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..2");
 	corrupt(10, 24, "t.bin@10: record size 24 bytes, expected 32");
 	corrupt(12, 2, "t.bin@12: clock id 2, expected 1 (CLOCK_MONOTONIC)");
 	corrupt(16, 0, "t.bin@16: cpu count 0, expected 1..1024");
@@ -181,6 +183,32 @@ static void test_unknown_event_type(void)
 {
 	corrupt(272 + 8, 99, "t.bin@272: unknown event type 99, expected a type listed in trace_format.h");
 	corrupt(176 + 8, 0, "t.bin@176: unknown event type 0, expected a type listed in trace_format.h");
+}
+
+/* Version 2 adds TASK_CONTEXT and UNIT_CAPACITY; a version 1 file is read as before. */
+static void test_versions(void)
+{
+	size_t len;
+	uint8_t *buf = valid(&len);
+	struct pl_trace t;
+	struct pl_error err = { "" };
+
+	uint8_t type = buf[272 + 8];
+
+	CU_ASSERT_EQUAL(buf[8], PL_TRACE_VERSION);
+	buf[272 + 8] = PL_EV_TASK_CONTEXT;
+	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.version, 2);
+	pl_trace_free(&t);
+	buf[8] = 1;
+	expect_error(
+		buf, len,
+		"t.bin@272: task_context event in a version 1 trace, expected version 2 or later");
+	buf[272 + 8] = type;
+	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
+	CU_ASSERT_EQUAL(t.version, 1);
+	pl_trace_free(&t);
+	free(buf);
 }
 
 static void test_bad_records(void)
@@ -255,6 +283,7 @@ void add_trace_io_tests(void)
 	CU_add_test(s, "corrupt source table", test_corrupt_sources);
 	CU_add_test(s, "unknown event type", test_unknown_event_type);
 	CU_add_test(s, "records breaking the source rules", test_bad_records);
+	CU_add_test(s, "versions 1 and 2", test_versions);
 	CU_add_test(s, "LOST markers and Table 1 kernel types", test_lost_and_table1_types);
 	CU_add_test(s, "missing file", test_open_error);
 }

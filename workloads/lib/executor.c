@@ -97,6 +97,8 @@ struct pl_executor *pl_executor_create(const char *name, unsigned core_threads, 
 	e->queue_capacity = queue_capacity;
 	e->next_task_id = 1;
 	e->id = pl_new_object_id();
+	/* Tasks it runs at once while its queue has room; start_worker logs growth past it. */
+	pl_ulog_capacity(e->id, core_threads ? core_threads : 1, PL_UNIT_EXECUTOR);
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	return e;
 }
@@ -129,6 +131,8 @@ static int start_worker(struct pl_executor *e, struct task *first)
 		return -err;
 	}
 	e->nthreads++;
+	if (e->nthreads > e->core_threads)
+		pl_ulog_capacity(e->id, e->nthreads, PL_UNIT_EXECUTOR);
 	return 0;
 }
 
@@ -153,7 +157,7 @@ int pl_executor_submit(struct pl_executor *e, pl_task_fn fn, void *arg)
 	}
 	t->id = e->next_task_id++;
 	/* Logged before the hand-off so CONSUME can never precede SUBMIT in time. */
-	pl_ulog(PL_EV_SUBMIT_ASYNC_TASK, t->id, e->id, 0);
+	pl_ulog_submit(PL_EV_SUBMIT_ASYNC_TASK, t->id, e->id, 0);
 	if (new_worker) {
 		err = start_worker(e, t);
 	} else {

@@ -69,6 +69,7 @@ struct pl_looper *pl_looper_create(void)
 		return NULL;
 	pthread_mutex_init(&l->lock, NULL);
 	l->queue_id = pl_new_object_id();
+	pl_ulog_capacity(l->queue_id, 1, PL_UNIT_LOOPER); /* one thread runs its messages */
 	l->next_msg_id = 1;
 	l->signal_fd = -1;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -233,8 +234,8 @@ static int enqueue(struct pl_handler *h, const struct pl_message *m, pl_runnable
 	/* Logged under the lock so a queue's ENQUEUE records are in id order. A held message's
 	 * delay is unknown when it is sent: logged as 0. */
 	uint64_t delay_us = delay_ns == HELD_NS ? 0 : delay_ns / 1000;
-	pl_ulog(PL_EV_ENQUEUE_MSG, q->id, l->queue_id,
-		(uint32_t)(delay_us > UINT32_MAX ? UINT32_MAX : delay_us));
+	pl_ulog_submit(PL_EV_ENQUEUE_MSG, q->id, l->queue_id,
+		       (uint32_t)(delay_us > UINT32_MAX ? UINT32_MAX : delay_us));
 	pthread_mutex_unlock(&l->lock);
 	wake(l);
 	return 0;

@@ -10,7 +10,10 @@
  *                                lap's, when each page of the ring is touched for the first time
  *                                (a tmpfs page fault every 128 records). Under QEMU's -icount
  *                                shift=2 every guest instruction is 4 ns, so ns/4 is the count
- *                                of guest instructions per event.
+ *                                of guest instructions per event. The same laps again with
+ *                                each task submit logged as the executor logs it (the event and
+ *                                its TASK_CONTEXT, a frame-pointer walk) give
+ *                                submit_ns_per_submit=S, the cost of one submit, two records.
  *   panlab-ulog-bench --clock    checks that the trace clock (clock.h) is CLOCK_MONOTONIC: each of
  *                                CLOCK_CHECKS clock_gettime readings must lie between the trace
  *                                clock read before and after it, and each of CLOCK_CHECKS logged
@@ -46,21 +49,33 @@
 /* 128 KiB: a ring of the size a busy thread drained every 100 ms fills (README.md). */
 #define RING_RECORDS 4096u
 
-static uint64_t run(uint32_t n)
+/* As pl_executor_submit logs a task: noinline, so the walk has the platform's frame to skip. */
+static __attribute__((noinline)) void submit(uint32_t i)
+{
+	pl_ulog_submit(PL_EV_SUBMIT_ASYNC_TASK, i, 1, 0);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
+/* n records: n plain events, or n / 2 submits of two records each. */
+static uint64_t run(uint32_t n, bool submits)
 {
 	uint64_t t0 = pl_now_ns();
-	for (uint32_t i = 0; i < n; i++)
-		pl_ulog(PL_EV_ENQUEUE_MSG, i, 1, 0);
+	if (submits)
+		for (uint32_t i = 0; i < n / 2; i++)
+			submit(i);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			pl_ulog(PL_EV_ENQUEUE_MSG, i, 1, 0);
 	return pl_now_ns() - t0;
 }
 
-/* Logs n events in laps of one ring, drained between laps (untimed), as the collector does. */
-static uint64_t run_steady(struct pl_ulog_reader *r, uint32_t n)
+/* Logs n records in laps of one ring, drained between laps (untimed), as the collector does. */
+static uint64_t run_steady(struct pl_ulog_reader *r, uint32_t n, bool submits)
 {
 	static struct pl_event drained[RING_RECORDS];
 	uint64_t ns = 0;
 	for (uint32_t done = 0; done < n; done += RING_RECORDS) {
-		ns += run(n - done < RING_RECORDS ? n - done : RING_RECORDS);
+		ns += run(n - done < RING_RECORDS ? n - done : RING_RECORDS, submits);
 		while (pl_ulog_reader_drain(r, 0, drained, RING_RECORDS) > 0)
 			;
 	}
@@ -237,24 +252,29 @@ int main(int argc, char **argv)
 	uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 100000;
 	char path[64];
 	snprintf(path, sizeof(path), "/dev/shm/panlab-ulog-bench.%d", (int)getpid());
-	if (n == 0)
-		pl_die("EVENTS must be a positive count");
+	if (n < 2)
+		pl_die("EVENTS must be 2 or more");
 	int err = pl_ulog_open(path, 4096 + 128 + RING_RECORDS * sizeof(struct pl_event), 1);
 	struct pl_ulog_reader r;
 	if (err || (err = pl_ulog_reader_open(&r, path)) != 0)
 		pl_die("open %s: %s", path, strerror(-err));
 	/* First lap: every record lands on a page not yet touched (tmpfs allocates it then). */
-	uint64_t first_ns = run_steady(&r, RING_RECORDS);
-	uint64_t on_ns = run_steady(&r, n);
+	uint64_t first_ns = run_steady(&r, RING_RECORDS, false);
+	uint64_t on_ns = run_steady(&r, n, false);
+	uint64_t submit_on_ns = run_steady(&r, n, true);
 	pl_ulog_reader_close(&r);
 	pl_ulog_close();
 	unlink(path);
-	uint64_t off_ns = run(n);
+	uint64_t off_ns = run(n, false);
+	uint64_t submit_off_ns = run(n, true);
 	uint64_t off_first = off_ns * RING_RECORDS / n;
 	printf("events=%" PRIu32 " ns_per_event=%.1f first_touch_ns_per_event=%.1f"
-	       " off_ns_per_event=%.1f clock=%s\n", n,
-	       (double)(on_ns - (on_ns > off_ns ? off_ns : 0)) / n,
+	       " off_ns_per_event=%.1f submit_ns_per_submit=%.1f clock=%s\n",
+	       n, (double)(on_ns - (on_ns > off_ns ? off_ns : 0)) / n,
 	       (double)(first_ns - (first_ns > off_first ? off_first : 0)) / RING_RECORDS,
-	       (double)off_ns / n, source_name(pl_trace_clock_state.source));
+	       (double)off_ns / n,
+	       (double)(submit_on_ns - (submit_on_ns > submit_off_ns ? submit_off_ns : 0)) /
+		       (n / 2),
+	       source_name(pl_trace_clock_state.source));
 	return 0;
 }

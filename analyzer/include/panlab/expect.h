@@ -20,6 +20,8 @@
 
 #include "panlab/error.h"
 #include "panlab/breakdown.h"
+#include "panlab/diagnosis.h"
+#include "panlab/symbols.h"
 #include "panlab/validate.h"
 
 /* What an edge name in EDGES stands for: a causal hop, or time in a breakdown category. */
@@ -38,7 +40,18 @@ struct pl_expect_input {
 	uint64_t line;		/* where it was declared */
 };
 
+/* `diagnosis` lines: what DiagDroid's diagnosis must rank (diagnosis.c). */
+enum pl_expect_diagnosis {
+	PL_EXPECT_DIAG_UNDECLARED = 0,
+	PL_EXPECT_DIAG_TOP,  /* `diagnosis top FUNCTION capacity N` [+ `diagnosis cause F`] */
+	PL_EXPECT_DIAG_NONE, /* `diagnosis none`: no suspicious group */
+};
+
 struct pl_expect {
+	enum pl_expect_diagnosis diagnosis;
+	char top_function[64];		/* a frame of the top group's context is in it */
+	uint32_t top_capacity;		/* the top group's pool capacity */
+	char cause_function[64];	/* its root cause's context names it; "" not declared */
 	uint64_t transactions;		/* N */
 	uint64_t ninputs;		/* declared inputs: N and the no-transaction ones */
 	struct pl_expect_input *inputs;	/* ninputs, by input seq */
@@ -65,6 +78,14 @@ void pl_expect_check(const struct pl_expect *e, const struct pl_trace *trace,
 		     const struct pl_transactions *tx, const struct pl_critical_paths *cp,
 		     const struct pl_breakdowns *bd, const struct pl_validation *val,
 		     struct pl_expect_result *out);
+/*
+ * After pl_expect_check: the declared diagnosis, if any (the top group's context names
+ * top_function, its capacity is top_capacity and its long waits had tasks ahead of them; its
+ * root cause names cause_function; or no group is suspicious). A failure has input PL_NONE.
+ */
+void pl_expect_check_diagnosis(const struct pl_expect *e, const struct pl_tasks *t,
+			       const struct pl_diagnosis *d, const struct pl_symbols *sym,
+			       struct pl_expect_result *out);
 void pl_expect_result_free(struct pl_expect_result *r);
 
 #endif /* PANLAB_EXPECT_H */

@@ -14,6 +14,9 @@
  *   critical_path.c transaction -> its critical path             panlab/critical_path.h
  *   breakdown.c     critical path -> time per resource category  panlab/breakdown.h
  *   queueing.c      graph -> per queue and executor waits, runs  panlab/queueing.h
+ *   tasks.c         graph -> DiagDroid's tasks: context, unit,    panlab/tasks.h
+ *                   capacity, queue length, dependency
+ *   diagnosis.c     tasks -> groups by context, ranked; causes    panlab/diagnosis.h
  *   aggregate.c     transactions -> groups of equal shape,       panlab/aggregate.h
  *                   outliers; top edges
  *
@@ -31,10 +34,12 @@
 #include "panlab/aggregate.h"
 #include "panlab/breakdown.h"
 #include "panlab/critical_path.h"
+#include "panlab/diagnosis.h"
 #include "panlab/display.h"
 #include "panlab/graph.h"
 #include "panlab/intervals.h"
 #include "panlab/queueing.h"
+#include "panlab/tasks.h"
 #include "panlab/trace.h"
 #include "panlab/transactions.h"
 
@@ -46,6 +51,8 @@ struct pl_model {
 	struct pl_critical_paths cp;
 	struct pl_breakdowns bd;
 	struct pl_queueing qs;
+	struct pl_tasks tasks;
+	struct pl_diagnosis diag;
 	struct pl_aggregates ag;
 	struct pl_top_edges te;
 };

@@ -21,6 +21,7 @@
 #include "panlab/ground_truth.h"
 #include "panlab/model.h"
 #include "panlab/overhead.h"
+#include "panlab/symbols.h"
 #include "panlab/trace.h"
 #include "panlab/validate.h"
 
@@ -42,9 +43,16 @@ struct pl_analysis {
 	const struct pl_top_edges *te;	/* may be NULL: no top edges in the summary */
 	const struct pl_validation *val;
 	const struct pl_energy *energy;	/* may be NULL: no energy in the reports */
+	/* DiagDroid's diagnosis; may be NULL: none in the reports (then so may symbols be). */
+	const struct pl_tasks *tasks;
+	const struct pl_diagnosis *diag;
+	const struct pl_symbols *symbols;
 };
 
 void pl_report_text(FILE *out, const struct pl_analysis *a);
+/* report_diagnosis.c: the diagnosis section (a->diag, a->tasks and a->symbols set). */
+void pl_report_diagnosis_text(FILE *out, const struct pl_analysis *a);
+json_t *pl_report_diagnosis_json(const struct pl_analysis *a);
 /*
  * The validation's part of summary.json (inputs, transactions, matched,
  * precision, recall, latency_error_ns, ... inputs_without_frame) as a new

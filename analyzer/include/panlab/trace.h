@@ -47,6 +47,7 @@ struct pl_causal_pairs {
 
 /* Events as decoded into host byte order; same fields as the file record. */
 struct pl_trace {
+	uint16_t version; /* the file's, PL_TRACE_VERSION_MIN .. PL_TRACE_VERSION */
 	uint32_t ncpus;
 	uint32_t nsources;
 	struct pl_source *sources;	/* nsources entries, as in the file */

@@ -60,4 +60,21 @@ static inline void pl_ulog(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
 		pl_ulog_write(type, a0, a1, a2);
 }
 
+/*
+ * A task's submit (SUBMIT_ASYNC_TASK, ENQUEUE_MSG) followed by its TASK_CONTEXT: the return
+ * addresses of the first PL_CONTEXT_FRAMES frames of the code that called the platform
+ * function calling this one, walked by frame pointers (the platform and apps are built with
+ * -fno-omit-frame-pointer). The walk starts after the first event is logged.
+ */
+void pl_ulog_submit_write(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2);
+
+static inline void pl_ulog_submit(uint16_t type, uint64_t a0, uint32_t a1, uint32_t a2)
+{
+	if (__builtin_expect(pl_ulog_on, 0))
+		pl_ulog_submit_write(type, a0, a1, a2);
+}
+
+/* UNIT_CAPACITY: an executor or looper (unit_id as its events' a1) runs capacity tasks at once. */
+void pl_ulog_capacity(uint32_t unit_id, uint32_t capacity, enum pl_unit_kind kind);
+
 #endif /* PANLAB_ULOG_H */
