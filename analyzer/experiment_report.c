@@ -491,6 +491,55 @@ static int breakdown(struct rep *r)
 	return rc;
 }
 
+/* DiagDroid's diagnosis (diagnosis.c): each run's suspicious groups of tasks, ranked. */
+static int diagnosis(struct rep *r)
+{
+	static const char *const head =
+		"<h2>Diagnosis (DiagDroid)</h2><table><tr><th>run</th><th>rank</th><th>context</th>"
+		"<th>max queuing</th><th>max execution</th><th>pool capacity</th>"
+		"<th>waits &ge; 500 ms</th><th>avg. queue length</th>"
+		"<th>avg. execution of in-queue tasks</th><th>runtime dependency</th></tr>\n";
+	sqlite3_stmt *st = prepare(
+		r,
+		"SELECT g.run_id, g.group_id, c.frame0 || coalesce(' < ' || c.frame1, ''),"
+		" printf('%.2f', g.max_queuing_ns / 1e6), printf('%.2f', g.max_execution_ns / 1e6),"
+		" coalesce(g.capacity, '-'), g.long_waits,"
+		" coalesce(printf('%.2f', g.avg_queue_length), '-'),"
+		" coalesce(printf('%.2f', g.avg_in_queue_execution_ns / 1e6), '-'),"
+		" coalesce(rg.group_id || ': ' || rc.frame0 || coalesce(' < ' || rc.frame1, ''), '-')"
+		" FROM groups g JOIN contexts c ON c.run_id = g.run_id AND c.context_id = g.context_id"
+		" LEFT JOIN groups rg ON rg.run_id = g.run_id AND rg.group_id = g.root_cause"
+		" LEFT JOIN contexts rc ON rc.run_id = rg.run_id AND rc.context_id = rg.context_id"
+		" WHERE g.suspicious ORDER BY g.run_id, g.group_id",
+		NULL, NULL, NULL);
+	int step, rows = 0;
+
+	if (!st)
+		return -1;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!rows++)
+			fputs(head, r->out);
+		fputs("<tr>", r->out);
+		for (int i = 0; i < 10; i++) {
+			fputs(i == 2 || i == 9 ? "<td style=\"text-align:left\">" : "<td>", r->out);
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			esc(r->out, v ? v : "-");
+			fputs("</td>", r->out);
+		}
+		fputs("</tr>\n", r->out);
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return db_fail(r);
+	fputs(rows ? "</table><p>Times in ms; contexts are the first two frames where the task was"
+		     " scheduled.</p>\n" :
+		     "<h2>Diagnosis (DiagDroid)</h2><p>No group of tasks queued or ran 500 ms or"
+		     " more.</p>\n",
+	      r->out);
+	return 0;
+}
+
 static int failed_runs(struct rep *r)
 {
 	sqlite3_stmt *st = prepare(r,
@@ -547,7 +596,7 @@ int pl_experiment_report(const char *db, const char *html, struct pl_error *err)
 		goto out;
 	}
 	if (header(&r) < 0 || configurations(&r) < 0 || cdfs(&r) < 0 || qqs(&r) < 0 ||
-	    breakdown(&r) < 0 || failed_runs(&r) < 0)
+	    breakdown(&r) < 0 || diagnosis(&r) < 0 || failed_runs(&r) < 0)
 		goto out;
 	if (!r.plots)
 		fputs("<p>gnuplot is not on PATH, so the report has no plots (install Debian's"

@@ -53,7 +53,14 @@ static void test_report(void)
 		"INSERT INTO transactions (run_id, tx_id) VALUES ('x/on', 0), ('x/on', 1);"
 		"INSERT INTO breakdown (run_id, tx_id, category, ns) VALUES"
 		" ('x/on', 0, 'input_dispatch', 1000000), ('x/on', 1, 'input_dispatch', 3000000),"
-		" ('x/on', 0, 'running', 8000000);");
+		" ('x/on', 0, 'running', 8000000);"
+		/* A suspicious group whose root cause is another group. */
+		"INSERT INTO contexts (run_id, context_id, frame0, frame1) VALUES"
+		" ('x/on', 0, 'load_icons+0x10', 'on_tap+0x8'), ('x/on', 1, 'refresh_list+0x4', NULL);"
+		"INSERT INTO groups (run_id, group_id, context_id, max_queuing_ns, max_execution_ns,"
+		" capacity, suspicious, long_waits, avg_queue_length, avg_in_queue_execution_ns,"
+		" root_cause) VALUES ('x/on', 1, 0, 600250000, 100050000, 1, 1, 8, 3.5, 157190000, 2),"
+		" ('x/on', 2, 1, 0, 300000000, 1, 0, 0, NULL, NULL, NULL);");
 	sqlite3_close(h);
 	CU_ASSERT_EQUAL_FATAL(pl_experiment_report(db, html, &err), 0);
 	char *text = read_text(html);
@@ -69,6 +76,11 @@ static void test_report(void)
 				      "<td>30.0</td><td>0.00</td></tr>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(
 		text, "<td>x/bad</td><td style=\"text-align:left\">a &lt;broken&gt; run</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		text, "<tr><td>x/on</td><td>1</td><td style=\"text-align:left\">load_icons+0x10 &lt;"
+		      " on_tap+0x8</td><td>600.25</td><td>100.05</td><td>1</td><td>8</td><td>3.50</td>"
+		      "<td>157.19</td><td style=\"text-align:left\">2: refresh_list+0x4</td></tr>"));
+	CU_ASSERT_EQUAL(count(text, "<tr><td>x/on</td><td>"), 1);	/* only the suspicious one */
 	CU_ASSERT_EQUAL(count(text, "<svg"), 3);
 	CU_ASSERT_EQUAL(count(text, "</svg>"), 3);
 	CU_ASSERT_PTR_NOT_NULL(
