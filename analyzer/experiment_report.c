@@ -491,14 +491,41 @@ static int breakdown(struct rep *r)
 	return rc;
 }
 
+/*
+ * A table of st's rows, finalized here: head (the table's heading and header row) before the
+ * first, ncols cells each, left-aligned where left_mask has the column's bit. Returns the rows
+ * written or -1.
+ */
+static long table_rows(struct rep *r, sqlite3_stmt *st, const char *head, int ncols,
+		       unsigned left_mask)
+{
+	long rows = 0;
+	int step;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!rows++)
+			fputs(head, r->out);
+		fputs("<tr>", r->out);
+		for (int i = 0; i < ncols; i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			fputs(left_mask >> i & 1 ? "<td style=\"text-align:left\">" : "<td>", r->out);
+			esc(r->out, v ? v : "-");
+			fputs("</td>", r->out);
+		}
+		fputs("</tr>\n", r->out);
+	}
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE)
+		return db_fail(r);
+	if (rows)
+		fputs("</table>\n", r->out);
+	return rows;
+}
+
 /* DiagDroid's diagnosis (diagnosis.c): each run's suspicious groups of tasks, ranked. */
 static int diagnosis(struct rep *r)
 {
-	static const char *const head =
-		"<h2>Diagnosis (DiagDroid)</h2><table><tr><th>run</th><th>rank</th><th>context</th>"
-		"<th>max queuing</th><th>max execution</th><th>pool capacity</th>"
-		"<th>waits &ge; 500 ms</th><th>avg. queue length</th>"
-		"<th>avg. execution of in-queue tasks</th><th>runtime dependency</th></tr>\n";
 	sqlite3_stmt *st = prepare(
 		r,
 		"SELECT g.run_id, g.group_id, c.frame0 || coalesce(' < ' || c.frame1, ''),"
@@ -512,27 +539,18 @@ static int diagnosis(struct rep *r)
 		" LEFT JOIN contexts rc ON rc.run_id = rg.run_id AND rc.context_id = rg.context_id"
 		" WHERE g.suspicious ORDER BY g.run_id, g.group_id",
 		NULL, NULL, NULL);
-	int step, rows = 0;
+	long rows = st ? table_rows(r, st,
+				    "<h2>Diagnosis (DiagDroid)</h2><table><tr><th>run</th>"
+				    "<th>rank</th><th>context</th><th>max queuing</th>"
+				    "<th>max execution</th><th>pool capacity</th>"
+				    "<th>waits &ge; 500 ms</th><th>avg. queue length</th>"
+				    "<th>avg. execution of in-queue tasks</th>"
+				    "<th>runtime dependency</th></tr>\n",
+				    10, 1u << 2 | 1u << 9) : -1;
 
-	if (!st)
+	if (rows < 0)
 		return -1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!rows++)
-			fputs(head, r->out);
-		fputs("<tr>", r->out);
-		for (int i = 0; i < 10; i++) {
-			fputs(i == 2 || i == 9 ? "<td style=\"text-align:left\">" : "<td>", r->out);
-			const char *v = (const char *)sqlite3_column_text(st, i);
-
-			esc(r->out, v ? v : "-");
-			fputs("</td>", r->out);
-		}
-		fputs("</tr>\n", r->out);
-	}
-	sqlite3_finalize(st);
-	if (step != SQLITE_DONE)
-		return db_fail(r);
-	fputs(rows ? "</table><p>Times in ms; contexts are the first two frames where the task was"
+	fputs(rows ? "<p>Times in ms; contexts are the first two frames where the task was"
 		     " scheduled.</p>\n" :
 		     "<h2>Diagnosis (DiagDroid)</h2><p>No group of tasks queued or ran 500 ms or"
 		     " more.</p>\n",
@@ -546,28 +564,11 @@ static int failed_runs(struct rep *r)
 				   "SELECT run_id, coalesce(reason, '') FROM runs"
 				   " WHERE status = 'failed' ORDER BY 1",
 				   NULL, NULL, NULL);
-	int step, first = 1;
 
-	if (!st)
-		return -1;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (first)
-			fputs("<h2 class=\"failed\">Failed runs</h2><table><tr><th>run</th>"
-			      "<th>reason</th></tr>\n",
-			      r->out);
-		first = 0;
-		fputs("<tr><td>", r->out);
-		esc(r->out, (const char *)sqlite3_column_text(st, 0));
-		fputs("</td><td style=\"text-align:left\">", r->out);
-		esc(r->out, (const char *)sqlite3_column_text(st, 1));
-		fputs("</td></tr>\n", r->out);
-	}
-	sqlite3_finalize(st);
-	if (step != SQLITE_DONE)
-		return db_fail(r);
-	if (!first)
-		fputs("</table>\n", r->out);
-	return 0;
+	return st && table_rows(r, st,
+				"<h2 class=\"failed\">Failed runs</h2><table><tr><th>run</th>"
+				"<th>reason</th></tr>\n",
+				2, 1u << 1) >= 0 ? 0 : -1;
 }
 
 int pl_experiment_report(const char *db, const char *html, struct pl_error *err)
