@@ -151,8 +151,10 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 					c->cap = c->cap ? c->cap * 2 : 64;
 					c->h = pl_xrealloc(c->h, c->cap, sizeof(*c->h));
 				}
-				c->h[c->n++] = (struct holder){ ev->ts_ns,
-					ev->a0 > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->a0 };
+				c->h[c->n++] =
+					(struct holder){ ev->ts_ns, ev->a0 > UINT32_MAX ?
+									    UINT32_MAX :
+									    (uint32_t)ev->a0 };
 			}
 			if (self) {
 				enum pl_category cat = ev->a1 == PL_STATE_RUNNABLE ? PL_CAT_RUNNABLE
@@ -320,8 +322,8 @@ struct tx_tallies {
 
 /* Adds the thread's states over [from_ns, to_ns] to ns[] and to the transaction's tallies. */
 static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *freqs,
-			  const struct cpu_timeline *cpus, uint32_t ncpus, const struct timeline *tl,
-			  uint64_t from_ns, uint64_t to_ns, uint64_t *ns)
+			  const struct cpu_timeline *cpus, uint32_t ncpus,
+			  const struct timeline *tl, uint64_t from_ns, uint64_t to_ns, uint64_t *ns)
 {
 	uint64_t i;
 

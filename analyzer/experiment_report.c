@@ -509,7 +509,8 @@ static long table_rows(struct rep *r, sqlite3_stmt *st, const char *head, int nc
 		for (int i = 0; i < ncols; i++) {
 			const char *v = (const char *)sqlite3_column_text(st, i);
 
-			fputs(left_mask >> i & 1 ? "<td style=\"text-align:left\">" : "<td>", r->out);
+			fputs(left_mask >> i & 1 ? "<td style=\"text-align:left\">" : "<td>",
+			      r->out);
 			esc(r->out, v ? v : "-");
 			fputs("</td>", r->out);
 		}
@@ -546,7 +547,8 @@ static int diagnosis(struct rep *r)
 				    "<th>waits &ge; 500 ms</th><th>avg. queue length</th>"
 				    "<th>avg. execution of in-queue tasks</th>"
 				    "<th>runtime dependency</th></tr>\n",
-				    10, 1u << 2 | 1u << 9) : -1;
+				    10, 1u << 2 | 1u << 9) :
+			 -1;
 
 	if (rows < 0)
 		return -1;
@@ -568,7 +570,9 @@ static int failed_runs(struct rep *r)
 	return st && table_rows(r, st,
 				"<h2 class=\"failed\">Failed runs</h2><table><tr><th>run</th>"
 				"<th>reason</th></tr>\n",
-				2, 1u << 1) >= 0 ? 0 : -1;
+				2, 1u << 1) >= 0 ?
+		       0 :
+		       -1;
 }
 
 int pl_experiment_report(const char *db, const char *html, struct pl_error *err)

@@ -860,7 +860,8 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 	fprintf(energy, "| configuration | energy (mJ) | CPU energy (mJ) | transactions | mean energy"
 		" per transaction (mJ) | critical-path running time by frequency (ms) |\n"
 		"|---|---|---|---|---|---|\n");
-	fprintf(bd, "Each configuration's five longest taps (input to last display update), their"
+	fprintf(bd,
+		"Each configuration's five longest taps (input to last display update), their"
 		" critical-path breakdown and what held the cpu most while they waited for one"
 		" (the thread that preempted them, or whatever ran on the cpu a woken thread went"
 		" on to run on).\n\n");
@@ -897,9 +898,11 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 
 		size_t n, *idx = longest(r, PL_DEF_UPDATE, &n);
 
-		fprintf(bd, "### %s (%s)\n\n| input | latency (ms) | input to pixel (ms) | running (ms)"
+		fprintf(bd,
+			"### %s (%s)\n\n| input | latency (ms) | input to pixel (ms) | running (ms)"
 			" | waiting for CPU (ms) | network (ms) | IO (ms) | cpu held by (ms) |\n"
-			"|---|---|---|---|---|---|---|---|\n", pl_s6_config_name[c], r->run_id);
+			"|---|---|---|---|---|---|---|---|\n",
+			pl_s6_config_name[c], r->run_id);
 		for (size_t i = 0; i < n && i < 5; i++) {
 			const struct pl_s6_tap *t = &r->taps[idx[i]];
 
@@ -917,8 +920,8 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 				sqlite3_int64 tid = sqlite3_column_int64(pre, 0);
 
 				if (tid == PL_TID_IDLE_CPU)
-					fprintf(bd, "%s%s %.2f", first ? "" : ", ", PL_TID_IDLE_CPU_NAME,
-						col_ms(pre, 2));
+					fprintf(bd, "%s%s %.2f", first ? "" : ", ",
+						PL_TID_IDLE_CPU_NAME, col_ms(pre, 2));
 				else
 					fprintf(bd, "%s%s (%lld) %.2f", first ? "" : ", ",
 						col_text(pre, 1), (long long)tid, col_ms(pre, 2));

@@ -77,10 +77,11 @@ static void test_report(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(
 		text, "<td>x/bad</td><td style=\"text-align:left\">a &lt;broken&gt; run</td>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(
-		text, "<tr><td>x/on</td><td>1</td><td style=\"text-align:left\">load_icons+0x10 &lt;"
-		      " on_tap+0x8</td><td>600.25</td><td>100.05</td><td>1</td><td>8</td><td>3.50</td>"
-		      "<td>157.19</td><td style=\"text-align:left\">2: refresh_list+0x4</td></tr>"));
-	CU_ASSERT_EQUAL(count(text, "<tr><td>x/on</td><td>"), 1);	/* only the suspicious one */
+		text,
+		"<tr><td>x/on</td><td>1</td><td style=\"text-align:left\">load_icons+0x10 &lt;"
+		" on_tap+0x8</td><td>600.25</td><td>100.05</td><td>1</td><td>8</td><td>3.50</td>"
+		"<td>157.19</td><td style=\"text-align:left\">2: refresh_list+0x4</td></tr>"));
+	CU_ASSERT_EQUAL(count(text, "<tr><td>x/on</td><td>"), 1); /* only the suspicious one */
 	CU_ASSERT_EQUAL(count(text, "<svg"), 3);
 	CU_ASSERT_EQUAL(count(text, "</svg>"), 3);
 	CU_ASSERT_PTR_NOT_NULL(

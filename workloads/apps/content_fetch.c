@@ -57,7 +57,7 @@ static void cache_body(int *cache_fd, const uint8_t *body, size_t *done, size_t 
 {
 	while (*cache_fd >= 0 && have - *done >= (end ? 1 : CONTENT_CACHE_WRITE_BYTES)) {
 		size_t n = have - *done < CONTENT_CACHE_WRITE_BYTES ? have - *done :
-			   CONTENT_CACHE_WRITE_BYTES;
+								      CONTENT_CACHE_WRITE_BYTES;
 		if (write(*cache_fd, body + *done, n) != (ssize_t)n) {
 			*cache_fd = -1;
 			return;
