@@ -24,19 +24,23 @@ executor=local
 bench=$top/out/bench/section6.json
 report_only=0
 
-usage() {
-	echo "usage: $0 [--spec FILE] [--executor local|slurm] [--bench FILE] [--report-only]" >&2
-	exit 2
-}
+usage_text="usage: $0 [--spec FILE] [--executor local|slurm] [--bench FILE] [--report-only]
+Runs Panappticon's section 6 (default scripts/experiments/section6.spec) and writes its findings,
+tables and plots into out/NAME/ and the bench into out/bench/section6.json.
+Exit status: 0 findings written (reproduced or not), 1 a run or the findings failed, 2 usage."
+# shellcheck source=scripts/cli.sh
+. "$top/scripts/cli.sh"
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--spec) spec=${2:-}; shift 2 || usage ;;
-	--executor) executor=${2:-}; shift 2 || usage ;;
-	--bench) bench=${2:-}; shift 2 || usage ;;
+	-h | --help) cli_usage 0 ;;
+	--spec) cli_need "$@"; spec=$2; shift 2 ;;
+	--executor) cli_need "$@"; executor=$2; shift 2 ;;
+	--bench) cli_need "$@"; bench=$2; shift 2 ;;
 	--report-only) report_only=1; shift ;;
-	*) usage ;;
+	*) cli_unknown "$1" ;;
 	esac
 done
+case "$executor" in local | slurm) ;; *) cli_error "--executor must be local or slurm, got '$executor'" ;; esac
 [ -f "$spec" ] || { echo "$spec: no such spec file" >&2; exit 2; }
 # The experiment's name, which names its folder under out/ (experiment.sh checks the rest).
 name=$(sed -n 's/^name[[:space:]]\{1,\}\([A-Za-z0-9._-]\{1,\}\).*/\1/p' "$spec")

@@ -43,7 +43,7 @@ s=$top/scripts
 common=(--workload --test --out --append --initrd --trace --display --timeout-s --cores --governor --freq-mhz)
 for c in "$s/experiment.sh" "$s/run-experiment.sh" "$s/run-phone.sh" "$s/run-qemu.sh" "$s/run-libvirt.sh" \
 	"$s/guest-debs.sh" "$s/lint.sh" "$s/mkinitramfs.sh" "$s/experiment-bench.sh" "$s/make-sdcard.sh" \
-	"$s/install-deps.sh" "$s/libvirt-domain.sh" "$top/tests/run-all.sh" \
+	"$s/install-deps.sh" "$s/libvirt-domain.sh" "$s/section6.sh" "$top/tests/run-all.sh" \
 	"$top/build/emu/panlab-phone" "$top/build/analyzer/panlab-analyze" "$top/build/replay/host/panlab-replay"; do
 	help "$c"
 done
@@ -53,6 +53,7 @@ needs "$s/run-experiment.sh" -- --backend --via --workload --trace --run-id --di
 needs "$s/run-phone.sh" -- "${common[@]}" --snapshot-save --snapshot-load --engine --quantum-policy --net-profile
 needs "$s/run-qemu.sh" -- "${common[@]}"
 needs "$s/run-libvirt.sh" -- "${common[@]}" --connect
+needs "$s/section6.sh" -- --spec --executor --bench
 
 # A missing tool: one line naming its Debian package, exit 2, before anything runs. PATH is this
 # machine's with the tool left out.
@@ -87,4 +88,4 @@ make --no-print-directory -C "$top" run CORES= > "$work/out" 2> "$work/err" || r
 	bad "make run CORES=: exit $rc, stderr: $(cat "$work/err")"
 
 [ "$fails" = 0 ] || { echo "test_cli: $fails of $checks checks failed" >&2; exit 1; }
-echo "test_cli: ok ($checks checks: --help on 16 commands, missing, empty and option-valued values of every value option of the 5 run scripts, 5 missing tools, make help, make run CORES=)"
+echo "test_cli: ok ($checks checks: --help on 17 commands, missing, empty and option-valued values of every value option of the 5 run scripts and section6.sh, 5 missing tools, make help, make run CORES=)"
