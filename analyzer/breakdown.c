@@ -398,6 +398,16 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 
 				charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[th], from_ns,
 					      to_ns, out->ns[k]);
+			} else if (s->kind == PL_EDGE_INVALIDATE) {
+				/* The wait for the frame, then the frame itself: its interval on
+				 * the drawing thread, up to the update, is that thread's time. */
+				const struct pl_interval *f =
+					&iv->intervals[iv->event_interval[s->to_event]];
+				uint64_t drawn_ns = f->start_ns > from_ns ? f->start_ns : from_ns;
+
+				out->ns[k][PL_CAT_FRAME_WAIT] += drawn_ns - from_ns;
+				charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[f->thread], drawn_ns,
+					      to_ns, out->ns[k]);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}

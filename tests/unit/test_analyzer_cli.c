@@ -186,12 +186,13 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "events_lost", NULL), 3);
 	CU_ASSERT_EQUAL(integer_at(s, "updates", NULL), 3);
 	CU_ASSERT_EQUAL(integer_at(s, "unattributed_updates", NULL), 1);
-	/* The two paths' parts: running 320 + 820 us, each 80 us of task and 100 us of message queueing and of frame wait. */
-	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "running"), 1140000);
+	/* The two paths' parts: running 330 + 830 us (each frame's 10 us of drawing included), each
+	 * 80 us of task and 100 us of message queueing, and 90 us of frame wait. */
+	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "running"), 1160000);
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "queue_task"), 160000);
-	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 200000);
+	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 180000);
 	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
-	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1140000);	/* no CPU_FREQUENCY */
+	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1160000);	/* no CPU_FREQUENCY */
 	json_t *pool = json_array_get(json_object_get(s, "queues"), 1);
 
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(pool, "kind")), "executor");
@@ -234,10 +235,10 @@ static void test_good_run(void)
 		"critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,window,1110000,1710000,0,0,"
 		"0,0,0,1,1710000,1,0,4,2,"
-		"320000,0,0,0,0,0,0,100000,80000,0,0,100000,0:320000,,0,2.193600,task>message>invalidate\n"
+		"330000,0,0,0,0,0,0,100000,80000,0,0,90000,0:330000,,0,2.193600,task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,window,3110000,4210000,0,0,"
 		"0,0,0,1,4210000,1,0,4,2,"
-		"820000,0,0,0,0,0,0,100000,80000,0,0,100000,0:820000,,0,4.246000,task>message>invalidate\n");
+		"830000,0,0,0,0,0,0,100000,80000,0,0,90000,0:830000,,0,4.246000,task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

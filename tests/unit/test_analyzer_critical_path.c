@@ -160,25 +160,25 @@ static void test_breakdown(void)
 	check_tiling(&m, 0);
 	const uint64_t *ns = m.s.bd.ns[0];
 
-	/* main 10 + worker 100 + 200 + main 2 + 4 */
-	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNING], US(316));
+	/* main 10 + worker 100 + 200 + main 2 + 4, and the frame's 10 */
+	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNING], US(326));
 	CU_ASSERT_EQUAL(ns[PL_CAT_RUNNABLE], US(101));	/* preempted 100, woken 1 */
 	CU_ASSERT_EQUAL(ns[PL_CAT_LOCK], US(3));
 	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_TASK], US(80));
 	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_MESSAGE], US(100));
-	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(100));
+	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(90));	/* invalidate to the frame's dequeue */
 	CU_ASSERT_EQUAL(ns[PL_CAT_SLEEPING] + ns[PL_CAT_UNKNOWN] + ns[PL_CAT_IO], 0);
-	CU_ASSERT_EQUAL(m.s.bd.total_ns[PL_CAT_RUNNING], US(316));
-	/* Running at 1.2 GHz until 1250 us (main 10, worker 100), then at 700 MHz (200 + 2 + 4). */
+	CU_ASSERT_EQUAL(m.s.bd.total_ns[PL_CAT_RUNNING], US(326));
+	/* Running at 1.2 GHz until 1250 us (main 10, worker 100), then at 700 MHz (200 + 2 + 4 + 10). */
 	CU_ASSERT_EQUAL_FATAL(m.s.bd.nfreqs, 2);
 	CU_ASSERT_EQUAL(m.s.bd.freq_khz[0], 700000);
-	CU_ASSERT_EQUAL(m.s.bd.running_ns_by_freq[0], US(206));
+	CU_ASSERT_EQUAL(m.s.bd.running_ns_by_freq[0], US(216));
 	CU_ASSERT_EQUAL(m.s.bd.freq_khz[1], 1200000);
 	CU_ASSERT_EQUAL(m.s.bd.running_ns_by_freq[1], US(110));
 	/* The same split for the one transaction, ascending. */
 	CU_ASSERT_EQUAL_FATAL(m.s.bd.tx_freq_first[1] - m.s.bd.tx_freq_first[0], 2);
 	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[0], 700000);
-	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[0], US(206));
+	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[0], US(216));
 	CU_ASSERT_EQUAL(m.s.bd.tx_freq_khz[1], 1200000);
 	CU_ASSERT_EQUAL(m.s.bd.tx_running_ns[1], US(110));
 	/* Who held the cpu: worker 2 preempted worker 1 for 100 us; main, woken, waited 1 us

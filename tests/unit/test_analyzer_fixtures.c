@@ -146,7 +146,7 @@ static int hop_joins(const struct pl_event *from, const struct pl_event *to, enu
 static const enum pl_category hop_category[PL_EDGE_KINDS] = {
 	[PL_EDGE_MESSAGE] = PL_CAT_QUEUE_MESSAGE, [PL_EDGE_TASK] = PL_CAT_QUEUE_TASK,
 	[PL_EDGE_BINDER] = PL_CAT_BINDER, [PL_EDGE_FORK] = PL_CAT_THREAD_START,
-	[PL_EDGE_INVALIDATE] = PL_CAT_FRAME_WAIT, [PL_EDGE_NOTIFY] = PL_CAT_RUNNABLE,
+	[PL_EDGE_NOTIFY] = PL_CAT_RUNNABLE,
 	[PL_EDGE_LOCK] = PL_CAT_LOCK,
 };
 
@@ -254,6 +254,19 @@ static void check_path(const char *name, const struct pl_trace *t, const struct 
 		if (st->kind == PL_EDGE_TEMPORAL) {
 			CU_ASSERT_EQUAL(from->tid, to->tid);
 			thread_states(t, from->tid, from->ts_ns, to->ts_ns, ns, by_khz);
+		} else if (st->kind == PL_EDGE_INVALIDATE && hop_joins(from, to, st->kind)) {
+			/* The vsync, then the frame: the update's thread from the frame
+			 * message's dequeue on (the platform draws a frame as a message). */
+			uint64_t drawn_ns = from->ts_ns;
+
+			for (uint64_t e = st->to_event; e-- > st->from_event;)
+				if (t->events[e].tid == to->tid &&
+				    t->events[e].type == PL_EV_DEQUEUE_MSG) {
+					drawn_ns = t->events[e].ts_ns;
+					break;
+				}
+			ns[PL_CAT_FRAME_WAIT] += drawn_ns - from->ts_ns;
+			thread_states(t, to->tid, drawn_ns, to->ts_ns, ns, by_khz);
 		} else if (hop_joins(from, to, st->kind)) {
 			ns[hop_category[st->kind]] += to->ts_ns - from->ts_ns;
 		} else {

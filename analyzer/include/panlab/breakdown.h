@@ -33,7 +33,7 @@ enum pl_category {
 	PL_CAT_QUEUE_TASK,	/* a task waiting for a worker: SUBMIT .. CONSUME */
 	PL_CAT_BINDER,		/* a binder request or reply in flight */
 	PL_CAT_THREAD_START,	/* FORK .. the child's first event */
-	PL_CAT_FRAME_WAIT,	/* INVALIDATE .. the UPDATE that draws it: the next vsync */
+	PL_CAT_FRAME_WAIT,	/* INVALIDATE .. the frame that draws it starts: the next vsync */
 	PL_CATEGORIES,
 };
 
