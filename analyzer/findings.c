@@ -52,15 +52,22 @@ static int db_error(sqlite3 *h, const char *path, struct pl_error *err)
 static int read_taps(sqlite3 *h, const char *path, struct pl_s6_run *r, struct pl_error *err)
 {
 	static const char sql[] =
-		"SELECT v.input, v.tx_id, t.latency_ns, v.truth_latency_ns,"
+		"WITH top AS (SELECT coalesce(max(khz), 1) AS khz FROM freq_residency"
+		" WHERE run_id = ?1 AND tx_id IS NULL)"
+		" SELECT v.input, v.tx_id, t.latency_ns, v.truth_latency_ns,"
 		" sum(CASE b.category WHEN 'running' THEN b.ns ELSE 0 END),"
 		" sum(CASE b.category WHEN 'runnable' THEN b.ns ELSE 0 END),"
 		" sum(CASE b.category WHEN 'network' THEN b.ns ELSE 0 END),"
-		" sum(CASE b.category WHEN 'io' THEN b.ns ELSE 0 END)"
+		" sum(CASE b.category WHEN 'io' THEN b.ns ELSE 0 END),"
+		/* Running below the run's top frequency, and that work's time at the top. */
+		" (SELECT coalesce(sum(f.running_ns), 0) FROM freq_residency f, top"
+		"  WHERE f.run_id = v.run_id AND f.tx_id = v.tx_id AND f.khz < top.khz),"
+		" (SELECT coalesce(sum(f.running_ns * 1.0 * f.khz / top.khz), 0) FROM freq_residency f, top"
+		"  WHERE f.run_id = v.run_id AND f.tx_id = v.tx_id AND f.khz < top.khz)"
 		" FROM validation_rows v"
 		" LEFT JOIN transactions t ON t.run_id = v.run_id AND t.tx_id = v.tx_id"
 		" LEFT JOIN breakdown b ON b.run_id = v.run_id AND b.tx_id = v.tx_id"
-		" WHERE v.run_id = ? AND v.input_kind = 'tap'"
+		" WHERE v.run_id = ?1 AND v.input_kind = 'tap'"
 		" GROUP BY v.input, v.tx_id ORDER BY v.input";
 	sqlite3_stmt *st;
 	uint64_t cap = 0;
@@ -87,6 +94,8 @@ static int read_taps(sqlite3 *h, const char *path, struct pl_s6_run *r, struct p
 		t->runnable_ms = col_ms(st, 5);
 		t->network_ms = col_ms(st, 6);
 		t->io_ms = col_ms(st, 7);
+		t->slow_ms = col_ms(st, 8);
+		t->slow_work_ms = col_ms(st, 9);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -600,7 +609,7 @@ void pl_s6_constants_free(struct pl_s6_constants *k)
 /* Means over the detected taps of r whose latency on def lies in [lo_ms, hi_ms). */
 struct parts {
 	size_t n;
-	double latency, running, runnable, network, io;
+	double latency, running, runnable, network, io, slow, slow_work;
 };
 
 static struct parts mean_parts(const struct pl_s6_run *r, enum pl_s6_def def, double lo_ms,
@@ -620,6 +629,8 @@ static struct parts mean_parts(const struct pl_s6_run *r, enum pl_s6_def def, do
 		m.runnable += t->runnable_ms;
 		m.network += t->network_ms;
 		m.io += t->io_ms;
+		m.slow += t->slow_ms;
+		m.slow_work += t->slow_work_ms;
 	}
 	if (m.n) {
 		m.latency /= (double)m.n;
@@ -627,6 +638,8 @@ static struct parts mean_parts(const struct pl_s6_run *r, enum pl_s6_def def, do
 		m.runnable /= (double)m.n;
 		m.network /= (double)m.n;
 		m.io /= (double)m.n;
+		m.slow /= (double)m.n;
+		m.slow_work /= (double)m.n;
 	}
 	return m;
 }
@@ -636,6 +649,10 @@ static void print_parts(FILE *f, const char *what, struct parts m)
 	fprintf(f, "%s, %zu taps, took %.1f ms on average: %.1f ms running, %.1f ms waiting for a"
 		" CPU, %.1f ms on the network, %.1f ms on IO", what, m.n, m.latency, m.running,
 		m.runnable, m.network, m.io);
+	if (m.slow >= 0.05)
+		fprintf(f, "; %.1f ms of the running was below the top frequency, work that takes"
+			" %.1f ms at the top: DVFS added %.1f ms", m.slow, m.slow_work,
+			m.slow - m.slow_work);
 }
 
 static double quantile_of(const struct pl_s6_run *r, enum pl_s6_def def, double p)

@@ -52,6 +52,9 @@ struct pl_s6_tap {
 	double latency_ms[PL_S6_DEFS];
 	/* The critical path's breakdown (breakdown.c), if detected. */
 	double running_ms, runnable_ms, network_ms, io_ms;
+	/* Of running_ms, the time below the run's top frequency, and what that work takes at the
+	 * top frequency: their difference is what DVFS added to the path. */
+	double slow_ms, slow_work_ms;
 };
 
 struct pl_s6_run {
