@@ -486,12 +486,15 @@ static void blend_text(struct pl_canvas *c, const struct coverage *cov, int top,
 		const uint8_t *src = cov->px + (long)(r + top) * cov->w;
 		uint32_t *dst = c->pixels + (long)(y + r) * c->stride_px + x;
 		for (int k = 0; k < cov->w && x + k < c->width_px; k++) {
-			uint32_t a = src[k], px = 0;
-			if (!a)
+			/* Skia's SkAlphaBlend: coverage scaled to 0..256, a multiply and a shift
+			 * per channel, no division. */
+			int a = src[k] + (src[k] >> 7);
+			uint32_t px = 0;
+			if (!src[k])
 				continue;
 			for (int s = 16; s >= 0; s -= 8) {
-				uint32_t f = (TEXT_XRGB >> s) & 0xff, b = (bg >> s) & 0xff;
-				px |= ((f * a + b * (255 - a)) / 255) << s;
+				int f = (int)(TEXT_XRGB >> s) & 0xff, b = (int)(bg >> s) & 0xff;
+				px |= (uint32_t)(b + (((f - b) * a) >> 8)) << s;
 			}
 			dst[k] = px;
 		}

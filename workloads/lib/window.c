@@ -1,4 +1,5 @@
 /* Window: surface, view tree and Choreographer. See include/panlab/view.h. */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +31,9 @@ struct pl_window {
 	uint64_t frame_seq;
 	bool dirty;		/* some view is invalidated, or a full redraw is due */
 	bool full_redraw;	/* the back buffer holds nothing reusable */
+	/* What the last frame repainted: the back buffer lacks exactly that (copy_back). */
+	bool last_full;
+	bool last_drawn[PL_WINDOW_MAX_VIEWS];
 	bool vsync_requested;
 	uint64_t vsync_ns;	/* time of the tick being handled */
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
@@ -143,16 +147,44 @@ static bool overlap(const struct pl_view *a, const struct pl_view *b)
 	       a->y_px < b->y_px + b->h_px && b->y_px < a->y_px + a->h_px;
 }
 
+/* The back buffer holds the frame before the last: the last one differs from it only where
+ * it repainted. Android's Surface copies back just that region from the front buffer, and so
+ * does this, a view's rectangle at a time; views repainted now are skipped, as they are filled
+ * and drawn whole after the copy. */
+static_assert(PL_SURFACE_BUFFERS == 2, "copy_back assumes the back buffer is one frame behind");
+
+static void copy_back(struct pl_window *w, struct pl_canvas *c, const bool *dirty)
+{
+	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
+
+	if (w->last_full) {
+		memcpy(c->pixels, front, (size_t)BUFFER_PX * PL_PIXEL_BYTES);
+		return;
+	}
+	for (unsigned i = 0; i < w->nviews; i++) {
+		const struct pl_view *v = w->views[i];
+		if (!w->last_drawn[i] || dirty[i])
+			continue;
+		int x0 = v->x_px > 0 ? v->x_px : 0, y0 = v->y_px > 0 ? v->y_px : 0;
+		int x1 = v->x_px + v->w_px < c->width_px ? v->x_px + v->w_px : c->width_px;
+		int y1 = v->y_px + v->h_px < c->height_px ? v->y_px + v->h_px : c->height_px;
+		for (int y = y0; y < y1 && x0 < x1; y++)
+			memcpy(c->pixels + (size_t)y * c->stride_px + x0,
+			       front + (size_t)y * PL_DISPLAY_WIDTH_PX + x0,
+			       (size_t)(x1 - x0) * PL_PIXEL_BYTES);
+	}
+}
+
 /*
- * Bring the back buffer up to date: start from the frame last posted and
- * repaint only the invalidated views, with every view over them redrawn in
- * z-order (Android's dirty region, per view). A full-screen software redraw
- * costs several ms of guest CPU; this keeps a frame near the cost of a copy.
+ * Bring the back buffer up to date: copy back what the last frame repainted and repaint
+ * only the invalidated views, with every view over them redrawn in z-order (Android's dirty
+ * region, per view). A full-screen software redraw costs several ms of guest CPU, and so
+ * does copying the whole screen: a frame costs what it changes.
  */
 static void redraw(struct pl_window *w, struct pl_canvas *c)
 {
-	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
-	bool dirty[PL_WINDOW_MAX_VIEWS], full = w->full_redraw || w->frame_seq == 0;
+	bool dirty[PL_WINDOW_MAX_VIEWS], drawn[PL_WINDOW_MAX_VIEWS] = { false };
+	bool full = w->full_redraw || w->frame_seq == 0;
 
 	/* Cleared before drawing, so a view may invalidate itself from draw() (an animation). */
 	for (unsigned i = 0; i < w->nviews; i++) {
@@ -162,20 +194,26 @@ static void redraw(struct pl_window *w, struct pl_canvas *c)
 	w->full_redraw = false;
 	if (full) {
 		pl_canvas_fill_rect(c, 0, 0, c->width_px, c->height_px, BACKGROUND_XRGB);
-		for (unsigned i = 0; i < w->nviews; i++)
+		for (unsigned i = 0; i < w->nviews; i++) {
 			w->views[i]->draw(w->views[i], c);
+			drawn[i] = true;
+		}
 	} else {
-		memcpy(c->pixels, front, (size_t)BUFFER_PX * PL_PIXEL_BYTES);
+		copy_back(w, c, dirty);
 		for (unsigned i = 0; i < w->nviews; i++) {
 			struct pl_view *v = w->views[i];
 			if (!dirty[i])
 				continue;
 			pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, BACKGROUND_XRGB);
 			for (unsigned j = 0; j < w->nviews; j++)
-				if (overlap(v, w->views[j]))
+				if (overlap(v, w->views[j])) {
 					w->views[j]->draw(w->views[j], c);
+					drawn[j] = true;
+				}
 		}
 	}
+	w->last_full = full;
+	memcpy(w->last_drawn, drawn, sizeof(drawn));
 }
 
 /* The inputs this frame answers, as a marker over its bottom rows (panlab/marker.h). */
