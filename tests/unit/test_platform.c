@@ -12,6 +12,7 @@ int main(void)
 	add_executor_suite();
 	add_collect_suite();
 	add_app_suite();
+	add_redraw_suite();
 	add_binder_suite();
 	add_evdev_suite();
 	add_spawn_suite();

@@ -15,6 +15,7 @@ void add_evdev_suite(void);
 void add_spawn_suite(void);
 void add_cpustat_suite(void);
 void add_sdcardd_suite(void);
+void add_redraw_suite(void);
 
 /* A per-process path under /dev/shm, unique per name. */
 static inline void test_shm_path(char *buf, size_t len, const char *name)

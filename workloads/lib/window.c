@@ -31,9 +31,7 @@ struct pl_window {
 	uint64_t frame_seq;
 	bool dirty;		/* some view is invalidated, or a full redraw is due */
 	bool full_redraw;	/* the back buffer holds nothing reusable */
-	/* What the last frame repainted: the back buffer lacks exactly that (copy_back). */
-	bool last_full;
-	bool last_drawn[PL_WINDOW_MAX_VIEWS];
+	struct pl_damage last;	/* what the last frame repainted */
 	bool vsync_requested;
 	uint64_t vsync_ns;	/* time of the tick being handled */
 	struct pl_view *views[PL_WINDOW_MAX_VIEWS];
@@ -153,67 +151,60 @@ static bool overlap(const struct pl_view *a, const struct pl_view *b)
  * and drawn whole after the copy. */
 static_assert(PL_SURFACE_BUFFERS == 2, "copy_back assumes the back buffer is one frame behind");
 
-static void copy_back(struct pl_window *w, struct pl_canvas *c, const bool *dirty)
+static void copy_back(struct pl_view *const *views, unsigned n, const struct pl_damage *last,
+		      const bool *dirty, const uint32_t *front, struct pl_canvas *c)
 {
-	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
-
-	if (w->last_full) {
-		memcpy(c->pixels, front, (size_t)BUFFER_PX * PL_PIXEL_BYTES);
+	if (last->full) {
+		for (int y = 0; y < c->height_px; y++)
+			memcpy(c->pixels + (size_t)y * c->stride_px, front + (size_t)y * c->stride_px,
+			       (size_t)c->width_px * PL_PIXEL_BYTES);
 		return;
 	}
-	for (unsigned i = 0; i < w->nviews; i++) {
-		const struct pl_view *v = w->views[i];
-		if (!w->last_drawn[i] || dirty[i])
+	for (unsigned i = 0; i < n; i++) {
+		const struct pl_view *v = views[i];
+		if (!last->drawn[i] || dirty[i])
 			continue;
 		int x0 = v->x_px > 0 ? v->x_px : 0, y0 = v->y_px > 0 ? v->y_px : 0;
 		int x1 = v->x_px + v->w_px < c->width_px ? v->x_px + v->w_px : c->width_px;
 		int y1 = v->y_px + v->h_px < c->height_px ? v->y_px + v->h_px : c->height_px;
 		for (int y = y0; y < y1 && x0 < x1; y++)
 			memcpy(c->pixels + (size_t)y * c->stride_px + x0,
-			       front + (size_t)y * PL_DISPLAY_WIDTH_PX + x0,
-			       (size_t)(x1 - x0) * PL_PIXEL_BYTES);
+			       front + (size_t)y * c->stride_px + x0, (size_t)(x1 - x0) * PL_PIXEL_BYTES);
 	}
 }
 
-/*
- * Bring the back buffer up to date: copy back what the last frame repainted and repaint
- * only the invalidated views, with every view over them redrawn in z-order (Android's dirty
- * region, per view). A full-screen software redraw costs several ms of guest CPU, and so
- * does copying the whole screen: a frame costs what it changes.
- */
-static void redraw(struct pl_window *w, struct pl_canvas *c)
+void pl_views_redraw(struct pl_view *const *views, unsigned n, bool full, struct pl_damage *last,
+		     const uint32_t *front, struct pl_canvas *c)
 {
-	bool dirty[PL_WINDOW_MAX_VIEWS], drawn[PL_WINDOW_MAX_VIEWS] = { false };
-	bool full = w->full_redraw || w->frame_seq == 0;
+	bool dirty[PL_WINDOW_MAX_VIEWS];
+	struct pl_damage now = { .full = full };
 
 	/* Cleared before drawing, so a view may invalidate itself from draw() (an animation). */
-	for (unsigned i = 0; i < w->nviews; i++) {
-		dirty[i] = w->views[i]->dirty;
-		w->views[i]->dirty = false;
+	for (unsigned i = 0; i < n; i++) {
+		dirty[i] = views[i]->dirty;
+		views[i]->dirty = false;
 	}
-	w->full_redraw = false;
 	if (full) {
 		pl_canvas_fill_rect(c, 0, 0, c->width_px, c->height_px, BACKGROUND_XRGB);
-		for (unsigned i = 0; i < w->nviews; i++) {
-			w->views[i]->draw(w->views[i], c);
-			drawn[i] = true;
+		for (unsigned i = 0; i < n; i++) {
+			views[i]->draw(views[i], c);
+			now.drawn[i] = true;
 		}
 	} else {
-		copy_back(w, c, dirty);
-		for (unsigned i = 0; i < w->nviews; i++) {
-			struct pl_view *v = w->views[i];
+		copy_back(views, n, last, dirty, front, c);
+		for (unsigned i = 0; i < n; i++) {
+			struct pl_view *v = views[i];
 			if (!dirty[i])
 				continue;
 			pl_canvas_fill_rect(c, v->x_px, v->y_px, v->w_px, v->h_px, BACKGROUND_XRGB);
-			for (unsigned j = 0; j < w->nviews; j++)
-				if (overlap(v, w->views[j])) {
-					w->views[j]->draw(w->views[j], c);
-					drawn[j] = true;
+			for (unsigned j = 0; j < n; j++)
+				if (overlap(v, views[j])) {
+					views[j]->draw(views[j], c);
+					now.drawn[j] = true;
 				}
 		}
 	}
-	w->last_full = full;
-	memcpy(w->last_drawn, drawn, sizeof(drawn));
+	*last = now;
 }
 
 /* The inputs this frame answers, as a marker over its bottom rows (panlab/marker.h). */
@@ -245,7 +236,9 @@ static void do_frame(struct pl_window *w)
 		.height_px = PL_DISPLAY_HEIGHT_PX,
 		.stride_px = PL_DISPLAY_WIDTH_PX,
 	};
-	redraw(w, &c);
+	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
+	pl_views_redraw(w->views, w->nviews, w->full_redraw || w->frame_seq == 0, &w->last, front, &c);
+	w->full_redraw = false;
 	draw_marker(w, &c);
 	/* Logged before the post: the compositor may latch the frame before this thread runs again. */
 	pl_ulog(PL_EV_UI_UPDATE, w->frame_seq, (uint32_t)getpid(), 0);
