@@ -406,8 +406,8 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 				uint64_t drawn_ns = f->start_ns > from_ns ? f->start_ns : from_ns;
 
 				out->ns[k][PL_CAT_FRAME_WAIT] += drawn_ns - from_ns;
-				charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[f->thread], drawn_ns,
-					      to_ns, out->ns[k]);
+				charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[f->thread],
+					      drawn_ns, to_ns, out->ns[k]);
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}

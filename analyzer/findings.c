@@ -650,9 +650,10 @@ static void print_parts(FILE *f, const char *what, struct parts m)
 		" CPU, %.1f ms on the network, %.1f ms on IO", what, m.n, m.latency, m.running,
 		m.runnable, m.network, m.io);
 	if (m.slow >= 0.05)
-		fprintf(f, "; %.1f ms of the running was below the top frequency, work that takes"
-			" %.1f ms at the top: DVFS added %.1f ms", m.slow, m.slow_work,
-			m.slow - m.slow_work);
+		fprintf(f,
+			"; %.1f ms of the running was below the top frequency, work that takes"
+			" %.1f ms at the top: DVFS added %.1f ms",
+			m.slow, m.slow_work, m.slow - m.slow_work);
 }
 
 static double quantile_of(const struct pl_s6_run *r, enum pl_s6_def def, double p)

@@ -192,7 +192,7 @@ static void test_good_run(void)
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "queue_task"), 160000);
 	CU_ASSERT_EQUAL(integer_at(s, "breakdown_ns", "frame_wait"), 180000);
 	CU_ASSERT_EQUAL(integer_at(s, "critical_path", "transactions_with_joins"), 0);
-	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1160000);	/* no CPU_FREQUENCY */
+	CU_ASSERT_EQUAL(integer_at(s, "running_ns_by_khz", "0"), 1160000); /* no CPU_FREQUENCY */
 	json_t *pool = json_array_get(json_object_get(s, "queues"), 1);
 
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(pool, "kind")), "executor");
@@ -223,7 +223,8 @@ static void test_good_run(void)
 	snprintf(path, sizeof(path), "%s/transactions.csv", out1);
 	char *csv = read_text(path);
 
-	CU_ASSERT_STRING_EQUAL(csv,
+	CU_ASSERT_STRING_EQUAL(
+		csv,
 		"transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
 		"match_rule,delivered_ns,shown_ns,input_dispatch_ns,display_pipeline_ns,"

@@ -166,7 +166,7 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(ns[PL_CAT_LOCK], US(3));
 	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_TASK], US(80));
 	CU_ASSERT_EQUAL(ns[PL_CAT_QUEUE_MESSAGE], US(100));
-	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(90));	/* invalidate to the frame's dequeue */
+	CU_ASSERT_EQUAL(ns[PL_CAT_FRAME_WAIT], US(90)); /* invalidate to the frame's dequeue */
 	CU_ASSERT_EQUAL(ns[PL_CAT_SLEEPING] + ns[PL_CAT_UNKNOWN] + ns[PL_CAT_IO], 0);
 	CU_ASSERT_EQUAL(m.s.bd.total_ns[PL_CAT_RUNNING], US(326));
 	/* Running at 1.2 GHz until 1250 us (main 10, worker 100), then at 700 MHz (200 + 2 + 4 + 10). */

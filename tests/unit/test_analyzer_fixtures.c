@@ -145,9 +145,8 @@ static int hop_joins(const struct pl_event *from, const struct pl_event *to, enu
 /* What a causal hop's time is in the breakdown: what its consumer waited on (breakdown.h). */
 static const enum pl_category hop_category[PL_EDGE_KINDS] = {
 	[PL_EDGE_MESSAGE] = PL_CAT_QUEUE_MESSAGE, [PL_EDGE_TASK] = PL_CAT_QUEUE_TASK,
-	[PL_EDGE_BINDER] = PL_CAT_BINDER, [PL_EDGE_FORK] = PL_CAT_THREAD_START,
-	[PL_EDGE_NOTIFY] = PL_CAT_RUNNABLE,
-	[PL_EDGE_LOCK] = PL_CAT_LOCK,
+	[PL_EDGE_BINDER] = PL_CAT_BINDER,	  [PL_EDGE_FORK] = PL_CAT_THREAD_START,
+	[PL_EDGE_NOTIFY] = PL_CAT_RUNNABLE,	  [PL_EDGE_LOCK] = PL_CAT_LOCK,
 };
 
 /*

@@ -25,7 +25,8 @@ static void fill_generation(struct pl_view *v, struct pl_canvas *c)
 static void test_partial_equals_full(void)
 {
 	static const int rects[NVIEWS][4] = {
-		{ 0, 0, W, 8 }, { 0, 8, 32, 20 }, { 32, 8, 32, 20 }, { 8, 30, 60, 30 }, { 24, 4, 16, 12 },
+		{ 0, 0, W, 8 },	   { 0, 8, 32, 20 },  { 32, 8, 32, 20 },
+		{ 8, 30, 60, 30 }, { 24, 4, 16, 12 },
 	};
 	uint32_t gen[NVIEWS] = { 0 }, *bufs = calloc(3 * W * H, sizeof(uint32_t));
 	struct pl_view views[NVIEWS], *order[NVIEWS];
@@ -34,15 +35,24 @@ static void test_partial_equals_full(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(bufs);
 	for (int i = 0; i < NVIEWS; i++) {
-		views[i] = (struct pl_view){ .x_px = rects[i][0], .y_px = rects[i][1],
-					     .w_px = rects[i][2], .h_px = rects[i][3],
-					     .draw = fill_generation, .ctx = &gen[i] };
+		views[i] = (struct pl_view){ .x_px = rects[i][0],
+					     .y_px = rects[i][1],
+					     .w_px = rects[i][2],
+					     .h_px = rects[i][3],
+					     .draw = fill_generation,
+					     .ctx = &gen[i] };
 		order[i] = &views[i];
 	}
 	for (int frame = 0; frame < 200; frame++) {
-		uint32_t *back = bufs + (size_t)(frame % 2) * W * H, *front = bufs + (size_t)((frame + 1) % 2) * W * H;
-		struct pl_canvas c = { .pixels = back, .width_px = W, .height_px = H, .stride_px = W };
-		struct pl_canvas ref = { .pixels = bufs + 2 * W * H, .width_px = W, .height_px = H,
+		uint32_t *back = bufs + (size_t)(frame % 2) * W * H,
+			 *front = bufs + (size_t)((frame + 1) % 2) * W * H;
+		struct pl_canvas c = { .pixels = back,
+				       .width_px = W,
+				       .height_px = H,
+				       .stride_px = W };
+		struct pl_canvas ref = { .pixels = bufs + 2 * W * H,
+					 .width_px = W,
+					 .height_px = H,
 					 .stride_px = W };
 
 		for (int i = 0; i < NVIEWS; i++) {

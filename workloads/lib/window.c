@@ -156,7 +156,8 @@ static void copy_back(struct pl_view *const *views, unsigned n, const struct pl_
 {
 	if (last->full) {
 		for (int y = 0; y < c->height_px; y++)
-			memcpy(c->pixels + (size_t)y * c->stride_px, front + (size_t)y * c->stride_px,
+			memcpy(c->pixels + (size_t)y * c->stride_px,
+			       front + (size_t)y * c->stride_px,
 			       (size_t)c->width_px * PL_PIXEL_BYTES);
 		return;
 	}
@@ -169,7 +170,8 @@ static void copy_back(struct pl_view *const *views, unsigned n, const struct pl_
 		int y1 = v->y_px + v->h_px < c->height_px ? v->y_px + v->h_px : c->height_px;
 		for (int y = y0; y < y1 && x0 < x1; y++)
 			memcpy(c->pixels + (size_t)y * c->stride_px + x0,
-			       front + (size_t)y * c->stride_px + x0, (size_t)(x1 - x0) * PL_PIXEL_BYTES);
+			       front + (size_t)y * c->stride_px + x0,
+			       (size_t)(x1 - x0) * PL_PIXEL_BYTES);
 	}
 }
 
@@ -236,8 +238,10 @@ static void do_frame(struct pl_window *w)
 		.height_px = PL_DISPLAY_HEIGHT_PX,
 		.stride_px = PL_DISPLAY_WIDTH_PX,
 	};
-	const uint32_t *front = w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
-	pl_views_redraw(w->views, w->nviews, w->full_redraw || w->frame_seq == 0, &w->last, front, &c);
+	const uint32_t *front =
+		w->buffers + (size_t)((w->back + 1) % PL_SURFACE_BUFFERS) * BUFFER_PX;
+	pl_views_redraw(w->views, w->nviews, w->full_redraw || w->frame_seq == 0, &w->last, front,
+			&c);
 	w->full_redraw = false;
 	draw_marker(w, &c);
 	/* Logged before the post: the compositor may latch the frame before this thread runs again. */

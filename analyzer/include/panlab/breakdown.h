@@ -22,18 +22,18 @@
  * each causal hop counts whole for what the consumer waited on.
  */
 enum pl_category {
-	PL_CAT_RUNNING,		/* on a cpu */
-	PL_CAT_RUNNABLE,	/* preempted or woken, waiting for a cpu */
-	PL_CAT_IO,		/* blocked on disk IO (IO_BLOCK, or uninterruptible sleep) */
-	PL_CAT_NETWORK,		/* blocked on a socket (SOCK/DATAGRAM/STREAM_BLOCK) */
-	PL_CAT_LOCK,		/* waiting for a contended lock (*_WAIT .. *_WAKE) */
-	PL_CAT_SLEEPING,	/* any other sleep: polls, timers, condition waits */
-	PL_CAT_UNKNOWN,		/* off cpu before the trace shows why, or no kernel trace */
-	PL_CAT_QUEUE_MESSAGE,	/* a message waiting in its queue: ENQUEUE .. DEQUEUE */
-	PL_CAT_QUEUE_TASK,	/* a task waiting for a worker: SUBMIT .. CONSUME */
-	PL_CAT_BINDER,		/* a binder request or reply in flight */
-	PL_CAT_THREAD_START,	/* FORK .. the child's first event */
-	PL_CAT_FRAME_WAIT,	/* INVALIDATE .. the frame that draws it starts: the next vsync */
+	PL_CAT_RUNNING,	      /* on a cpu */
+	PL_CAT_RUNNABLE,      /* preempted or woken, waiting for a cpu */
+	PL_CAT_IO,	      /* blocked on disk IO (IO_BLOCK, or uninterruptible sleep) */
+	PL_CAT_NETWORK,	      /* blocked on a socket (SOCK/DATAGRAM/STREAM_BLOCK) */
+	PL_CAT_LOCK,	      /* waiting for a contended lock (*_WAIT .. *_WAKE) */
+	PL_CAT_SLEEPING,      /* any other sleep: polls, timers, condition waits */
+	PL_CAT_UNKNOWN,	      /* off cpu before the trace shows why, or no kernel trace */
+	PL_CAT_QUEUE_MESSAGE, /* a message waiting in its queue: ENQUEUE .. DEQUEUE */
+	PL_CAT_QUEUE_TASK,    /* a task waiting for a worker: SUBMIT .. CONSUME */
+	PL_CAT_BINDER,	      /* a binder request or reply in flight */
+	PL_CAT_THREAD_START,  /* FORK .. the child's first event */
+	PL_CAT_FRAME_WAIT,    /* INVALIDATE .. the frame that draws it starts: the next vsync */
 	PL_CATEGORIES,
 };
 
