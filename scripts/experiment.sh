@@ -10,9 +10,9 @@
 #   a killed experiment run again picks up where it stopped. Failed runs are run again.
 # - A failed run is recorded with its reason (the last line its run printed on stderr) and the
 #   rest go on.
-# - Phone: each configuration (backend, cores, frequency) boots once: its first run saves a
-#   snapshot in out/<name>/snapshots/ and the others restore it (a lock file orders them, also
-#   across Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
+# - Phone: each configuration (backend, cores, frequency) boots once: its first task boots and
+#   saves a snapshot in out/<name>/snapshots/ and every run restores it (a lock file, held for
+#   the boot only, orders them, also across Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
 #   build/guest_abi.sh) boots cold, a run that fails after its restore is recorded failed.
 # - --executor local runs --jobs runs at once (default: what the cores and memory allow);
 #   --executor slurm submits one `sbatch --array` of `experiment.sh --task DIR INDEX`, one task
@@ -187,23 +187,26 @@ run_task() {
 	case "$freq" in -) ;; [0-9]*) args+=(--freq-mhz "$freq") ;; *) args+=(--governor "$freq") ;; esac
 	# shellcheck disable=SC2206
 	[ "$opts" = - ] || args+=($opts)
-	exec 9>&-
 	if [ "$backend" = phone ]; then
+		# The first task of a configuration boots the phone and saves it, and only that is
+		# done under the lock: the other tasks wait for the snapshot, not for a whole run,
+		# then every run restores it. A boot that failed leaves no snapshot, and the next
+		# task tries again; the runs go on cold.
 		snap=$dir/snapshots/$cfg.snap
 		mkdir -p "$dir/snapshots"
 		exec 9>>"$snap.lock"
-		flock 9	# the first run of a configuration saves; the others wait, then restore
-		if [ -s "$snap" ]; then
-			flock -u 9
-			boot=(--snapshot-load "$snap")
-		else
-			boot=(--snapshot-save "$snap")
+		flock 9
+		if [ ! -s "$snap" ]; then
+			"$top/scripts/run-phone.sh" --snapshot-save "$snap" --out "$snap.boot" \
+				>"$snap.boot.log" 2>"$snap.boot.err" || true
+			rm -f "$snap.boot/sdcard.img"	# each run gets a fresh card
 		fi
+		exec 9>&-
+		[ ! -s "$snap" ] || boot=(--snapshot-load "$snap")
 	fi
 	start=$(date +%s.%N)	# the run's own time, not the wait for its snapshot
 	rc=0
 	"$top/scripts/run-experiment.sh" "${args[@]}" "${boot[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?
-	exec 9>&-
 	# A refused snapshot (the phone's own status) boots cold; a run that failed after its
 	# restore failed on its own, and keeps its error.
 	if [ $rc = "$PL_EXIT_SNAPSHOT_REFUSED" ] && [ "${boot[0]:-}" = --snapshot-load ]; then

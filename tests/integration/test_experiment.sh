@@ -5,8 +5,8 @@
 #     run-experiment.sh rejects, twice) is killed once its two timer runs are in the database
 #     and run again: the finished runs are skipped, the two bad runs are recorded failed with
 #     run-experiment.sh's error as reason and do not stop the rest;
-#   - the database holds both timer runs' models; the configuration booted once (the first run
-#     saved the snapshot, the second restored it); a snapshot of another build is refused with
+#   - the database holds both timer runs' models; the configuration booted once (its first task
+#     booted the phone and saved a snapshot, both runs restored it); a snapshot of another build is refused with
 #     the phone's own status, PL_EXIT_SNAPSHOT_REFUSED (test_snapshot.sh: panlab-phone's);
 #   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
@@ -67,8 +67,10 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models in the database"
 [ "$(q "SELECT count(*) FROM validation WHERE precision = 1 AND recall = 1 AND run_id LIKE '%traceon%'")" = 1 ] ||
 	fail "the traced timer run is not at precision = recall = 1"
-grep -q 'saved' "$dir/timer-phone-traceon-r1/run.err" || fail "the first run did not save the snapshot"
-grep -q 'restored' "$dir/timer-phone-traceoff-r1/run.err" || fail "the second run did not restore the snapshot"
+grep -q 'saved' "$dir/snapshots/phone.snap.boot.err" || fail "the configuration's boot did not save the snapshot"
+for r in traceon traceoff; do
+	grep -q 'restored' "$dir/timer-phone-$r-r1/run.err" || fail "timer-phone-$r-r1 did not restore the snapshot"
+done
 # The phone's own status tells a refused snapshot (PL_EXIT_SNAPSHOT_REFUSED, build/guest_abi.sh)
 # from a run that restored it and then failed: experiment.sh boots cold only the first.
 . "$top/build/guest_abi.sh"
