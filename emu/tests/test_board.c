@@ -16,6 +16,7 @@
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+#include "board_test.h"
 #include "../ports.h"
 #include "../cpu/arm_int.h"
 #include "../loader.h"
@@ -601,7 +602,7 @@ static machine *machine_of(int ncores)
     cfg.ncores = ncores;
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
-    return machine_new(&cfg);
+    return board_machine(&cfg);
 }
 
 static machine *small_machine(void)
@@ -735,7 +736,7 @@ static int64_t cross_core_lag(int policy, const uint32_t *sender, size_t sender_
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
     cfg.quantum_policy = policy;
-    machine *m = machine_new(&cfg);
+    machine *m = board_machine(&cfg);
     phys_map *p = machine_phys(m);
     memcpy(phys_ram_ptr(p, MACH_RAM + 0x1000, sender_bytes), sender, sender_bytes);
     memcpy(phys_ram_ptr(p, MACH_RAM + 0x2000, receiver_bytes), receiver, receiver_bytes);
@@ -901,7 +902,9 @@ static int who(void *opaque)
 static gic *gic_up(void)
 {
     irq_line outs[2] = { { cpu_line, NULL, 0 }, { cpu_line, NULL, 1 } };
-    gic *g = gic_new(2, outs, (cpu_id_fn){ who, NULL });
+    struct pl_error err;
+    gic *g = gic_new(2, outs, (cpu_id_fn){ who, NULL }, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
     cpu_level[0] = cpu_level[1] = 0;
     gic_dist_write(g, 0, 0x000, 1);
     for (int c = 0; c < 2; c++) {
@@ -910,6 +913,34 @@ static gic *gic_up(void)
         gic_dist_write(g, c, 0x100, 0xffffffff);   /* SGIs, PPIs on */
     }
     return g;
+}
+
+/* Constructors given counts beyond the device return an error, and
+ * machine_new passes it on; nothing exits. */
+static void test_bad_counts(void)
+{
+    struct pl_error err;
+    irq_line outs[GIC_MAX_CPUS + 1] = { { cpu_line, NULL, 0 } };
+    CU_ASSERT_PTR_NULL(gic_new(0, outs, (cpu_id_fn){ who, NULL }, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "gic: 0 cpus, expected 1..8");
+    CU_ASSERT_PTR_NULL(
+        gic_new(GIC_MAX_CPUS + 1, outs, (cpu_id_fn){ who, NULL }, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "gic: 9 cpus, expected 1..8");
+
+    phys_map *map = phys_map_new();
+    CU_ASSERT_PTR_NULL(virtio_console_new(map, (irq_line){ cpu_line, NULL, 0 },
+                                          VCON_MAX_PORTS + 1, NULL, NULL,
+                                          &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "virtio-console: 7 ports, at most 6");
+    phys_map_free(map);
+
+    machine_config cfg;
+    machine_config_default(&cfg);
+    cfg.ram_bytes = 16u << 20;
+    cfg.console = (byte_sink){ discard, NULL };
+    cfg.nports = VCON_MAX_PORTS + 1;
+    CU_ASSERT_PTR_NULL(machine_new(&cfg, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "virtio-console: 7 ports, at most 6");
 }
 
 static void test_gic_spi(void)
@@ -1207,8 +1238,10 @@ static void test_console_ports(void)
     port_len = 0;
     vmap = phys_map_new();
     vram = phys_register_ram(vmap, MACH_RAM, 1u << 20);
+    struct pl_error err;
     virtio_console *c = virtio_console_new(vmap, (irq_line){ vline, NULL, 0 },
-                                           1, names, outs);
+                                           1, names, outs, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
     virtio_dev *saved = vdev = virtio_console_dev(c);
     /* max_nr_ports = 2 (port 0 unused), so 6 queues. */
     CU_ASSERT_EQUAL(virtio_mmio_read(vdev, 0x104, 2), 2);
@@ -1492,7 +1525,7 @@ static void test_mmio_bus_cost(void)
         cfg.ram_bytes = 16u << 20;
         cfg.console = (byte_sink){ discard, NULL };
         CU_ASSERT_EQUAL(loader_open_disk(img, &cfg.disk_fd, &cfg.disk_bytes, &err), 0);
-        machine *m = machine_new(&cfg);
+        machine *m = board_machine(&cfg);
         memcpy(phys_ram_ptr(machine_phys(m), MACH_RAM + 0x1000, sizeof(code)),
                code, sizeof(code));
         vt_set_cpu_hz(machine_engine(m), hz[k]);
@@ -1831,7 +1864,7 @@ static machine *machine_on_net(int with_net)
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
     cfg.net = (net_host){ NULL, to_net };
-    machine *m = machine_new(&cfg);
+    machine *m = board_machine(&cfg);
     net_timing nt;
     net_timing_profile(&nt, NET_PROFILE_WIFI);
     struct pl_error err;
@@ -2136,6 +2169,7 @@ int main(int argc, char **argv)
     CU_add_test(s, "an SGI reaches its core at the sender's time", test_sgi_at_sender_time);
     CU_add_test(s, "memory hand-off: a release or atomic store is seen at the writer's time", test_memory_handoff);
     CU_add_test(s, "PSCI hotplug", test_psci_hotplug);
+    CU_add_test(s, "device constructors refuse bad counts", test_bad_counts);
     CU_add_test(s, "GIC SPI", test_gic_spi);
     CU_add_test(s, "GIC SGI and PPI", test_gic_sgi_ppi);
     CU_add_test(s, "PL011", test_pl011);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../machine.h"
+#include "board_test.h"
 #include "../host/content_http.h"
 #include "../host/inet_frame.h"
 #include "../host/net_wire.h"
@@ -39,7 +40,7 @@ static machine *network_machine(void)
     cfg.ncores = 1;
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
+    machine *m = board_machine(&cfg);
     arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
     return m;
 }

@@ -49,7 +49,6 @@
 
 #include "panlab/binder.h"
 #include "panlab/clock.h"
-#include "panlab/die.h"
 #include "panlab/replay.h"
 #include "panlab/sdcard.h"
 #include "panlab/spawn.h"

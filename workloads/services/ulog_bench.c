@@ -40,7 +40,6 @@
 
 #include "panlab/clock.h"
 #include "panlab/collect.h"
-#include "panlab/die.h"
 #include "panlab/error.h"
 #include "panlab/ulog.h"
 #include "panlab/ulog_reader.h"
