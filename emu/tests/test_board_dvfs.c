@@ -252,13 +252,6 @@ static void test_bad_requests(void)
     rig_free(&r);
 }
 
-static void discard(void *opaque, const uint8_t *buf, size_t n)
-{
-    (void)opaque;
-    (void)buf;
-    (void)n;
-}
-
 /* Core 0 sets 350 MHz through the HVC, then runs a loop of 350,000
  * iterations (700,000 instructions: 2 ms at 350 MHz) and halts. The
  * switch happens at the HVC, and core 0 then waits 300 us in firmware. */
@@ -307,19 +300,15 @@ static void test_level_set_on_core(void)
     machine_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("dvfs", NULL, NULL);
-    CU_add_test(s, "DVFS domain refuses bad OPP counts", test_bad_opps);
-    CU_add_test(s, "SCMI base protocol", test_base);
-    CU_add_test(s, "SCMI performance protocol", test_perf);
-    CU_add_test(s, "SCMI bad requests", test_bad_requests);
-    CU_add_test(s, "level set on a core", test_level_set_on_core);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    static const board_case cases[] = {
+        { "DVFS domain refuses bad OPP counts", test_bad_opps },
+        { "SCMI base protocol", test_base },
+        { "SCMI performance protocol", test_perf },
+        { "SCMI bad requests", test_bad_requests },
+        { "level set on a core", test_level_set_on_core },
+        { NULL, NULL },
+    };
+    return board_test_main(argc, argv, "board dvfs", cases);
 }
