@@ -1,6 +1,6 @@
 /*
  * panlab-selftest: guest-side checks of platform parts that need the real
- * kernel, for the integration tests (issue 4: binder calls, input routing).
+ * kernel, for the integration tests (binder calls, input routing).
  *
  *   panlab-selftest binder
  *   panlab-selftest input

@@ -1,5 +1,5 @@
 /*
- * panlab-ulog-bench: the userspace logger's cost per event (issue 4, bench),
+ * panlab-ulog-bench: the userspace logger's cost per event,
  * and a check of its clock.
  *
  *   panlab-ulog-bench [EVENTS]   logs EVENTS (default 100,000) from one thread into a private
