@@ -14,14 +14,13 @@
 #     the same page with the SVGs hidden (same layout), so the plots were drawn in colour, not
 #     only present: the page's own colour, the red "Failed runs" heading, counts in both.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-name=test-experiment
-dir=$top/out/$name
+source "$(dirname "$0")/lib.sh"
+exp=test-experiment
+dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-experiment.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "test_experiment: $*" >&2; exit 1; }
 
-printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$name" > "$work/bad.spec"
+printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$exp" > "$work/bad.spec"
 rc=0
 "$top/scripts/experiment.sh" "$work/bad.spec" 2> "$work/bad.err" || rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$work/bad.err")" = 1 ] && grep -q "^$work/bad.spec:3: trace 'sometimes'" "$work/bad.err" ||
@@ -38,7 +37,7 @@ for pair in "$work:is a directory, expected a spec file" \
 done
 
 cat > "$work/e.spec" <<EOF
-name $name
+name $exp
 backend phone
 workloads timer asynctask@gestures
 trace on off
@@ -56,9 +55,9 @@ wait "$first" 2>/dev/null || true
 rc=0
 "$top/scripts/experiment.sh" "$work/e.spec" --jobs 2 > "$work/second.log" 2>&1 || rc=$?
 [ $rc = 1 ] || { cat "$work/second.log"; fail "the resumed experiment exited $rc, expected 1 (two runs fail)"; }
-grep -q "^experiment $name: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
+grep -q "^experiment $exp: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
 	{ cat "$work/second.log"; fail "the resumed experiment did not skip exactly the finished runs"; }
-grep -q "^experiment $name: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
+grep -q "^experiment $exp: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
 
 q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'timer'")" = 2 ] || fail "timer runs not ok"
@@ -76,9 +75,9 @@ done
 . "$top/build/guest_abi.sh"
 printf 'not a snapshot\n' > "$work/other.snap"
 rc=0
-"$top/scripts/run-experiment.sh" --workload timer --snapshot-load "$work/other.snap" --run-id "$name-refused" \
+"$top/scripts/run-experiment.sh" --workload timer --snapshot-load "$work/other.snap" --run-id "$exp-refused" \
 	> /dev/null 2> "$work/refused.err" || rc=$?
-rm -rf "$top/out/$name-refused"
+rm -rf "$top/out/$exp-refused"
 [ "$rc" = "$PL_EXIT_SNAPSHOT_REFUSED" ] ||
 	fail "a snapshot of another build (no .guest) gave exit $rc, expected $PL_EXIT_SNAPSHOT_REFUSED: $(cat "$work/refused.err")"
 

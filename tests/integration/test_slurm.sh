@@ -5,11 +5,10 @@
 # tasks ran under Slurm and landed in the database with their models, and stops the daemons by
 # PID.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-name=test-slurm
-dir=$top/out/$name
+source "$(dirname "$0")/lib.sh"
+exp=test-slurm
+dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-slurm.XXXXXX)
-fail() { echo "test_slurm: $*" >&2; exit 1; }
 # shellcheck source=tests/integration/slurm-node.sh
 source "$top/tests/integration/slurm-node.sh"
 trap 'slurm_stop; rm -rf "$work"' EXIT
@@ -19,7 +18,7 @@ done
 slurm_start "$work/slurm"
 
 cat > "$work/e.spec" <<EOF
-name $name
+name $exp
 backend phone
 workloads timer
 trace on off
@@ -27,12 +26,12 @@ EOF
 rm -rf "$dir"
 "$top/scripts/experiment.sh" "$work/e.spec" --executor slurm --jobs 2 --no-report > "$work/run.log" 2>&1 ||
 	{ cat "$work/run.log"; tail -n 5 "$dir"/slurm-*.out "$work/slurm/slurmctld.log" >&2 || true; fail "the experiment failed under Slurm"; }
-grep -q "^experiment $name: 0/2 done .*submitted array job [0-9]* (0,1)" "$work/run.log" ||
+grep -q "^experiment $exp: 0/2 done .*submitted array job [0-9]* (0,1)" "$work/run.log" ||
 	{ cat "$work/run.log"; fail "no array job submitted for runs 0 and 1"; }
-grep -q "^experiment $name: 2/2 done" "$work/run.log" || fail "no progress line for the finished tasks"
+grep -q "^experiment $exp: 2/2 done" "$work/run.log" || fail "no progress line for the finished tasks"
 [ -f "$dir/slurm-0.out" ] && [ -f "$dir/slurm-1.out" ] || fail "the array's tasks left no Slurm output"
 q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 2 ] ||
 	fail "runs not ok: $(q "SELECT run_id, status, reason FROM runs")"
 [ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models gathered"
-echo "test_slurm: ok ($(grep -o 'submitted array job [0-9]*' "$work/run.log"), 2 tasks gathered into out/$name/results.sqlite)"
+echo "test_slurm: ok ($(grep -o 'submitted array job [0-9]*' "$work/run.log"), 2 tasks gathered into out/$exp/results.sqlite)"
