@@ -254,6 +254,7 @@ gather() {
 	local rd=$dir/$run
 	if [ ! -f "$rd/task.status" ]; then
 		record_run "$dir" "$i" failed "" "${3:-the run ended without a result}"
+		failed=$((failed + 1))
 		return
 	fi
 	IFS=$'\t' read -r st wall h reason < "$rd/task.status"
@@ -374,8 +375,21 @@ queued() {
 	fi
 }
 
+# The final state of Slurm task JOB_T as "STATE (exit CODE:SIGNAL)": from the cluster's
+# accounting (sacct) when it keeps one, else from the controller, which keeps a finished job for
+# MinJobAge (scontrol); nothing when neither knows it.
+slurm_final_state() {
+	local st
+	st=$(sacct -n -P -X -j "$1" -o State,ExitCode 2>/dev/null | head -n 1) || st=""
+	[[ "$st" =~ ^[A-Z_]+.*\|[0-9]+:[0-9]+$ ]] ||
+		st=$(scontrol -o show job "$1" 2>/dev/null |
+			sed -n 's/.* JobState=\([A-Z_]*\) .* ExitCode=\([0-9]*:[0-9]*\).*/\1|\2/p')
+	[ -z "$st" ] || echo "${st%%|*} (exit ${st#*|})"
+}
+
 # Follows array job JOB, whose task T runs run BASE + T, until the runs in `left` have left
-# squeue, gathering each.
+# squeue, gathering each; a task that left no status is recorded with the final state Slurm
+# gives it.
 follow_slurm() {
 	local dir=$1 job=$2 base=$3 i shown=- active now
 	slurm_job=$job
@@ -396,7 +410,10 @@ follow_slurm() {
 		for i in "${!left[@]}"; do
 			grep -q "^$((i - base)) " <<<"$active" && continue
 			unset "left[$i]"
-			gather "$dir" "$i" "Slurm task ${job}_$i ended without a result; see $dir/slurm-$i.out"
+			local task=${job}_$((i - base)) end=""
+			read_run "$dir" "$i"
+			[ -f "$dir/$run/task.status" ] || end=$(slurm_final_state "$task")
+			gather "$dir" "$i" "Slurm task $task ended ${end:+$end }without a result; see $dir/slurm-$i.out"
 			ndone=$((ndone + 1)) ran=$((ran + 1))
 			read_run "$dir" "$i"
 			progress "finished $run"
@@ -504,7 +521,7 @@ for tool in "$analyze" "$replay"; do
 done
 cli_tool sqlite3 sqlite3
 if [ "$executor" = slurm ]; then
-	for t in sbatch squeue sinfo scancel; do cli_tool "$t" slurm-client; done
+	for t in sbatch squeue sinfo scancel scontrol sacct; do cli_tool "$t" slurm-client; done
 fi
 parse_spec
 if [ -z "$jobs" ] && [ "$executor" = slurm ]; then
