@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregates over transactions (issue 6): groups of equal critical-path
+ * Aggregates over transactions: groups of equal critical-path
  * shape and their outliers above mean + 3 SD, as AppInsight reports. The
  * shape stands in for AppInsight's "identical graph": the chain of causal
  * hops that decided the latency. And the critical-path steps summed by

@@ -93,7 +93,7 @@ static long strings(struct rep *r, const char *sql, const char *a, char ***out)
 
 		if (n == cap)
 			v = pl_xrealloc(v, cap *= 2, sizeof(*v));
-		v[n++] = strdup(t ? (const char *)t : "");
+		v[n++] = pl_xstrdup(t ? (const char *)t : "");
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
@@ -387,8 +387,8 @@ static int qqs(struct rep *r)
 		return -1;
 	fputs("<h2>Tracing overhead (Q-Q)</h2>\n", r->out);
 	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *w = strdup((const char *)sqlite3_column_text(st, 0));
-		char *cfg = strdup((const char *)sqlite3_column_text(st, 1));
+		char *w = pl_xstrdup((const char *)sqlite3_column_text(st, 0));
+		char *cfg = pl_xstrdup((const char *)sqlite3_column_text(st, 1));
 		double *off, *on;
 		long noff = doubles(r, sql, w, cfg, "0", 1e-6, &off);
 		long non = noff < 0 ? -1 : doubles(r, sql, w, cfg, "1", 1e-6, &on);

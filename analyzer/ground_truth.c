@@ -96,22 +96,13 @@ static int is(const struct line *l, size_t i, const char *word)
 	return l->flen[i] == strlen(word) && memcmp(l->field[i], word, l->flen[i]) == 0;
 }
 
-static int push(void **arr, uint64_t *n, size_t size, const void *item,
-		const struct line *l, struct pl_error *err)
+static void push(void **arr, uint64_t *n, size_t size, const void *item)
 {
 	/* Double at powers of two; the count itself tells the capacity. */
-	if ((*n & (*n - 1)) == 0) {
-		void *p = realloc(*arr, (size_t)(*n ? *n * 2 : 1) * size);
-
-		if (!p) {
-			pl_error_at_line(err, l->name, l->no, "out of memory");
-			return -1;
-		}
-		*arr = p;
-	}
+	if ((*n & (*n - 1)) == 0)
+		*arr = pl_xrealloc(*arr, (size_t)(*n ? *n * 2 : 1), size);
 	memcpy((char *)*arr + (size_t)*n * size, item, size);
 	(*n)++;
-	return 0;
 }
 
 static int check_seq(const struct line *l, uint64_t seq, uint64_t expected,
@@ -184,7 +175,8 @@ static int parse_input(const struct line *l, struct pl_ground_truth *gt, struct 
 
 	if (check_order(l, in.t_ns, gt->ninputs, prev, "input", err) < 0)
 		return -1;
-	return push((void **)&gt->inputs, &gt->ninputs, sizeof(in), &in, l, err);
+	push((void **)&gt->inputs, &gt->ninputs, sizeof(in), &in);
+	return 0;
 }
 
 /* The marker words after a frame's time: none, no-marker, unreadable, answers [ID...]. */
@@ -215,9 +207,9 @@ static int parse_marker(const struct line *l, struct pl_ground_truth *gt,
 	for (size_t i = 4; i < l->nfields; i++) {
 		uint64_t id;
 
-		if (number(l, i, "answered input", UINT32_MAX, &id, err) < 0 ||
-		    push((void **)&gt->answers, &gt->nanswers, sizeof(id), &id, l, err) < 0)
+		if (number(l, i, "answered input", UINT32_MAX, &id, err) < 0)
 			return -1;
+		push((void **)&gt->answers, &gt->nanswers, sizeof(id), &id);
 	}
 	return 0;
 }
@@ -234,13 +226,14 @@ static int parse_frame(const struct line *l, struct pl_ground_truth *gt, struct 
 	    number(l, 2, "frame time", PL_COUNT_MAX, &t, err) < 0 ||
 	    check_seq(l, seq, gt->nframes, "frame", err) < 0 ||
 	    check_order(l, t, gt->nframes, prev, "frame", err) < 0 ||
-	    parse_marker(l, gt, &marker, err) < 0 ||
-	    push((void **)&gt->frame_marker, &n, sizeof(marker), &marker, l, err) < 0 ||
-	    (n = gt->nframes,
-	     push((void **)&gt->answer_first, &n, sizeof(first), &first, l, err) < 0))
+	    parse_marker(l, gt, &marker, err) < 0)
 		return -1;
+	push((void **)&gt->frame_marker, &n, sizeof(marker), &marker);
+	n = gt->nframes;
+	push((void **)&gt->answer_first, &n, sizeof(first), &first);
 	gt->unreadable_frames += marker == PL_GT_MARKER_UNREADABLE;
-	return push((void **)&gt->frames_ns, &gt->nframes, sizeof(t), &t, l, err);
+	push((void **)&gt->frames_ns, &gt->nframes, sizeof(t), &t);
+	return 0;
 }
 
 static int parse_record(const struct line *l, struct pl_ground_truth *gt, struct pl_error *err)
@@ -347,20 +340,12 @@ static int check_answers(const struct pl_ground_truth *gt, const char *name,
 }
 
 /* Ends frame f's answers where frame f + 1's begin, and finds the last frame naming each input. */
-static int index_answers(struct pl_ground_truth *gt, const char *name, uint64_t line_no,
-			 struct pl_error *err)
+static int index_answers(struct pl_ground_truth *gt, const char *name, struct pl_error *err)
 {
-	uint64_t *first = realloc(gt->answer_first, (size_t)(gt->nframes + 1) * sizeof(*first));
-	uint64_t *last = malloc((size_t)(gt->ninputs + 1) * sizeof(*last));
+	uint64_t *first = pl_xrealloc(gt->answer_first, (size_t)(gt->nframes + 1), sizeof(*first));
+	uint64_t *last = pl_xcalloc((size_t)(gt->ninputs + 1), sizeof(*last));
 
-	if (first)
-		gt->answer_first = first;
-	if (!first || !last) {
-		free(last);
-		pl_error_at_line(err, name, line_no, "out of memory");
-		pl_ground_truth_free(gt);
-		return -1;
-	}
+	gt->answer_first = first;
 	first[gt->nframes] = gt->nanswers;
 	if (check_answers(gt, name, err) < 0) {
 		free(last);
@@ -409,7 +394,7 @@ int pl_ground_truth_parse(const char *name, const char *buf, size_t len,
 		pl_ground_truth_free(out);
 		return -1;
 	}
-	return index_answers(out, name, l.no, err);
+	return index_answers(out, name, err);
 }
 
 int pl_ground_truth_read_file(const char *path, struct pl_ground_truth *out,

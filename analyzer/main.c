@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "panlab/expect.h"
+#include "panlab/analyze_usage.h"
 #include "panlab/experiment_report.h"
 #include "panlab/export_json.h"
 #include "panlab/export_sqlite.h"
@@ -29,22 +30,9 @@
 #include "panlab/validate.h"
 #include "panlab/verdict.h"
 
-#define USAGE                                                                                          \
-	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                            \
-	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]" \
-	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                      \
-	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                         \
-	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                        \
-	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."       \
-	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                          \
-	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                  \
-	" | panlab-analyze model-constants"                                                            \
-	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"              \
-	" | panlab-analyze report --db FILE --out FILE.html"                                           \
-	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"            \
-	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"          \
-	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"         \
-	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]"
+#define USAGE PL_ANALYZE_USAGE
+
+static const char prog[] = "panlab-analyze";
 
 struct options {
 	const char *trace, *ground_truth, *out, *backend, *workload, *run_id;
@@ -58,8 +46,8 @@ struct options {
 
 static int usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "panlab-analyze: %s%s; " USAGE "\n", what, arg ? arg : "");
-	return 2;
+	fprintf(stderr, "%s: %s%s; " USAGE "\n", prog, what, arg ? arg : "");
+	return PL_EXIT_USAGE;
 }
 
 /* Names go into JSON files, which must stay valid (UTF-8): printable ASCII only. */
@@ -290,14 +278,14 @@ static int overhead_main(const struct options *o)
 		return rc;
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->on);
 	if (pl_ground_truth_read_file(path, &on, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	snprintf(path, sizeof(path), "%s/ground_truth.txt", o->off);
 	if (pl_ground_truth_read_file(path, &off, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 		pl_ground_truth_free(&on);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	pl_overhead_compare(&on, &off, &ov);
 	rc = cpu_overhead_of(o, &cpu, &have_cpu, &err);
@@ -313,7 +301,7 @@ static int overhead_main(const struct options *o)
 	if (rc == 0)
 		pl_report_overhead_text(stdout, &ov, on_name, off_name);
 	else
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 	pl_overhead_free(&ov);
 	pl_ground_truth_free(&on);
 	pl_ground_truth_free(&off);
@@ -335,14 +323,14 @@ static int stream_main(const struct options *o)
 	char path[4096];
 
 	if (o->ground_truth && pl_ground_truth_read_file(o->ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	if (pl_stream_analyze(o->trace, &opt, &r, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 		if (o->ground_truth)
 			pl_ground_truth_free(&gt);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	int rc = make_dirs(o->out, &err);
 
@@ -370,7 +358,7 @@ static int stream_main(const struct options *o)
 			       val.matched);
 		printf("; wrote %s\n", path);
 	} else {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 	}
 	if (o->ground_truth) {
 		pl_validation_free(&val);
@@ -426,7 +414,7 @@ static int findings_main(int argc, char **argv)
 			break;
 		case 'k':
 			if (pl_s6_constants_read(optarg, &k, &err) < 0) {
-				fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+				pl_error_print(prog, &err);
 				rc = 1;
 			}
 			break;
@@ -485,8 +473,8 @@ static int findings_main(int argc, char **argv)
 	}
 	pl_s6_constants_free(&k);
 	if (rc) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	printf("panlab-analyze findings: %u of %d reproduce (input to last display update);"
 	       " wrote findings.json, findings.md, energy.md, breakdown.md, cdf.tsv, qq.tsv%s in %s\n",
@@ -541,8 +529,8 @@ static int verdict_main(int argc, char **argv)
 	out = v[OUT];
 	if (pl_verdict_experiment(v[DB], v[EXPERIMENT], v[RUNS_DIR], stdout, &all, &bad, &err) <
 	    0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	size_t n = json_array_size(all);
 
@@ -550,8 +538,9 @@ static int verdict_main(int argc, char **argv)
 
 	json_decref(all);
 	if (rc != 0) {
-		fprintf(stderr, "panlab-analyze: %s: cannot write: %s\n", out, strerror(errno));
-		return 1;
+		pl_error_file(&err, out, "cannot write: %s", strerror(errno));
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	if (bad == 0)
 		printf("suite: all %zu workloads ok; %s\n", n, out);
@@ -580,8 +569,8 @@ static int report_main(int argc, char **argv)
 	if (!db || !out)
 		return usage_error("report needs --db and --out", NULL);
 	if (pl_experiment_report(db, out, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	printf("report: %s\n", out);
 	return 0;
@@ -687,8 +676,8 @@ static int record_main(int argc, char **argv)
 		row.finished_at = finished;
 	}
 	if (pl_sqlite_record_run(v[DB], &row, v[MODEL], &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	return 0;
 }
@@ -746,29 +735,29 @@ static int run_command(int argc, char **argv)
 	double start_ms = now_ms();
 
 	if (pl_trace_read_file(o.trace, &trace, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	if (pl_ground_truth_read_file(o.ground_truth, &gt, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 		pl_trace_free(&trace);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	if (o.expect && pl_expect_read_file(o.expect, &expect, &err) < 0) {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 		pl_ground_truth_free(&gt);
 		pl_trace_free(&trace);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	pl_model_build(&trace, &m);
 	if (pl_symbols_build(&m.tasks, &m.iv, o.symbols, &symbols, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		pl_error_print(prog, &err);
 		if (o.expect)
 			pl_expect_free(&expect);
 		pl_model_free(&m);
 		pl_ground_truth_free(&gt);
 		pl_trace_free(&trace);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
@@ -777,27 +766,12 @@ static int run_command(int argc, char **argv)
 		pl_expect_check_diagnosis(&expect, &m.tasks, &m.diag, &symbols, &checked);
 	}
 
-	struct pl_analysis a = {
-		.backend = o.backend,
-		.workload = o.workload,
-		.run_id = o.run_id,
-		.trace = &trace,
-		.gt = &gt,
-		.iv = &m.iv,
-		.graph = &m.graph,
-		.tx = &m.tx,
-		.cp = &m.cp,
-		.bd = &m.bd,
-		.qs = &m.qs,
-		.ag = &m.ag,
-		.te = &m.te,
-		.val = &val,
-		.energy = &energy,
-		.expect = o.expect ? &checked : NULL,
-		.tasks = &m.tasks,
-		.diag = &m.diag,
-		.symbols = &symbols,
-	};
+	struct pl_analysis a = pl_analysis_of(&m, &trace, &gt, &val, &energy, &symbols);
+
+	a.backend = o.backend;
+	a.workload = o.workload;
+	a.run_id = o.run_id;
+	a.expect = o.expect ? &checked : NULL;
 
 	rc = make_dirs(o.out, &err);
 	if (rc == 0) {
@@ -824,7 +798,7 @@ static int run_command(int argc, char **argv)
 		       o.no_plots ? "" : " and plots (svg)", o.out,
 		       o.sqlite ? "; the model in " : "", o.sqlite ? o.sqlite : "");
 	} else {
-		fprintf(stderr, "panlab-analyze: %s\n", err.msg);
+		pl_error_print(prog, &err);
 	}
 	if (o.expect) {
 		pl_expect_result_free(&checked);

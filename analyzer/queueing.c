@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Queueing per message queue and executor (DiagDroid's view, issue 6): from
+ * Queueing per message queue and executor (DiagDroid's view): from
  * every message and task edge, the wait before the consumer started and the
  * run of the interval it started. A long wait behind a busy worker is the
  * bottleneck the critical path alone does not name.

@@ -91,6 +91,29 @@ static void text_percentiles(FILE *out, const char *label, const struct pl_perce
 		ms(p99, sizeof(p99), (int64_t)p->p99), ms(max, sizeof(max), (int64_t)p->max));
 }
 
+struct pl_analysis pl_analysis_of(const struct pl_model *m, const struct pl_trace *trace,
+				  const struct pl_ground_truth *gt, const struct pl_validation *val,
+				  const struct pl_energy *energy, const struct pl_symbols *symbols)
+{
+	return (struct pl_analysis){
+		.trace = trace,
+		.gt = gt,
+		.iv = &m->iv,
+		.graph = &m->graph,
+		.tx = &m->tx,
+		.cp = &m->cp,
+		.bd = &m->bd,
+		.qs = &m->qs,
+		.ag = &m->ag,
+		.te = &m->te,
+		.val = val,
+		.energy = energy,
+		.tasks = &m->tasks,
+		.diag = &m->diag,
+		.symbols = symbols,
+	};
+}
+
 void pl_report_text(FILE *out, const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;

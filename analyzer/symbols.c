@@ -18,13 +18,6 @@
 /* The kernel's TASK_COMM_LEN less its NUL: a longer program name is cut to this. */
 #define COMM_CHARS 15
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(pl_xrealloc(NULL, n, 1), s, n);
-}
-
 static const char *process_name(const struct pl_intervals *iv, uint32_t tgid)
 {
 	for (uint32_t i = 0; i < iv->nthreads; i++)
@@ -43,7 +36,7 @@ static char *find_binary(const char *dir, const char *name)
 		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-		return xstrdup(path);
+		return pl_xstrdup(path);
 	if (strlen(name) != COMM_CHARS)
 		return NULL;
 	DIR *d = opendir(dir);
@@ -59,7 +52,7 @@ static char *find_binary(const char *dir, const char *name)
 		}
 	closedir(d);
 	if (matches == 1)
-		found = xstrdup(path);
+		found = pl_xstrdup(path);
 	return found;
 }
 
@@ -75,7 +68,7 @@ static char *frame_name(Dwfl_Module *mod, uint32_t addr)
 		snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, name, (uint64_t)off);
 	else
 		snprintf(buf, sizeof(buf), "0x%" PRIx32, addr);
-	return xstrdup(buf);
+	return pl_xstrdup(buf);
 }
 
 static const Dwfl_Callbacks offline = {
@@ -120,7 +113,7 @@ int pl_symbols_build(const struct pl_tasks *t, const struct pl_intervals *iv, co
 			}
 		}
 		if (mod)
-			out->binaries[c] = xstrdup(binary);
+			out->binaries[c] = pl_xstrdup(binary);
 		for (uint32_t f = 0; f < ctx->nframes; f++)
 			out->frames[c * PL_CONTEXT_FRAMES + f] = frame_name(mod, ctx->frames[f]);
 	}

@@ -100,11 +100,7 @@ static int read_sources(const char *name, const uint8_t *p, struct pl_trace *out
 {
 	uint64_t end = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * out->nsources;
 
-	out->sources = calloc(out->nsources ? out->nsources : 1, sizeof(*out->sources));
-	if (!out->sources) {
-		pl_error_file(err, name, "out of memory for %u sources", out->nsources);
-		return -1;
-	}
+	out->sources = pl_xcalloc(out->nsources, sizeof(*out->sources));
 	for (uint32_t i = 0; i < out->nsources; i++) {
 		uint64_t off = PL_HEADER_BYTES + (uint64_t)PL_SOURCE_BYTES * i;
 		struct pl_source *s = &out->sources[i];
@@ -266,20 +262,13 @@ static void sift_down(struct run *heap, uint32_t n, uint32_t i, const struct pl_
  * binary heap of runs: O(n log sources), and the order (time, then file
  * order) does not depend on the sort algorithm.
  */
-static int merge_in_time_order(const char *name, struct pl_trace *t, struct pl_error *err)
+static void merge_in_time_order(struct pl_trace *t)
 {
-	struct run *heap = malloc((t->nsources ? t->nsources : 1) * sizeof(*heap));
-	struct pl_event *sorted = malloc((t->nevents ? t->nevents : 1) * sizeof(*sorted));
+	struct run *heap = pl_xcalloc(t->nsources, sizeof(*heap));
+	struct pl_event *sorted = pl_xcalloc(t->nevents, sizeof(*sorted));
 	uint32_t n = 0;
 	uint64_t pos = 0;
 
-	if (!heap || !sorted) {
-		free(heap);
-		free(sorted);
-		pl_error_file(err, name, "out of memory for %llu events",
-			      (unsigned long long)t->nevents);
-		return -1;
-	}
 	for (uint32_t si = 0; si < t->nsources; pos += t->sources[si++].records)
 		if (t->sources[si].records)
 			heap[n++] = (struct run){ pos, pos + t->sources[si].records, si };
@@ -294,7 +283,6 @@ static int merge_in_time_order(const char *name, struct pl_trace *t, struct pl_e
 	free(heap);
 	free(t->events);
 	t->events = sorted;
-	return 0;
 }
 
 int pl_trace_parse(const char *name, const void *buf, size_t len,
@@ -312,12 +300,7 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 
 	if (check_size(name, len, table_end, records_end, out->nevents, err) < 0)
 		goto fail;
-	out->events = malloc((out->nevents ? out->nevents : 1) * sizeof(*out->events));
-	if (!out->events) {
-		pl_error_file(err, name, "out of memory for %llu events",
-			      (unsigned long long)out->nevents);
-		goto fail;
-	}
+	out->events = pl_xcalloc(out->nevents, sizeof(*out->events));
 	uint64_t off = table_end, n = 0;
 
 	for (uint32_t si = 0; si < out->nsources; si++) {
@@ -337,8 +320,7 @@ int pl_trace_parse(const char *name, const void *buf, size_t len,
 			}
 		}
 	}
-	if (merge_in_time_order(name, out, err) < 0)
-		goto fail;
+	merge_in_time_order(out);
 	/* The last steps of reading: the stages after them take the trace as it is. */
 	pl_trace_repair_skew(out);
 	if (pl_trace_check_clocks(name, out, err) < 0)

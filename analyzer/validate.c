@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Validation against ground truth (issue 2 item 10, issue 6 item 4). */
+/* Validation against ground truth. */
 #include "panlab/validate.h"
 
 #include <stdlib.h>

@@ -47,7 +47,8 @@ $(PHONE): $(BUILD)/board/main.o $(BOARD_OBJS) $(LIB) $(REPLAY_LIB)
 $(REPLAY_LIB):
 	$(MAKE) -C ../replay host
 
-$(BOARD_TESTS): $(BUILD)/%: tests/%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS)
+$(BOARD_TESTS): $(BUILD)/%: tests/%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS) \
+                tests/board_test.h
 	$(CC) $(CFLAGS) $(BOARD_CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
 
 board-test: $(BOARD_TESTS) $(PHONE)

@@ -27,14 +27,14 @@ static int ncores(const dvfs *d)
 }
 
 dvfs *dvfs_new(vt_engine *vt, const dvfs_opp *opps, int nopps,
-               uint64_t latency_ns)
+               uint64_t latency_ns, struct pl_error *err)
 {
-    dvfs *d = calloc(1, sizeof(*d));
-    if (!d || nopps < 1 || nopps > DVFS_MAX_OPPS) {
-        fprintf(stderr, "panlab-phone: cannot make a DVFS domain of %d "
-                "OPPs\n", nopps);
-        exit(1);
+    if (nopps < 1 || nopps > DVFS_MAX_OPPS) {
+        pl_error_set(err, "dvfs: %d OPPs, expected 1..%d", nopps,
+                     DVFS_MAX_OPPS);
+        return NULL;
     }
+    dvfs *d = pl_xcalloc(1, sizeof(*d));
     d->vt = vt;
     d->nopps = nopps;
     for (int i = 0; i < nopps; i++)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include "time.h"
 #include "snapio.h"
+#include "panlab/error.h"
 
 #define DVFS_MAX_OPPS 8
 #define DVFS_MAX_CORES 8
@@ -41,9 +42,10 @@ typedef struct dvfs dvfs;
 
 /* Starts at the OPP of the engine's current clock, or at no OPP (index
  * -1) if the clock is none of them (a test clock); a switch brings it
- * onto the table. */
+ * onto the table. Returns NULL with err set when nopps is not
+ * 1..DVFS_MAX_OPPS. */
 dvfs *dvfs_new(vt_engine *vt, const dvfs_opp *opps, int nopps,
-               uint64_t latency_ns);
+               uint64_t latency_ns, struct pl_error *err);
 void dvfs_free(dvfs *d);
 
 int dvfs_nopps(const dvfs *d);

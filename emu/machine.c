@@ -135,11 +135,13 @@ static void system_event(void *opaque, int reset)
 
 /* ---- the virtio-mmio slots ---- */
 
+/* The console's slot; the console is made before the slots are filled. */
+#define MACH_CONSOLE_SLOT 31
+
 /* Each makes its slot's device, or returns NULL to leave the slot empty. */
 static virtio_dev *make_console(machine *m, irq_line irq)
 {
-    m->vcon = virtio_console_new(m->phys, irq, m->cfg.nports, m->cfg.port_name,
-                                 m->cfg.port_out);
+    (void)irq; /* made in machine_new, which can fail */
     return virtio_console_dev(m->vcon);
 }
 
@@ -170,11 +172,13 @@ static const struct {
     int slot;
     virtio_dev *(*make)(machine *m, irq_line irq);
 } slots[] = {
-    { 31, make_console }, { 30, make_gpu }, { 29, make_input },
+    { MACH_CONSOLE_SLOT, make_console },
+    { 30, make_gpu },
+    { 29, make_input },
     { 27, make_nic },
 };
 
-machine *machine_new(const machine_config *cfg)
+machine *machine_new(const machine_config *cfg, struct pl_error *err)
 {
     machine *m = pl_xcalloc(1, sizeof(*m));
     m->cfg = *cfg;
@@ -195,7 +199,11 @@ machine *machine_new(const machine_config *cfg)
     irq_line outs[GIC_MAX_CPUS];
     for (int i = 0; i < cfg->ncores; i++)
         outs[i] = (irq_line){ core_irq, m, i };
-    m->gic = gic_new(cfg->ncores, outs, (cpu_id_fn){ current_core, m });
+    if (!(m->gic = gic_new(cfg->ncores, outs, (cpu_id_fn){ current_core, m },
+                           err))) {
+        machine_free(m);
+        return NULL;
+    }
     gic_set_clock(m->gic, m->vt);
     gic_register(m->gic, m->phys, MACH_GIC_DIST, MACH_GIC_CPU);
 
@@ -208,7 +216,11 @@ machine *machine_new(const machine_config *cfg)
 
     m->psci = psci_new(m->sys, (psci_host){ m, cpu_started, system_event });
     m->dvfs = dvfs_new(m->vt, dvfs_omap4460_opps, dvfs_omap4460_nopps,
-                       DVFS_OMAP4460_LATENCY_NS);
+                       DVFS_OMAP4460_LATENCY_NS, err);
+    if (!m->dvfs) {
+        machine_free(m);
+        return NULL;
+    }
     m->scmi = scmi_new(m->phys, MACH_SCMI_SHMEM, m->dvfs);
 
     m->uart = pl011_new(gic_spi_line(m->gic, MACH_UART_SPI), cfg->console);
@@ -222,6 +234,13 @@ machine *machine_new(const machine_config *cfg)
         pl181_register(m->mmci, m->phys, MACH_MMCI);
     }
 
+    m->vcon = virtio_console_new(
+        m->phys, gic_spi_line(m->gic, MACH_VIRTIO_SPI + MACH_CONSOLE_SLOT),
+        cfg->nports, cfg->port_name, cfg->port_out, err);
+    if (!m->vcon) {
+        machine_free(m);
+        return NULL;
+    }
     for (int i = 0; i < MACH_VIRTIO_SLOTS; i++) {
         uint32_t addr = MACH_VIRTIO_BASE + VIRTIO_MMIO_SIZE * (uint32_t)i;
         irq_line irq = gic_spi_line(m->gic, MACH_VIRTIO_SPI + i);

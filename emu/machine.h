@@ -66,7 +66,9 @@ void machine_config_default(machine_config *cfg);
 
 typedef struct machine machine;
 
-machine *machine_new(const machine_config *cfg);
+/* Returns NULL with err set when the configuration cannot be built (a
+ * core or port count beyond a device's). */
+machine *machine_new(const machine_config *cfg, struct pl_error *err);
 void machine_free(machine *m);
 
 vt_engine *machine_engine(machine *m);

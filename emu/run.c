@@ -238,7 +238,8 @@ static void build_machine(phone *p, struct pl_error *err)
      * the NIC is created with a forwarder bound once both exist. */
     if (o->want_net)
         cfg->net = (net_host){ &p->net, net_forward };
-    p->m = machine_new(cfg);
+    if (!(p->m = machine_new(cfg, err)))
+        die(err);
     if (arm_set_engine(machine_cpus(p->m), o->engine) < 0) {
         struct pl_error e;
         pl_error_set(&e, "--engine: this engine is not built for this host");

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The guest kernel rebuilds bit for bit (issue 18): builds it from scratch (source tarball,
+# The guest kernel rebuilds bit for bit: builds it from scratch (source tarball,
 # patches, config fragment) in a temporary directory at another path, with the kernel cache off,
 # and compares its zImage and System.map with ../build/kernel's, which `make build` built or
 # restored from the cache (built then in another checkout). The fixed KBUILD_BUILD_* in the

@@ -32,7 +32,8 @@ while [ $# -gt 0 ]; do
 	*) cli_unknown "$1" ;;
 	esac
 done
-[ -n "$workload$guest_test" ] && [ -n "$out" ] || usage
+# run-phone.sh --snapshot-save without a workload only boots and saves (boot_only).
+[ -n "$workload$guest_test${boot_only:-}" ] && [ -n "$out" ] || usage
 [[ "$timeout_s" =~ ^[0-9]+$ ]] || { echo "$0: --timeout-s takes whole seconds, got '$timeout_s'" >&2; exit 2; }
 # The experiment's machine settings (README.md, "Options"): cores online, and the CPU frequency
 # policy, which only the phone models (DVFS through SCMI, emu/dvfs.h).

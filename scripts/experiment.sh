@@ -10,9 +10,9 @@
 #   a killed experiment run again picks up where it stopped. Failed runs are run again.
 # - A failed run is recorded with its reason (the last line its run printed on stderr) and the
 #   rest go on.
-# - Phone: each configuration (backend, cores, frequency) boots once: its first run saves a
-#   snapshot in out/<name>/snapshots/ and the others restore it (a lock file orders them, also
-#   across Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
+# - Phone: each configuration (backend, cores, frequency) boots once: its first task boots and
+#   saves a snapshot in out/<name>/snapshots/ and every run restores it (a lock file, held for
+#   the boot only, orders them, also across Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
 #   build/guest_abi.sh) boots cold, a run that fails after its restore is recorded failed.
 # - --executor local runs --jobs runs at once (default: what the cores and memory allow);
 #   --executor slurm submits one `sbatch --array` of `experiment.sh --task DIR INDEX`, one task
@@ -187,23 +187,26 @@ run_task() {
 	case "$freq" in -) ;; [0-9]*) args+=(--freq-mhz "$freq") ;; *) args+=(--governor "$freq") ;; esac
 	# shellcheck disable=SC2206
 	[ "$opts" = - ] || args+=($opts)
-	exec 9>&-
 	if [ "$backend" = phone ]; then
+		# The first task of a configuration boots the phone and saves it, and only that is
+		# done under the lock: the other tasks wait for the snapshot, not for a whole run,
+		# then every run restores it. A boot that failed leaves no snapshot, and the next
+		# task tries again; the runs go on cold.
 		snap=$dir/snapshots/$cfg.snap
 		mkdir -p "$dir/snapshots"
 		exec 9>>"$snap.lock"
-		flock 9	# the first run of a configuration saves; the others wait, then restore
-		if [ -s "$snap" ]; then
-			flock -u 9
-			boot=(--snapshot-load "$snap")
-		else
-			boot=(--snapshot-save "$snap")
+		flock 9
+		if [ ! -s "$snap" ]; then
+			"$top/scripts/run-phone.sh" --snapshot-save "$snap" --out "$snap.boot" \
+				>"$snap.boot.log" 2>"$snap.boot.err" || true
+			rm -f "$snap.boot/sdcard.img"	# each run gets a fresh card
 		fi
+		exec 9>&-
+		[ ! -s "$snap" ] || boot=(--snapshot-load "$snap")
 	fi
 	start=$(date +%s.%N)	# the run's own time, not the wait for its snapshot
 	rc=0
 	"$top/scripts/run-experiment.sh" "${args[@]}" "${boot[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?
-	exec 9>&-
 	# A refused snapshot (the phone's own status) boots cold; a run that failed after its
 	# restore failed on its own, and keeps its error.
 	if [ $rc = "$PL_EXIT_SNAPSHOT_REFUSED" ] && [ "${boot[0]:-}" = --snapshot-load ]; then
@@ -251,6 +254,7 @@ gather() {
 	local rd=$dir/$run
 	if [ ! -f "$rd/task.status" ]; then
 		record_run "$dir" "$i" failed "" "${3:-the run ended without a result}"
+		failed=$((failed + 1))
 		return
 	fi
 	IFS=$'\t' read -r st wall h reason < "$rd/task.status"
@@ -371,8 +375,21 @@ queued() {
 	fi
 }
 
+# The final state of Slurm task JOB_T as "STATE (exit CODE:SIGNAL)": from the cluster's
+# accounting (sacct) when it keeps one, else from the controller, which keeps a finished job for
+# MinJobAge (scontrol); nothing when neither knows it.
+slurm_final_state() {
+	local st
+	st=$(sacct -n -P -X -j "$1" -o State,ExitCode 2>/dev/null | head -n 1) || st=""
+	[[ "$st" =~ ^[A-Z_]+.*\|[0-9]+:[0-9]+$ ]] ||
+		st=$(scontrol -o show job "$1" 2>/dev/null |
+			sed -n 's/.* JobState=\([A-Z_]*\) .* ExitCode=\([0-9]*:[0-9]*\).*/\1|\2/p')
+	[ -z "$st" ] || echo "${st%%|*} (exit ${st#*|})"
+}
+
 # Follows array job JOB, whose task T runs run BASE + T, until the runs in `left` have left
-# squeue, gathering each.
+# squeue, gathering each; a task that left no status is recorded with the final state Slurm
+# gives it.
 follow_slurm() {
 	local dir=$1 job=$2 base=$3 i shown=- active now
 	slurm_job=$job
@@ -393,7 +410,10 @@ follow_slurm() {
 		for i in "${!left[@]}"; do
 			grep -q "^$((i - base)) " <<<"$active" && continue
 			unset "left[$i]"
-			gather "$dir" "$i" "Slurm task ${job}_$i ended without a result; see $dir/slurm-$i.out"
+			local task=${job}_$((i - base)) end=""
+			read_run "$dir" "$i"
+			[ -f "$dir/$run/task.status" ] || end=$(slurm_final_state "$task")
+			gather "$dir" "$i" "Slurm task $task ended ${end:+$end }without a result; see $dir/slurm-$i.out"
 			ndone=$((ndone + 1)) ran=$((ran + 1))
 			read_run "$dir" "$i"
 			progress "finished $run"
@@ -501,7 +521,7 @@ for tool in "$analyze" "$replay"; do
 done
 cli_tool sqlite3 sqlite3
 if [ "$executor" = slurm ]; then
-	for t in sbatch squeue sinfo scancel; do cli_tool "$t" slurm-client; done
+	for t in sbatch squeue sinfo scancel scontrol sacct; do cli_tool "$t" slurm-client; done
 fi
 parse_spec
 if [ -z "$jobs" ] && [ "$executor" = slurm ]; then

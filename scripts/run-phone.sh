@@ -13,7 +13,9 @@
 #
 # Snapshots (an experiment matrix boots once):
 #   --snapshot-save FILE  boots, saves the machine in FILE when the guest
-#                         waits for its experiment, then runs this one;
+#                         waits for its experiment, then runs this one
+#                         (without --workload or --test: boots and saves
+#                         only, as experiment.sh does once per configuration);
 #   --snapshot-load FILE  restores FILE instead of booting and runs this
 #                         experiment (the panlab.* arguments; other
 #                         --append kernel arguments were fixed at boot).
@@ -38,7 +40,8 @@ net_profile=${PANLAB_NET_PROFILE:-}
 args=()
 backend_options="
        [--snapshot-save FILE | --snapshot-load FILE] [--engine fast|ref] [--quantum-policy causal|fixed]
-       [--net-profile wifi|3g|legacy]"
+       [--net-profile wifi|3g|legacy]
+       $0 --snapshot-save FILE --out DIR   (boots and saves only)"
 # shellcheck source=scripts/cli.sh
 . "$(dirname "$0")/cli.sh"
 while [ $# -gt 0 ]; do
@@ -57,6 +60,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 set -- "${args[@]}"
+[ "${snapshot[0]:-}" != --snapshot-save ] || boot_only=1
 source "$(dirname "$0")/backend-common.sh"
 
 phone=$top/build/emu/panlab-phone
@@ -88,7 +92,9 @@ case "${snapshot[0]:-}" in
 --snapshot-save) guest_hash > "${snapshot[1]}.guest"
 	boot=(--kernel "$kernel" --initrd "$initrd"
 	--append "console=ttyAMA0 maxcpus=1 panic=-1 quiet panlab.wait_config=1 $append"
-	--snapshot-save "${snapshot[1]}" --config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
+	--snapshot-save "${snapshot[1]}")
+	# Without a configuration the phone ends once it has saved.
+	[ -z "$workload$guest_test" ] || boot+=(--config "$(guest_cmdline panlab.injector=host panlab.net=emu)") ;;
 --snapshot-load)
 	[ "$(cat "${snapshot[1]}.guest" 2>/dev/null)" = "$(guest_hash)" ] || {
 		echo "$0: ${snapshot[1]}: saved from another build of the guest kernel or initramfs (or ${snapshot[1]}.guest is missing); save it again" >&2
@@ -104,4 +110,10 @@ run_with_console "$phone" "${boot[@]}" "${engine[@]}" \
 # A snapshot the phone refused keeps the phone's status (include/panlab/error.h): the caller may
 # boot cold; the phone has said why on stderr.
 [ "$status" != "$PL_EXIT_SNAPSHOT_REFUSED" ] || exit "$PL_EXIT_SNAPSHOT_REFUSED"
+if [ -z "$workload$guest_test" ]; then
+	[ "$status" = 0 ] && [ -s "${snapshot[1]}" ] ||
+		{ echo "$0: the phone exited with status $status without saving ${snapshot[1]}; see $out/console.log" >&2; exit 1; }
+	echo "phone: booted and saved ${snapshot[1]} in $wall s of host time"
+	exit 0
+fi
 check_result

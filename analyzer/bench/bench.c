@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab-bench: the analyzer's part of `make bench` (issue 6 item 9).
+ * panlab-bench: the analyzer's part of `make bench`.
  *
  *   panlab-bench synth --seed TRACE --events N --out FILE
  *     The trace synthesizer: replicates a real run's trace until it holds at

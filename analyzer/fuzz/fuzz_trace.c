@@ -80,26 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pl_energy_build(&trace, &m.tx, &pl_power_galaxy_nexus, &energy);
 	pl_validate(&m.tx, &gt, &val);
 
-	struct pl_analysis a = {
-		.backend = "phone",
-		.workload = "fuzz",
-		.run_id = "fuzz\"\\\n\x01",
-		.trace = &trace,
-		.gt = &gt,
-		.iv = &m.iv,
-		.graph = &m.graph,
-		.tx = &m.tx,
-		.cp = &m.cp,
-		.bd = &m.bd,
-		.qs = &m.qs,
-		.ag = &m.ag,
-		.te = &m.te,
-		.val = &val,
-		.energy = &energy,
-		.tasks = &m.tasks,
-		.diag = &m.diag,
-		.symbols = &symbols,
-	};
+	struct pl_analysis a = pl_analysis_of(&m, &trace, &gt, &val, &energy, &symbols);
+
+	a.backend = "phone";
+	a.workload = "fuzz";
+	a.run_id = "fuzz\"\\\n\x01";
 
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	if (pl_report_write_summary(&a, path, &err) < 0)

@@ -142,11 +142,12 @@ irq_line gic_ppi_line(gic *g, int cpu, int ppi)
     return l;
 }
 
-gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who)
+gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who,
+             struct pl_error *err)
 {
     if (ncpus < 1 || ncpus > GIC_MAX_CPUS) {
-        fprintf(stderr, "gic: %d cpus, expected 1..%d\n", ncpus, GIC_MAX_CPUS);
-        exit(1);
+        pl_error_set(err, "gic: %d cpus, expected 1..%d", ncpus, GIC_MAX_CPUS);
+        return NULL;
     }
     gic *g = pl_xcalloc(1, sizeof(*g));
     g->ncpus = ncpus;

@@ -11,6 +11,7 @@
 #include "../physmem.h"
 #include "irq.h"
 #include "../snapio.h"
+#include "panlab/error.h"
 
 #define GIC_MAX_CPUS 8
 #define GIC_NR_IRQS 128         /* 16 SGIs, 16 PPIs, 96 SPIs */
@@ -20,7 +21,9 @@
 typedef struct gic gic;
 struct vt_engine;
 
-gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who);
+/* Returns NULL with err set when ncpus is not 1..GIC_MAX_CPUS. */
+gic *gic_new(int ncpus, const irq_line *cpu_irq, cpu_id_fn who,
+             struct pl_error *err);
 /* With the machine's clock, an SGI reaches a core no earlier than the
  * sender's virtual time (time.h, vt_defer_to_peer). */
 void gic_set_clock(gic *g, struct vt_engine *vt);

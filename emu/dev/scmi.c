@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scmi.h"
+#include "panlab/error.h"
 
 enum { PROTO_BASE = 0x10, PROTO_PERF = 0x13 };
 #define PROTOCOL_VERSION_2_0 0x20000u
@@ -303,11 +304,7 @@ int scmi_call(scmi *s, arm_cpu *cpu)
 
 scmi *scmi_new(phys_map *map, uint32_t shmem_addr, dvfs *d)
 {
-    scmi *s = calloc(1, sizeof(*s));
-    if (!s) {
-        fprintf(stderr, "scmi: out of memory\n");
-        exit(1);
-    }
+    scmi *s = pl_xcalloc(1, sizeof(*s));
     s->shm = phys_register_ram(map, shmem_addr, SCMI_SHMEM_BYTES);
     s->dvfs = d;
     s->min_khz = dvfs_opp_at(d, 0)->khz;

@@ -162,12 +162,12 @@ static void reset(void *opaque)
 
 virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
                                    const char *const *names,
-                                   const byte_sink *outs)
+                                   const byte_sink *outs, struct pl_error *err)
 {
     if (nports < 0 || nports > VCON_MAX_PORTS) {
-        fprintf(stderr, "virtio-console: %d ports, at most %d\n", nports,
-                VCON_MAX_PORTS);
-        exit(1);
+        pl_error_set(err, "virtio-console: %d ports, at most %d", nports,
+                     VCON_MAX_PORTS);
+        return NULL;
     }
     virtio_console *c = pl_xcalloc(1, sizeof(*c));
     c->nports = nports;

@@ -11,15 +11,17 @@
 
 #include "virtio.h"
 #include "pl011.h"
+#include "panlab/error.h"
 
 #define VCON_MAX_PORTS 6
 
 typedef struct virtio_console virtio_console;
 
-/* Ports get ids 1..nports (id 0 is the legacy console port, unused). */
+/* Ports get ids 1..nports (id 0 is the legacy console port, unused).
+ * Returns NULL with err set when nports is not 0..VCON_MAX_PORTS. */
 virtio_console *virtio_console_new(phys_map *m, irq_line irq, int nports,
                                    const char *const *names,
-                                   const byte_sink *outs);
+                                   const byte_sink *outs, struct pl_error *err);
 void virtio_console_free(virtio_console *c);
 virtio_dev *virtio_console_dev(virtio_console *c);
 /* Sends bytes to the guest on the named port. Returns 0, or -1 if there

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The phone's benchmark (issue 8): boot to /init and the parallel-core
+# The phone's benchmark: boot to /init and the parallel-core
 # ratio on emu/ and on QEMU icount with the same kernel and initramfs plus
 # the guest test panlab-parallel, and the time to restore a snapshot of the
 # booted phone (emu/ only). Writes out/bench/phone.json. Then one workload
@@ -109,7 +109,7 @@ printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(fix 3 "$ratio_e
 printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
 printf 'board_bench: %-26s %12s %12s\n' "peak RSS, boot run (MB)" "$(fix 0 "$rss_emu")" "$(fix 0 "$rss_qemu")"
 # Cross-core causality's cost: the same workload with the cores meeting only at quantum ends
-# (fixed: the engine before issue 18) and with cross-core effects delivered at the sender's
+# (fixed: the engine before causal delivery) and with cross-core effects delivered at the sender's
 # time (causal, the default). Host CPU time and MIPS from panlab-phone's last line, the windows
 # the policy ended early, and the causal pairs the analyzer finds out of order in the trace.
 policy_workload=${BENCH_POLICY_WORKLOAD:-service}

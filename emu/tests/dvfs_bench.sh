@@ -1,5 +1,5 @@
 #!/bin/bash
-# The phone's timing benchmark (issue 12): jobs are work, DVFS and the tracer's cost.
+# The phone's timing benchmark: jobs are work, DVFS and the tracer's cost.
 # Writes out/bench/dvfs.json:
 #   job_ms_at_1200mhz            a 200 ms job (panlab-workbench --scaling) at 1.2 GHz, in ms
 #   job_scaling_350_over_1200    its time at 350 MHz over its time at 1.2 GHz, / (1200/350): 1 is ideal

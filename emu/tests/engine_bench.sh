@@ -1,5 +1,5 @@
 #!/bin/bash
-# The CPU engines on a whole workload (issue 16): the CPU-stress workload
+# The CPU engines on a whole workload: the CPU-stress workload
 # asynctask+cpu on the phone, once on the reference interpreter and once on
 # the fast engine, one after the other in this one invocation. Checks that
 # both runs are byte-identical (trace, ground truth, console) and ran the

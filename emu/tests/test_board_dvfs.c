@@ -8,6 +8,7 @@
 #include <string.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+#include "board_test.h"
 #include "../dev/scmi.h"
 
 enum { BASE = 0x10, PERF = 0x13 };
@@ -24,8 +25,10 @@ static void rig_new(rig *r)
 {
     r->map = phys_map_new();
     r->vt = vt_new(NULL, 1200000000, 62500000, 20000);
+    struct pl_error err;
     r->dvfs = dvfs_new(r->vt, dvfs_omap4460_opps, dvfs_omap4460_nopps,
-                       DVFS_OMAP4460_LATENCY_NS);
+                       DVFS_OMAP4460_LATENCY_NS, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->dvfs);
     r->scmi = scmi_new(r->map, MACH_SCMI_SHMEM, r->dvfs);
 }
 
@@ -83,6 +86,20 @@ static int32_t call(rig *r, uint32_t proto, uint32_t id, const uint32_t *args,
     if (out_bytes)
         *out_bytes = len - 8;
     return (int32_t)rd32(shm + SCMI_SHM_PAYLOAD);
+}
+
+/* A domain without OPPs, or with more than it holds, is an error. */
+static void test_bad_opps(void)
+{
+    struct pl_error err;
+    vt_engine *vt = vt_new(NULL, 1200000000, 62500000, 20000);
+    CU_ASSERT_PTR_NULL(
+        dvfs_new(vt, dvfs_omap4460_opps, 0, DVFS_OMAP4460_LATENCY_NS, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "dvfs: 0 OPPs, expected 1..8");
+    CU_ASSERT_PTR_NULL(dvfs_new(vt, dvfs_omap4460_opps, DVFS_MAX_OPPS + 1,
+                                DVFS_OMAP4460_LATENCY_NS, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "dvfs: 9 OPPs, expected 1..8");
+    vt_free(vt);
 }
 
 static void test_base(void)
@@ -235,13 +252,6 @@ static void test_bad_requests(void)
     rig_free(&r);
 }
 
-static void discard(void *opaque, const uint8_t *buf, size_t n)
-{
-    (void)opaque;
-    (void)buf;
-    (void)n;
-}
-
 /* Core 0 sets 350 MHz through the HVC, then runs a loop of 350,000
  * iterations (700,000 instructions: 2 ms at 350 MHz) and halts. The
  * switch happens at the HVC, and core 0 then waits 300 us in firmware. */
@@ -251,7 +261,7 @@ static void test_level_set_on_core(void)
     machine_config_default(&cfg);
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
+    machine *m = board_machine(&cfg);
     static const uint32_t code[] = {
         0xe3000010,     /* movw r0, #0x10 */
         0xe3480200,     /* movt r0, #0x8200: SCMI_SMC_ID */
@@ -290,18 +300,15 @@ static void test_level_set_on_core(void)
     machine_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("dvfs", NULL, NULL);
-    CU_add_test(s, "SCMI base protocol", test_base);
-    CU_add_test(s, "SCMI performance protocol", test_perf);
-    CU_add_test(s, "SCMI bad requests", test_bad_requests);
-    CU_add_test(s, "level set on a core", test_level_set_on_core);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    return failed ? 1 : 0;
+    static const board_case cases[] = {
+        { "DVFS domain refuses bad OPP counts", test_bad_opps },
+        { "SCMI base protocol", test_base },
+        { "SCMI performance protocol", test_perf },
+        { "SCMI bad requests", test_bad_requests },
+        { "level set on a core", test_level_set_on_core },
+        { NULL, NULL },
+    };
+    return board_test_main(argc, argv, "board dvfs", cases);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../machine.h"
+#include "board_test.h"
 #include "../host/content_http.h"
 #include "../host/inet_frame.h"
 #include "../host/net_wire.h"
@@ -22,15 +23,6 @@ static const uint8_t guest_ip[4] = { 10, 0, 2, 15 };
 static const uint8_t server_ip[4] = { 10, 0, 2, 100 };
 enum { FIN = 0x01, SYN = 0x02, RST = 0x04, ACK = 0x10 };
 
-static char tmpdir[] = "/tmp/panlab-test-net.XXXXXX";
-
-static void discard(void *opaque, const uint8_t *buf, size_t len)
-{
-    (void)opaque;
-    (void)buf;
-    (void)len;
-}
-
 /* A one-core machine whose core is off: only the network and its clock run. */
 static machine *network_machine(void)
 {
@@ -39,7 +31,7 @@ static machine *network_machine(void)
     cfg.ncores = 1;
     cfg.ram_bytes = 16u << 20;
     cfg.console = (byte_sink){ discard, NULL };
-    machine *m = machine_new(&cfg);
+    machine *m = board_machine(&cfg);
     arm_set_powered(arm_sys_cpu(machine_cpus(m), 0), 0);
     return m;
 }
@@ -364,19 +356,16 @@ static void test_content_dir_confined(void)
     rmdir(out);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (!mkdtemp(tmpdir) || CU_initialize_registry() != CUE_SUCCESS)
-        return 1;
-    CU_pSuite s = CU_add_suite("net", NULL, NULL);
-    CU_add_test(s, "a reused guest port after a connection the guest ended", test_port_reuse);
-    CU_add_test(s, "the content server stays inside --content-dir", test_content_dir_confined);
-    CU_add_test(s, "a capture that cannot be written", test_capture_write_failure);
-    CU_add_test(s, "link profiles pace frames at their rate", test_link_profiles);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed = CU_get_number_of_failures();
-    CU_cleanup_registry();
-    rmdir(tmpdir);
-    return failed ? 1 : 0;
+    static const board_case cases[] = {
+        { "a reused guest port after a connection the guest ended",
+          test_port_reuse },
+        { "the content server stays inside --content-dir",
+          test_content_dir_confined },
+        { "a capture that cannot be written", test_capture_write_failure },
+        { "link profiles pace frames at their rate", test_link_profiles },
+        { NULL, NULL },
+    };
+    return board_test_main(argc, argv, "board net", cases);
 }

@@ -10,8 +10,10 @@
  *
  * Library functions never print: they fill a caller-owned struct pl_error
  * and return -1 (or NULL). The front end prints "prog: " and err.msg as the
- * single line on stderr and exits with PL_EXIT_FAILED, or PL_EXIT_USAGE when
- * the command line itself was wrong.
+ * single line on stderr (pl_error_print, pl_error_exit) and exits with
+ * PL_EXIT_FAILED, or PL_EXIT_USAGE when the command line itself was wrong.
+ * A program with no caller to hand an error to exits through pl_exit_error
+ * (the guest's services and apps: pl_die).
  *
  * Running out of memory is an environment failure, not bad input: the
  * pl_x* allocators report it in one line and exit PL_EXIT_FAILED, so no
@@ -120,13 +122,44 @@ static inline int pl_fail(struct pl_error *err, const char *fmt, ...)
 	return -1;
 }
 
+/* Prints "prog: msg" on stderr: the one way a front end reports an error. */
+static inline void pl_error_print(const char *prog, const struct pl_error *err)
+{
+	fprintf(stderr, "%s: %s\n", prog, err->msg);
+}
+
 /* Prints "prog: msg" and exits with status. */
 __attribute__((noreturn))
 static inline void pl_error_exit(const char *prog, const struct pl_error *err, int status)
 {
-	fprintf(stderr, "%s: %s\n", prog, err->msg);
+	pl_error_print(prog, err);
 	exit(status);
 }
+
+/*
+ * Formats an error and exits with status: for a program with no caller to
+ * hand the error to (a guest service, a test's helper).
+ */
+__attribute__((noreturn, format(printf, 3, 4))) static inline void
+pl_exit_error(const char *prog, int status, const char *fmt, ...)
+{
+	struct pl_error err;
+	va_list ap;
+
+	va_start(ap, fmt);
+	pl_error_vformat(&err, 0, fmt, ap);
+	va_end(ap);
+	pl_error_exit(prog, &err, status);
+}
+
+#ifdef _GNU_SOURCE
+/*
+ * The same under the program's own name (glibc's
+ * program_invocation_short_name) and PL_EXIT_FAILED: the guest's services
+ * and apps, which have one way to fail.
+ */
+#define pl_die(...) pl_exit_error(program_invocation_short_name, PL_EXIT_FAILED, __VA_ARGS__)
+#endif
 
 /*
  * Ends the writes to f, named path in errors ("stdout" for stdout). A write
@@ -220,6 +253,14 @@ static inline void *pl_xrealloc(void *p, size_t n, size_t size)
 	if (!p)
 		pl_out_of_memory(n, size);
 	return p;
+}
+
+/* A copy of the string s, the caller's to free. */
+__attribute__((returns_nonnull, malloc)) static inline char *pl_xstrdup(const char *s)
+{
+	size_t bytes = strlen(s) + 1;
+
+	return memcpy(pl_xcalloc(bytes, 1), s, bytes);
 }
 
 #endif /* PANLAB_ERROR_H */

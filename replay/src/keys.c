@@ -1,7 +1,7 @@
 /* The keys a script may press. Codes are the Linux input ABI (include/uapi/linux/
  * input-event-codes.h), written out so the parser builds on hosts without Linux headers; a unit
  * test checks each against the KEY_* macro. The set covers Android's navigation keys and what
- * text entry needs (issue 5). Digit keys carry the KEY_ prefix in their names because a bare
+ * text entry needs. Digit keys carry the KEY_ prefix in their names because a bare
  * number in a script is a key code. */
 #include "panlab/replay.h"
 

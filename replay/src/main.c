@@ -32,10 +32,12 @@ static const char usage[] =
 	"                                      (/dev/input/eventN) until interrupted, to FILE or\n"
 	"                                      stdout, timed from CLOCK_MONOTONIC NS (default now)\n";
 
+static const char prog[] = "panlab-replay";
+
 static int usage_error(const char *what)
 {
-	fprintf(stderr, "panlab-replay: %s\n%s", what, usage);
-	return 2;
+	fprintf(stderr, "%s: %s\n%s", prog, what, usage);
+	return PL_EXIT_USAGE;
 }
 
 static struct pl_script *load(const char *path)
@@ -43,7 +45,7 @@ static struct pl_script *load(const char *path)
 	struct pl_error err;
 	struct pl_script *s;
 	if (pl_script_parse_file(path, &s, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		pl_error_print(prog, &err);
 		return NULL;
 	}
 	return s;
@@ -53,7 +55,7 @@ static int cmd_check(const char *path)
 {
 	struct pl_script *s = load(path);
 	if (!s)
-		return 1;
+		return PL_EXIT_FAILED;
 	size_t n = pl_script_action_count(s), taps = 0, swipes = 0, keys = 0;
 	for (size_t i = 0; i < n; i++) {
 		taps += pl_script_action(s, i)->kind == PL_ACTION_TAP;
@@ -81,7 +83,7 @@ static int cmd_duration(const char *path)
 {
 	struct pl_script *s = load(path);
 	if (!s)
-		return 1;
+		return PL_EXIT_FAILED;
 	printf("%" PRIu64 "\n", (pl_script_duration_ns(s) + 999999999) / 1000000000);
 	pl_script_free(s);
 	return 0;
@@ -92,7 +94,7 @@ static int cmd_list(const char *path)
 {
 	struct pl_script *s = load(path);
 	if (!s)
-		return 1;
+		return PL_EXIT_FAILED;
 	char t[32];
 	for (size_t i = 0; i < pl_script_action_count(s); i++) {
 		const struct pl_action *a = pl_script_action(s, i);
@@ -129,13 +131,14 @@ static int cmd_play(const char *path, const char *gt_path)
 	struct pl_error err;
 	struct pl_script *s = load(path);
 	if (!s)
-		return 1;
+		return PL_EXIT_FAILED;
 	int gt_fd = gt_path ? open(gt_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)
 			    : STDOUT_FILENO;
 	if (gt_fd < 0) {
-		fprintf(stderr, "%s: %s, expected a writable file\n", gt_path, strerror(errno));
+		pl_error_file(&err, gt_path, "%s, expected a writable file", strerror(errno));
+		pl_error_print(prog, &err);
 		pl_script_free(s);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	struct pl_injector *inj = NULL;
 	int rc = pl_injector_open(&inj, gt_fd, &err);
@@ -146,12 +149,12 @@ static int cmd_play(const char *path, const char *gt_path)
 				     &err);
 	}
 	if (rc < 0)
-		fprintf(stderr, "%s\n", err.msg);
+		pl_error_print(prog, &err);
 	pl_injector_close(inj);
 	if (gt_path)
 		close(gt_fd);
 	pl_script_free(s);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? PL_EXIT_FAILED : PL_EXIT_OK;
 }
 
 static void on_stop(int sig)
@@ -167,8 +170,12 @@ static void signal_ready(void)
 	if (!env)
 		return;
 	int fd = atoi(env);
-	if (write(fd, "r", 1) != 1)
-		fprintf(stderr, "panlab-replay: PANLAB_READY_FD %s: %s\n", env, strerror(errno));
+	if (write(fd, "r", 1) != 1) {
+		struct pl_error err;
+
+		pl_error_set(&err, "PANLAB_READY_FD %s: %s", env, strerror(errno));
+		pl_error_print(prog, &err);
+	}
 	close(fd);
 }
 
@@ -177,15 +184,17 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 	struct pl_error err;
 	int fd = open(device, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s, expected a readable evdev device\n", device,
-			strerror(errno));
-		return 1;
+		pl_error_file(&err, device, "%s, expected a readable evdev device",
+			      strerror(errno));
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	FILE *out = out_path ? fopen(out_path, "w") : stdout;
 	if (!out) {
-		fprintf(stderr, "%s: %s, expected a writable file\n", out_path, strerror(errno));
+		pl_error_file(&err, out_path, "%s, expected a writable file", strerror(errno));
+		pl_error_print(prog, &err);
 		close(fd);
-		return 1;
+		return PL_EXIT_FAILED;
 	}
 	struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: read() must return */
 	sigaction(SIGINT, &sa, NULL);
@@ -197,14 +206,19 @@ static int cmd_record(const char *device, const char *out_path, uint64_t start_n
 	}
 	signal_ready();
 	int rc = pl_record(fd, out, start_ns, &err);
-	if (rc < 0)
-		fprintf(stderr, "%s: %s\n", device, err.msg);
+	if (rc < 0) {
+		struct pl_error at;
+
+		pl_error_file(&at, device, "%s", err.msg);
+		pl_error_print(prog, &at);
+	}
 	if (out_path && fclose(out) != 0 && rc == 0) {
-		fprintf(stderr, "%s: %s, expected a writable file\n", out_path, strerror(errno));
+		pl_error_file(&err, out_path, "%s, expected a writable file", strerror(errno));
+		pl_error_print(prog, &err);
 		rc = -1;
 	}
 	close(fd);
-	return rc < 0 ? 1 : 0;
+	return rc < 0 ? PL_EXIT_FAILED : PL_EXIT_OK;
 }
 
 /* One part of a workload's name, or every part as "part value" lines. */
@@ -214,8 +228,8 @@ static int cmd_workload(const char *name, const char *field)
 	struct pl_error err;
 	char loads[PL_WORKLOAD_MAX_LOADS * PL_WORKLOAD_PART_BYTES] = "";
 	if (pl_workload_name_parse(name, &w, &err) < 0) {
-		fprintf(stderr, "panlab-replay: %s\n", err.msg);
-		return 1;
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	for (unsigned i = 0; i < w.nloads; i++) {
 		if (i)
@@ -245,20 +259,24 @@ static int cmd_workloads(const char *dir)
 	struct dirent *e;
 	char **names = NULL;
 	size_t n = 0;
+	struct pl_error err;
 	if (!d) {
-		fprintf(stderr, "panlab-replay: %s: cannot open: %s\n", dir, strerror(errno));
-		return 1;
+		pl_error_file(&err, dir, "cannot open: %s", strerror(errno));
+		pl_error_print(prog, &err);
+		return PL_EXIT_FAILED;
 	}
 	while ((e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 		struct pl_workload_name w;
-		struct pl_error err;
 		if (len <= 5 || strcmp(e->d_name + len - 5, ".rply"))
 			continue;
 		char *name = pl_xcalloc(len - 4, 1);
 		memcpy(name, e->d_name, len - 5);
 		if (pl_workload_name_parse(name, &w, &err) < 0) {
-			fprintf(stderr, "panlab-replay: %s/%s: %s\n", dir, e->d_name, err.msg);
+			struct pl_error at;
+
+			pl_error_file(&at, dir, "%s: %s", e->d_name, err.msg);
+			pl_error_print(prog, &at);
 			free(name);
 			continue;
 		}

@@ -1,4 +1,4 @@
-/* The recorder: evdev events from a live device → a script in the replay language (issue 5).
+/* The recorder: evdev events from a live device → a script in the replay language.
  * Presses become taps, long presses, swipes and keys at their times rounded to the millisecond;
  * rounding each absolute time, not each gap, keeps the error from adding up. A touch is written
  * when it ends (its release, the next key press, or the end of the recording), since only then

@@ -261,10 +261,8 @@ static int push(struct parser *p, struct pos where, struct action_list *l,
 			    PL_SCRIPT_MAX_ACTIONS);
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct pl_action *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return fail(p, where, "out of memory, expected a smaller script");
-		l->v = v;
+
+		l->v = pl_xrealloc(l->v, cap, sizeof(*l->v));
 		l->cap = cap;
 	}
 	l->v[l->n++] = *a;
@@ -759,11 +757,8 @@ int pl_script_parse_buffer(const char *name, const char *text, size_t len, struc
 		free(l.v);
 		return -1;
 	}
-	struct pl_script *s = malloc(sizeof *s);
-	if (!s) {
-		free(l.v);
-		return fail(&p, (struct pos){p.line, 1}, "out of memory, expected a smaller script");
-	}
+	struct pl_script *s = pl_xcalloc(1, sizeof(*s));
+
 	*s = (struct pl_script){l.v, l.n, end_ns};
 	*out = s;
 	return 0;

@@ -6,29 +6,28 @@
 #   - an initramfs cut in half, and one cut inside a cpio entry;
 #   - an initramfs with no /init: the kernel panics, the line names it.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 build=$top/build
 phone=$build/emu/panlab-phone
 kernel=$build/kernel/arch/arm/boot/zImage
 initrd=$build/initramfs.cpio.gz
 for f in "$phone" "$kernel" "$initrd"; do
-	[ -s "$f" ] || { echo "test_boot_images: $f is missing; run 'make build'" >&2; exit 1; }
+	[ -s "$f" ] || fail "$f is missing; run 'make build'"
 done
 work=$(mktemp -d /tmp/panlab-boot-images.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "test_boot_images: $*" >&2; exit 1; }
 
-# expect NAME PATTERN ARGS...: the phone exits 1 with one stderr line matching PATTERN.
+# expect IMAGE PATTERN ARGS...: the phone exits 1 with one stderr line matching PATTERN.
 expect() {
-	local name=$1 pattern=$2 rc=0
+	local image=$1 pattern=$2 rc=0
 	shift 2
-	"$phone" "$@" --console "$work/$name.console" > /dev/null 2> "$work/$name.err" || rc=$?
-	[ "$rc" = 1 ] || fail "$name: exit $rc, expected 1: $(head -n 3 "$work/$name.err")"
-	grep -v '^\(core [0-9]:\|r[0-9 ]\|r1[0-5]\|cpsr\)' "$work/$name.err" |
-		grep -v 'windows ended early\|of virtual time;' > "$work/$name.line" || true
-	[ "$(wc -l < "$work/$name.line")" = 1 ] && grep -q -- "$pattern" "$work/$name.line" ||
-		fail "$name: expected one line matching '$pattern', got: $(cat "$work/$name.err")"
-	echo "test_boot_images: $name: $(cat "$work/$name.line")"
+	"$phone" "$@" --console "$work/$image.console" > /dev/null 2> "$work/$image.err" || rc=$?
+	[ "$rc" = 1 ] || fail "$image: exit $rc, expected 1: $(head -n 3 "$work/$image.err")"
+	grep -v '^\(core [0-9]:\|r[0-9 ]\|r1[0-5]\|cpsr\)' "$work/$image.err" |
+		grep -v 'windows ended early\|of virtual time;' > "$work/$image.line" || true
+	[ "$(wc -l < "$work/$image.line")" = 1 ] && grep -q -- "$pattern" "$work/$image.line" ||
+		fail "$image: expected one line matching '$pattern', got: $(cat "$work/$image.err")"
+	echo "$name: $image: $(cat "$work/$image.line")"
 }
 
 size=$(stat -c %s "$kernel")
@@ -54,4 +53,4 @@ echo hello > "$work/noinit/hello"
 expect no-init "guest kernel panic at .*; before /init: most likely the initramfs $work/noinit.cpio.gz" \
 	--kernel "$kernel" --initrd "$work/noinit.cpio.gz" --append "console=ttyAMA0 quiet panic=-1" \
 	--max-virtual-s 60
-echo "test_boot_images: ok"
+echo "$name: ok"

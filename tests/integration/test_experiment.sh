@@ -5,8 +5,8 @@
 #     run-experiment.sh rejects, twice) is killed once its two timer runs are in the database
 #     and run again: the finished runs are skipped, the two bad runs are recorded failed with
 #     run-experiment.sh's error as reason and do not stop the rest;
-#   - the database holds both timer runs' models; the configuration booted once (the first run
-#     saved the snapshot, the second restored it); a snapshot of another build is refused with
+#   - the database holds both timer runs' models; the configuration booted once (its first task
+#     booted the phone and saved a snapshot, both runs restored it); a snapshot of another build is refused with
 #     the phone's own status, PL_EXIT_SNAPSHOT_REFUSED (test_snapshot.sh: panlab-phone's);
 #   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
@@ -14,14 +14,13 @@
 #     the same page with the SVGs hidden (same layout), so the plots were drawn in colour, not
 #     only present: the page's own colour, the red "Failed runs" heading, counts in both.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-name=test-experiment
-dir=$top/out/$name
+source "$(dirname "$0")/lib.sh"
+exp=test-experiment
+dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-experiment.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "test_experiment: $*" >&2; exit 1; }
 
-printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$name" > "$work/bad.spec"
+printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$exp" > "$work/bad.spec"
 rc=0
 "$top/scripts/experiment.sh" "$work/bad.spec" 2> "$work/bad.err" || rc=$?
 [ $rc = 2 ] && [ "$(wc -l < "$work/bad.err")" = 1 ] && grep -q "^$work/bad.spec:3: trace 'sometimes'" "$work/bad.err" ||
@@ -38,7 +37,7 @@ for pair in "$work:is a directory, expected a spec file" \
 done
 
 cat > "$work/e.spec" <<EOF
-name $name
+name $exp
 backend phone
 workloads timer asynctask@gestures
 trace on off
@@ -56,9 +55,9 @@ wait "$first" 2>/dev/null || true
 rc=0
 "$top/scripts/experiment.sh" "$work/e.spec" --jobs 2 > "$work/second.log" 2>&1 || rc=$?
 [ $rc = 1 ] || { cat "$work/second.log"; fail "the resumed experiment exited $rc, expected 1 (two runs fail)"; }
-grep -q "^experiment $name: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
+grep -q "^experiment $exp: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
 	{ cat "$work/second.log"; fail "the resumed experiment did not skip exactly the finished runs"; }
-grep -q "^experiment $name: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
+grep -q "^experiment $exp: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
 
 q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'timer'")" = 2 ] || fail "timer runs not ok"
@@ -67,16 +66,18 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models in the database"
 [ "$(q "SELECT count(*) FROM validation WHERE precision = 1 AND recall = 1 AND run_id LIKE '%traceon%'")" = 1 ] ||
 	fail "the traced timer run is not at precision = recall = 1"
-grep -q 'saved' "$dir/timer-phone-traceon-r1/run.err" || fail "the first run did not save the snapshot"
-grep -q 'restored' "$dir/timer-phone-traceoff-r1/run.err" || fail "the second run did not restore the snapshot"
+grep -q 'saved' "$dir/snapshots/phone.snap.boot.err" || fail "the configuration's boot did not save the snapshot"
+for r in traceon traceoff; do
+	grep -q 'restored' "$dir/timer-phone-$r-r1/run.err" || fail "timer-phone-$r-r1 did not restore the snapshot"
+done
 # The phone's own status tells a refused snapshot (PL_EXIT_SNAPSHOT_REFUSED, build/guest_abi.sh)
 # from a run that restored it and then failed: experiment.sh boots cold only the first.
 . "$top/build/guest_abi.sh"
 printf 'not a snapshot\n' > "$work/other.snap"
 rc=0
-"$top/scripts/run-experiment.sh" --workload timer --snapshot-load "$work/other.snap" --run-id "$name-refused" \
+"$top/scripts/run-experiment.sh" --workload timer --snapshot-load "$work/other.snap" --run-id "$exp-refused" \
 	> /dev/null 2> "$work/refused.err" || rc=$?
-rm -rf "$top/out/$name-refused"
+rm -rf "$top/out/$exp-refused"
 [ "$rc" = "$PL_EXIT_SNAPSHOT_REFUSED" ] ||
 	fail "a snapshot of another build (no .guest) gave exit $rc, expected $PL_EXIT_SNAPSHOT_REFUSED: $(cat "$work/refused.err")"
 

@@ -5,18 +5,17 @@
 # (the count of the experiment's processes is the same as before), and both
 # runs are in the database as failed with the signal as reason, so that a rerun runs them again.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-name=test-experiment-signal
-dir=$top/out/$name
+source "$(dirname "$0")/lib.sh"
+exp=test-experiment-signal
+dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-experiment-signal.XXXXXX)
 trap 'rm -rf "$work" "$dir"' EXIT
-fail() { echo "test_experiment_signal: $*" >&2; exit 1; }
 # The experiment's processes: their command lines name its spec, its folder or its run-ids (other
 # runs in this tree may go on meanwhile).
-project_procs() { pgrep -a -f -- "$work/|$name/|$dir " | grep -v "^$$ " || true; }
+project_procs() { pgrep -a -f -- "$work/|$exp/|$dir " | grep -v "^$$ " || true; }
 
 cat > "$work/e.spec" <<EOF
-name $name
+name $exp
 backend phone
 workloads asynctask
 cores 1 2
@@ -44,7 +43,7 @@ for sig in TERM INT; do
 	stopped=$(sqlite3 "$dir/results.sqlite" "SELECT count(*) FROM runs WHERE status = 'failed' AND reason = 'stopped by SIG$sig'")
 	[ "$stopped" = 2 ] ||
 		fail "SIG$sig: runs: $(sqlite3 "$dir/results.sqlite" "SELECT run_id, status, reason FROM runs"), expected both failed, stopped by SIG$sig"
-	grep -q "^experiment $name: stopped by SIG$sig; a rerun runs what did not finish" "$work/$sig.err" ||
+	grep -q "^experiment $exp: stopped by SIG$sig; a rerun runs what did not finish" "$work/$sig.err" ||
 		fail "SIG$sig: no line saying it stopped: $(tail -n 3 "$work/$sig.err")"
 	echo "test_experiment_signal: SIG$sig: exit $rc, $(grep -c . <<<"$during") processes of the project while both phones ran, $(grep -c . <<<"$after") after (as before), 2 runs recorded 'stopped by SIG$sig'"
 done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 5 acceptance, "the recorder's output replays to the same transactions": boots the qemu
+# "The recorder's output replays to the same transactions": boots the qemu
 # guest on the asynctask workload with PANLAB_RECORD=1, so `panlab-replay record` reads the
 # injector's /dev/input device during the live session and the session prints the script it
 # wrote; then boots again with that script (added to the initramfs as a second cpio archive, which

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The guest image rebuilds bit for bit (issue 18): the tree's sources are copied into a second
+# The guest image rebuilds bit for bit: the tree's sources are copied into a second
 # directory, at a longer path, and built there from scratch (replay library, platform and apps,
 # kernel logger module and its guest tests, the guest ABI's shell values, initramfs, SD card);
 # the initramfs and SD card must hash the same as this tree's, and so must the snapshot guard's

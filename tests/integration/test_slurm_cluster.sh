@@ -10,11 +10,10 @@
 # and nothing of it may be left. Writes out/bench/slurm-cluster.json: slurm_nodes_used and
 # slurm_runs_per_hour.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-name=test-slurm-cluster
-dir=$top/out/$name
+source "$(dirname "$0")/lib.sh"
+exp=test-slurm-cluster
+dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-slurm-cluster.XXXXXX)
-fail() { echo "test_slurm_cluster: $*" >&2; exit 1; }
 # shellcheck source=tests/integration/slurm-node.sh
 source "$top/tests/integration/slurm-node.sh"
 trap 'slurm_stop; rm -rf "$work"' EXIT
@@ -25,21 +24,21 @@ done
 # task 0 of a second one).
 slurm_start "$work/slurm" 3 3
 
-printf 'name %s\nbackend phone\nworkloads timer\ncores 1 2\ntrace on off\n' "$name" > "$work/e.spec"
+printf 'name %s\nbackend phone\nworkloads timer\ncores 1 2\ntrace on off\n' "$exp" > "$work/e.spec"
 rm -rf "$dir"
 start=$(date +%s.%N)
 "$top/scripts/experiment.sh" "$work/e.spec" --executor slurm --no-report > "$work/run.log" 2>&1 ||
 	{ cat "$work/run.log"; tail -n 5 "$dir"/slurm-*.out "$work/slurm"/*.log >&2 || true; fail "the experiment failed on the cluster"; }
 wall=$(echo "$(date +%s.%N) - $start" | bc)
-grep -q "^experiment $name: 0/4 done .*4 to run on slurm (3 at once)" "$work/run.log" ||
+grep -q "^experiment $exp: 0/4 done .*4 to run on slurm (3 at once)" "$work/run.log" ||
 	{ cat "$work/run.log"; fail "the throttle is not 3 (three nodes of $(nproc) CPUs, 2 CPUs a run)"; }
 q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 4 ] ||
 	fail "runs not ok: $(q "SELECT run_id, status, reason FROM runs")"
 [ "$(q "SELECT count(*) FROM validation")" = 4 ] || fail "not all four models gathered"
 nodes=$(sed -n 's/^panlab: task [0-9]* of job [0-9]* (run [0-9]*) on node \(pnode[0-9]*\) (\(pnode[0-9]*\))$/\1 \2/p' "$dir"/slurm-[0-9]*.out)
-grep -q "^experiment $name: .*submitted array job [0-9]* (0,1,2), " "$work/run.log" &&
-	grep -q "^experiment $name: .*submitted array job [0-9]* (0, runs from 3), " "$work/run.log" ||
+grep -q "^experiment $exp: .*submitted array job [0-9]* (0,1,2), " "$work/run.log" &&
+	grep -q "^experiment $exp: .*submitted array job [0-9]* (0, runs from 3), " "$work/run.log" ||
 	{ cat "$work/run.log"; fail "the runs were not split at MaxArraySize 3 into arrays 0,1,2 and 3"; }
 while read -r n h; do [ "$n" = "$h" ] || fail "task on node $n saw the hostname $h"; done <<<"$nodes"
 used=$(cut -d' ' -f1 <<<"$nodes" | sort -u | wc -l)

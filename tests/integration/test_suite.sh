@@ -2,7 +2,7 @@
 # Runs the experiment runner (scripts/experiment.sh, one boot and a snapshot restored per
 # workload) on the phone over seven workloads that exercise what only the phone models, then
 # `panlab-analyze verdict`, and checks out/test-suite.json: one object per workload
-# with the fields issue 5 names, the declared transaction count met, precision and recall 1.0,
+# with the fields a verdict has, the declared transaction count met, precision and recall 1.0,
 # and the declared critical-path structure (shape_ok). The six:
 #   animation  the spinner is labelled an animation and its path crosses the task that ends it;
 #   netfetch   TCP fetches blocking on the network (a network edge on every path);

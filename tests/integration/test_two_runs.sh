@@ -5,10 +5,9 @@
 # tap matched, each in its own out/ folder, and the archive must come out byte-identical to the one
 # before.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d /tmp/panlab-two-runs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-fail() { echo "test_two_runs: $*" >&2; exit 1; }
 
 image=$top/build/initramfs.cpio.gz
 [ -s "$image" ] || fail "$image is missing; run 'make build'"
@@ -32,5 +31,5 @@ for n in 1 2; do
 	dirs+=("$d")
 done
 [ "${dirs[0]}" != "${dirs[1]}" ] || fail "both runs wrote out/${dirs[0]}"
-echo "test_two_runs: ok (both packed the initramfs at once, same bytes as before; out/${dirs[0]} and out/${dirs[1]}, precision and recall 1)"
+echo "$name: ok (both packed the initramfs at once, same bytes as before; out/${dirs[0]} and out/${dirs[1]}, precision and recall 1)"
 rm -rf "${dirs[@]/#/$top/out/}"

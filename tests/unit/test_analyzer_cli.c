@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "panlab/analyze_usage.h"
 #include "panlab/read_file.h"
 #include "test_analyzer.h"
 
@@ -386,22 +387,7 @@ static void test_ground_truth_syntax(void)
 		       "/nonexistent.gt: cannot open: No such file or directory");
 }
 
-#define USAGE                                                                                          \
-	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                            \
-	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]" \
-	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                      \
-	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                         \
-	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                        \
-	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."       \
-	" [--repeat CONFIG:DIR:DIR] [--replicates N] [--seed N] [--no-plots]"                          \
-	" [--bench FILE --runs-dir DIR [--wall-s S]]"                                                  \
-	" | panlab-analyze model-constants"                                                            \
-	" | panlab-analyze verdict --db FILE --experiment NAME --runs-dir DIR --out FILE"              \
-	" | panlab-analyze report --db FILE --out FILE.html"                                           \
-	" | panlab-analyze record --db FILE --run-id ID --status pending|running|ok|failed"            \
-	" [--experiment NAME] [--config NAME] [--backend NAME] [--workload NAME] [--cores N]"          \
-	" [--governor NAME] [--freq-mhz N] [--trace on|off] [--repetition N] [--options TEXT]"         \
-	" [--input-hash HEX] [--reason TEXT] [--wall-s S] [--model FILE]\n"
+#define USAGE PL_ANALYZE_USAGE "\n"
 
 static void test_usage(void)
 {

@@ -205,7 +205,7 @@ static void pool_fork(struct tb *t, uint64_t fork_child_us)
 }
 
 /*
- * The worker's first events 3 us before its FORK (issue 18): counted as out
+ * The worker's first events 3 us before its FORK: counted as out
  * of order (fork, and the wakeup that put it on cpu 1), moved after the
  * FORK, so the path takes the task edge and the worker keeps its own name.
  */

@@ -700,7 +700,7 @@ static void test_parse_file_not_a_script(void)
 	free(path);
 }
 
-/* The default experiment's script meets issue 2: at least 20 taps on the centre button with
+/* The default experiment's script: at least 20 taps on the centre button with
  * durations from 10 to 500 ms, each given its duration + 300 ms, under 20 s in all. */
 static void test_asynctask_script(void)
 {

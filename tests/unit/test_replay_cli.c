@@ -74,8 +74,7 @@ static void test_full_stdout(void)
 	free(path);
 }
 
-/* Issue 2 item 13: a script with a syntax error gets one line naming file, line and column, and
- * exit status 1. */
+/* A script with a syntax error gets one line naming file, line and column, and exit status 1. */
 static void test_check_bad_script(void)
 {
 	static struct run r;
@@ -83,10 +82,11 @@ static void test_check_bad_script(void)
 					   "wait 310 ms\n");
 	run_cli(&r, "check", path);
 	char want[512];
-	snprintf(want, sizeof want,
-		 "%s:3:6: bad duration '310', expected a number with a unit ns, us, ms or s (e.g. "
-		 "500ms or 1.5s)\n",
-		 path);
+	snprintf(
+		want, sizeof want,
+		"panlab-replay: %s:3:6: bad duration '310', expected a number with a unit ns, us, ms or s (e.g. "
+		"500ms or 1.5s)\n",
+		path);
 	CU_ASSERT_EQUAL(r.status, 1);
 	CU_ASSERT_STRING_EQUAL(r.err, want);
 	CU_ASSERT_STRING_EQUAL(r.out, "");
@@ -99,7 +99,9 @@ static void test_check_missing_file(void)
 	static struct run r;
 	run_cli(&r, "check", "/nonexistent/x.rply");
 	CU_ASSERT_EQUAL(r.status, 1);
-	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/x.rply: cannot open: No such file or directory\n");
+	CU_ASSERT_STRING_EQUAL(
+		r.err,
+		"panlab-replay: /nonexistent/x.rply: cannot open: No such file or directory\n");
 }
 
 /* A directory where the script belongs is one line, status 1. */
@@ -108,7 +110,7 @@ static void test_check_directory(void)
 	static struct run r;
 	run_cli(&r, "check", "/tmp");
 	CU_ASSERT_EQUAL(r.status, 1);
-	CU_ASSERT_STRING_EQUAL(r.err, "/tmp: is a directory, expected a file\n");
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-replay: /tmp: is a directory, expected a file\n");
 }
 
 static void test_record_missing_device(void)
@@ -116,8 +118,9 @@ static void test_record_missing_device(void)
 	static struct run r;
 	run_cli(&r, "record", "/nonexistent/event0");
 	CU_ASSERT_EQUAL(r.status, 1);
-	CU_ASSERT_STRING_EQUAL(r.err, "/nonexistent/event0: No such file or directory, expected a "
-				      "readable evdev device\n");
+	CU_ASSERT_STRING_EQUAL(
+		r.err, "panlab-replay: /nonexistent/event0: No such file or directory, expected a "
+		       "readable evdev device\n");
 }
 
 static void test_check_good_script(void)

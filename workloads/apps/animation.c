@@ -1,5 +1,5 @@
 /*
- * app-animation: a loading animation (issue 5). A tap starts an AsyncTask
+ * app-animation: a loading animation. A tap starts an AsyncTask
  * that computes for the tap's param milliseconds; while it runs, a spinner is
  * redrawn on every vsync through a Choreographer frame callback, and it stops
  * when the task completes. Every frame of the animation is a display update

@@ -13,7 +13,7 @@
  *
  * Built a third time with ASYNCTASK_TIMER as app-timer: a clock view ticks TIMER_TICKS times,
  * TIMER_TICK_MS apart, from a delayed message the app posts to itself at start, so those display
- * updates are caused by no input (issue 5's transaction-shape case); taps work as in
+ * updates are caused by no input (a transaction-shape case); taps work as in
  * app-asynctask.
  *
  * No logging here: every trace event comes from the platform.

@@ -1,5 +1,5 @@
 /*
- * app-condjoin: a join through a condition variable (issue 18). A tap
+ * app-condjoin: a join through a condition variable. A tap
  * submits two tasks to THREAD_POOL_EXECUTOR: the signaller computes for the
  * tap's param milliseconds, then sets `done` and signals; the waiter computes
  * for a quarter of that, then waits on the condition variable until `done`,

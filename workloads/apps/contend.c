@@ -1,5 +1,5 @@
 /*
- * The DiagDroid contention apps (issue 5): a tap's job waits behind silent background work that
+ * The DiagDroid contention apps: a tap's job waits behind silent background work that
  * an earlier tap left running. Each tap starts its visible job (the bench_ui job: darken the
  * button, compute for param ms, draw the result) and then leaves TRAIL_MS of blocking
  * background work that never touches the display. A tap that arrives while that work runs

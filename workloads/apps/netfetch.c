@@ -1,5 +1,5 @@
 /*
- * app-netfetch: a network fetch (issue 5's resource patterns). A tap starts an AsyncTask on
+ * app-netfetch: a network fetch (a resource pattern). A tap starts an AsyncTask on
  * THREAD_POOL_EXECUTOR whose background step fetches NETFETCH_BYTES from the content server
  * with the tap's param as the server's latency in ms and NETFETCH_BYTES_PER_S of bandwidth,
  * blocking in recv() on the socket; post-execute draws the result (the byte count's checksum).

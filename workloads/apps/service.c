@@ -1,5 +1,5 @@
 /*
- * app-service: Panappticon Table 2's remote-service benchmark (issue 5). A
+ * app-service: Panappticon Table 2's remote-service benchmark. A
  * tap starts an AsyncTask whose background step makes a two-way binder call
  * to svc-compute, a service in another process that computes for the tap's
  * param milliseconds; post-execute draws the result. The transaction crosses

@@ -16,7 +16,6 @@
 #include "bench_work.h"
 #include "compute_service.h"
 #include "panlab/binder.h"
-#include "panlab/die.h"
 #include "panlab/ready.h"
 #include "panlab/error.h"
 

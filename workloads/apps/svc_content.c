@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "panlab/content_request.h"
-#include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/net.h"
 #include "panlab/ready.h"
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The userspace logger's benchmark (issue 4 item 7), run by `make -C workloads bench`:
+# The userspace logger's benchmark, run by `make -C workloads bench`:
 #  1. cost per event: panlab-ulog-bench (100,000 events) in the guest on QEMU, whose
 #     -icount shift=2 makes one guest instruction exactly 4 ns of virtual time, so
 #     instructions = ns / 4. The steady state (the ring's pages already touched, as after a

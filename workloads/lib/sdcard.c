@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "panlab/clock.h"
-#include "panlab/die.h"
+#include "panlab/error.h"
 
 #define SDCARD_MMC_HOST "/sys/class/mmc_host/mmc0"
 #define SDCARD_MMC "/dev/mmcblk0"

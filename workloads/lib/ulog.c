@@ -185,7 +185,7 @@ static inline __attribute__((always_inline)) void walk(const uintptr_t *fp, uint
 }
 
 /*
- * The hot path (issue 4: under 100 guest instructions an event): one TLS lookup, the ring's
+ * The hot path (the target: under 100 guest instructions an event): one TLS lookup, the ring's
  * producer line only, the counter for the time, and one barrier (the release of head). With
  * fp (a submit), a TASK_CONTEXT record follows in the same reservation, with the same time:
  * the walk from fp, after the slot claim has found the thread's stack.

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 
 #include "panlab/collect.h"
-#include "panlab/die.h"
 #include "panlab/guest_abi.h"
 #include "panlab/vport.h"
 #include "panlab/error.h"

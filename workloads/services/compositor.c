@@ -40,7 +40,6 @@
 
 #include "display_drm.h"
 #include "panlab/clock.h"
-#include "panlab/die.h"
 #include "panlab/looper.h"
 #include "panlab/ground_truth_format.h"
 #include "panlab/guest_abi.h"

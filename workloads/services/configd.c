@@ -26,7 +26,7 @@
 
 #include "panlab/clock.h"
 #include "panlab/cpustat.h"
-#include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/ready.h"
 
 #define PERIOD_MS 2000u

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/evdev_input.h"
 #include "panlab/looper.h"
 #include "panlab/ready.h"

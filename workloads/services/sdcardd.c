@@ -53,7 +53,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/ready.h"
 #include "panlab/sdcard.h"
 

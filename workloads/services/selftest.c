@@ -1,6 +1,6 @@
 /*
  * panlab-selftest: guest-side checks of platform parts that need the real
- * kernel, for the integration tests (issue 4: binder calls, input routing).
+ * kernel, for the integration tests (binder calls, input routing).
  *
  *   panlab-selftest binder
  *   panlab-selftest input
@@ -49,7 +49,6 @@
 
 #include "panlab/binder.h"
 #include "panlab/clock.h"
-#include "panlab/die.h"
 #include "panlab/replay.h"
 #include "panlab/sdcard.h"
 #include "panlab/spawn.h"

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "panlab/binder.h"
-#include "panlab/die.h"
 #include "panlab/ready.h"
 #include "panlab/error.h"
 

@@ -83,7 +83,6 @@
 #include "panlab/clock.h"
 #include "panlab/cpustat.h"
 #include "panlab/collect.h"
-#include "panlab/die.h"
 #include "panlab/guest_abi.h"
 #include "panlab/replay.h"
 #include "panlab/sdcard.h"

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "../apps/bench_work.h"
-#include "panlab/die.h"
+#include "panlab/error.h"
 #include "panlab/net.h"
 #include "panlab/ready.h"
 

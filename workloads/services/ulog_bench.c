@@ -1,5 +1,5 @@
 /*
- * panlab-ulog-bench: the userspace logger's cost per event (issue 4, bench),
+ * panlab-ulog-bench: the userspace logger's cost per event,
  * and a check of its clock.
  *
  *   panlab-ulog-bench [EVENTS]   logs EVENTS (default 100,000) from one thread into a private
@@ -40,7 +40,6 @@
 
 #include "panlab/clock.h"
 #include "panlab/collect.h"
-#include "panlab/die.h"
 #include "panlab/error.h"
 #include "panlab/ulog.h"
 #include "panlab/ulog_reader.h"

@@ -23,7 +23,7 @@
 
 #include "../apps/bench_work.h"
 #include "panlab/clock.h"
-#include "panlab/die.h"
+#include "panlab/error.h"
 
 #define CALIBRATE_ITERATIONS (200u * BENCH_ITERATIONS_PER_MS_1200MHZ)
 #define JOB_MS 200u

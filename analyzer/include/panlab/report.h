@@ -49,6 +49,15 @@ struct pl_analysis {
 	const struct pl_symbols *symbols;
 };
 
+/*
+ * The analysis of one run whose stages pl_model_build ran: every field but
+ * backend, workload, run_id and expect (left NULL, for the caller) points
+ * into m or at the other results given.
+ */
+struct pl_analysis pl_analysis_of(const struct pl_model *m, const struct pl_trace *trace,
+				  const struct pl_ground_truth *gt, const struct pl_validation *val,
+				  const struct pl_energy *energy, const struct pl_symbols *symbols);
+
 void pl_report_text(FILE *out, const struct pl_analysis *a);
 /* report_diagnosis.c: the diagnosis section (a->diag, a->tasks and a->symbols set). */
 void pl_report_diagnosis_text(FILE *out, const struct pl_analysis *a);

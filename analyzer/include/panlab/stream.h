@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Streaming analysis of traces too large to hold (issue 6 item 9): the
+ * Streaming analysis of traces too large to hold: the
  * trace is read as a stream (pl_trace_stream_*) and cut into windows of
  * window_events events; each window, with context_ns of events on either
  * side, goes through the same stages as a whole trace (intervals, graph,
