@@ -20,15 +20,6 @@
 const char *const pl_s6_config_name[PL_S6_CONFIGS] = { "c1-on", "c1-off", "c2-on", "c2-off" };
 const char *const pl_s6_def_name[PL_S6_DEFS] = { "update", "pixel" };
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = pl_xcalloc(n, 1);
-
-	memcpy(p, s, n);
-	return p;
-}
-
 static const char *col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -154,8 +145,8 @@ int pl_s6_read_db(const char *path, const char *experiment, struct pl_s6_data *d
 			goto out;
 		}
 		if (!d->workload)
-			d->workload = xstrdup(workload);
-		d->runs[c].run_id = xstrdup(run);
+			d->workload = pl_xstrdup(workload);
+		d->runs[c].run_id = pl_xstrdup(run);
 	}
 	if (step != SQLITE_DONE) {
 		db_error(h, path, err);
@@ -171,7 +162,7 @@ int pl_s6_read_db(const char *path, const char *experiment, struct pl_s6_data *d
 		if (read_taps(h, path, &d->runs[c], err) < 0)
 			goto out;
 	}
-	d->experiment = xstrdup(experiment);
+	d->experiment = pl_xstrdup(experiment);
 	rc = 0;
 out:
 	sqlite3_finalize(st);
@@ -515,8 +506,8 @@ static void constant_add(struct pl_s6_constants *k, const char *group, const cha
 			 const char *value, const char *source)
 {
 	k->c = pl_xrealloc(k->c, k->n + 1, sizeof(*k->c));
-	k->c[k->n++] = (struct pl_s6_constant){ xstrdup(group), xstrdup(name), xstrdup(value),
-						xstrdup(source) };
+	k->c[k->n++] = (struct pl_s6_constant){ pl_xstrdup(group), pl_xstrdup(name), pl_xstrdup(value),
+						pl_xstrdup(source) };
 }
 
 void pl_s6_constants_analyzer(struct pl_s6_constants *k)
