@@ -506,8 +506,8 @@ static void constant_add(struct pl_s6_constants *k, const char *group, const cha
 			 const char *value, const char *source)
 {
 	k->c = pl_xrealloc(k->c, k->n + 1, sizeof(*k->c));
-	k->c[k->n++] = (struct pl_s6_constant){ pl_xstrdup(group), pl_xstrdup(name), pl_xstrdup(value),
-						pl_xstrdup(source) };
+	k->c[k->n++] = (struct pl_s6_constant){ pl_xstrdup(group), pl_xstrdup(name),
+						pl_xstrdup(value), pl_xstrdup(source) };
 }
 
 void pl_s6_constants_analyzer(struct pl_s6_constants *k)
