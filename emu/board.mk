@@ -57,7 +57,7 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
 # then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
-# panlab-governor, panlab-sdcard, or
+# panlab-governor, panlab-sdcard, panlab-pmu, or
 # panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
@@ -74,6 +74,10 @@ $(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
 
+$(BUILD)/guest-tests/bin/panlab-pmu: tests/guest/pmu.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -81,6 +85,7 @@ $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-governor \
                      $(BUILD)/guest-tests/bin/panlab-sdcard \
+                     $(BUILD)/guest-tests/bin/panlab-pmu \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
                      $(BUILD)/guest-tests/bin/panlab-dvfs
