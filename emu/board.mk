@@ -98,6 +98,12 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
 	    cpio -o -H newc -R 0:0 --quiet < ../list > ../cpio) && \
 	gzip -n -9 < "$$tmp/cpio" > "$$tmp/cpio.gz" && mv "$$tmp/cpio.gz" $@
 
+# `make bench`: the guest's PMU test joins the PMU's cost in out/bench/pmu.json.
+.PHONY: pmu-bench
+bench: pmu-bench
+pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO)
+	tests/pmu_bench.sh $(abspath ..)
+
 # `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.
 .PHONY: board-bench
 bench: board-bench
