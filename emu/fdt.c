@@ -173,7 +173,8 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
     E(fdt_property_string(f, "compatible", "arm,cortex-a15-pmu"));
     {
         fdt32_t v[3] = { cpu_to_fdt32(GIC_PPI), cpu_to_fdt32(7),
-                         cpu_to_fdt32(((1u << d->ncores) - 1) << 8 | IRQ_LEVEL_HIGH) };
+                         cpu_to_fdt32(((1u << d->ncores) - 1) << 8 |
+                                      IRQ_LEVEL_HIGH) };
         E(fdt_property(f, "interrupts", v, sizeof(v)));
     }
     E(fdt_end_node(f));

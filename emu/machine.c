@@ -193,9 +193,13 @@ machine *machine_new(const machine_config *cfg)
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
 
     arm_hooks hooks = {
-        .opaque = m, .smc = hook_firmware, .hvc = hook_firmware,
-        .counter = hook_counter, .timer_changed = hook_timer_changed,
-        .send_event = hook_send_event, .sync_point = hook_sync_point,
+        .opaque = m,
+        .smc = hook_firmware,
+        .hvc = hook_firmware,
+        .counter = hook_counter,
+        .timer_changed = hook_timer_changed,
+        .send_event = hook_send_event,
+        .sync_point = hook_sync_point,
         .pmu_irq = hook_pmu_irq,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);

@@ -88,7 +88,7 @@ typedef struct cp15_state {
     uint32_t dfsr, ifsr, dfar, ifar, par;
     uint32_t prrr, nmrr, vbar, contextidr;
     uint32_t tpidrurw, tpidruro, tpidrprw, csselr;
-    uint32_t teecr, teehbr;     /* ThumbEE, CP14 */
+    uint32_t teecr, teehbr; /* ThumbEE, CP14 */
     /* Generic timer, ARM ARM B8. */
     uint32_t cntfrq, cntkctl;
     uint32_t cnt_ctl[2];
@@ -104,16 +104,16 @@ typedef struct cp15_state {
 #define PMU_NCNT 6
 #define PMU_CYCLE 6
 typedef struct pmu_state {
-    uint32_t pmcr;          /* DP, X, D, E as written; IMP, IDCODE, N fixed */
-    uint32_t cnten, ovs, inten, selr, userenr;  /* bit 31: cycle counter */
-    uint32_t evtype[PMU_NCNT + 1];  /* [PMU_CYCLE]: PMCCFILTR */
+    uint32_t pmcr; /* DP, X, D, E as written; IMP, IDCODE, N fixed */
+    uint32_t cnten, ovs, inten, selr, userenr; /* bit 31: cycle counter */
+    uint32_t evtype[PMU_NCNT + 1];             /* [PMU_CYCLE]: PMCCFILTR */
     uint32_t cnt[PMU_NCNT + 1];
     uint64_t start[PMU_NCNT + 1];
-    uint32_t running;       /* bit i: counter i counts now */
-    uint32_t presc;         /* cycles towards the next tick with PMCR.D */
-    uint32_t irq_level;     /* last level sent on the overflow line */
+    uint32_t running;   /* bit i: counter i counts now */
+    uint32_t presc;     /* cycles towards the next tick with PMCR.D */
+    uint32_t irq_level; /* last level sent on the overflow line */
     /* Event sources, counted where they happen (slow paths only). */
-    uint64_t aborted;       /* instructions charged but not executed */
+    uint64_t aborted; /* instructions charged but not executed */
     uint64_t exc_taken, exc_return, cid_writes;
 } pmu_state;
 

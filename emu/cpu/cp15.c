@@ -11,6 +11,7 @@
  * floating-point and Advanced SIMD fields of the ID registers cleared and
  * no Security or Virtualization Extensions (like QEMU's virt machine
  * without EL2/EL3). */
+/* clang-format off */
 static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 0, 0, 0), 0x414fc0f0 },    /* MIDR */
     { KEY(0, 0, 0, 1), 0x8444c004 },    /* CTR */
@@ -37,6 +38,7 @@ static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 5, 1, 1), 0 },             /* AIFSR */
     { KEY(0, 13, 0, 0), 0 },            /* FCSEIDR: FCSE not implemented */
 };
+/* clang-format on */
 
 void cp15_reset(arm_cpu *c)
 {
@@ -186,6 +188,8 @@ static int tlb_op(arm_cpu *c, int crm, int opc2, uint32_t v)
     }
 }
 
+/* One line per register, as the ARM ARM lists them. */
+/* clang-format off */
 static int cp15_read(arm_cpu *c, uint32_t key, uint32_t *v)
 {
     cp15_state *cp = &c->cp15;
@@ -315,6 +319,8 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     }
     return 1;
 }
+
+/* clang-format on */
 
 /* CP14, ARM ARM C6 and A2.10. Debug (opc1 0): DBGDIDR reads as zero so
  * Linux finds no debug architecture and leaves the debug registers alone;

@@ -1128,9 +1128,9 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
             uint32_t h2;
             if (off == 0xffe) {
                 c->r[15] = pc + 4;
-                c->insns++;     /* charged in its own mode, as above */
+                c->insns++; /* charged in its own mode, as above */
                 if (mem_read(c, pc + 2, 2, &h2)) {
-                    pc = c->next_pc;    /* the abort's vector */
+                    pc = c->next_pc; /* the abort's vector */
                     n++;
                     break;
                 }
@@ -1292,11 +1292,11 @@ void arm_reset(arm_cpu *c, int hivecs)
 
 void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn)
 {
-    pmu_sync(c);    /* cycles so far at the old CPI */
+    pmu_sync(c); /* cycles so far at the old CPI */
     c->cycles_base = arm_cycle_count(c);
     c->insns_base = c->insns;
     c->cpi = cycles_per_insn ? cycles_per_insn : 1;
-    pmu_sync(c);    /* the cycle counter's deadline at the new one */
+    pmu_sync(c); /* the cycle counter's deadline at the new one */
 }
 
 void arm_set_cntfrq(arm_cpu *c, uint32_t hz)

@@ -26,12 +26,19 @@
 
 enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_RW = 0x39 };
 enum { EVT_P = 1u << 31, EVT_U = 1u << 30 };
-enum { EV_SW_INCR = 0x00, EV_INST = 0x08, EV_EXC = 0x09, EV_EXC_RET = 0x0a,
-       EV_CID = 0x0b, EV_CYCLES = 0x11 };
+enum {
+    EV_SW_INCR = 0x00,
+    EV_INST = 0x08,
+    EV_EXC = 0x09,
+    EV_EXC_RET = 0x0a,
+    EV_CID = 0x0b,
+    EV_CYCLES = 0x11
+};
 /* Cortex-A15 TRM 11.4 (PMCR reset): IMP 0x41, IDCODE 0x0F, N = 6. */
 #define PMCR_FIXED 0x410f3000u
-#define PMCEID0 (1u << EV_SW_INCR | 1u << EV_INST | 1u << EV_EXC | \
-                 1u << EV_EXC_RET | 1u << EV_CID | 1u << EV_CYCLES)
+#define PMCEID0                                                           \
+    (1u << EV_SW_INCR | 1u << EV_INST | 1u << EV_EXC | 1u << EV_EXC_RET | \
+     1u << EV_CID | 1u << EV_CYCLES)
 /* With PMCR.D the cycle counter ticks once every 64 cycles. */
 #define CYCLE_DIV 64
 
@@ -50,12 +57,23 @@ static int source(const arm_cpu *c, uint32_t ev, uint64_t *v)
 {
     const pmu_state *p = &c->pmu;
     switch (ev) {
-    case EV_INST: *v = c->insns - p->aborted; return 1;
-    case EV_EXC: *v = p->exc_taken; return 1;
-    case EV_EXC_RET: *v = p->exc_return; return 1;
-    case EV_CID: *v = p->cid_writes; return 1;
-    case EV_CYCLES: *v = arm_cycle_count(c); return 1;
-    default: return 0;
+    case EV_INST:
+        *v = c->insns - p->aborted;
+        return 1;
+    case EV_EXC:
+        *v = p->exc_taken;
+        return 1;
+    case EV_EXC_RET:
+        *v = p->exc_return;
+        return 1;
+    case EV_CID:
+        *v = p->cid_writes;
+        return 1;
+    case EV_CYCLES:
+        *v = arm_cycle_count(c);
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -163,18 +181,45 @@ int pmu_read(arm_cpu *c, int crm, int opc2, uint32_t *v)
     pmu_sync(c);
     int sel = selected(p);
     switch (crm << 4 | opc2) {
-    case 0xc0: *v = PMCR_FIXED | (p->pmcr & PMCR_RW); return 0;
-    case 0xc1: case 0xc2: *v = p->cnten; return 0;
-    case 0xc3: case 0xe3: *v = p->ovs; return 0;
-    case 0xc4: *v = 0; return 0;        /* PMSWINC is write-only: RAZ */
-    case 0xc5: *v = p->selr; return 0;
-    case 0xc6: *v = PMCEID0; return 0;
-    case 0xc7: *v = 0; return 0;        /* PMCEID1: no event 0x20-0x3f */
-    case 0xd0: *v = p->cnt[PMU_CYCLE]; return 0;
-    case 0xd1: *v = sel < 0 ? 0 : p->evtype[sel]; return 0;
-    case 0xd2: *v = sel < 0 || sel == PMU_CYCLE ? 0 : p->cnt[sel]; return 0;
-    case 0xe0: *v = p->userenr; return 0;
-    case 0xe1: case 0xe2: *v = p->inten; return 0;
+    case 0xc0:
+        *v = PMCR_FIXED | (p->pmcr & PMCR_RW);
+        return 0;
+    case 0xc1:
+    case 0xc2:
+        *v = p->cnten;
+        return 0;
+    case 0xc3:
+    case 0xe3:
+        *v = p->ovs;
+        return 0;
+    case 0xc4:
+        *v = 0;
+        return 0; /* PMSWINC is write-only: RAZ */
+    case 0xc5:
+        *v = p->selr;
+        return 0;
+    case 0xc6:
+        *v = PMCEID0;
+        return 0;
+    case 0xc7:
+        *v = 0;
+        return 0; /* PMCEID1: no event 0x20-0x3f */
+    case 0xd0:
+        *v = p->cnt[PMU_CYCLE];
+        return 0;
+    case 0xd1:
+        *v = sel < 0 ? 0 : p->evtype[sel];
+        return 0;
+    case 0xd2:
+        *v = sel < 0 || sel == PMU_CYCLE ? 0 : p->cnt[sel];
+        return 0;
+    case 0xe0:
+        *v = p->userenr;
+        return 0;
+    case 0xe1:
+    case 0xe2:
+        *v = p->inten;
+        return 0;
     }
     return 1;
 }
@@ -195,13 +240,27 @@ int pmu_write(arm_cpu *c, int crm, int opc2, uint32_t v)
         }
         p->pmcr = PMCR_FIXED | (v & PMCR_RW);
         break;
-    case 0xc1: p->cnten |= v & all; break;
-    case 0xc2: p->cnten &= ~v; break;
-    case 0xc3: p->ovs &= ~v; break;
-    case 0xe3: p->ovs |= v & all; break;
-    case 0xc4: sw_incr(c, v); break;
-    case 0xc5: p->selr = v & 0x1f; break;
-    case 0xd0: p->cnt[PMU_CYCLE] = v; break;
+    case 0xc1:
+        p->cnten |= v & all;
+        break;
+    case 0xc2:
+        p->cnten &= ~v;
+        break;
+    case 0xc3:
+        p->ovs &= ~v;
+        break;
+    case 0xe3:
+        p->ovs |= v & all;
+        break;
+    case 0xc4:
+        sw_incr(c, v);
+        break;
+    case 0xc5:
+        p->selr = v & 0x1f;
+        break;
+    case 0xd0:
+        p->cnt[PMU_CYCLE] = v;
+        break;
     case 0xd1:
         /* Event number and the P and U filters; NSK, NSU and NSH need
          * Security or Virtualization Extensions, which this core lacks. */
@@ -214,9 +273,15 @@ int pmu_write(arm_cpu *c, int crm, int opc2, uint32_t v)
         if (sel >= 0 && sel < PMU_NCNT)
             p->cnt[sel] = v;
         break;
-    case 0xe0: p->userenr = v & 1; break;
-    case 0xe1: p->inten |= v & all; break;
-    case 0xe2: p->inten &= ~v; break;
+    case 0xe0:
+        p->userenr = v & 1;
+        break;
+    case 0xe1:
+        p->inten |= v & all;
+        break;
+    case 0xe2:
+        p->inten &= ~v;
+        break;
     default:
         return 1;
     }

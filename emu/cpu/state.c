@@ -8,6 +8,7 @@
 #include "arm_int.h"
 #include "../snapio.h"
 
+/* clang-format off */
 #define CORE_U32(X) \
     X(nf) X(zf) X(cf) X(vf) X(cpsr) X(pc) X(priv) X(halted) X(powered) \
     X(irq_line) X(fiq_line) X(event) X(cpi) X(asid)
@@ -31,6 +32,7 @@
     X(tpidrurw) X(tpidruro) X(tpidrprw) X(csselr) X(teecr) X(teehbr) \
     X(cntfrq) X(cntkctl) X(cnt_ctl[0]) X(cnt_ctl[1])
 #define CP15_U64(X) X(cnt_cval[0]) X(cnt_cval[1])
+/* clang-format on */
 
 void arm_save(const arm_cpu *c, snap_w *w)
 {

@@ -105,7 +105,7 @@ static void pmu_cost(dt_buf *img, const char *json)
             mips[on][r] = (double)n[on] / t.cpu_s / 1e6;
         }
     memset(img->p + PMU_OFF, 0, 4);
-    if (n[1] != n[0] + 8)       /* bench_loop.S's set-up ran */
+    if (n[1] != n[0] + 8) /* bench_loop.S's set-up ran */
         die("the loop with counters on did not run the PMU set-up");
     json_t *j = json_object();
     static const char *name[2] = { "off", "on" };
@@ -120,17 +120,22 @@ static void pmu_cost(dt_buf *img, const char *json)
         json_object_set_new(j, key, json_real(mips[on][0]));
         snprintf(key, sizeof(key), "guest_loop_mips_counters_%s_max", name[on]);
         json_object_set_new(j, key, json_real(mips[on][PMU_REPS - 1]));
-        printf("  counters %-3s  %8.1f MIPS median of %d [%.1f .. %.1f]\n", name[on],
-               med[on], PMU_REPS, mips[on][0], mips[on][PMU_REPS - 1]);
+        printf("  counters %-3s  %8.1f MIPS median of %d [%.1f .. %.1f]\n",
+               name[on], med[on], PMU_REPS, mips[on][0],
+               mips[on][PMU_REPS - 1]);
     }
     double cost = 100.0 * (med[0] / med[1] - 1.0);
     printf("  counting costs %.1f%% (median against median)\n", cost);
     json_object_set_new(j, "counters_on_cost_percent", json_real(cost));
     json_object_set_new(j, "runs_each", json_integer(PMU_REPS));
-    json_object_set_new(j, "guest_instructions_on", json_integer((json_int_t)n[1]));
-    json_object_set_new(j, "guest_instructions_off", json_integer((json_int_t)n[0]));
-    json_object_set_new(j, "mips_basis", json_string(
-        "fast engine, guest instructions per host CPU second (getrusage)"));
+    json_object_set_new(j, "guest_instructions_on",
+                        json_integer((json_int_t)n[1]));
+    json_object_set_new(j, "guest_instructions_off",
+                        json_integer((json_int_t)n[0]));
+    json_object_set_new(
+        j, "mips_basis",
+        json_string(
+            "fast engine, guest instructions per host CPU second (getrusage)"));
     if (json_dump_file(j, json, JSON_INDENT(2)))
         die("cannot write the PMU json file");
     json_decref(j);
@@ -143,7 +148,8 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--guest")) guest = argv[i + 1];
         else if (!strcmp(argv[i], "--json")) json = argv[i + 1];
-        else if (!strcmp(argv[i], "--pmu-json")) pmu_json = argv[i + 1];
+        else if (!strcmp(argv[i], "--pmu-json"))
+            pmu_json = argv[i + 1];
         else if (!strcmp(argv[i], "--iters")) iters = (uint32_t)atol(argv[i + 1]);
         else die("unknown option");
     }

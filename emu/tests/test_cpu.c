@@ -520,7 +520,8 @@ static void test_cp15_ids_and_pmu(void)
 /* MCR/MRC p15, 0, Rt, c9, CRm, opc2: the PMU's registers. */
 static uint32_t pmu_mcr(int rt, int crm, int opc2)
 {
-    return 0xee090f10u | (uint32_t)rt << 12 | (uint32_t)opc2 << 5 | (uint32_t)crm;
+    return 0xee090f10u | (uint32_t)rt << 12 | (uint32_t)opc2 << 5 |
+           (uint32_t)crm;
 }
 
 static uint32_t pmu_mrc(int rt, int crm, int opc2)
@@ -552,9 +553,9 @@ static size_t pmu_types(uint32_t *w, const uint32_t *ev, int n)
     size_t i = 0;
     for (int k = 0; k < n; k++) {
         w[i++] = mov_imm(1, (uint32_t)k);
-        w[i++] = pmu_mcr(1, 12, 5);         /* PMSELR */
+        w[i++] = pmu_mcr(1, 12, 5); /* PMSELR */
         w[i++] = mov_imm(1, ev[k]);
-        w[i++] = pmu_mcr(1, 13, 1);         /* PMXEVTYPER */
+        w[i++] = pmu_mcr(1, 13, 1); /* PMXEVTYPER */
     }
     return i;
 }
@@ -568,27 +569,27 @@ static void test_pmu_events(void)
     uint32_t w[64];
     size_t n = pmu_types(w, ev, 6);
     size_t start = n;
-    w[n++] = pmu_mcr(2, 12, 1);             /* PMCNTENSET = r2 */
-    w[n++] = pmu_mcr(3, 12, 0);             /* PMCR = E | P | C */
-    w[n++] = 0xef000000;                    /* svc #0 */
-    w[n++] = 0xe7f000f0;                    /* udf: not executed */
-    w[n++] = 0xee0d4f30;                    /* mcr CONTEXTIDR = r4 */
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = E | P | C */
+    w[n++] = 0xef000000;        /* svc #0 */
+    w[n++] = 0xe7f000f0;        /* udf: not executed */
+    w[n++] = 0xee0d4f30;        /* mcr CONTEXTIDR = r4 */
     w[n++] = mov_imm(5, 0x10);
-    w[n++] = pmu_mcr(5, 12, 4);             /* PMSWINC counter 4 */
+    w[n++] = pmu_mcr(5, 12, 4); /* PMSWINC counter 4 */
     w[n++] = pmu_mcr(5, 12, 4);
-    w[n++] = 0xe320f000;                    /* nop */
-    w[n++] = pmu_mcr(7, 12, 5);             /* PMSELR = 0 */
-    w[n++] = pmu_mrc(8, 13, 2);             /* r8 = instructions */
-    w[n++] = pmu_mrc(9, 13, 0);             /* r9 = PMCCNTR */
+    w[n++] = 0xe320f000;        /* nop */
+    w[n++] = pmu_mcr(7, 12, 5); /* PMSELR = 0 */
+    w[n++] = pmu_mrc(8, 13, 2); /* r8 = instructions */
+    w[n++] = pmu_mrc(9, 13, 0); /* r9 = PMCCNTR */
     for (int k = 1; k < 6; k++) {
         w[n++] = mov_imm(7, (uint32_t)k);
         w[n++] = pmu_mcr(7, 12, 5);
-        w[n++] = pmu_mrc(k == 5 ? 0 : 9 + k, 13, 2);   /* r10-r13, r0 */
+        w[n++] = pmu_mrc(k == 5 ? 0 : 9 + k, 13, 2); /* r10-r13, r0 */
     }
-    w[n++] = pmu_mrc(1, 12, 0);             /* r1 = PMCR */
-    w[n++] = pmu_mrc(6, 12, 6);             /* r6 = PMCEID0 */
+    w[n++] = pmu_mrc(1, 12, 0); /* r1 = PMCR */
+    w[n++] = pmu_mrc(6, 12, 6); /* r6 = PMCEID0 */
     load(CODE, w, n);
-    put32(0x04, 0xe1b0f00e);                /* UND and SVC: movs pc, lr */
+    put32(0x04, 0xe1b0f00e); /* UND and SVC: movs pc, lr */
     put32(0x08, 0xe1b0f00e);
     arm_set_reg(cpu, 2, 0x8000003f);
     arm_set_reg(cpu, 3, 7);
@@ -599,14 +600,14 @@ static void test_pmu_events(void)
      * 2 register reads. */
     run_at(cpu, CODE, start + 2 + 12 + 15 + 2);
     CU_ASSERT_EQUAL(reg(15), CODE + 4 * n);
-    CU_ASSERT_EQUAL(reg(8), 10);            /* svc, 2 returns, 7 more */
-    CU_ASSERT_EQUAL(reg(9), 12);            /* cycles: the UDF's too */
-    CU_ASSERT_EQUAL(reg(10), 2);            /* exceptions taken */
-    CU_ASSERT_EQUAL(reg(11), 2);            /* exception returns */
-    CU_ASSERT_EQUAL(reg(12), 1);            /* CONTEXTIDR writes */
-    CU_ASSERT_EQUAL(reg(13), 2);            /* software increments */
-    CU_ASSERT_EQUAL(reg(0), 0);             /* L1D refill: not modelled */
-    CU_ASSERT_EQUAL(reg(1), 0x410f3001);    /* IMP, IDCODE, N = 6, E */
+    CU_ASSERT_EQUAL(reg(8), 10);         /* svc, 2 returns, 7 more */
+    CU_ASSERT_EQUAL(reg(9), 12);         /* cycles: the UDF's too */
+    CU_ASSERT_EQUAL(reg(10), 2);         /* exceptions taken */
+    CU_ASSERT_EQUAL(reg(11), 2);         /* exception returns */
+    CU_ASSERT_EQUAL(reg(12), 1);         /* CONTEXTIDR writes */
+    CU_ASSERT_EQUAL(reg(13), 2);         /* software increments */
+    CU_ASSERT_EQUAL(reg(0), 0);          /* L1D refill: not modelled */
+    CU_ASSERT_EQUAL(reg(1), 0x410f3001); /* IMP, IDCODE, N = 6, E */
     CU_ASSERT_EQUAL(reg(6), 0x00020f01);
     teardown();
 }
@@ -620,32 +621,32 @@ static void test_pmu_filters(void)
     static const uint32_t ev[2] = { 0x08, 0x08 };
     uint32_t w[64];
     size_t n = pmu_types(w, ev, 2);
-    w[n++] = pmu_mcr(4, 13, 1);             /* counter 1: U (PL1 only) */
+    w[n++] = pmu_mcr(4, 13, 1); /* counter 1: U (PL1 only) */
     w[n++] = mov_imm(1, 0);
     w[n++] = pmu_mcr(1, 12, 5);
-    w[n++] = pmu_mcr(5, 13, 1);             /* counter 0: P (PL0 only) */
+    w[n++] = pmu_mcr(5, 13, 1); /* counter 0: P (PL0 only) */
     w[n++] = mov_imm(1, 31);
     w[n++] = pmu_mcr(1, 12, 5);
-    w[n++] = pmu_mcr(4, 13, 1);             /* PMCCFILTR: U */
+    w[n++] = pmu_mcr(4, 13, 1); /* PMCCFILTR: U */
     w[n++] = mov_imm(1, 0);
-    w[n++] = pmu_mcr(1, 12, 5);             /* PMSELR = 0 */
+    w[n++] = pmu_mcr(1, 12, 5); /* PMSELR = 0 */
     w[n++] = pmu_mcr(2, 12, 1);
-    w[n++] = pmu_mcr(3, 12, 0);             /* counting from here */
-    w[n++] = 0xe320f000;                    /* nop (PL1) */
-    w[n++] = 0xf1020010;                    /* cps #0x10 (PL1) */
+    w[n++] = pmu_mcr(3, 12, 0); /* counting from here */
+    w[n++] = 0xe320f000;        /* nop (PL1) */
+    w[n++] = 0xf1020010;        /* cps #0x10 (PL1) */
     for (int k = 0; k < 7; k++)
-        w[n++] = 0xe320f000;                /* 7 nops (PL0) */
-    w[n++] = 0xef000000;                    /* svc (PL0) */
+        w[n++] = 0xe320f000; /* 7 nops (PL0) */
+    w[n++] = 0xef000000;     /* svc (PL0) */
     load(CODE, w, n);
     static const uint32_t vec[] = {
-        0xe320f000,                         /* nop (PL1) */
-        0xee198f5d,                         /* mrc r8 = PMXEVCNTR (0) */
-        0xe3a01001,                         /* mov r1, #1 */
-        0xee091fbc,                         /* mcr PMSELR = r1 */
-        0xee199f5d,                         /* mrc r9 = PMXEVCNTR (1) */
-        0xee19af1d,                         /* mrc r10 = PMCCNTR */
+        0xe320f000, /* nop (PL1) */
+        0xee198f5d, /* mrc r8 = PMXEVCNTR (0) */
+        0xe3a01001, /* mov r1, #1 */
+        0xee091fbc, /* mcr PMSELR = r1 */
+        0xee199f5d, /* mrc r9 = PMXEVCNTR (1) */
+        0xee19af1d, /* mrc r10 = PMCCNTR */
     };
-    put32(0x08, 0xea000000 | ((0x400 - 0x10) >> 2));  /* b 0x400 */
+    put32(0x08, 0xea000000 | ((0x400 - 0x10) >> 2)); /* b 0x400 */
     load(0x400, vec, 6);
     arm_set_reg(cpu, 2, 0x80000003);
     arm_set_reg(cpu, 3, 7);
@@ -653,10 +654,10 @@ static void test_pmu_filters(void)
     arm_set_reg(cpu, 5, 1u << 31 | 0x08);
     run_at(cpu, CODE, n + 1 + 6);
     CU_ASSERT_EQUAL(reg(15), 0x400 + 4 * 6);
-    CU_ASSERT_EQUAL(reg(8), 8);             /* 7 nops and the svc */
+    CU_ASSERT_EQUAL(reg(8), 8); /* 7 nops and the svc */
     /* PL1: nop, cps, b, nop, mrc, mov, mcr, mrc */
     CU_ASSERT_EQUAL(reg(9), 8);
-    CU_ASSERT_EQUAL(reg(10), 9);            /* and the PMCCNTR read */
+    CU_ASSERT_EQUAL(reg(10), 9); /* and the PMCCNTR read */
     teardown();
 }
 
@@ -674,20 +675,20 @@ static void test_pmu_overflow(void)
     static const uint32_t ev[1] = { 0x08 };
     uint32_t w[64];
     size_t n = pmu_types(w, ev, 1);
-    w[n++] = pmu_mcr(4, 13, 2);             /* PMXEVCNTR = r4 */
-    w[n++] = pmu_mcr(2, 14, 1);             /* PMINTENSET */
-    w[n++] = pmu_mcr(2, 12, 1);             /* PMCNTENSET */
-    w[n++] = pmu_mcr(3, 12, 0);             /* PMCR: E only */
+    w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = r4 */
+    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET */
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E only */
     size_t counted_from = n;
-    w[n++] = 0xf1080080;                    /* cpsie i */
-    w[n++] = 0xe2800001;                    /* loop: add r0, r0, #1 */
-    w[n++] = 0xeafffffd;                    /* b loop */
+    w[n++] = 0xf1080080; /* cpsie i */
+    w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
+    w[n++] = 0xeafffffd; /* b loop */
     load(CODE, w, n);
-    put32(0x18, 0xee198f7c);                /* IRQ: mrc r8 = PMOVSR */
-    put32(0x1c, 0xeafffffe);                /* b . */
+    put32(0x18, 0xee198f7c); /* IRQ: mrc r8 = PMOVSR */
+    put32(0x1c, 0xeafffffe); /* b . */
     arm_set_reg(cpu, 2, 1);
     arm_set_reg(cpu, 3, 1);
-    arm_set_reg(cpu, 4, 0xffffffffu - 99);  /* wraps at the 100th */
+    arm_set_reg(cpu, 4, 0xffffffffu - 99); /* wraps at the 100th */
     pmu_irq_at = 0;
     run_at(cpu, CODE, n + 200);
     /* Counting starts after the PMCR write; cpsie, then adds and
@@ -695,7 +696,7 @@ static void test_pmu_overflow(void)
     CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 100);
     CU_ASSERT_EQUAL(pmu_irq_level, 1);
     CU_ASSERT_EQUAL(reg(8), 1);
-    CU_ASSERT_EQUAL(reg(0), 50);            /* 1 cpsie, 50 adds, 49 b */
+    CU_ASSERT_EQUAL(reg(0), 50); /* 1 cpsie, 50 adds, 49 b */
     CU_ASSERT_EQUAL(reg(15), 0x1c);
     teardown();
 
@@ -708,10 +709,10 @@ static void test_pmu_overflow(void)
     cpu = arm_sys_cpu(sys, 0);
     arm_set_cpi(cpu, 3);
     n = 0;
-    w[n++] = pmu_mcr(4, 13, 0);             /* PMCCNTR = r4 */
+    w[n++] = pmu_mcr(4, 13, 0); /* PMCCNTR = r4 */
     w[n++] = pmu_mcr(2, 14, 1);
     w[n++] = pmu_mcr(2, 12, 1);
-    w[n++] = pmu_mcr(3, 12, 0);             /* PMCR: E | D */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E | D */
     counted_from = n;
     w[n++] = 0xe2800001;
     w[n++] = 0xeafffffd;
@@ -720,13 +721,13 @@ static void test_pmu_overflow(void)
     arm_set_reg(cpu, 3, 9);
     arm_set_reg(cpu, 4, 0xfffffffeu);
     pmu_irq_at = 0;
-    run_at(cpu, CODE, 3 * (counted_from + 43));     /* IRQs masked */
+    run_at(cpu, CODE, 3 * (counted_from + 43)); /* IRQs masked */
     CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 43);
     CU_ASSERT_EQUAL(pmu_irq_level, 1);
     CU_ASSERT_EQUAL(reg(0), 22);
     /* A handler clears PMOVSR: the line drops. */
-    put32(0x18, pmu_mrc(8, 12, 3));         /* r8 = PMOVSR */
-    put32(0x1c, pmu_mcr(8, 12, 3));         /* PMOVSR = r8 (clear) */
+    put32(0x18, pmu_mrc(8, 12, 3)); /* r8 = PMOVSR */
+    put32(0x1c, pmu_mcr(8, 12, 3)); /* PMOVSR = r8 (clear) */
     put32(0x20, 0xeafffffe);
     run_at(cpu, 0x18, 3 * 2);
     CU_ASSERT_EQUAL(reg(8), 0x80000000u);
@@ -745,8 +746,8 @@ static void test_pmu_snapshot(void)
     w[n++] = pmu_mcr(2, 12, 1);
     w[n++] = pmu_mcr(3, 12, 0);
     size_t loop = n;
-    w[n++] = 0xef000000;                    /* loop: svc */
-    w[n++] = 0xeafffffd;                    /* b loop */
+    w[n++] = 0xef000000; /* loop: svc */
+    w[n++] = 0xeafffffd; /* b loop */
     load(CODE, w, n);
     put32(0x08, 0xe1b0f00e);
     arm_set_reg(cpu, 2, 0x80000003);
@@ -764,13 +765,12 @@ static void test_pmu_snapshot(void)
     snap_w_end(sw);
     CU_ASSERT_FATAL(snap_w_close(sw, &err) == 0);
     static const uint32_t rd[] = {
-        0xe3a07000,                         /* mov r7, #0 */
-        0xee097fbc,                         /* mcr PMSELR = r7 */
-        0xee198f5d,                         /* mrc r8 = PMXEVCNTR */
-        0xe3a07001,                         /* mov r7, #1 */
-        0xee097fbc,
-        0xee199f5d,                         /* mrc r9 */
-        0xee19af1d,                         /* mrc r10 = PMCCNTR */
+        0xe3a07000,             /* mov r7, #0 */
+        0xee097fbc,             /* mcr PMSELR = r7 */
+        0xee198f5d,             /* mrc r8 = PMXEVCNTR */
+        0xe3a07001,             /* mov r7, #1 */
+        0xee097fbc, 0xee199f5d, /* mrc r9 */
+        0xee19af1d,             /* mrc r10 = PMCCNTR */
     };
     load(0x800, rd, 7);
     arm_run(cpu, 40);
@@ -1217,29 +1217,29 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
     uint32_t w[64];
     size_t n = pmu_types(w, ev, 3);
     w[n++] = mov_imm(1, 0);
-    w[n++] = pmu_mcr(1, 12, 5);             /* PMSELR = 0 */
-    w[n++] = pmu_mcr(4, 13, 2);             /* PMXEVCNTR = -97 */
+    w[n++] = pmu_mcr(1, 12, 5); /* PMSELR = 0 */
+    w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = -97 */
     w[n++] = mov_imm(1, 1);
-    w[n++] = pmu_mcr(1, 14, 1);             /* PMINTENSET: counter 0 */
+    w[n++] = pmu_mcr(1, 14, 1); /* PMINTENSET: counter 0 */
     w[n++] = pmu_mcr(2, 12, 1);
     w[n++] = pmu_mcr(3, 12, 0);
-    w[n++] = 0xf1080080;                    /* cpsie i */
-    w[n++] = 0xe2800001;                    /* loop: add r0, r0, #1 */
-    w[n++] = 0xe5860000;                    /* str r0, [r6] */
-    w[n++] = 0xe5963000;                    /* ldr r3, [r6] */
-    w[n++] = 0xe3100007;                    /* tst r0, #7 */
-    w[n++] = 0x0f000000;                    /* svceq #0 */
-    w[n++] = 0xe3100015;                    /* tst r0, #21 */
-    w[n++] = 0x07f000f0;                    /* udfeq */
-    w[n++] = 0xeafffff7;                    /* b loop */
+    w[n++] = 0xf1080080; /* cpsie i */
+    w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
+    w[n++] = 0xe5860000; /* str r0, [r6] */
+    w[n++] = 0xe5963000; /* ldr r3, [r6] */
+    w[n++] = 0xe3100007; /* tst r0, #7 */
+    w[n++] = 0x0f000000; /* svceq #0 */
+    w[n++] = 0xe3100015; /* tst r0, #21 */
+    w[n++] = 0x07f000f0; /* udfeq */
+    w[n++] = 0xeafffff7; /* b loop */
     static const uint32_t irq[] = {
-        0xe2855001,     /* add r5, r5, #1 */
-        0xee19af1d,     /* mrc r10 = PMCCNTR */
-        0xe089900a,     /* add r9, r9, r10 */
-        0xee094f5d,     /* mcr PMXEVCNTR = r4 (PMSELR is 0) */
-        0xe3a0a001,     /* mov r10, #1 */
-        0xee09af7c,     /* mcr PMOVSR = r10 */
-        0xe25ef004,     /* subs pc, lr, #4 */
+        0xe2855001, /* add r5, r5, #1 */
+        0xee19af1d, /* mrc r10 = PMCCNTR */
+        0xe089900a, /* add r9, r9, r10 */
+        0xee094f5d, /* mcr PMXEVCNTR = r4 (PMSELR is 0) */
+        0xe3a0a001, /* mov r10, #1 */
+        0xee09af7c, /* mcr PMOVSR = r10 */
+        0xe25ef004, /* subs pc, lr, #4 */
     };
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
@@ -1248,13 +1248,13 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
     CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
     cpu = arm_sys_cpu(sys, 0);
     load(CODE, w, n);
-    put32(0x04, 0xe1b0f00e);                /* UND, SVC: movs pc, lr */
+    put32(0x04, 0xe1b0f00e); /* UND, SVC: movs pc, lr */
     put32(0x08, 0xe1b0f00e);
-    put32(0x18, 0xea000000 | ((0x600 - 0x20) >> 2));    /* b 0x600 */
+    put32(0x18, 0xea000000 | ((0x600 - 0x20) >> 2)); /* b 0x600 */
     load(0x600, irq, 7);
     arm_set_cpi(cpu, 2);
     arm_set_reg(cpu, 2, 0x80000007);
-    arm_set_reg(cpu, 3, 1);                 /* PMCR.E; P would zero r4's count */
+    arm_set_reg(cpu, 3, 1); /* PMCR.E; P would zero r4's count */
     arm_set_reg(cpu, 4, (uint32_t)-97);
     arm_set_reg(cpu, 6, DATA);
     arm_set_reg(cpu, 13, DATA + 0x1000);
@@ -1265,7 +1265,7 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
         r->insns = arm_insn_count(cpu);
         r->cycles = arm_cycle_count(cpu);
         for (int k = 0; k < 8; k++)
-            r->r[k] = arm_get_reg(cpu, k + 3);      /* r3-r10 */
+            r->r[k] = arm_get_reg(cpu, k + 3); /* r3-r10 */
         r->pc = arm_get_reg(cpu, 15);
         r->cpsr = cpsr();
     }
@@ -1281,7 +1281,7 @@ static void test_engines_agree_pmu(void)
     record_pmu_runs(ARM_ENGINE_FAST, a, N);
     record_pmu_runs(ARM_ENGINE_REF, b, N);
     CU_ASSERT(!memcmp(a, b, sizeof(a)));
-    CU_ASSERT(a[N - 1].r[2] > 100);         /* r5: overflows taken */
+    CU_ASSERT(a[N - 1].r[2] > 100); /* r5: overflows taken */
 }
 
 /* Random streams of the differential test's generator: same output and
@@ -1333,7 +1333,8 @@ int main(int argc, char **argv)
         CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
         CU_add_test(s, "PMU events, PMCR, PMCEID0", test_pmu_events);
         CU_add_test(s, "PMU P and U filters, PMCCFILTR", test_pmu_filters);
-        CU_add_test(s, "PMU overflow interrupt at the programmed count", test_pmu_overflow);
+        CU_add_test(s, "PMU overflow interrupt at the programmed count",
+                    test_pmu_overflow);
         CU_add_test(s, "PMU state in snapshots", test_pmu_snapshot);
         CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
         CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);

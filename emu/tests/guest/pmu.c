@@ -65,21 +65,21 @@ static void counted_loop(int fd, uint32_t n)
 	register uint32_t r7 __asm__("r7") = SYS_ioctl;
 	uint32_t off = PERF_EVENT_IOC_DISABLE;
 	__asm__ __volatile__("mov r4, %[fd]\n\t"
-		     "mov r5, %[off]\n\t"
-		     "svc #0\n\t"
-		     "mov r3, %[n]\n"
-		     ".global loop_start\n"
-		     "loop_start:\n\t"
-		     "subs r3, r3, #1\n\t"
-		     "bne loop_start\n"
-		     ".global loop_end\n"
-		     "loop_end:\n\t"
-		     "mov r0, r4\n\t"
-		     "mov r1, r5\n\t"
-		     "svc #0\n\t"
-		     : "+r"(r0), "+r"(r1)
-		     : [fd] "r"(fd), [off] "r"(off), [n] "r"(n), "r"(r2), "r"(r7)
-		     : "r3", "r4", "r5", "cc", "memory");
+			     "mov r5, %[off]\n\t"
+			     "svc #0\n\t"
+			     "mov r3, %[n]\n"
+			     ".global loop_start\n"
+			     "loop_start:\n\t"
+			     "subs r3, r3, #1\n\t"
+			     "bne loop_start\n"
+			     ".global loop_end\n"
+			     "loop_end:\n\t"
+			     "mov r0, r4\n\t"
+			     "mov r1, r5\n\t"
+			     "svc #0\n\t"
+			     : "+r"(r0), "+r"(r1)
+			     : [fd] "r"(fd), [off] "r"(off), [n] "r"(n), "r"(r2), "r"(r7)
+			     : "r3", "r4", "r5", "cc", "memory");
 }
 
 /* {leader, member} group values after counted_loop(n). */
@@ -110,8 +110,9 @@ static int exactness(uint32_t n)
 		return fail("perf_event_open instructions:u,cycles:u");
 	printf("panlab-pmu: loop of %u: instructions:u %llu cycles:u %llu (expected %llu)\n", n,
 	       (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)want);
-	snprintf(what, sizeof(what), "loop of %u: instructions:u %llu, cycles:u %llu, expected %llu",
-		 n, (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)want);
+	snprintf(what, sizeof(what),
+		 "loop of %u: instructions:u %llu, cycles:u %llu, expected %llu", n,
+		 (unsigned long long)v[0], (unsigned long long)v[1], (unsigned long long)want);
 	return v[0] == want && v[1] == want ? 0 : fail(what);
 }
 
@@ -121,8 +122,8 @@ static int overflow(uint32_t n, uint64_t period)
 	int fd = open_event(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, period, -1);
 	if (fd < 0)
 		return fail("perf_event_open instructions:u with a sample period");
-	void *ring = mmap(NULL, (size_t)page * (RING_PAGES + 1), PROT_READ | PROT_WRITE,
-			  MAP_SHARED, fd, 0);
+	void *ring = mmap(NULL, (size_t)page * (RING_PAGES + 1), PROT_READ | PROT_WRITE, MAP_SHARED,
+			  fd, 0);
 	if (ring == MAP_FAILED)
 		return fail("mmap of the sample ring");
 	counted_loop(fd, n);
@@ -135,7 +136,8 @@ static int overflow(uint32_t n, uint64_t period)
 	const uint8_t *data = (const uint8_t *)ring + page;
 	uint64_t samples = 0, inside = 0;
 	for (uint64_t off = 0; off < head;) {
-		const struct perf_event_header *h = (const void *)(data + off % ((uint64_t)page * RING_PAGES));
+		const struct perf_event_header *h =
+			(const void *)(data + off % ((uint64_t)page * RING_PAGES));
 		if (h->type == PERF_RECORD_SAMPLE) {
 			uint64_t ip;
 			memcpy(&ip, h + 1, sizeof(ip));
@@ -145,9 +147,9 @@ static int overflow(uint32_t n, uint64_t period)
 		off += h->size;
 	}
 	printf("panlab-pmu: sampling every %llu of %llu instructions:u: %llu overflow samples, "
-	       "%llu in the loop (expected %llu)\n", (unsigned long long)period,
-	       (unsigned long long)total, (unsigned long long)samples, (unsigned long long)inside,
-	       (unsigned long long)(total / period));
+	       "%llu in the loop (expected %llu)\n",
+	       (unsigned long long)period, (unsigned long long)total, (unsigned long long)samples,
+	       (unsigned long long)inside, (unsigned long long)(total / period));
 	munmap(ring, (size_t)page * (RING_PAGES + 1));
 	close(fd);
 	if (total != 2ull * n + 4)
@@ -162,7 +164,7 @@ int main(void)
 	if (stat(PMU_DIR, &st) != 0)
 		return fail("no " PMU_DIR ": the armv7 PMU driver did not probe");
 	printf("panlab-pmu: %s probed\n", PMU_DIR);
-	counted_loop(-1, 1);	/* touch the loop's page; the ioctls fail on fd -1 */
+	counted_loop(-1, 1); /* touch the loop's page; the ioctls fail on fd -1 */
 	if (exactness(1000) || exactness(3000000) || overflow(3000000, 100003))
 		return 1;
 	if (count(0, 1000, v) < 0)
