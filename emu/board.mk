@@ -58,7 +58,7 @@ board-test: $(BOARD_TESTS) $(PHONE)
 # panlab one (Linux unpacks concatenated archives):
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
 # then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
-# panlab-governor, panlab-sdcard, or
+# panlab-governor, panlab-sdcard, panlab-pmu, or
 # panlab-nettest (with --net user --content-dir DIR holding hello.txt).
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
@@ -75,6 +75,10 @@ $(BUILD)/guest-tests/bin/panlab-sdcard: tests/guest/sdcard.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
 
+$(BUILD)/guest-tests/bin/panlab-pmu: tests/guest/pmu.c
+	@mkdir -p $(dir $@)
+	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -82,6 +86,7 @@ $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-governor \
                      $(BUILD)/guest-tests/bin/panlab-sdcard \
+                     $(BUILD)/guest-tests/bin/panlab-pmu \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
                      $(BUILD)/guest-tests/bin/panlab-dvfs
@@ -93,6 +98,12 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
 	(cd "$$tmp/root" && find . | LC_ALL=C sort > ../list && \
 	    cpio -o -H newc -R 0:0 --quiet < ../list > ../cpio) && \
 	gzip -n -9 < "$$tmp/cpio" > "$$tmp/cpio.gz" && mv "$$tmp/cpio.gz" $@
+
+# `make bench`: the guest's PMU test joins the PMU's cost in out/bench/pmu.json.
+.PHONY: pmu-bench
+bench: pmu-bench
+pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO)
+	tests/pmu_bench.sh $(abspath ..)
 
 # `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.
 .PHONY: board-bench

@@ -166,6 +166,19 @@ int fdt_generate(void *f, size_t buf_bytes, const fdt_desc *d, struct pl_error *
     E(fdt_property(f, "always-on", NULL, 0));
     E(fdt_end_node(f));
 
+    /* The cores' PMU (emu/cpu/pmu.c): a Cortex-A15's, which the stock
+     * armv7 driver drives with mode filtering (perf's :u and :k); each
+     * core's overflow request on PPI 7 (arm,pmu.yaml). */
+    E(fdt_begin_node(f, "pmu"));
+    E(fdt_property_string(f, "compatible", "arm,cortex-a15-pmu"));
+    {
+        fdt32_t v[3] = { cpu_to_fdt32(GIC_PPI), cpu_to_fdt32(7),
+                         cpu_to_fdt32(((1u << d->ncores) - 1) << 8 |
+                                      IRQ_LEVEL_HIGH) };
+        E(fdt_property(f, "interrupts", v, sizeof(v)));
+    }
+    E(fdt_end_node(f));
+
     E(fixed_clock(f, "apb-pclk", 24000000, "clk24mhz", PHANDLE_CLK));
 
     E(begin_at(f, "pl011", d->uart));

@@ -26,6 +26,10 @@ static const virtio_ops empty_slot;
 /* PPIs of the generic timer (IDs 29, 30, 27): QEMU wires the physical
  * timer to the non-secure PPI; we also raise the secure one. */
 enum { PPI_SEC_PHYS = 13, PPI_NS_PHYS = 14, PPI_VIRT = 11 };
+/* Each core's PMU overflow request on PPI 7 (ID 23), where QEMU's virt
+ * wires it (hw/arm/virt.c, VIRTUAL_PMU_IRQ): a per-core line, as the
+ * Cortex-A15 MPCore's nPMUIRQ outputs are per core. */
+enum { PPI_PMU = 7 };
 
 struct machine {
     machine_config cfg;
@@ -95,6 +99,13 @@ static void hook_send_event(void *opaque, arm_cpu *cpu)
 {
     machine *m = opaque;
     vt_send_event(m->vt, arm_cpu_index(cpu));
+}
+
+static void hook_pmu_irq(void *opaque, arm_cpu *cpu, int level)
+{
+    machine *m = opaque;
+    irq_line l = gic_ppi_line(m->gic, arm_cpu_index(cpu), PPI_PMU);
+    irq_set(&l, level);
 }
 
 static void hook_sync_point(void *opaque, arm_cpu *cpu)
@@ -186,9 +197,14 @@ machine *machine_new(const machine_config *cfg, struct pl_error *err)
     m->ram = phys_register_ram(m->phys, MACH_RAM, cfg->ram_bytes);
 
     arm_hooks hooks = {
-        .opaque = m, .smc = hook_firmware, .hvc = hook_firmware,
-        .counter = hook_counter, .timer_changed = hook_timer_changed,
-        .send_event = hook_send_event, .sync_point = hook_sync_point,
+        .opaque = m,
+        .smc = hook_firmware,
+        .hvc = hook_firmware,
+        .counter = hook_counter,
+        .timer_changed = hook_timer_changed,
+        .send_event = hook_send_event,
+        .sync_point = hook_sync_point,
+        .pmu_irq = hook_pmu_irq,
     };
     m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
     for (int i = 0; i < cfg->ncores; i++)

@@ -42,6 +42,9 @@ typedef struct arm_hooks {
      * after the instruction and before the store it announces, so the time
      * engine may end the core's run here, with nothing published yet. */
     void (*sync_point)(void *opaque, arm_cpu *cpu);
+    /* The core's PMU overflow interrupt request (nPMUIRQ) changed level:
+     * some PMOVSR bit with its PMINTENSET bit is set (1) or none is (0). */
+    void (*pmu_irq)(void *opaque, arm_cpu *cpu, int level);
 } arm_hooks;
 
 arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);

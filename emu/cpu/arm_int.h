@@ -88,16 +88,34 @@ typedef struct cp15_state {
     uint32_t dfsr, ifsr, dfar, ifar, par;
     uint32_t prrr, nmrr, vbar, contextidr;
     uint32_t tpidrurw, tpidruro, tpidrprw, csselr;
-    uint32_t teecr, teehbr;     /* ThumbEE, CP14 */
-    /* PMU, ARM ARM C12: only the cycle counter counts. */
-    uint32_t pmcr, pmcnten, pmovsr, pmselr, pmuserenr, pminten;
-    uint64_t pmccntr_base;  /* cycle count when PMCCNTR read 0 */
-    uint32_t pmccntr_frozen;
+    uint32_t teecr, teehbr; /* ThumbEE, CP14 */
     /* Generic timer, ARM ARM B8. */
     uint32_t cntfrq, cntkctl;
     uint32_t cnt_ctl[2];
     uint64_t cnt_cval[2];
 } cp15_state;
+
+/* Performance Monitors, ARM ARM C12 (PMUv2, as the Cortex-A15 TRM chapter 11
+ * implements it): six event counters (index 0-5) and the cycle counter
+ * (index PMU_CYCLE). Counters are kept lazily: a counter that counts has
+ * the value `cnt` plus what its event source gained since `start`; pmu.c
+ * settles them whenever what they count or whether they count changes
+ * (a PMU register write, a change between PL0 and PL1). */
+#define PMU_NCNT 6
+#define PMU_CYCLE 6
+typedef struct pmu_state {
+    uint32_t pmcr; /* DP, X, D, E as written; IMP, IDCODE, N fixed */
+    uint32_t cnten, ovs, inten, selr, userenr; /* bit 31: cycle counter */
+    uint32_t evtype[PMU_NCNT + 1];             /* [PMU_CYCLE]: PMCCFILTR */
+    uint32_t cnt[PMU_NCNT + 1];
+    uint64_t start[PMU_NCNT + 1];
+    uint32_t running;   /* bit i: counter i counts now */
+    uint32_t presc;     /* cycles towards the next tick with PMCR.D */
+    uint32_t irq_level; /* last level sent on the overflow line */
+    /* Event sources, counted where they happen (slow paths only). */
+    uint64_t aborted; /* instructions charged but not executed */
+    uint64_t exc_taken, exc_return, cid_writes;
+} pmu_state;
 
 struct arm_cpu {
     uint32_t r[16];
@@ -117,6 +135,10 @@ struct arm_cpu {
     /* Instructions executed, counted as they run; cycles are derived so
      * that a mid-run read (PMCCNTR, the engine's counter) is exact. */
     uint64_t insns, insns_base, cycles_base;
+    /* Instruction count at which a running counter overflows next
+     * (UINT64_MAX: none); arm_run stops there. */
+    uint64_t pmu_deadline;
+    pmu_state pmu;
     int index;
     arm_sys *sys;
     cp15_state cp15;
@@ -278,6 +300,22 @@ int cp_write(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
 int cp_read64(arm_cpu *c, int cp, int opc1, int crm, uint64_t *v);
 int cp_write64(arm_cpu *c, int cp, int opc1, int crm, uint64_t v);
 void cp15_reset(arm_cpu *c);
+
+/* pmu.c: the PMU's registers (c9, ARM ARM B4.1.116-B4.1.131 with C12)
+ * for cp15.c, and the points where counting changes. */
+int pmu_read(arm_cpu *c, int crm, int opc2, uint32_t *v);
+int pmu_write(arm_cpu *c, int crm, int opc2, uint32_t v);
+void pmu_reset(arm_cpu *c);
+/* Settles every counter and recomputes which run: called after a change
+ * of privilege, CPI or an event source, and when c->insns reaches
+ * c->pmu_deadline. Cheap when nothing counts. */
+void pmu_sync(arm_cpu *c);
+static inline void pmu_event(arm_cpu *c, uint64_t *source)
+{
+    (*source)++;
+    if (c->pmu.running)
+        pmu_sync(c);
+}
 
 /* exec.c: the reference loop over ARM code in one page; jit.c: the fast
  * engine's, with the same exits and counts. Both return the instructions

@@ -11,6 +11,7 @@
  * floating-point and Advanced SIMD fields of the ID registers cleared and
  * no Security or Virtualization Extensions (like QEMU's virt machine
  * without EL2/EL3). */
+/* clang-format off */
 static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 0, 0, 0), 0x414fc0f0 },    /* MIDR */
     { KEY(0, 0, 0, 1), 0x8444c004 },    /* CTR */
@@ -36,9 +37,8 @@ static const struct { uint32_t key, val; } id_regs[] = {
     { KEY(0, 5, 1, 0), 0 },             /* ADFSR */
     { KEY(0, 5, 1, 1), 0 },             /* AIFSR */
     { KEY(0, 13, 0, 0), 0 },            /* FCSEIDR: FCSE not implemented */
-    { KEY(0, 9, 12, 6), 0x00000001 },   /* PMCEID0 */
-    { KEY(0, 9, 12, 7), 0 },            /* PMCEID1 */
 };
+/* clang-format on */
 
 void cp15_reset(arm_cpu *c)
 {
@@ -47,7 +47,7 @@ void cp15_reset(arm_cpu *c)
     memset(cp, 0, sizeof(*cp));
     cp->cntfrq = frq;
     cp->sctlr = 0x00c50078;
-    cp->pmcr = 0x410f3000;  /* as QEMU: IMP=A, 6 event counters (RAZ/WI) */
+    pmu_reset(c);
     c->asid = 0;
     tlb_flush(c);
 }
@@ -85,28 +85,6 @@ uint64_t arm_timer_deadline(const arm_cpu *c, int which)
     return (ctl & 3) == 1 ? c->cp15.cnt_cval[which] : UINT64_MAX;
 }
 
-static uint32_t pmccntr(arm_cpu *c)
-{
-    const cp15_state *cp = &c->cp15;
-    if (!(cp->pmcr & 1) || !(cp->pmcnten & 0x80000000u))
-        return cp->pmccntr_frozen;
-    uint64_t d = arm_cycle_count(c) - cp->pmccntr_base;
-    if (cp->pmcr & 8)
-        d /= 64;
-    return cp->pmccntr_frozen + (uint32_t)d;
-}
-
-/* Stops or restarts the cycle counter when PMCR.E, PMCR.D or PMCNTEN.C
- * change, so pmccntr() stays continuous. */
-static void pmu_update(arm_cpu *c, uint32_t pmcr, uint32_t cnten)
-{
-    cp15_state *cp = &c->cp15;
-    cp->pmccntr_frozen = pmccntr(c);
-    cp->pmcr = pmcr;
-    cp->pmcnten = cnten;
-    cp->pmccntr_base = arm_cycle_count(c);
-}
-
 /* PL0 access rules for the registers user code may touch. */
 static int pl0_ok(arm_cpu *c, uint32_t key, int write)
 {
@@ -123,8 +101,15 @@ static int pl0_ok(arm_cpu *c, uint32_t key, int write)
     case KEY(0, 14, 3, 0): case KEY(0, 14, 3, 1):
         return (cp->cntkctl >> 8) & 1;              /* CNTV_* */
     }
-    if ((key >> 8) == KEY(0, 9, 0, 0) >> 8 && (key & 0xf0) >= 0xc0)
-        return cp->pmuserenr & 1;                   /* PMU */
+    /* PMU, ARM ARM B4.1.127: PMUSERENR is read-only at PL0, PMINTENSET
+     * and PMINTENCLR are PL1 only, the rest follows PMUSERENR.EN. */
+    if ((key >> 8) == KEY(0, 9, 0, 0) >> 8 && (key & 0xf0) >= 0xc0) {
+        if (key == KEY(0, 9, 14, 0))
+            return !write;
+        if (key == KEY(0, 9, 14, 1) || key == KEY(0, 9, 14, 2))
+            return 0;
+        return c->pmu.userenr & 1;
+    }
     return 0;
 }
 
@@ -203,6 +188,8 @@ static int tlb_op(arm_cpu *c, int crm, int opc2, uint32_t v)
     }
 }
 
+/* One line per register, as the ARM ARM lists them. */
+/* clang-format off */
 static int cp15_read(arm_cpu *c, uint32_t key, uint32_t *v)
 {
     cp15_state *cp = &c->cp15;
@@ -229,14 +216,6 @@ static int cp15_read(arm_cpu *c, uint32_t key, uint32_t *v)
     case KEY(0, 6, 0, 0): *v = cp->dfar; return 0;
     case KEY(0, 6, 0, 2): *v = cp->ifar; return 0;
     case KEY(0, 7, 4, 0): *v = cp->par; return 0;
-    case KEY(0, 9, 12, 0): *v = cp->pmcr; return 0;
-    case KEY(0, 9, 12, 1): case KEY(0, 9, 12, 2): *v = cp->pmcnten; return 0;
-    case KEY(0, 9, 12, 3): case KEY(0, 9, 14, 3): *v = cp->pmovsr; return 0;
-    case KEY(0, 9, 12, 5): *v = cp->pmselr; return 0;
-    case KEY(0, 9, 13, 0): *v = pmccntr(c); return 0;
-    case KEY(0, 9, 13, 1): case KEY(0, 9, 13, 2): *v = 0; return 0;
-    case KEY(0, 9, 14, 0): *v = cp->pmuserenr; return 0;
-    case KEY(0, 9, 14, 1): case KEY(0, 9, 14, 2): *v = cp->pminten; return 0;
     case KEY(1, 9, 0, 2):   /* L2CTLR (A15): number of cores - 1 */
         *v = (uint32_t)(c->sys->ncores - 1) << 24;
         return 0;
@@ -307,31 +286,6 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
         if ((key >> 8) == 7)
             return 0;
         return 1;
-    case KEY(0, 9, 12, 0):
-        if (v & 4) {    /* C: reset the cycle counter */
-            cp->pmccntr_frozen = 0;
-            cp->pmccntr_base = arm_cycle_count(c);
-        }
-        pmu_update(c, (cp->pmcr & ~0x39u) | (v & 0x39u), cp->pmcnten);
-        return 0;
-    case KEY(0, 9, 12, 1):
-        pmu_update(c, cp->pmcr, cp->pmcnten | (v & 0x80000000u));
-        return 0;
-    case KEY(0, 9, 12, 2):
-        pmu_update(c, cp->pmcr, cp->pmcnten & ~v);
-        return 0;
-    case KEY(0, 9, 12, 3): cp->pmovsr &= ~v; return 0;
-    case KEY(0, 9, 14, 3): cp->pmovsr |= v & 0x80000000u; return 0;
-    case KEY(0, 9, 12, 4): return 0;    /* PMSWINC: no event counters */
-    case KEY(0, 9, 12, 5): cp->pmselr = v & 0x1f; return 0;
-    case KEY(0, 9, 13, 0):
-        cp->pmccntr_frozen = v;
-        cp->pmccntr_base = arm_cycle_count(c);
-        return 0;
-    case KEY(0, 9, 13, 1): case KEY(0, 9, 13, 2): return 0;
-    case KEY(0, 9, 14, 0): cp->pmuserenr = v & 1; return 0;
-    case KEY(0, 9, 14, 1): cp->pminten |= v & 0x80000000u; return 0;
-    case KEY(0, 9, 14, 2): cp->pminten &= ~v; return 0;
     case KEY(0, 10, 2, 0): cp->prrr = v; return 0;
     case KEY(0, 10, 2, 1): cp->nmrr = v; return 0;
     case KEY(0, 12, 0, 0): cp->vbar = v & ~0x1fu; return 0;
@@ -339,6 +293,7 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     case KEY(0, 13, 0, 1):
         /* Our TLB does not tag lookups with the ASID: start afresh. */
         cp->contextidr = v;
+        pmu_event(c, &c->pmu.cid_writes);
         if ((v & 0xff) != c->asid) {
             c->asid = v & 0xff;
             tlb_flush(c);
@@ -364,6 +319,8 @@ static int cp15_write(arm_cpu *c, uint32_t key, uint32_t v)
     }
     return 1;
 }
+
+/* clang-format on */
 
 /* CP14, ARM ARM C6 and A2.10. Debug (opc1 0): DBGDIDR reads as zero so
  * Linux finds no debug architecture and leaves the debug registers alone;
@@ -392,6 +349,12 @@ static int cp14_access(arm_cpu *c, int opc1, int crn, int crm, int opc2,
     return 0;
 }
 
+/* c9, c12-c14 with opc1 0: the PMU (pmu.c). */
+static int is_pmu(uint32_t key)
+{
+    return (key >> 8) == 9 && (key & 0xf0) >= 0xc0;
+}
+
 int cp_read(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
             uint32_t *v)
 {
@@ -402,6 +365,8 @@ int cp_read(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
     uint32_t key = KEY(opc1, crn, crm, opc2);
     if (!c->priv && !pl0_ok(c, key, 0))
         return 1;
+    if (is_pmu(key))
+        return pmu_read(c, crm, opc2, v);
     return cp15_read(c, key, v);
 }
 
@@ -415,6 +380,8 @@ int cp_write(arm_cpu *c, int cp, int opc1, int crn, int crm, int opc2,
     uint32_t key = KEY(opc1, crn, crm, opc2);
     if (!c->priv && !pl0_ok(c, key, 1))
         return 1;
+    if (is_pmu(key))
+        return pmu_write(c, crm, opc2, v);
     return cp15_write(c, key, v);
 }
 

@@ -67,7 +67,11 @@ void cpsr_write(arm_cpu *c, uint32_t val, uint32_t mask, int exc_return)
     c->cpsr = (old & ~mask) | (val & mask);
     if ((old ^ c->cpsr) & 0x1f) {
         switch_mode(c, old, c->cpsr);
+        uint32_t was = c->priv;
         c->priv = (c->cpsr & 0x1f) != MODE_USR;
+        /* Counters filtered by privilege start or stop here. */
+        if (c->priv != was && (c->pmu.pmcr & 1) && c->pmu.cnten)
+            pmu_sync(c);
     }
     if ((old ^ c->cpsr) & (0x1f | CPSR_I | CPSR_F | CPSR_A | CPSR_T))
         c->flow |= FLOW_BREAK;
@@ -115,6 +119,11 @@ static const struct {
 
 void take_exception(arm_cpu *c, int exc, uint32_t pc)
 {
+    /* Counted in the mode the exception is taken from. The instruction
+     * that aborts or is UNDEFINED was charged but is not executed. */
+    if (exc == EXC_UND || exc == EXC_PABT || exc == EXC_DABT)
+        c->pmu.aborted++;
+    pmu_event(c, &c->pmu.exc_taken);
     uint32_t old = cpsr_read(c);
     int thumb = (old & CPSR_T) != 0;
     uint32_t lr = pc + (thumb ? exc_info[exc].lr_thumb : exc_info[exc].lr_arm);
@@ -149,6 +158,7 @@ void exec_undef(arm_cpu *c, const arm_insn *d)
 
 void exception_return(arm_cpu *c, uint32_t pc)
 {
+    pmu_event(c, &c->pmu.exc_return);
     uint32_t *sp = spsr_ptr(c);
     if (sp)
         cpsr_write(c, *sp, 0xffffffffu, 1);

@@ -988,6 +988,7 @@ void exec_rfe(arm_cpu *c, const arm_insn *d)
         return;
     if (BIT(raw, 21))
         c->r[RN(raw)] = wb;
+    pmu_event(c, &c->pmu.exc_return);
     cpsr_write(c, psr, 0xffffffffu, 1);
     jump_to(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
     c->flow |= FLOW_BREAK;
@@ -1058,11 +1059,15 @@ static void check_irq(arm_cpu *c)
  * Returns the number executed. */
 uint8_t *enter_code_page(arm_cpu *c, uint32_t *ppage)
 {
+    /* A Prefetch Abort is charged as one instruction, in the mode that
+     * fetched it, so that the PMU's instruction count, which does not
+     * count it, stays right in each mode: charged first, then undone. */
+    c->insns++;
     uint8_t *host = fetch_page(c, c->pc, ppage);
-    if (!host) {            /* Prefetch Abort: charge it as one instruction */
+    if (host)
+        c->insns--;
+    else
         c->pc = c->next_pc;
-        c->insns++;
-    }
     return host;
 }
 
@@ -1123,12 +1128,13 @@ static uint64_t run_thumb_page(arm_cpu *c, uint64_t budget)
             uint32_t h2;
             if (off == 0xffe) {
                 c->r[15] = pc + 4;
+                c->insns++; /* charged in its own mode, as above */
                 if (mem_read(c, pc + 2, 2, &h2)) {
-                    pc = c->next_pc;    /* the abort's vector */
-                    c->insns++;
+                    pc = c->next_pc; /* the abort's vector */
                     n++;
                     break;
                 }
+                c->insns--;
             } else {
                 uint16_t t;
                 memcpy(&t, host + off + 2, 2);
@@ -1167,16 +1173,25 @@ uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
     if (!c->powered)
         return 0;
     while (done < budget && !c->exit_req) {
+        /* A PMU counter wraps here: its overflow is taken before the
+         * next instruction. */
+        if (c->insns >= c->pmu_deadline)
+            pmu_sync(c);
         check_irq(c);
         if (c->halted)
             break;
+        uint64_t left = budget - done;
+        if (c->pmu_deadline - c->insns < left)
+            left = c->pmu_deadline - c->insns;
         if (c->cpsr & CPSR_T)
-            done += run_thumb_page(c, budget - done);
+            done += run_thumb_page(c, left);
         else if (c->sys->engine == ARM_ENGINE_FAST)
-            done += jit_run_arm_page(c, budget - done);
+            done += jit_run_arm_page(c, left);
         else
-            done += run_arm_page(c, budget - done);
+            done += run_arm_page(c, left);
     }
+    if (c->insns >= c->pmu_deadline)
+        pmu_sync(c);
     return done * c->cpi;
 }
 
@@ -1277,9 +1292,11 @@ void arm_reset(arm_cpu *c, int hivecs)
 
 void arm_set_cpi(arm_cpu *c, uint32_t cycles_per_insn)
 {
+    pmu_sync(c); /* cycles so far at the old CPI */
     c->cycles_base = arm_cycle_count(c);
     c->insns_base = c->insns;
     c->cpi = cycles_per_insn ? cycles_per_insn : 1;
+    pmu_sync(c); /* the cycle counter's deadline at the new one */
 }
 
 void arm_set_cntfrq(arm_cpu *c, uint32_t hz)

@@ -8,6 +8,7 @@
 #include "arm_int.h"
 #include "../snapio.h"
 
+/* clang-format off */
 #define CORE_U32(X) \
     X(nf) X(zf) X(cf) X(vf) X(cpsr) X(pc) X(priv) X(halted) X(powered) \
     X(irq_line) X(fiq_line) X(event) X(cpi) X(asid)
@@ -15,13 +16,23 @@
 #define CORE_ARRAYS(X) \
     X(r, 16) X(bank_r13, NBANKS) X(bank_r14, NBANKS) X(bank_spsr, NBANKS) \
     X(fiq_r8, 5) X(usr_r8, 5)
+/* The PMU (pmu.c) after CP15, so that the fields before keep their
+ * offsets in the record. */
+#define PMU_U32(X) \
+    X(pmu.pmcr) X(pmu.cnten) X(pmu.ovs) X(pmu.inten) X(pmu.selr) \
+    X(pmu.userenr) X(pmu.running) X(pmu.presc) X(pmu.irq_level)
+#define PMU_U64(X) X(pmu_deadline) \
+    X(pmu.start[0]) X(pmu.start[1]) X(pmu.start[2]) X(pmu.start[3]) \
+    X(pmu.start[4]) X(pmu.start[5]) X(pmu.start[6]) X(pmu.aborted) \
+    X(pmu.exc_taken) X(pmu.exc_return) X(pmu.cid_writes)
+#define PMU_ARRAYS(X) X(pmu.evtype, PMU_NCNT + 1) X(pmu.cnt, PMU_NCNT + 1)
 #define CP15_U32(X) \
     X(sctlr) X(actlr) X(cpacr) X(ttbr0) X(ttbr1) X(ttbcr) X(dacr) X(dfsr) \
     X(ifsr) X(dfar) X(ifar) X(par) X(prrr) X(nmrr) X(vbar) X(contextidr) \
     X(tpidrurw) X(tpidruro) X(tpidrprw) X(csselr) X(teecr) X(teehbr) \
-    X(pmcr) X(pmcnten) X(pmovsr) X(pmselr) X(pmuserenr) X(pminten) \
-    X(pmccntr_frozen) X(cntfrq) X(cntkctl) X(cnt_ctl[0]) X(cnt_ctl[1])
-#define CP15_U64(X) X(pmccntr_base) X(cnt_cval[0]) X(cnt_cval[1])
+    X(cntfrq) X(cntkctl) X(cnt_ctl[0]) X(cnt_ctl[1])
+#define CP15_U64(X) X(cnt_cval[0]) X(cnt_cval[1])
+/* clang-format on */
 
 void arm_save(const arm_cpu *c, snap_w *w)
 {
@@ -35,6 +46,9 @@ void arm_save(const arm_cpu *c, snap_w *w)
     CORE_ARRAYS(PUTARR)
     CP15_U32(PUTCP32)
     CP15_U64(PUTCP64)
+    PMU_U32(PUT32)
+    PMU_U64(PUT64)
+    PMU_ARRAYS(PUTARR)
     const excl_state *x = &c->sys->excl[c->index];
     snap_put_u32(w, x->va);
     snap_put_u32(w, x->pa);
@@ -57,6 +71,9 @@ int arm_load(arm_cpu *c, snap_r *r)
     CORE_ARRAYS(GETARR)
     CP15_U32(GETCP32)
     CP15_U64(GETCP64)
+    PMU_U32(GET32)
+    PMU_U64(GET64)
+    PMU_ARRAYS(GETARR)
     /* Named at the field's own offset, not at the last value read. */
     if (!snap_r_failed(r) && !mode_valid(c->cpsr & 0x1f))
         return snap_r_fail_at(r, record_off + field_offset("cpsr"), "core %d: "
@@ -89,6 +106,9 @@ static uint64_t field_offset(const char *name)
     CORE_ARRAYS(OFFARR)
     CP15_U32(OFF32)
     CP15_U64(OFF64)
+    PMU_U32(OFF32)
+    PMU_U64(OFF64)
+    PMU_ARRAYS(OFFARR)
     return 0;
 }
 

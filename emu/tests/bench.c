@@ -7,7 +7,11 @@
  * start-up cost is removed by timing two loop lengths and using the
  * difference.
  *
- *   bench --guest DIR [--iters N] [--json FILE]
+ * With --pmu-json, the fast engine then runs the loop REPS times with
+ * PMU counters of instructions and cycles on and off, alternating, and
+ * writes the median MIPS of each, their spread and the cost.
+ *
+ *   bench --guest DIR [--iters N] [--json FILE] [--pmu-json FILE]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@
 #include "dt.h"
 
 #define COUNT_OFF 0x40
+#define PMU_OFF 0x44
+#define PMU_REPS 7
 
 static double now_s(void)
 {
@@ -79,13 +85,71 @@ static timing emu_run(dt_buf *img, int engine, uint64_t *insns)
     return t;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Fast-engine MIPS with the PMU's counters off and on, PMU_REPS runs
+ * each, alternating so that the machine's load hits both alike. */
+static void pmu_cost(dt_buf *img, const char *json)
+{
+    double mips[2][PMU_REPS];
+    uint64_t n[2];
+    for (int r = 0; r < PMU_REPS; r++)
+        for (int on = 0; on < 2; on++) {
+            uint32_t flag = (uint32_t)on;
+            memcpy(img->p + PMU_OFF, &flag, 4);
+            timing t = emu_run(img, ARM_ENGINE_FAST, &n[on]);
+            mips[on][r] = (double)n[on] / t.cpu_s / 1e6;
+        }
+    memset(img->p + PMU_OFF, 0, 4);
+    if (n[1] != n[0] + 8) /* bench_loop.S's set-up ran */
+        die("the loop with counters on did not run the PMU set-up");
+    json_t *j = json_object();
+    static const char *name[2] = { "off", "on" };
+    double med[2];
+    for (int on = 0; on < 2; on++) {
+        qsort(mips[on], PMU_REPS, sizeof(double), cmp_double);
+        med[on] = mips[on][PMU_REPS / 2];
+        char key[64];
+        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s", name[on]);
+        json_object_set_new(j, key, json_real(med[on]));
+        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s_min", name[on]);
+        json_object_set_new(j, key, json_real(mips[on][0]));
+        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s_max", name[on]);
+        json_object_set_new(j, key, json_real(mips[on][PMU_REPS - 1]));
+        printf("  counters %-3s  %8.1f MIPS median of %d [%.1f .. %.1f]\n",
+               name[on], med[on], PMU_REPS, mips[on][0],
+               mips[on][PMU_REPS - 1]);
+    }
+    double cost = 100.0 * (med[0] / med[1] - 1.0);
+    printf("  counting costs %.1f%% (median against median)\n", cost);
+    json_object_set_new(j, "counters_on_cost_percent", json_real(cost));
+    json_object_set_new(j, "runs_each", json_integer(PMU_REPS));
+    json_object_set_new(j, "guest_instructions_on",
+                        json_integer((json_int_t)n[1]));
+    json_object_set_new(j, "guest_instructions_off",
+                        json_integer((json_int_t)n[0]));
+    json_object_set_new(
+        j, "mips_basis",
+        json_string(
+            "fast engine, guest instructions per host CPU second (getrusage)"));
+    if (json_dump_file(j, json, JSON_INDENT(2)))
+        die("cannot write the PMU json file");
+    json_decref(j);
+}
+
 int main(int argc, char **argv)
 {
-    const char *guest = NULL, *json = NULL;
+    const char *guest = NULL, *json = NULL, *pmu_json = NULL;
     uint32_t iters = 25000000;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--guest")) guest = argv[i + 1];
         else if (!strcmp(argv[i], "--json")) json = argv[i + 1];
+        else if (!strcmp(argv[i], "--pmu-json"))
+            pmu_json = argv[i + 1];
         else if (!strcmp(argv[i], "--iters")) iters = (uint32_t)atol(argv[i + 1]);
         else die("unknown option");
     }
@@ -107,6 +171,8 @@ int main(int argc, char **argv)
     timing r = emu_run(&img, ARM_ENGINE_REF, &n_ref);
     if (n_ref != n_big)
         die("the engines ran different instruction counts");
+    if (pmu_json)
+        pmu_cost(&img, pmu_json);
     double emu_mips = (double)n_big / e.cpu_s / 1e6;
     double emu_wall_mips = (double)n_big / e.wall_s / 1e6;
     double ref_mips = (double)n_big / r.cpu_s / 1e6;

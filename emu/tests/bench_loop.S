@@ -1,6 +1,8 @@
 @ CPU-bound guest loop for `make bench`. The loop count is at offset 0x40
 @ (patched by the bench tool); each iteration is 8 instructions. It then
 @ powers off through PSCI SYSTEM_OFF, so emu/ and QEMU run identical code.
+@ A nonzero word at 0x44 (emu/ only) first starts PMU counters of
+@ instructions and cycles, for the cost of counting.
 	.syntax unified
 	.arm
 	.text
@@ -10,9 +12,22 @@ _start:
 	mov	r1, #0
 	mov	r2, #1
 	ldr	r3, =0x40108000
-	b	loop
+	ldr	r5, pmu
+	b	setup
 	.org	0x40
 count:	.word	1000000
+pmu:	.word	0
+setup:
+	cmp	r5, #0
+	beq	loop
+	mov	r6, #0
+	mcr	p15, 0, r6, c9, c12, 5		@ PMSELR = 0
+	mov	r6, #0x08
+	mcr	p15, 0, r6, c9, c13, 1		@ PMXEVTYPER: instructions
+	ldr	r6, =0x80000001
+	mcr	p15, 0, r6, c9, c12, 1		@ PMCNTENSET: it and PMCCNTR
+	mov	r6, #1
+	mcr	p15, 0, r6, c9, c12, 0		@ PMCR.E
 loop:
 	add	r1, r1, r2
 	eor	r2, r2, r1, lsl #3

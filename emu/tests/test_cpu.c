@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <CUnit/Basic.h>
 #include "../cpu/arm.h"
 #include "dt.h"
@@ -514,6 +515,290 @@ static void test_cp15_ids_and_pmu(void)
     teardown();
 }
 
+/* ---- PMU (emu/cpu/pmu.c) ---- */
+
+/* MCR/MRC p15, 0, Rt, c9, CRm, opc2: the PMU's registers. */
+static uint32_t pmu_mcr(int rt, int crm, int opc2)
+{
+    return 0xee090f10u | (uint32_t)rt << 12 | (uint32_t)opc2 << 5 |
+           (uint32_t)crm;
+}
+
+static uint32_t pmu_mrc(int rt, int crm, int opc2)
+{
+    return pmu_mcr(rt, crm, opc2) | 1u << 20;
+}
+
+static uint32_t mov_imm(int rd, uint32_t imm8)
+{
+    return 0xe3a00000u | (uint32_t)rd << 12 | imm8;
+}
+
+static uint64_t pmu_irq_at;
+static int pmu_irq_level;
+
+static void pmu_irq(void *opaque, arm_cpu *c, int level)
+{
+    (void)opaque;
+    pmu_irq_level = level;
+    if (level)
+        pmu_irq_at = arm_insn_count(c);
+    arm_set_irq(c, level);
+}
+
+/* Writes code that gives counter k event ev[k] for k < n; returns the
+ * words written. */
+static size_t pmu_types(uint32_t *w, const uint32_t *ev, int n)
+{
+    size_t i = 0;
+    for (int k = 0; k < n; k++) {
+        w[i++] = mov_imm(1, (uint32_t)k);
+        w[i++] = pmu_mcr(1, 12, 5); /* PMSELR */
+        w[i++] = mov_imm(1, ev[k]);
+        w[i++] = pmu_mcr(1, 13, 1); /* PMXEVTYPER */
+    }
+    return i;
+}
+
+/* Every implemented event counts exactly, an unimplemented one does not,
+ * and PMCR, PMCEID0 and the cycle counter read as the TRM says. */
+static void test_pmu_events(void)
+{
+    setup(1);
+    static const uint32_t ev[6] = { 0x08, 0x09, 0x0a, 0x0b, 0x00, 0x03 };
+    uint32_t w[64];
+    size_t n = pmu_types(w, ev, 6);
+    size_t start = n;
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = E | P | C */
+    w[n++] = 0xef000000;        /* svc #0 */
+    w[n++] = 0xe7f000f0;        /* udf: not executed */
+    w[n++] = 0xee0d4f30;        /* mcr CONTEXTIDR = r4 */
+    w[n++] = mov_imm(5, 0x10);
+    w[n++] = pmu_mcr(5, 12, 4); /* PMSWINC counter 4 */
+    w[n++] = pmu_mcr(5, 12, 4);
+    w[n++] = 0xe320f000;        /* nop */
+    w[n++] = pmu_mcr(7, 12, 5); /* PMSELR = 0 */
+    w[n++] = pmu_mrc(8, 13, 2); /* r8 = instructions */
+    w[n++] = pmu_mrc(9, 13, 0); /* r9 = PMCCNTR */
+    for (int k = 1; k < 6; k++) {
+        w[n++] = mov_imm(7, (uint32_t)k);
+        w[n++] = pmu_mcr(7, 12, 5);
+        w[n++] = pmu_mrc(k == 5 ? 0 : 9 + k, 13, 2); /* r10-r13, r0 */
+    }
+    w[n++] = pmu_mrc(1, 12, 0); /* r1 = PMCR */
+    w[n++] = pmu_mrc(6, 12, 6); /* r6 = PMCEID0 */
+    load(CODE, w, n);
+    put32(0x04, 0xe1b0f00e); /* UND and SVC: movs pc, lr */
+    put32(0x08, 0xe1b0f00e);
+    arm_set_reg(cpu, 2, 0x8000003f);
+    arm_set_reg(cpu, 3, 7);
+    arm_set_reg(cpu, 4, 0x101);
+    arm_set_reg(cpu, 7, 0);
+    /* start + 2 set-up, then 11 to the instruction read (the UDF and the
+     * two returns among them), the cycle read, 15 reads of the others and
+     * 2 register reads. */
+    run_at(cpu, CODE, start + 2 + 12 + 15 + 2);
+    CU_ASSERT_EQUAL(reg(15), CODE + 4 * n);
+    CU_ASSERT_EQUAL(reg(8), 10);         /* svc, 2 returns, 7 more */
+    CU_ASSERT_EQUAL(reg(9), 12);         /* cycles: the UDF's too */
+    CU_ASSERT_EQUAL(reg(10), 2);         /* exceptions taken */
+    CU_ASSERT_EQUAL(reg(11), 2);         /* exception returns */
+    CU_ASSERT_EQUAL(reg(12), 1);         /* CONTEXTIDR writes */
+    CU_ASSERT_EQUAL(reg(13), 2);         /* software increments */
+    CU_ASSERT_EQUAL(reg(0), 0);          /* L1D refill: not modelled */
+    CU_ASSERT_EQUAL(reg(1), 0x410f3001); /* IMP, IDCODE, N = 6, E */
+    CU_ASSERT_EQUAL(reg(6), 0x00020f01);
+    teardown();
+}
+
+/* The P and U filter bits: a counter of PL0 instructions, one of PL1
+ * instructions and PL1 cycles only (PMCCFILTR), across CPS to User and
+ * an SVC back. */
+static void test_pmu_filters(void)
+{
+    setup(1);
+    static const uint32_t ev[2] = { 0x08, 0x08 };
+    uint32_t w[64];
+    size_t n = pmu_types(w, ev, 2);
+    w[n++] = pmu_mcr(4, 13, 1); /* counter 1: U (PL1 only) */
+    w[n++] = mov_imm(1, 0);
+    w[n++] = pmu_mcr(1, 12, 5);
+    w[n++] = pmu_mcr(5, 13, 1); /* counter 0: P (PL0 only) */
+    w[n++] = mov_imm(1, 31);
+    w[n++] = pmu_mcr(1, 12, 5);
+    w[n++] = pmu_mcr(4, 13, 1); /* PMCCFILTR: U */
+    w[n++] = mov_imm(1, 0);
+    w[n++] = pmu_mcr(1, 12, 5); /* PMSELR = 0 */
+    w[n++] = pmu_mcr(2, 12, 1);
+    w[n++] = pmu_mcr(3, 12, 0); /* counting from here */
+    w[n++] = 0xe320f000;        /* nop (PL1) */
+    w[n++] = 0xf1020010;        /* cps #0x10 (PL1) */
+    for (int k = 0; k < 7; k++)
+        w[n++] = 0xe320f000; /* 7 nops (PL0) */
+    w[n++] = 0xef000000;     /* svc (PL0) */
+    load(CODE, w, n);
+    static const uint32_t vec[] = {
+        0xe320f000, /* nop (PL1) */
+        0xee198f5d, /* mrc r8 = PMXEVCNTR (0) */
+        0xe3a01001, /* mov r1, #1 */
+        0xee091fbc, /* mcr PMSELR = r1 */
+        0xee199f5d, /* mrc r9 = PMXEVCNTR (1) */
+        0xee19af1d, /* mrc r10 = PMCCNTR */
+    };
+    put32(0x08, 0xea000000 | ((0x400 - 0x10) >> 2)); /* b 0x400 */
+    load(0x400, vec, 6);
+    arm_set_reg(cpu, 2, 0x80000003);
+    arm_set_reg(cpu, 3, 7);
+    arm_set_reg(cpu, 4, 1u << 30 | 0x08);
+    arm_set_reg(cpu, 5, 1u << 31 | 0x08);
+    run_at(cpu, CODE, n + 1 + 6);
+    CU_ASSERT_EQUAL(reg(15), 0x400 + 4 * 6);
+    CU_ASSERT_EQUAL(reg(8), 8); /* 7 nops and the svc */
+    /* PL1: nop, cps, b, nop, mrc, mov, mcr, mrc */
+    CU_ASSERT_EQUAL(reg(9), 8);
+    CU_ASSERT_EQUAL(reg(10), 9); /* and the PMCCNTR read */
+    teardown();
+}
+
+/* Overflow: PMOVSR and the interrupt at the programmed count, for an
+ * instruction counter and for the cycle counter with the divider at 3
+ * cycles per instruction; PMOVSR clears, PMINTENCLR masks. */
+static void test_pmu_overflow(void)
+{
+    setup(1);
+    arm_hooks h = { .pmu_irq = pmu_irq };
+    arm_sys_free(sys);
+    sys = arm_sys_new(map, 1, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
+    cpu = arm_sys_cpu(sys, 0);
+    static const uint32_t ev[1] = { 0x08 };
+    uint32_t w[64];
+    size_t n = pmu_types(w, ev, 1);
+    w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = r4 */
+    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET */
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E only */
+    size_t counted_from = n;
+    w[n++] = 0xf1080080; /* cpsie i */
+    w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
+    w[n++] = 0xeafffffd; /* b loop */
+    load(CODE, w, n);
+    put32(0x18, 0xee198f7c); /* IRQ: mrc r8 = PMOVSR */
+    put32(0x1c, 0xeafffffe); /* b . */
+    arm_set_reg(cpu, 2, 1);
+    arm_set_reg(cpu, 3, 1);
+    arm_set_reg(cpu, 4, 0xffffffffu - 99); /* wraps at the 100th */
+    pmu_irq_at = 0;
+    run_at(cpu, CODE, n + 200);
+    /* Counting starts after the PMCR write; cpsie, then adds and
+     * branches: the 100th counted instruction raises the line. */
+    CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 100);
+    CU_ASSERT_EQUAL(pmu_irq_level, 1);
+    CU_ASSERT_EQUAL(reg(8), 1);
+    CU_ASSERT_EQUAL(reg(0), 50); /* 1 cpsie, 50 adds, 49 b */
+    CU_ASSERT_EQUAL(reg(15), 0x1c);
+    teardown();
+
+    /* The cycle counter with PMCR.D at CPI 3: two ticks of 64 cycles
+     * wrap it, so the 43rd instruction (129 cycles) raises the line. */
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    sys = arm_sys_new(map, 1, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
+    cpu = arm_sys_cpu(sys, 0);
+    arm_set_cpi(cpu, 3);
+    n = 0;
+    w[n++] = pmu_mcr(4, 13, 0); /* PMCCNTR = r4 */
+    w[n++] = pmu_mcr(2, 14, 1);
+    w[n++] = pmu_mcr(2, 12, 1);
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E | D */
+    counted_from = n;
+    w[n++] = 0xe2800001;
+    w[n++] = 0xeafffffd;
+    load(CODE, w, n);
+    arm_set_reg(cpu, 2, 0x80000000u);
+    arm_set_reg(cpu, 3, 9);
+    arm_set_reg(cpu, 4, 0xfffffffeu);
+    pmu_irq_at = 0;
+    run_at(cpu, CODE, 3 * (counted_from + 43)); /* IRQs masked */
+    CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 43);
+    CU_ASSERT_EQUAL(pmu_irq_level, 1);
+    CU_ASSERT_EQUAL(reg(0), 22);
+    /* A handler clears PMOVSR: the line drops. */
+    put32(0x18, pmu_mrc(8, 12, 3)); /* r8 = PMOVSR */
+    put32(0x1c, pmu_mcr(8, 12, 3)); /* PMOVSR = r8 (clear) */
+    put32(0x20, 0xeafffffe);
+    run_at(cpu, 0x18, 3 * 2);
+    CU_ASSERT_EQUAL(reg(8), 0x80000000u);
+    CU_ASSERT_EQUAL(pmu_irq_level, 0);
+    teardown();
+}
+
+/* A snapshot taken while counters run restores into a fresh cluster that
+ * goes on counting exactly like the original. */
+static void test_pmu_snapshot(void)
+{
+    setup(1);
+    static const uint32_t ev[2] = { 0x08, 0x09 };
+    uint32_t w[64];
+    size_t n = pmu_types(w, ev, 2);
+    w[n++] = pmu_mcr(2, 12, 1);
+    w[n++] = pmu_mcr(3, 12, 0);
+    size_t loop = n;
+    w[n++] = 0xef000000; /* loop: svc */
+    w[n++] = 0xeafffffd; /* b loop */
+    load(CODE, w, n);
+    put32(0x08, 0xe1b0f00e);
+    arm_set_reg(cpu, 2, 0x80000003);
+    arm_set_reg(cpu, 3, 7);
+    run_at(cpu, CODE, loop + 31);
+    char path[] = "/tmp/panlab-pmu-snap-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    struct pl_error err;
+    snap_w *sw = snap_w_open(path, 1, &err);
+    CU_ASSERT_FATAL(sw != NULL);
+    snap_w_begin(sw, "CPU0");
+    arm_save(cpu, sw);
+    snap_w_end(sw);
+    CU_ASSERT_FATAL(snap_w_close(sw, &err) == 0);
+    static const uint32_t rd[] = {
+        0xe3a07000,             /* mov r7, #0 */
+        0xee097fbc,             /* mcr PMSELR = r7 */
+        0xee198f5d,             /* mrc r8 = PMXEVCNTR */
+        0xe3a07001,             /* mov r7, #1 */
+        0xee097fbc, 0xee199f5d, /* mrc r9 */
+        0xee19af1d,             /* mrc r10 = PMCCNTR */
+    };
+    load(0x800, rd, 7);
+    arm_run(cpu, 40);
+    uint32_t pc = reg(15);
+    run_at(cpu, 0x800, 7);
+    uint32_t want[3] = { reg(8), reg(9), reg(10) };
+    arm_sys *orig = sys;
+    sys = arm_sys_new(map, 1, NULL);
+    cpu = arm_sys_cpu(sys, 0);
+    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
+    snap_r *sr = snap_r_open(path, 1, &err);
+    CU_ASSERT_FATAL(sr != NULL);
+    CU_ASSERT_FATAL(snap_r_begin(sr, "CPU0", 0) == 0);
+    CU_ASSERT_FATAL(arm_load(cpu, sr) == 0);
+    CU_ASSERT(snap_r_end(sr) == 0);
+    snap_r_close(sr);
+    unlink(path);
+    arm_run(cpu, 40);
+    CU_ASSERT_EQUAL(reg(15), pc);
+    run_at(cpu, 0x800, 7);
+    CU_ASSERT_EQUAL(reg(8), want[0]);
+    CU_ASSERT_EQUAL(reg(9), want[1]);
+    CU_ASSERT_EQUAL(reg(10), want[2]);
+    CU_ASSERT(want[0] > 40 && want[1] > 20);
+    arm_sys_free(orig);
+    teardown();
+}
+
 /* FIQ is taken before IRQ, banks r8-r12, and SUBS PC, LR, #4 returns. */
 static void test_fiq_banking(void)
 {
@@ -922,6 +1207,83 @@ static void test_engines_agree(void)
     CU_ASSERT(a[N - 1].r[5] > 10);          /* IRQs were taken */
 }
 
+/* A loop with loads, stores, an SVC and an UDF under counters of
+ * instructions (overflowing every 97 into an IRQ handler that re-arms it
+ * and sums the cycle counter), exceptions and exception returns, in odd
+ * budgets: fills rec[] with the registers after each run. */
+static void record_pmu_runs(int eng, run_record *rec, int nrec)
+{
+    static const uint32_t ev[3] = { 0x08, 0x09, 0x0a };
+    uint32_t w[64];
+    size_t n = pmu_types(w, ev, 3);
+    w[n++] = mov_imm(1, 0);
+    w[n++] = pmu_mcr(1, 12, 5); /* PMSELR = 0 */
+    w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = -97 */
+    w[n++] = mov_imm(1, 1);
+    w[n++] = pmu_mcr(1, 14, 1); /* PMINTENSET: counter 0 */
+    w[n++] = pmu_mcr(2, 12, 1);
+    w[n++] = pmu_mcr(3, 12, 0);
+    w[n++] = 0xf1080080; /* cpsie i */
+    w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
+    w[n++] = 0xe5860000; /* str r0, [r6] */
+    w[n++] = 0xe5963000; /* ldr r3, [r6] */
+    w[n++] = 0xe3100007; /* tst r0, #7 */
+    w[n++] = 0x0f000000; /* svceq #0 */
+    w[n++] = 0xe3100015; /* tst r0, #21 */
+    w[n++] = 0x07f000f0; /* udfeq */
+    w[n++] = 0xeafffff7; /* b loop */
+    static const uint32_t irq[] = {
+        0xe2855001, /* add r5, r5, #1 */
+        0xee19af1d, /* mrc r10 = PMCCNTR */
+        0xe089900a, /* add r9, r9, r10 */
+        0xee094f5d, /* mcr PMXEVCNTR = r4 (PMSELR is 0) */
+        0xe3a0a001, /* mov r10, #1 */
+        0xee09af7c, /* mcr PMOVSR = r10 */
+        0xe25ef004, /* subs pc, lr, #4 */
+    };
+    map = phys_map_new();
+    ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .pmu_irq = pmu_irq };
+    sys = arm_sys_new(map, 1, &h);
+    CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
+    cpu = arm_sys_cpu(sys, 0);
+    load(CODE, w, n);
+    put32(0x04, 0xe1b0f00e); /* UND, SVC: movs pc, lr */
+    put32(0x08, 0xe1b0f00e);
+    put32(0x18, 0xea000000 | ((0x600 - 0x20) >> 2)); /* b 0x600 */
+    load(0x600, irq, 7);
+    arm_set_cpi(cpu, 2);
+    arm_set_reg(cpu, 2, 0x80000007);
+    arm_set_reg(cpu, 3, 1); /* PMCR.E; P would zero r4's count */
+    arm_set_reg(cpu, 4, (uint32_t)-97);
+    arm_set_reg(cpu, 6, DATA);
+    arm_set_reg(cpu, 13, DATA + 0x1000);
+    arm_set_pc(cpu, CODE);
+    for (int i = 0; i < nrec; i++) {
+        run_record *r = &rec[i];
+        r->used = arm_run(cpu, 1 + (uint64_t)(i * 53 % 211));
+        r->insns = arm_insn_count(cpu);
+        r->cycles = arm_cycle_count(cpu);
+        for (int k = 0; k < 8; k++)
+            r->r[k] = arm_get_reg(cpu, k + 3); /* r3-r10 */
+        r->pc = arm_get_reg(cpu, 15);
+        r->cpsr = cpsr();
+    }
+    teardown();
+}
+
+/* Both engines count the same events and take the overflow interrupts at
+ * the same instructions. */
+static void test_engines_agree_pmu(void)
+{
+    enum { N = 300 };
+    static run_record a[N], b[N];
+    record_pmu_runs(ARM_ENGINE_FAST, a, N);
+    record_pmu_runs(ARM_ENGINE_REF, b, N);
+    CU_ASSERT(!memcmp(a, b, sizeof(a)));
+    CU_ASSERT(a[N - 1].r[2] > 100); /* r5: overflows taken */
+}
+
 /* Random streams of the differential test's generator: same output and
  * instruction count on both engines. */
 static void test_engines_agree_random(void)
@@ -969,6 +1331,11 @@ int main(int argc, char **argv)
         CU_add_test(s, "WFI, IRQ masking and entry", test_irq_and_wfi);
         CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
         CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
+        CU_add_test(s, "PMU events, PMCR, PMCEID0", test_pmu_events);
+        CU_add_test(s, "PMU P and U filters, PMCCFILTR", test_pmu_filters);
+        CU_add_test(s, "PMU overflow interrupt at the programmed count",
+                    test_pmu_overflow);
+        CU_add_test(s, "PMU state in snapshots", test_pmu_snapshot);
         CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
         CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);
         CU_add_test(s, "HVC firmware hook, WFE/SEV across cores", test_hvc_and_wfe);
@@ -985,6 +1352,7 @@ int main(int argc, char **argv)
     CU_pSuite both = CU_add_suite("engines", NULL, NULL);
     CU_add_test(both, "budgets, IRQs and hook exits agree", test_engines_agree);
     CU_add_test(both, "random streams agree", test_engines_agree_random);
+    CU_add_test(both, "PMU counts and overflows agree", test_engines_agree_pmu);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();

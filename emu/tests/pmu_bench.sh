@@ -1,0 +1,17 @@
+#!/bin/bash
+# `make bench`, after the CPU bench wrote out/bench/pmu.json (the PMU's cost): adds
+# perf_stat_exact, whether the guest test panlab-pmu (emu/tests/guest/pmu.c) passed, i.e. found
+# the instructions:u and cycles:u counts perf_event_open gives (what `perf stat` reads) exact,
+# and its overflow samples where they belong. Its exit status is the verdict.
+#   usage: pmu_bench.sh TOP
+set -euo pipefail
+top=$1
+json=$top/out/bench/pmu.json
+[ -s "$json" ] || { echo "pmu_bench: $json is missing; the CPU bench writes it" >&2; exit 1; }
+work=$top/build/emu/pmu-bench.$$
+trap 'rm -rf "$work"' EXIT
+exact=false
+"$top/tests/integration/guest-test.sh" panlab-pmu "$work" --timeout-s 300 && exact=true
+jq --argjson e "$exact" '. + {perf_stat_exact: $e}' "$json" > "$work/pmu.json"
+mv "$work/pmu.json" "$json"
+echo "pmu_bench: perf_stat_exact $exact in $json"
