@@ -171,8 +171,14 @@ static struct pl_ulog_slot *claim_slot(struct thread_log *t)
  * lies above this one and inside the thread's stack, so a frame without a frame pointer
  * (libc's) ends the walk instead of faulting.
  */
-static inline __attribute__((always_inline)) void walk(const uintptr_t *fp, uintptr_t stack_hi,
-						       uint32_t frames[PL_CONTEXT_FRAMES])
+#ifdef __SANITIZE_ADDRESS__
+/* The walk reads the stack of frames it does not own, which ASan poisons around its locals. */
+#define WALK_ATTRIBUTES __attribute__((noinline, no_sanitize_address))
+#else
+#define WALK_ATTRIBUTES inline __attribute__((always_inline))
+#endif
+static WALK_ATTRIBUTES void walk(const uintptr_t *fp, uintptr_t stack_hi,
+				 uint32_t frames[PL_CONTEXT_FRAMES])
 {
 	for (unsigned i = 0; i < PL_CONTEXT_FRAMES; i++) {
 		const uintptr_t *caller = (const uintptr_t *)FRAME_CALLER(fp);
