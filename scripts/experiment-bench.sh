@@ -1,8 +1,8 @@
 #!/bin/bash
 # `make bench`: the experiment runner's throughput. One matrix (BENCH_SPEC_WORKLOADS traced and
 # untraced, twice: 4 phone runs of timer by default) run with --executor local --jobs 1, then the same
-# matrix under another name with --jobs N (the default the runner picks), then that one again,
-# which must skip every run. Writes out/bench/experiments.json: runs, jobs, wall_s and
+# matrix under another name with --jobs N (the default the runner picks), BENCH_REPS times in turns;
+# then the last one again, which must skip every run. Writes out/bench/experiments.json: runs, jobs, wall_s and
 # runs_per_hour for each, parallel_speedup (wall with 1 job / wall with N), resume_skipped and
 # resume_wall_s; then slurm_nodes_used, slurm_runs_per_hour and orphans_after_timeout (below).
 set -euo pipefail
@@ -34,22 +34,38 @@ run_matrix() {
 }
 count() { sed -n "s/^experiment $1: \([0-9]*\) runs, \([0-9]*\) skipped.*/\\$2/p" "$log"; }
 
-rm -rf "$top/out/bench-exp-1" "$top/out/bench-exp-n"
-run_matrix bench-exp-1 --jobs 1
-runs=$(count bench-exp-1 1) wall_1=$wall
+# BENCH_REPS rounds (default 5), 1 job then N jobs in turns, each from scratch; the speedup is
+# taken round by round (emu/tests/benchstat.c: medians, spreads, stability).
+reps=${BENCH_REPS:-5}
+benchstat=$top/build/emu/benchstat
+host_start=$("$benchstat" host)
 jobs_n=$("$top/scripts/experiment.sh" --default-jobs)
-run_matrix bench-exp-n --jobs "$jobs_n"
-wall_n=$wall
+walls=()
+for r in $(seq "$reps"); do
+	rm -rf "$top/out/bench-exp-1" "$top/out/bench-exp-n"
+	run_matrix bench-exp-1 --jobs 1
+	runs=$(count bench-exp-1 1) wall_1=$wall
+	run_matrix bench-exp-n --jobs "$jobs_n"
+	walls+=("$wall_1" "$wall")
+	echo "experiment-bench: round $r/$reps: 1 job $wall_1 s, $jobs_n jobs $wall s"
+done
 run_matrix bench-exp-n --jobs "$jobs_n"
 resume_skipped=$(count bench-exp-n 2) resume_wall=$wall
+pairs=$("$benchstat" pairs wall_1 wall_n "${walls[@]}")
+host_end=$("$benchstat" host)
 
-jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson w1 "$wall_1" --argjson wn "$wall_n" \
-	--argjson skipped "$resume_skipped" --argjson rw "$resume_wall" --arg workloads "$workloads" '{
+jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson p "$pairs" \
+	--argjson skipped "$resume_skipped" --argjson rw "$resume_wall" --arg workloads "$workloads" \
+	--argjson h0 "$host_start" --argjson h1 "$host_end" --argjson reps "$reps" '{
 	matrix: "\($workloads) x trace on/off x 2 repetitions, phone", runs: $runs,
-	jobs_1: { jobs: 1, wall_s: $w1, runs_per_hour: ($runs * 3600 / $w1) },
-	jobs_n: { jobs: $jobs, wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn) },
-	wall_s: $wn, runs_per_hour: ($runs * 3600 / $wn),
-	parallel_speedup: ($w1 / $wn), resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
+	jobs_1: { jobs: 1, wall_s: $p.wall_1.median, runs_per_hour: ($runs * 3600 / $p.wall_1.median) },
+	jobs_n: { jobs: $jobs, wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median) },
+	wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median),
+	parallel_speedup: $p.ratio.median,
+	rounds: { repetitions: $reps, wall_s_jobs_1: $p.wall_1, wall_s_jobs_n: $p.wall_n,
+		parallel_speedup: $p.ratio, stable: $p.ratio.stable },
+	host: { cpu_model: $h0.cpu_model, loadavg_start: $h0.loadavg, loadavg_end: $h1.loadavg },
+	resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
 # The cluster's and the cleanup's figures, from their tests: slurm_nodes_used,
 # slurm_runs_per_hour (test_slurm_cluster.sh, three nodes) and orphans_after_timeout
 # (test_run_all.sh, a suite that times out).
@@ -60,4 +76,4 @@ done
 jq -s '.[0] + (.[1] | {slurm_nodes_used, slurm_runs_per_hour}) + .[2]' "$json" \
 	"$top/out/bench/slurm-cluster.json" "$top/out/bench/run-all-timeout.json" > "$work/experiments.json"
 mv "$work/experiments.json" "$json"
-jq -r '"experiments: \(.runs) runs, 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x; resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s; Slurm: \(.slurm_nodes_used) nodes, \(.slurm_runs_per_hour) runs/hour; \(.orphans_after_timeout) orphans after a timeout"' "$json"
+jq -r '"experiments: \(.runs) runs, median of \(.rounds.repetitions) rounds: 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x (per round \(.rounds.parallel_speedup.min * 100 | round / 100)-\(.rounds.parallel_speedup.max * 100 | round / 100)\(if .rounds.stable then "" else ", UNSTABLE" end)); load \(.host.loadavg_start[0]) to \(.host.loadavg_end[0]); resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s; Slurm: \(.slurm_nodes_used) nodes, \(.slurm_runs_per_hour) runs/hour; \(.orphans_after_timeout) orphans after a timeout"' "$json"
