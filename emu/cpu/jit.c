@@ -12,6 +12,7 @@
  * honoured at the same instruction as in the reference loop. The loop
  * enters a block only when the whole block fits in the remaining budget;
  * the tail of a run goes to the reference loop. */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -24,9 +25,10 @@
 #define JIT_CODE_BYTES (32u << 20)
 #define JIT_MAX_BLOCKS (1u << 16)
 #define JIT_MAX_INSNS (1u << 19)
-#define JIT_MAP_BITS 18         /* 1 MiB of code before two blocks collide */
+#define JIT_MAP_BITS 18 /* 1 MiB of code before two blocks collide */
 #define JIT_BLOCK_INSNS 64
-#define JIT_INSN_BYTES 640      /* worst case per instruction, stubs included
+#define JIT_INSN_BYTES \
+    640                         /* worst case per instruction, stubs included
                                    (an LDM of 15 registers: about 450) */
 #define JIT_BLOCK_BYTES 1024    /* and per block */
 
@@ -70,6 +72,15 @@ typedef struct emit {
 static void b1(emit *e, uint8_t v) { *e->p++ = v; }
 static void b4(emit *e, uint32_t v) { memcpy(e->p, &v, 4); e->p += 4; }
 static void b8(emit *e, uint64_t v) { memcpy(e->p, &v, 8); e->p += 8; }
+/* n bytes: one x86 instruction's encoding on one line */
+static void bn(emit *e, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        b1(e, (uint8_t)va_arg(ap, int));
+    va_end(ap);
+}
 
 /* op r32, [rbx + disp] */
 static void x_mem(emit *e, uint8_t op, int r, int32_t disp)
@@ -193,7 +204,7 @@ static void sync_insns(emit *e)
 enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW, EX_JUMP };
 typedef struct exit_ref {
     uint8_t *rel;
-    uint8_t *more[3];       /* EX_SLOW: other jumps to the same stub */
+    uint8_t *more[3]; /* EX_SLOW: other jumps to the same stub */
     int nmore;
     int kind, k;
     int pend;               /* instructions counted but not yet in r12 */
@@ -308,7 +319,7 @@ static int dp_inline(const arm_insn *d)
     int imm = (raw >> 25) & 1;
     int logical = op <= 1 || op == 8 || op == 9 || op >= 12;
     if (raw >> 28 == 15 || (raw >> 26 & 3) != 0)
-        return 0;           /* not data processing */
+        return 0; /* not data processing */
     if (!s && op >= 8 && op <= 11)
         return 0;           /* MOVW/MOVT/MSR/hints; misc, multiplies */
     if (d->rd == 15 || d->rn == 15 || (!imm && d->rm == 15))
@@ -328,22 +339,23 @@ static void emit_shift_reg(emit *e, int type, int rm, int rs)
 {
     ld(e, RDX, OFF_R(rm));
     ld(e, RCX, OFF_R(rs));
-    b1(e, 0x0f); b1(e, 0xb6); b1(e, 0xc9);              /* movzx ecx, cl */
+    bn(e, 3, 0x0f, 0xb6, 0xc9); /* movzx ecx, cl */
     switch (type) {
-    case 0: case 1:
-        b1(e, 0xd3); b1(e, type ? 0xea : 0xe2);         /* shr/shl edx, cl */
-        b1(e, 0x45); b1(e, 0x31); b1(e, 0xc0);          /* xor r8d, r8d */
-        b1(e, 0x83); b1(e, 0xf9); b1(e, 32);            /* cmp ecx, 32 */
-        b1(e, 0x41); b1(e, 0x0f); b1(e, 0x43); b1(e, 0xd0); /* cmovae edx, r8d */
+    case 0:
+    case 1:
+        bn(e, 2, 0xd3, type ? 0xea : 0xe2); /* shr/shl edx, cl */
+        bn(e, 3, 0x45, 0x31, 0xc0);         /* xor r8d, r8d */
+        bn(e, 3, 0x83, 0xf9, 32);           /* cmp ecx, 32 */
+        bn(e, 4, 0x41, 0x0f, 0x43, 0xd0);   /* cmovae edx, r8d */
         break;
     case 2:
-        b1(e, 0x41); b1(e, 0xb8); b4(e, 31);            /* mov r8d, 31 */
-        b1(e, 0x83); b1(e, 0xf9); b1(e, 31);            /* cmp ecx, 31 */
-        b1(e, 0x41); b1(e, 0x0f); b1(e, 0x47); b1(e, 0xc8); /* cmova ecx, r8d */
-        b1(e, 0xd3); b1(e, 0xfa);                       /* sar edx, cl */
+        bn(e, 6, 0x41, 0xb8, 31, 0, 0, 0); /* mov r8d, 31 */
+        bn(e, 3, 0x83, 0xf9, 31);          /* cmp ecx, 31 */
+        bn(e, 4, 0x41, 0x0f, 0x47, 0xc8);  /* cmova ecx, r8d */
+        bn(e, 2, 0xd3, 0xfa);              /* sar edx, cl */
         break;
     default:
-        b1(e, 0xd3); b1(e, 0xca);                       /* ror edx, cl */
+        bn(e, 2, 0xd3, 0xca); /* ror edx, cl */
         break;
     }
     mov_rr(e, RCX, RDX);
@@ -356,7 +368,7 @@ static int is_mul_inline(const arm_insn *d)
     uint32_t raw = d->raw;
     int op = (raw >> 21) & 7;
     if (d->fn != exec_mul || op == 2)
-        return 0;           /* UMAAL */
+        return 0; /* UMAAL */
     return d->rn != 15 && d->rm != 15 && ((raw >> 8) & 15) != 15 &&
            (op == 0 || d->rd != 15);
 }
@@ -368,7 +380,7 @@ static void emit_mul(xlate *x, const arm_insn *d)
     int op = (raw >> 21) & 7;
     ld(e, RAX, OFF_R(d->rm));
     b1(e, 0x0f);
-    x_mem(e, 0xaf, RAX, OFF_R((raw >> 8) & 15));       /* imul eax, [Rs] */
+    x_mem(e, 0xaf, RAX, OFF_R((raw >> 8) & 15)); /* imul eax, [Rs] */
     if (op == 1) {
         alu_m(e, X_ADD, RAX, OFF_R(d->rd));
     } else if (op == 3) {
@@ -497,27 +509,42 @@ static int emit_tlb_hit(xlate *x, int32_t tlb, int align, uint32_t span,
     shift_ri(e, 4, RDX, TLB_BITS);
     alu_rr(e, X_ADD, RCX, RDX);
     /* imul ecx, ecx, sizeof(tlb_entry) */
-    b1(e, 0x69); b1(e, 0xc9); b4(e, sizeof(tlb_entry));
+    b1(e, 0x69);
+    b1(e, 0xc9);
+    b4(e, sizeof(tlb_entry));
     /* lea rcx, [rbx + rcx + tlb] */
-    b1(e, 0x48); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x0b); b4(e, (uint32_t)tlb);
+    b1(e, 0x48);
+    b1(e, 0x8d);
+    b1(e, 0x8c);
+    b1(e, 0x0b);
+    b4(e, (uint32_t)tlb);
     if (align > 1) {
-        b1(e, 0xa8); b1(e, (uint8_t)(align - 1));       /* test al, align-1 */
+        bn(e, 2, 0xa8, (uint8_t)(align - 1)); /* test al, align-1 */
         slow[n++] = jcc(e, CC_NE);
     }
-    if (span) {             /* the last byte on the same page */
+    if (span) { /* the last byte on the same page */
         /* lea edx, [rax + span]; xor edx, eax; test edx, ~0xfff */
-        b1(e, 0x8d); b1(e, 0x90); b4(e, span);
+        b1(e, 0x8d);
+        b1(e, 0x90);
+        b4(e, span);
         alu_rr(e, X_XOR, RDX, RAX);
-        b1(e, 0xf7); b1(e, 0xc2); b4(e, ~0xfffu);
+        b1(e, 0xf7);
+        b1(e, 0xc2);
+        b4(e, ~0xfffu);
         slow[n++] = jcc(e, CC_NE);
     }
     mov_rr(e, RDX, RAX);
     alu_ri(e, X_AND, RDX, ~0xfffu);
     /* cmp edx, [rcx + tag] */
-    b1(e, 0x3b); b1(e, 0x91); b4(e, offsetof(tlb_entry, tag));
+    b1(e, 0x3b);
+    b1(e, 0x91);
+    b4(e, offsetof(tlb_entry, tag));
     slow[n++] = jcc(e, CC_NE);
     /* add rax, [rcx + addend] (rax holds the zero-extended va) */
-    b1(e, 0x48); b1(e, 0x03); b1(e, 0x81); b4(e, offsetof(tlb_entry, addend));
+    b1(e, 0x48);
+    b1(e, 0x03);
+    b1(e, 0x81);
+    b4(e, offsetof(tlb_entry, addend));
     return n;
 }
 
@@ -534,8 +561,7 @@ static int is_ldm_stm_inline(const arm_insn *d)
     int rn = (raw >> 16) & 15;
     if (d->fn != exec_ldm && d->fn != exec_stm)
         return 0;
-    if (((raw >> 22) & 1) || rn == 15 ||
-        ((list & 0x8000) && d->fn == exec_stm))
+    if (((raw >> 22) & 1) || rn == 15 || ((list & 0x8000) && d->fn == exec_stm))
         return 0;
     return !(((raw >> 21) & 1) && (list & (1u << rn)));
 }
@@ -552,11 +578,11 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     if (start)
         alu_ri(e, X_ADD, RAX, (uint32_t)start);
     uint8_t *slow[4];
-    int ns = emit_tlb_hit(x, load ? OFF(tlb_r) : OFF(tlb_w), 4,
-                          (uint32_t)n - 1, slow);
-    if (list & 0x8000) {    /* BXWritePC (A2.3.1) staying in ARM state */
-        b1(e, 0x8b); b1(e, 0x50); b1(e, (uint8_t)(n - 4)); /* mov edx, [rax+n-4] */
-        b1(e, 0xf6); b1(e, 0xc2); b1(e, 1);             /* test dl, 1 */
+    int ns = emit_tlb_hit(x, load ? OFF(tlb_r) : OFF(tlb_w), 4, (uint32_t)n - 1,
+                          slow);
+    if (list & 0x8000) { /* BXWritePC (A2.3.1) staying in ARM state */
+        bn(e, 3, 0x8b, 0x50, (uint8_t)(n - 4)); /* mov edx, [rax+n-4] */
+        bn(e, 3, 0xf6, 0xc2, 1);                /* test dl, 1 */
         slow[ns++] = jcc(e, CC_NE);
         alu_ri(e, X_AND, RDX, ~3u);
         st(e, RDX, OFF(pc));
@@ -565,11 +591,11 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     for (uint32_t l = list & 0x7fff; l; l &= l - 1, at += 4) {
         int i = __builtin_ctz(l);
         if (load) {
-            b1(e, 0x8b); b1(e, 0x48); b1(e, (uint8_t)at);   /* mov ecx, [rax+at] */
+            bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
             st(e, RCX, OFF_R(i));
         } else {
             ld(e, RCX, OFF_R(i));
-            b1(e, 0x89); b1(e, 0x48); b1(e, (uint8_t)at);   /* mov [rax+at], ecx */
+            bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
         }
     }
     if ((raw >> 21) & 1) {
@@ -598,7 +624,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     int p = (raw >> 24) & 1, u = (raw >> 23) & 1, w = (raw >> 21) & 1;
     int wb = !p || w, reg_off = (raw >> 25) & 1, amt = (raw >> 7) & 31;
     uint32_t imm_off = raw & 0xfff;
-    if (extra) {            /* A5.2.8: op2 1 H, 2 SB, 3 SH */
+    if (extra) { /* A5.2.8: op2 1 H, 2 SB, 3 SH */
         size = op2 == 2 ? 1 : 2;
         sign = op2 >= 2;
         reg_off = !((raw >> 22) & 1);
@@ -607,7 +633,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     }
     int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
     ld(e, RAX, OFF_R(d->rn));
-    if (d->fn != exec_ldst && !extra) {     /* offset form, signed d->imm */
+    if (d->fn != exec_ldst && !extra) { /* offset form, signed d->imm */
         if (d->imm)
             alu_ri(e, X_ADD, RAX, d->imm);
     } else {
@@ -619,7 +645,10 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
                 shift_ri(e, 4, RCX, amt);
             b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
         } else if (imm_off) {
-            b1(e, 0x41); b1(e, 0x81); b1(e, u ? 0xc1 : 0xe9); b4(e, imm_off);
+            b1(e, 0x41);
+            b1(e, 0x81);
+            b1(e, u ? 0xc1 : 0xe9);
+            b4(e, imm_off);
         }
         if (p) {
             b1(e, 0x44); b1(e, 0x89); b1(e, 0xc8);      /* mov eax, r9d */
@@ -630,7 +659,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     if (load) {
         if (size == 4) {
             b1(e, 0x8b); b1(e, 0x00);                   /* mov eax, [rax] */
-        } else {        /* movzx/movsx eax, byte/word [rax] */
+        } else { /* movzx/movsx eax, byte/word [rax] */
             b1(e, 0x0f);
             b1(e, (uint8_t)((sign ? 0xbe : 0xb6) + (size == 2)));
             b1(e, 0x00);
@@ -639,8 +668,8 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     } else {
         ld(e, RDX, OFF_R(d->rd));
         if (size == 2)
-            b1(e, 0x66);                                /* operand size */
-        b1(e, size == 1 ? 0x88 : 0x89); b1(e, 0x10);   /* mov [rax], dl/dx/edx */
+            b1(e, 0x66);                         /* operand size */
+        bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
     }
     if ((d->fn == exec_ldst || extra) && wb)
         st(e, R9, OFF_R(d->rn));
@@ -658,7 +687,7 @@ static int is_ldst_imm(const arm_insn *d)
         d->rn == 15)
         return 0;
     if (!p && w)
-        return 0;                           /* LDRT/STRT, LDRHT ... */
+        return 0; /* LDRT/STRT, LDRHT ... */
     if ((!p || w) && d->rd == d->rn)
         return 0;
     if (d->fn == exec_ldst_extra)
@@ -834,7 +863,7 @@ static void emit_exits(xlate *x)
             patch(jmp(e), x->epilogue);
             break;
         }
-        case EX_JUMP:   /* an inline LDM loaded the PC into c->pc */
+        case EX_JUMP: /* an inline LDM loaded the PC into c->pc */
             ld(e, RDX, OFF(pc));
             to_chain_dyn(x);
             break;

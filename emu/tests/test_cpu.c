@@ -931,36 +931,36 @@ static void test_engines_agree(void)
 static void record_calls(int eng, uint32_t *rec, int nrec)
 {
     static const uint32_t code[] = {
-        0xe2800001,     /* loop: add r0, r0, #1 */
-        0xeb000005,     /* bl func */
-        0xe3100003,     /* tst r0, #3 */
-        0x1afffffb,     /* bne loop */
-        0xe28fe004,     /* add lr, pc, #4 */
-        0xe52d6004,     /* push {r6} (a Thumb address) */
-        0xe8bd8000,     /* ldm sp!, {pc} */
-        0xeafffff7,     /* b loop */
-        0xe1a0c00d,     /* func: mov ip, sp */
-        0xe92dd810,     /* push {r4, fp, ip, lr, pc} */
-        0xe24cb004,     /* sub fp, ip, #4 */
-        0xe0811810,     /* add r1, r1, r0, lsl r8 */
-        0xe0222871,     /* eor r2, r2, r1, ror r8 */
-        0xe0513852,     /* subs r3, r1, r2, asr r8 */
-        0xe1877831,     /* orr r7, r7, r1, lsr r8 */
-        0xe0040190,     /* mul r4, r0, r1 */
-        0xe0233190,     /* mla r3, r0, r1, r3 */
-        0xe0150293,     /* muls r5, r3, r2 */
-        0xe0693190,     /* mls r9, r0, r1, r3 */
-        0xe14d30b4,     /* strh r3, [sp, #-4] */
-        0xe15d50f4,     /* ldrsh r5, [sp, #-4] */
-        0xe15d90d3,     /* ldrsb r9, [sp, #-3] */
-        0xe17da0b4,     /* ldrh r10, [sp, #-4]! */
-        0xe4cda004,     /* strb r10, [sp], #4 */
-        0xe90d000f,     /* stmdb sp, {r0-r3} */
-        0xe91d000f,     /* ldmdb sp, {r0-r3} */
-        0xe2888007,     /* add r8, r8, #7 */
-        0xe208803f,     /* and r8, r8, #63 */
-        0xe91ba810,     /* ldmdb fp, {r4, fp, sp, pc} */
-        0x47703201,     /* thumb: adds r2, #1; bx lr */
+        0xe2800001, /* loop: add r0, r0, #1 */
+        0xeb000005, /* bl func */
+        0xe3100003, /* tst r0, #3 */
+        0x1afffffb, /* bne loop */
+        0xe28fe004, /* add lr, pc, #4 */
+        0xe52d6004, /* push {r6} (a Thumb address) */
+        0xe8bd8000, /* ldm sp!, {pc} */
+        0xeafffff7, /* b loop */
+        0xe1a0c00d, /* func: mov ip, sp */
+        0xe92dd810, /* push {r4, fp, ip, lr, pc} */
+        0xe24cb004, /* sub fp, ip, #4 */
+        0xe0811810, /* add r1, r1, r0, lsl r8 */
+        0xe0222871, /* eor r2, r2, r1, ror r8 */
+        0xe0513852, /* subs r3, r1, r2, asr r8 */
+        0xe1877831, /* orr r7, r7, r1, lsr r8 */
+        0xe0040190, /* mul r4, r0, r1 */
+        0xe0233190, /* mla r3, r0, r1, r3 */
+        0xe0150293, /* muls r5, r3, r2 */
+        0xe0693190, /* mls r9, r0, r1, r3 */
+        0xe14d30b4, /* strh r3, [sp, #-4] */
+        0xe15d50f4, /* ldrsh r5, [sp, #-4] */
+        0xe15d90d3, /* ldrsb r9, [sp, #-3] */
+        0xe17da0b4, /* ldrh r10, [sp, #-4]! */
+        0xe4cda004, /* strb r10, [sp], #4 */
+        0xe90d000f, /* stmdb sp, {r0-r3} */
+        0xe91d000f, /* ldmdb sp, {r0-r3} */
+        0xe2888007, /* add r8, r8, #7 */
+        0xe208803f, /* and r8, r8, #63 */
+        0xe91ba810, /* ldmdb fp, {r4, fp, sp, pc} */
+        0x47703201, /* thumb: adds r2, #1; bx lr */
     };
     engine = eng;
     setup(1);
@@ -994,7 +994,7 @@ static void test_engines_agree_calls(void)
                    i % 18, a[i], b[i]);
             break;
         }
-    CU_ASSERT(a[(N - 1) * 18] > 100);       /* r0: the loop went round */
+    CU_ASSERT(a[(N - 1) * 18] > 100); /* r0: the loop went round */
 }
 
 /* Random streams of the differential test's generator: same output and
