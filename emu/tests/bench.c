@@ -99,6 +99,12 @@ static timing qemu_run(dt_buf *img, uint32_t iters, double insns_per_iter,
                      b.wall_s - s.wall_s, b.cpu_s - s.cpu_s };
 }
 
+/* The median of figure `key` in a bench_pairs() object (borrowed). */
+static json_t *median(const json_t *pairs, const char *key)
+{
+    return json_object_get(json_object_get(pairs, key), "median");
+}
+
 /* The loop length that makes a run of `probe` take min_s CPU seconds. */
 static uint32_t scale_iters(uint32_t probe_iters, timing probe, double min_s)
 {
@@ -194,18 +200,10 @@ int main(int argc, char **argv)
         json_t *j = json_object();
         json_object_set_new(j, "engine", json_string("fast"));
         /* The medians under the names the earlier single-run bench used. */
-        json_object_set(j, "mips_emu",
-                        json_object_get(json_object_get(fq, "mips_emu"),
-                                        "median"));
-        json_object_set(j, "mips_qemu",
-                        json_object_get(json_object_get(fq, "mips_qemu"),
-                                        "median"));
-        json_object_set(j, "mips_ref",
-                        json_object_get(json_object_get(fr, "mips_ref"),
-                                        "median"));
-        json_object_set(j, "ratio",
-                        json_object_get(json_object_get(fq, "ratio"),
-                                        "median"));
+        json_object_set(j, "mips_emu", median(fq, "mips_emu"));
+        json_object_set(j, "mips_qemu", median(fq, "mips_qemu"));
+        json_object_set(j, "mips_ref", median(fr, "mips_ref"));
+        json_object_set(j, "ratio", median(fq, "ratio"));
         json_t *loop = json_pack(
             "{s:O, s:O, s:O, s:O, s:O, s:O, s:O, s:b}", "mips_emu",
             json_object_get(fq, "mips_emu"), "mips_qemu",
