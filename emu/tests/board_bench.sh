@@ -60,11 +60,14 @@ fi
 [ -n "$ratio_restored" ] || restore_s=""     # a restore that ran nothing counts as none
 
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
-# Starts QEMU on the boot's command line with console LOG; sets qpid and start.
+# Starts QEMU on the boot's command line with console LOG, under /usr/bin/time for its peak
+# RSS when asked ("rss"); sets qpid (QEMU itself otherwise, so that ending it ends QEMU) and start.
 qemu_start() {
 	: > "$1"
+	local rss=()
+	[ "${2:-}" != rss ] || rss=(/usr/bin/time -f %M -o "$work/qemu-rss-kb")
 	start=$(date +%s.%N)
-	/usr/bin/time -f %M -o "$work/qemu-rss-kb" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
+	"${rss[@]}" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
 		-global virtio-mmio.force-legacy=false \
 		-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
 		-kernel "$kernel" -initrd "$work/initrd.gz" -append "$cmdline" \
@@ -86,7 +89,7 @@ qemu_wait() {
 	done
 	wait "$qpid" || true
 }
-qemu_start "$work/qemu-console.log"
+qemu_start "$work/qemu-console.log" rss
 qemu_wait "$work/qemu-console.log"
 ratio_qemu=$(ratio "$work/qemu-console.log")
 rss_qemu=$(tail -n 1 "$work/qemu-rss-kb" 2>/dev/null | grep -x '[0-9]*' || true)
