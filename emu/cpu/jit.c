@@ -611,7 +611,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
 }
 
 /* LDR/STR/LDRB/STRB with an immediate or LSL-register offset, and
- * LDRH/STRH/LDRSB/LDRSH with an immediate or register offset; offset,
+ * LDRH/STRH/LDRSB/LDRSH/LDRD/STRD with an immediate or register offset; offset,
  * pre-indexed or post-indexed: the soft-TLB hit inline, anything else
  * (miss, MMIO, unaligned, fault) through the handler, which also does the
  * write-back then. */
@@ -619,7 +619,8 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
 {
     emit *e = &x->e;
     uint32_t raw = d->raw;
-    int extra = d->fn == exec_ldst_extra, op2 = (raw >> 5) & 3;
+    int dual = d->fn == exec_ldrd_strd, op2 = (raw >> 5) & 3;
+    int extra = d->fn == exec_ldst_extra || dual;
     int load = (raw >> 20) & 1, size = (raw >> 22) & 1 ? 1 : 4, sign = 0;
     int p = (raw >> 24) & 1, u = (raw >> 23) & 1, w = (raw >> 21) & 1;
     int wb = !p || w, reg_off = (raw >> 25) & 1, amt = (raw >> 7) & 31;
@@ -630,6 +631,11 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         reg_off = !((raw >> 22) & 1);
         amt = 0;
         imm_off = d->imm;
+    }
+    if (dual) { /* A8.8.72, A8.8.210: op2 2 LDRD, 3 STRD */
+        size = 4;
+        sign = 0;
+        load = op2 == 2;
     }
     int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
     ld(e, RAX, OFF_R(d->rn));
@@ -655,8 +661,18 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         }
     }
     uint8_t *slow[3];
-    int n = emit_tlb_hit(x, tlb, size, 0, slow);
-    if (load) {
+    int n = emit_tlb_hit(x, tlb, size, dual ? 7 : 0, slow);
+    if (dual) { /* both words on one page: nothing can fault */
+        for (int i = 0; i < 2; i++) {
+            if (load) {
+                bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
+                st(e, RCX, OFF_R(d->rd + i));
+            } else {
+                ld(e, RCX, OFF_R(d->rd + i));
+                bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
+            }
+        }
+    } else if (load) {
         if (size == 4) {
             b1(e, 0x8b); b1(e, 0x00);                   /* mov eax, [rax] */
         } else { /* movzx/movsx eax, byte/word [rax] */
@@ -683,14 +699,18 @@ static int is_ldst_imm(const arm_insn *d)
     if (d->fn == exec_ldr_imm || d->fn == exec_str_imm ||
         d->fn == exec_ldrb_imm || d->fn == exec_strb_imm)
         return d->rn != 15;
-    if ((d->fn != exec_ldst && d->fn != exec_ldst_extra) || d->rd == 15 ||
-        d->rn == 15)
+    if ((d->fn != exec_ldst && d->fn != exec_ldst_extra &&
+         d->fn != exec_ldrd_strd) ||
+        d->rd == 15 || d->rn == 15)
         return 0;
+    if (d->fn == exec_ldrd_strd &&
+        ((d->rd & 1) || d->rd == 14 || ((!p || w) && d->rn == d->rd + 1)))
+        return 0; /* UNPREDICTABLE register choices: the handler */
     if (!p && w)
         return 0; /* LDRT/STRT, LDRHT ... */
     if ((!p || w) && d->rd == d->rn)
         return 0;
-    if (d->fn == exec_ldst_extra)
+    if (d->fn != exec_ldst)
         return ((raw >> 22) & 1) || d->rm != 15;
     return !((raw >> 25) & 1) || (d->rm != 15 && !((raw >> 5) & 3));
 }

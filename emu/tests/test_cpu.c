@@ -924,7 +924,7 @@ static void test_engines_agree(void)
 
 /* Calls and returns as the kernel makes them (a frame-pointer prologue,
  * LDMDB fp, {r4, fp, sp, pc}), register-shifted operands with amounts 0-63,
- * multiplies, halfword and signed loads and stores, LDM/STM, and a POP
+ * multiplies, halfword, signed and dual loads and stores, LDM/STM, and a POP
  * into a Thumb address, run in odd budgets: the fast engine inlines most
  * of them; registers, CPSR and counts match the reference engine's after
  * every run. */
@@ -957,6 +957,9 @@ static void record_calls(int eng, uint32_t *rec, int nrec)
         0xe4cda004, /* strb r10, [sp], #4 */
         0xe90d000f, /* stmdb sp, {r0-r3} */
         0xe91d000f, /* ldmdb sp, {r0-r3} */
+        0xe14d20f8, /* strd r2, r3, [sp, #-8] */
+        0xe16d40d8, /* ldrd r4, r5, [sp, #-8]! */
+        0xe28dd008, /* add sp, sp, #8 */
         0xe2888007, /* add r8, r8, #7 */
         0xe208803f, /* and r8, r8, #63 */
         0xe91ba810, /* ldmdb fp, {r4, fp, sp, pc} */
@@ -966,7 +969,7 @@ static void record_calls(int eng, uint32_t *rec, int nrec)
     setup(1);
     load(CODE, code, sizeof(code) / 4);
     arm_set_reg(cpu, 1, 0x12345678);
-    arm_set_reg(cpu, 6, CODE + 0x74 + 1);
+    arm_set_reg(cpu, 6, CODE + 0x80 + 1);
     arm_set_reg(cpu, 13, DATA + 0x1000);
     arm_set_pc(cpu, CODE);
     for (int i = 0; i < nrec; i++, rec += 18) {
