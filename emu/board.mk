@@ -118,6 +118,11 @@ bench: engine-bench
 engine-bench: cpu-bench board-bench $(PHONE)
 	tests/engine_bench.sh $(abspath ..)
 
+# `make -C emu profile`: perf record of the phone on the default run (README, "Profile").
+.PHONY: profile
+profile: $(PHONE)
+	tests/profile.sh $(abspath ..)
+
 # Jobs as work, DVFS and the tracer's overhead per workload: out/bench/dvfs.json.
 .PHONY: dvfs-bench
 bench: dvfs-bench

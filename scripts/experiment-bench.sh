@@ -1,19 +1,19 @@
 #!/bin/bash
 # `make bench`: the experiment runner's throughput. One matrix (BENCH_SPEC_WORKLOADS traced and
 # untraced, twice: 4 phone runs of timer by default) run with --executor local --jobs 1, then the
-# same matrix under another name with --jobs N (the default the runner picks), BENCH_REPEATS times
-# (default 3) in turn, then the N-job one again, which must skip every run. Writes
-# out/bench/experiments.json: runs, jobs, and for each repetition the wall and CPU seconds (user +
-# system of the experiment and everything under it) and the 1-minute load average at its start,
-# for 1 job and N jobs; parallel_speedup (the 1-job walls' sum over the N-job walls' sum),
-# runs_per_hour, resume_skipped and resume_wall_s; then slurm_nodes_used, slurm_runs_per_hour and
-# orphans_after_timeout (below). On a shared machine the load average says how far the walls
-# are the runner's: the CPU seconds stay the same when the walls do not.
+# same matrix under another name with --jobs N (the default the runner picks), BENCH_REPS rounds
+# (default 5) in turns; then the N-job one again, which must skip every run. Writes
+# out/bench/experiments.json: runs, jobs, the medians over the rounds of the walls and the
+# speedup (emu/tests/benchstat.c: min-max spreads, stable), each round's wall and CPU seconds
+# (user + system of the experiment and everything under it) and 1-minute load average at its
+# start, runs_per_hour, resume_skipped and resume_wall_s; then slurm_nodes_used,
+# slurm_runs_per_hour and orphans_after_timeout (below). On a shared machine the CPU seconds stay
+# the same when the walls do not.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage_text="usage: $0
 The experiment runner's benchmark (make bench): writes out/bench/experiments.json.
-BENCH_SPEC_WORKLOADS picks the workloads (default timer), BENCH_REPEATS the repetitions (default 3).
+BENCH_SPEC_WORKLOADS picks the workloads (default timer), BENCH_REPS the rounds (default 5).
 Exit status: 0 ok, 1 a run failed, 2 a usage or input error."
 # shellcheck source=scripts/cli.sh
 . "$top/scripts/cli.sh"
@@ -42,27 +42,40 @@ run_matrix() {
 }
 count() { sed -n "s/^experiment $1: \([0-9]*\) runs, \([0-9]*\) skipped.*/\\$2/p" "$log"; }
 
-repeats=${BENCH_REPEATS:-3}
-[[ "$repeats" =~ ^[1-9][0-9]?$ ]] || cli_error "BENCH_REPEATS takes 1-99, got '$repeats'"
+# BENCH_REPS rounds (default 5), 1 job then N jobs in turns, each from scratch; the speedup is
+# taken round by round (emu/tests/benchstat.c: medians, spreads, stability).
+reps=${BENCH_REPS:-5}
+[[ "$reps" =~ ^[1-9][0-9]?$ ]] || cli_error "BENCH_REPS takes 1-99, got '$reps'"
+benchstat=$top/build/emu/benchstat
+host_start=$("$benchstat" host)
 jobs_n=$("$top/scripts/experiment.sh" --default-jobs)
-: > "$work/repeats.jsonl"
-for r in $(seq 1 "$repeats"); do
+walls=() rounds=()
+for r in $(seq "$reps"); do
 	run_matrix bench-exp-1 fresh --jobs 1
-	runs=$(count bench-exp-1 1) one="{\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}"
+	runs=$(count bench-exp-1 1) wall_1=$wall one="{\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}"
 	run_matrix bench-exp-n fresh --jobs "$jobs_n"
-	echo "{\"repetition\": $r, \"jobs_1\": $one, \"jobs_n\": {\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}}" >> "$work/repeats.jsonl"
+	walls+=("$wall_1" "$wall")
+	rounds+=("{\"round\": $r, \"jobs_1\": $one, \"jobs_n\": {\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}}")
+	echo "experiment-bench: round $r/$reps: 1 job $wall_1 s, $jobs_n jobs $wall s (load $load)"
 done
 run_matrix bench-exp-n resume --jobs "$jobs_n"
 resume_skipped=$(count bench-exp-n 2) resume_wall=$wall
+pairs=$("$benchstat" pairs wall_1 wall_n "${walls[@]}")
+host_end=$("$benchstat" host)
 
-jq -s --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson skipped "$resume_skipped" \
-	--argjson rw "$resume_wall" --arg workloads "$workloads" '
-	(map(.jobs_1.wall_s) | add) as $w1 | (map(.jobs_n.wall_s) | add) as $wn | {
-	matrix: "\($workloads) x trace on/off x 2 repetitions, phone", runs: $runs, jobs: $jobs,
-	repetitions: ., parallel_speedup: ($w1 / $wn),
-	speedup_per_repetition: map(.jobs_1.wall_s / .jobs_n.wall_s),
-	runs_per_hour: ($runs * length * 3600 / $wn),
-	resume_skipped: $skipped, resume_wall_s: $rw }' "$work/repeats.jsonl" > "$json"
+jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson p "$pairs" \
+	--argjson skipped "$resume_skipped" --argjson rw "$resume_wall" --arg workloads "$workloads" \
+	--argjson h0 "$host_start" --argjson h1 "$host_end" --argjson reps "$reps" \
+	--argjson each "[$(IFS=,; echo "${rounds[*]}")]" '{
+	matrix: "\($workloads) x trace on/off x 2 repetitions, phone", runs: $runs,
+	jobs_1: { jobs: 1, wall_s: $p.wall_1.median, runs_per_hour: ($runs * 3600 / $p.wall_1.median) },
+	jobs_n: { jobs: $jobs, wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median) },
+	wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median),
+	parallel_speedup: $p.ratio.median,
+	rounds: { repetitions: $reps, wall_s_jobs_1: $p.wall_1, wall_s_jobs_n: $p.wall_n,
+		parallel_speedup: $p.ratio, stable: $p.ratio.stable, each: $each },
+	host: { cpu_model: $h0.cpu_model, loadavg_start: $h0.loadavg, loadavg_end: $h1.loadavg },
+	resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
 # The cluster's and the cleanup's figures, from their tests: slurm_nodes_used,
 # slurm_runs_per_hour (test_slurm_cluster.sh, three nodes) and orphans_after_timeout
 # (test_run_all.sh, a suite that times out).
@@ -73,4 +86,4 @@ done
 jq -s '.[0] + (.[1] | {slurm_nodes_used, slurm_runs_per_hour}) + .[2]' "$json" \
 	"$top/out/bench/slurm-cluster.json" "$top/out/bench/run-all-timeout.json" > "$work/experiments.json"
 mv "$work/experiments.json" "$json"
-jq -r '"experiments: \(.runs) runs, 1 job against \(.jobs) jobs, \(.repetitions | length) times: speedup \(.parallel_speedup | . * 100 | round / 100)x (per repetition \(.speedup_per_repetition | map(. * 100 | round / 100) | join(", ")); load average at the starts \([.repetitions[] | .jobs_1.load_avg, .jobs_n.load_avg] | map(tostring) | join(", "))); resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s; Slurm: \(.slurm_nodes_used) nodes, \(.slurm_runs_per_hour) runs/hour; \(.orphans_after_timeout) orphans after a timeout"' "$json"
+jq -r '"experiments: \(.runs) runs, median of \(.rounds.repetitions) rounds: 1 job \(.jobs_1.wall_s | . * 10 | round / 10) s, \(.jobs_n.jobs) jobs \(.jobs_n.wall_s | . * 10 | round / 10) s: speedup \(.parallel_speedup | . * 100 | round / 100)x (per round \(.rounds.parallel_speedup.min * 100 | round / 100)-\(.rounds.parallel_speedup.max * 100 | round / 100)\(if .rounds.stable then "" else ", UNSTABLE" end)); load \(.host.loadavg_start[0] * 100 | round / 100) to \(.host.loadavg_end[0] * 100 | round / 100); resume skipped \(.resume_skipped) in \(.resume_wall_s | . * 10 | round / 10) s; Slurm: \(.slurm_nodes_used) nodes, \(.slurm_runs_per_hour) runs/hour; \(.orphans_after_timeout) orphans after a timeout"' "$json"

@@ -8,10 +8,11 @@
 #   slurm     the Slurm executor (EXECUTOR=slurm) and its tests: slurm-wlm, munge
 #   libvirt   BACKEND=libvirt: libvirt-daemon-system, libvirt-clients
 #   chromium  the report's screenshot check in the tests: chromium
+#   perf      the emulator's profile (make -C emu profile): linux-perf
 # apt's output goes to build/logs/install-deps.log; the terminal gets one line, and on a
 # failure the log's last lines and its path.
 set -eu
-usage="usage: $0 [--all | slurm | libvirt | chromium ...]"
+usage="usage: $0 [--all | slurm | libvirt | chromium | perf ...]"
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 PKGS="make gcc libc6-dev pkg-config
@@ -26,6 +27,7 @@ cmark-gfm"
 SLURM="slurm-wlm munge"
 LIBVIRT="libvirt-daemon-system libvirt-clients"
 CHROMIUM="chromium"
+PERF="linux-perf"
 
 for arg in "$@"; do
 	case "$arg" in
@@ -34,10 +36,11 @@ for arg in "$@"; do
 		echo "Installs the Debian packages panlab builds and runs with (make deps); quiet when all are present."
 		echo "Exit status: 0 ok, 1 a package is missing and this is not root, or apt failed, 2 a usage error."
 		exit 0 ;;
-	--all) PKGS="$PKGS $SLURM $LIBVIRT $CHROMIUM" ;;
+	--all) PKGS="$PKGS $SLURM $LIBVIRT $CHROMIUM $PERF" ;;
 	slurm) PKGS="$PKGS $SLURM" ;;
 	libvirt) PKGS="$PKGS $LIBVIRT" ;;
 	chromium) PKGS="$PKGS $CHROMIUM" ;;
+	perf) PKGS="$PKGS $PERF" ;;
 	*) echo "$0: unknown component '$arg'; $usage" >&2; exit 2 ;;
 	esac
 done

@@ -4,14 +4,15 @@
  * does, in order, what the reference loop in exec.c does: compare the raw
  * word in memory with the translated one (self-modifying code), count the
  * instruction, check the condition, then either run inline x86 code (data
- * processing, MOVW/MOVT, B/BL, the fast path of LDR/STR with an immediate
- * offset) or
+ * processing, MOVW/MOVT, B/BL, the soft-TLB fast path of word, byte and
+ * halfword loads and stores and of LDM/STM) or
  * call the exec.c handler with c->insns and c->r[15] up to date. After a
  * call, any FLOW bit leaves the block at that instruction, so a hook that
  * asks for an exit (a frequency change, an interrupt line, a TLB flush) is
  * honoured at the same instruction as in the reference loop. The loop
  * enters a block only when the whole block fits in the remaining budget;
  * the tail of a run goes to the reference loop. */
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -24,9 +25,11 @@
 #define JIT_CODE_BYTES (32u << 20)
 #define JIT_MAX_BLOCKS (1u << 16)
 #define JIT_MAX_INSNS (1u << 19)
-#define JIT_MAP_BITS 16
+#define JIT_MAP_BITS 18 /* 1 MiB of code before two blocks collide */
 #define JIT_BLOCK_INSNS 64
-#define JIT_INSN_BYTES 384      /* worst case per instruction, stubs included */
+#define JIT_INSN_BYTES \
+    640                         /* worst case per instruction, stubs included
+                                   (an LDM of 15 registers: about 450) */
 #define JIT_BLOCK_BYTES 1024    /* and per block */
 
 typedef void jit_code(arm_cpu *c, const uint8_t *host_page);
@@ -69,6 +72,15 @@ typedef struct emit {
 static void b1(emit *e, uint8_t v) { *e->p++ = v; }
 static void b4(emit *e, uint32_t v) { memcpy(e->p, &v, 4); e->p += 4; }
 static void b8(emit *e, uint64_t v) { memcpy(e->p, &v, 8); e->p += 8; }
+/* n bytes: one x86 instruction's encoding on one line */
+static void bn(emit *e, int n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        b1(e, (uint8_t)va_arg(ap, int));
+    va_end(ap);
+}
 
 /* op r32, [rbx + disp] */
 static void x_mem(emit *e, uint8_t op, int r, int32_t disp)
@@ -189,9 +201,11 @@ static void sync_insns(emit *e)
 /* ---- translation ---- */
 
 /* Out-of-line exits, emitted after the block's straight-line code. */
-enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW };
+enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW, EX_JUMP };
 typedef struct exit_ref {
     uint8_t *rel;
+    uint8_t *more[3]; /* EX_SLOW: other jumps to the same stub */
+    int nmore;
     int kind, k;
     int pend;               /* instructions counted but not yet in r12 */
     uint8_t *back;          /* EX_SLOW: where to continue */
@@ -218,7 +232,17 @@ typedef struct xlate {
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
 {
-    x->exits[x->nexits++] = (exit_ref){ rel, kind, k, x->pend, back, 0 };
+    x->exits[x->nexits++] =
+        (exit_ref){ rel, { NULL, NULL, NULL }, 0, kind, k, x->pend, back, 0 };
+}
+
+/* The n <= 4 jumps to instruction k's handler call, one stub for all. */
+static void add_slow_exits(xlate *x, uint8_t **slow, int n, int k)
+{
+    add_exit(x, slow[0], EX_SLOW, k, x->e.p);
+    exit_ref *r = &x->exits[x->nexits - 1];
+    for (int i = 1; i < n; i++)
+        r->more[r->nmore++] = slow[i];
 }
 
 static uint32_t pc_of(const xlate *x, int k)
@@ -284,23 +308,91 @@ static int emit_cond(xlate *x, uint32_t cond, uint8_t **skip)
     }
 }
 
-/* Data processing with Rd, Rn, Rm != PC can be inline, except
- * flag-setting ADC/SBC/RSC, register-shifted register operands and the
- * immediate shifts whose amount 0 means 32 or RRX. */
+/* Data processing with Rd, Rn, Rm (and Rs) != PC can be inline, except
+ * flag-setting ADC/SBC/RSC, the immediate shifts whose amount 0 means 32
+ * or RRX, and flag-setting logical operations with a register-shifted
+ * operand (their carry is the shifter's). */
 static int dp_inline(const arm_insn *d)
 {
     uint32_t raw = d->raw;
     int op = (raw >> 21) & 15, s = (raw >> 20) & 1;
     int imm = (raw >> 25) & 1;
-    if (raw >> 28 == 15 || (raw >> 26 & 3) != 0 || (!imm && (raw & 0x10)))
-        return 0;           /* not data processing, or a register shift */
+    int logical = op <= 1 || op == 8 || op == 9 || op >= 12;
+    if (raw >> 28 == 15 || (raw >> 26 & 3) != 0)
+        return 0; /* not data processing */
     if (!s && op >= 8 && op <= 11)
         return 0;           /* MOVW/MOVT/MSR/hints; misc, multiplies */
     if (d->rd == 15 || d->rn == 15 || (!imm && d->rm == 15))
         return 0;
     if (s && (op == 5 || op == 6 || op == 7))
         return 0;
+    if (!imm && (raw & 0x10))
+        return d->fn == exec_dp_regreg && ((raw >> 8) & 15) != 15 &&
+               !(s && logical);
     return imm || ((raw >> 7) & 31) || !((raw >> 5) & 3);
+}
+
+/* ecx = Rm shifted by the bottom byte of Rs (A8.4.4): LSL and LSR by 32
+ * or more give 0, ASR by 32 or more is ASR by 31, ROR uses the amount
+ * modulo 32 as x86 does. Clobbers edx and r8d. */
+static void emit_shift_reg(emit *e, int type, int rm, int rs)
+{
+    ld(e, RDX, OFF_R(rm));
+    ld(e, RCX, OFF_R(rs));
+    bn(e, 3, 0x0f, 0xb6, 0xc9); /* movzx ecx, cl */
+    switch (type) {
+    case 0:
+    case 1:
+        bn(e, 2, 0xd3, type ? 0xea : 0xe2); /* shr/shl edx, cl */
+        bn(e, 3, 0x45, 0x31, 0xc0);         /* xor r8d, r8d */
+        bn(e, 3, 0x83, 0xf9, 32);           /* cmp ecx, 32 */
+        bn(e, 4, 0x41, 0x0f, 0x43, 0xd0);   /* cmovae edx, r8d */
+        break;
+    case 2:
+        bn(e, 6, 0x41, 0xb8, 31, 0, 0, 0); /* mov r8d, 31 */
+        bn(e, 3, 0x83, 0xf9, 31);          /* cmp ecx, 31 */
+        bn(e, 4, 0x41, 0x0f, 0x47, 0xc8);  /* cmova ecx, r8d */
+        bn(e, 2, 0xd3, 0xfa);              /* sar edx, cl */
+        break;
+    default:
+        bn(e, 2, 0xd3, 0xca); /* ror edx, cl */
+        break;
+    }
+    mov_rr(e, RCX, RDX);
+}
+
+/* MUL, MLA and MLS (A8.8.114, A8.8.100, A8.8.101) with no register PC:
+ * MULS and MLAS set N and Z only. */
+static int is_mul_inline(const arm_insn *d)
+{
+    uint32_t raw = d->raw;
+    int op = (raw >> 21) & 7;
+    if (d->fn != exec_mul || op == 2)
+        return 0; /* UMAAL */
+    return d->rn != 15 && d->rm != 15 && ((raw >> 8) & 15) != 15 &&
+           (op == 0 || d->rd != 15);
+}
+
+static void emit_mul(xlate *x, const arm_insn *d)
+{
+    emit *e = &x->e;
+    uint32_t raw = d->raw;
+    int op = (raw >> 21) & 7;
+    ld(e, RAX, OFF_R(d->rm));
+    b1(e, 0x0f);
+    x_mem(e, 0xaf, RAX, OFF_R((raw >> 8) & 15)); /* imul eax, [Rs] */
+    if (op == 1) {
+        alu_m(e, X_ADD, RAX, OFF_R(d->rd));
+    } else if (op == 3) {
+        ld(e, RCX, OFF_R(d->rd));
+        alu_rr(e, X_SUB, RCX, RAX);
+        mov_rr(e, RAX, RCX);
+    }
+    st(e, RAX, OFF_R(d->rn));
+    if (op != 3 && ((raw >> 20) & 1)) {
+        st(e, RAX, OFF(nf));
+        st(e, RAX, OFF(zf));
+    }
 }
 
 /* The result and every flag word equal what alu_op() stores. */
@@ -316,6 +408,8 @@ static void emit_dp(xlate *x, const arm_insn *d)
     int carry_known = 0;
     if (imm) {
         mov_ri(e, RCX, d->imm);
+    } else if (raw & 0x10) {
+        emit_shift_reg(e, type, d->rm, (raw >> 8) & 15);
     } else {
         ld(e, RCX, OFF_R(d->rm));
         if (amt) {
@@ -399,37 +493,15 @@ static void emit_dp(xlate *x, const arm_insn *d)
         st(e, RAX, OFF_R(d->rd));
 }
 
-/* LDR/STR/LDRB/STRB with an immediate or LSL-register offset, offset,
- * pre-indexed or post-indexed: the soft-TLB hit inline, anything else
- * (miss, MMIO, unaligned, fault) through the handler, which also does the
- * write-back then. */
-static void emit_ldst(xlate *x, int k, const arm_insn *d)
+/* The soft-TLB hit for an access of `bytes` at the va in eax, `span` more
+ * bytes after it on the same page (a block transfer), aligned to `align`:
+ * on a hit rax becomes the host address (rcx and rdx are clobbered); the
+ * jumps stored in slow[] (returned count) go where it misses. */
+static int emit_tlb_hit(xlate *x, int32_t tlb, int align, uint32_t span,
+                        uint8_t **slow)
 {
     emit *e = &x->e;
-    uint32_t raw = d->raw;
-    int load = (raw >> 20) & 1, byte = (raw >> 22) & 1;
-    int p = (raw >> 24) & 1, u = (raw >> 23) & 1, w = (raw >> 21) & 1;
-    int wb = !p || w;
-    int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
-    ld(e, RAX, OFF_R(d->rn));
-    if (d->fn != exec_ldst) {               /* offset form, signed d->imm */
-        if (d->imm)
-            alu_ri(e, X_ADD, RAX, d->imm);
-    } else {
-        /* r9d = base +/- offset; eax = the address */
-        b1(e, 0x41); b1(e, 0x89); b1(e, 0xc1);          /* mov r9d, eax */
-        if ((raw >> 25) & 1) {
-            ld(e, RCX, OFF_R(d->rm));
-            if ((raw >> 7) & 31)
-                shift_ri(e, 4, RCX, (raw >> 7) & 31);
-            b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
-        } else if (raw & 0xfff) {
-            b1(e, 0x41); b1(e, 0x81); b1(e, u ? 0xc1 : 0xe9); b4(e, raw & 0xfff);
-        }
-        if (p) {
-            b1(e, 0x44); b1(e, 0x89); b1(e, 0xc8);      /* mov eax, r9d */
-        }
-    }
+    int n = 0;
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 12);
     alu_ri(e, X_AND, RCX, TLB_SIZE - 1);
@@ -437,57 +509,209 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     shift_ri(e, 4, RDX, TLB_BITS);
     alu_rr(e, X_ADD, RCX, RDX);
     /* imul ecx, ecx, sizeof(tlb_entry) */
-    b1(e, 0x69); b1(e, 0xc9); b4(e, sizeof(tlb_entry));
+    b1(e, 0x69);
+    b1(e, 0xc9);
+    b4(e, sizeof(tlb_entry));
     /* lea rcx, [rbx + rcx + tlb] */
-    b1(e, 0x48); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x0b); b4(e, (uint32_t)tlb);
-    uint8_t *slow[2];
-    int n = 0;
-    if (!byte) {
-        b1(e, 0xa8); b1(e, 3);                          /* test al, 3 */
+    b1(e, 0x48);
+    b1(e, 0x8d);
+    b1(e, 0x8c);
+    b1(e, 0x0b);
+    b4(e, (uint32_t)tlb);
+    if (align > 1) {
+        bn(e, 2, 0xa8, (uint8_t)(align - 1)); /* test al, align-1 */
+        slow[n++] = jcc(e, CC_NE);
+    }
+    if (span) { /* the last byte on the same page */
+        /* lea edx, [rax + span]; xor edx, eax; test edx, ~0xfff */
+        b1(e, 0x8d);
+        b1(e, 0x90);
+        b4(e, span);
+        alu_rr(e, X_XOR, RDX, RAX);
+        b1(e, 0xf7);
+        b1(e, 0xc2);
+        b4(e, ~0xfffu);
         slow[n++] = jcc(e, CC_NE);
     }
     mov_rr(e, RDX, RAX);
     alu_ri(e, X_AND, RDX, ~0xfffu);
     /* cmp edx, [rcx + tag] */
-    b1(e, 0x3b); b1(e, 0x91); b4(e, offsetof(tlb_entry, tag));
+    b1(e, 0x3b);
+    b1(e, 0x91);
+    b4(e, offsetof(tlb_entry, tag));
     slow[n++] = jcc(e, CC_NE);
     /* add rax, [rcx + addend] (rax holds the zero-extended va) */
-    b1(e, 0x48); b1(e, 0x03); b1(e, 0x81); b4(e, offsetof(tlb_entry, addend));
-    if (load) {
-        if (byte) {
-            b1(e, 0x0f); b1(e, 0xb6); b1(e, 0x00);      /* movzx eax, byte [rax] */
+    b1(e, 0x48);
+    b1(e, 0x03);
+    b1(e, 0x81);
+    b4(e, offsetof(tlb_entry, addend));
+    return n;
+}
+
+/* LDM/STM without the S bit or (with write-back) the base in the list,
+ * base not PC, PC only in an LDM's list (ARM ARM A8.8.58-A8.8.61,
+ * A8.8.199-A8.8.202): when the whole transfer is aligned and on one RAM
+ * page that hits the soft TLB, the registers move inline and nothing can
+ * fault; anything else, and a loaded PC that would switch to Thumb, goes
+ * to the handler before any register or memory is written, so it does
+ * the whole instruction. A loaded PC then leaves as BX does (EX_JUMP). */
+static int is_ldm_stm_inline(const arm_insn *d)
+{
+    uint32_t raw = d->raw, list = raw & 0xffff;
+    int rn = (raw >> 16) & 15;
+    if (d->fn != exec_ldm && d->fn != exec_stm)
+        return 0;
+    if (((raw >> 22) & 1) || rn == 15 || ((list & 0x8000) && d->fn == exec_stm))
+        return 0;
+    return !(((raw >> 21) & 1) && (list & (1u << rn)));
+}
+
+static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
+{
+    emit *e = &x->e;
+    uint32_t raw = d->raw, list = raw & 0xffff;
+    int rn = (raw >> 16) & 15, load = (raw >> 20) & 1;
+    int32_t n = 4 * __builtin_popcount(list);
+    int p = (raw >> 24) & 1, u = (raw >> 23) & 1;
+    int32_t start = u ? (p ? 4 : 0) : (p ? -n : 4 - n);
+    ld(e, RAX, OFF_R(rn));
+    if (start)
+        alu_ri(e, X_ADD, RAX, (uint32_t)start);
+    uint8_t *slow[4];
+    int ns = emit_tlb_hit(x, load ? OFF(tlb_r) : OFF(tlb_w), 4, (uint32_t)n - 1,
+                          slow);
+    if (list & 0x8000) { /* BXWritePC (A2.3.1) staying in ARM state */
+        bn(e, 3, 0x8b, 0x50, (uint8_t)(n - 4)); /* mov edx, [rax+n-4] */
+        bn(e, 3, 0xf6, 0xc2, 1);                /* test dl, 1 */
+        slow[ns++] = jcc(e, CC_NE);
+        alu_ri(e, X_AND, RDX, ~3u);
+        st(e, RDX, OFF(pc));
+    }
+    int32_t at = 0;
+    for (uint32_t l = list & 0x7fff; l; l &= l - 1, at += 4) {
+        int i = __builtin_ctz(l);
+        if (load) {
+            bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
+            st(e, RCX, OFF_R(i));
         } else {
+            ld(e, RCX, OFF_R(i));
+            bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
+        }
+    }
+    if ((raw >> 21) & 1) {
+        ld(e, RAX, OFF_R(rn));
+        alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
+        st(e, RAX, OFF_R(rn));
+    }
+    if (list & 0x8000) {
+        st_imm(e, OFF_R(15), pc_of(x, k) + 8);
+        add_exit(x, jmp(e), EX_JUMP, k, NULL);
+    }
+    add_slow_exits(x, slow, ns, k);
+}
+
+/* LDR/STR/LDRB/STRB with an immediate or LSL-register offset, and
+ * LDRH/STRH/LDRSB/LDRSH/LDRD/STRD with an immediate or register offset; offset,
+ * pre-indexed or post-indexed: the soft-TLB hit inline, anything else
+ * (miss, MMIO, unaligned, fault) through the handler, which also does the
+ * write-back then. */
+static void emit_ldst(xlate *x, int k, const arm_insn *d)
+{
+    emit *e = &x->e;
+    uint32_t raw = d->raw;
+    int dual = d->fn == exec_ldrd_strd, op2 = (raw >> 5) & 3;
+    int extra = d->fn == exec_ldst_extra || dual;
+    int load = (raw >> 20) & 1, size = (raw >> 22) & 1 ? 1 : 4, sign = 0;
+    int p = (raw >> 24) & 1, u = (raw >> 23) & 1, w = (raw >> 21) & 1;
+    int wb = !p || w, reg_off = (raw >> 25) & 1, amt = (raw >> 7) & 31;
+    uint32_t imm_off = raw & 0xfff;
+    if (extra) { /* A5.2.8: op2 1 H, 2 SB, 3 SH */
+        size = op2 == 2 ? 1 : 2;
+        sign = op2 >= 2;
+        reg_off = !((raw >> 22) & 1);
+        amt = 0;
+        imm_off = d->imm;
+    }
+    if (dual) { /* A8.8.72, A8.8.210: op2 2 LDRD, 3 STRD */
+        size = 4;
+        sign = 0;
+        load = op2 == 2;
+    }
+    int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
+    ld(e, RAX, OFF_R(d->rn));
+    if (d->fn != exec_ldst && !extra) { /* offset form, signed d->imm */
+        if (d->imm)
+            alu_ri(e, X_ADD, RAX, d->imm);
+    } else {
+        /* r9d = base +/- offset; eax = the address */
+        b1(e, 0x41); b1(e, 0x89); b1(e, 0xc1);          /* mov r9d, eax */
+        if (reg_off) {
+            ld(e, RCX, OFF_R(d->rm));
+            if (amt)
+                shift_ri(e, 4, RCX, amt);
+            b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
+        } else if (imm_off) {
+            b1(e, 0x41);
+            b1(e, 0x81);
+            b1(e, u ? 0xc1 : 0xe9);
+            b4(e, imm_off);
+        }
+        if (p) {
+            b1(e, 0x44); b1(e, 0x89); b1(e, 0xc8);      /* mov eax, r9d */
+        }
+    }
+    uint8_t *slow[3];
+    int n = emit_tlb_hit(x, tlb, size, dual ? 7 : 0, slow);
+    if (dual) { /* both words on one page: nothing can fault */
+        for (int i = 0; i < 2; i++) {
+            if (load) {
+                bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
+                st(e, RCX, OFF_R(d->rd + i));
+            } else {
+                ld(e, RCX, OFF_R(d->rd + i));
+                bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
+            }
+        }
+    } else if (load) {
+        if (size == 4) {
             b1(e, 0x8b); b1(e, 0x00);                   /* mov eax, [rax] */
+        } else { /* movzx/movsx eax, byte/word [rax] */
+            b1(e, 0x0f);
+            b1(e, (uint8_t)((sign ? 0xbe : 0xb6) + (size == 2)));
+            b1(e, 0x00);
         }
         st(e, RAX, OFF_R(d->rd));
     } else {
         ld(e, RDX, OFF_R(d->rd));
-        if (byte) {
-            b1(e, 0x88); b1(e, 0x10);                   /* mov [rax], dl */
-        } else {
-            b1(e, 0x89); b1(e, 0x10);                   /* mov [rax], edx */
-        }
+        if (size == 2)
+            b1(e, 0x66);                         /* operand size */
+        bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
     }
-    if (d->fn == exec_ldst && wb)
+    if ((d->fn == exec_ldst || extra) && wb)
         st(e, R9, OFF_R(d->rn));
-    uint8_t *back = e->p;
-    for (int i = 0; i < n; i++)
-        add_exit(x, slow[i], EX_SLOW, k, back);
+    add_slow_exits(x, slow, n, k);
 }
 
 static int is_ldst_imm(const arm_insn *d)
 {
     uint32_t raw = d->raw;
+    int p = (raw >> 24) & 1, w = (raw >> 21) & 1;
     if (d->fn == exec_ldr_imm || d->fn == exec_str_imm ||
         d->fn == exec_ldrb_imm || d->fn == exec_strb_imm)
         return d->rn != 15;
-    if (d->fn != exec_ldst || d->rd == 15 || d->rn == 15)
+    if ((d->fn != exec_ldst && d->fn != exec_ldst_extra &&
+         d->fn != exec_ldrd_strd) ||
+        d->rd == 15 || d->rn == 15)
         return 0;
-    int p = (raw >> 24) & 1, w = (raw >> 21) & 1;
+    if (d->fn == exec_ldrd_strd &&
+        ((d->rd & 1) || d->rd == 14 || ((!p || w) && d->rn == d->rd + 1)))
+        return 0; /* UNPREDICTABLE register choices: the handler */
     if (!p && w)
-        return 0;                           /* LDRT/STRT */
+        return 0; /* LDRT/STRT, LDRHT ... */
     if ((!p || w) && d->rd == d->rn)
         return 0;
+    if (d->fn != exec_ldst)
+        return ((raw >> 22) & 1) || d->rm != 15;
     return !((raw >> 25) & 1) || (d->rm != 15 && !((raw >> 5) & 3));
 }
 
@@ -633,6 +857,8 @@ static void emit_exits(xlate *x)
     for (int i = 0; i < x->nexits; i++) {
         exit_ref *r = &x->exits[i];
         patch(r->rel, e->p);
+        for (int m = 0; m < r->nmore; m++)
+            patch(r->more[m], e->p);
         add_r12(e, r->pend, 0);
         switch (r->kind) {
         case EX_SMC:    /* r15 of the last instruction run, as the loop */
@@ -657,6 +883,10 @@ static void emit_exits(xlate *x)
             patch(jmp(e), x->epilogue);
             break;
         }
+        case EX_JUMP: /* an inline LDM loaded the PC into c->pc */
+            ld(e, RDX, OFF(pc));
+            to_chain_dyn(x);
+            break;
         case EX_PC:     /* B/BL taken: the target already in c->pc */
             emit_chain(x, r->target);
             break;
@@ -722,6 +952,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         add_exit(x, jcc(e, CC_NE), EX_SMC, k, NULL);
         x->pend++;
         int inl = d->fn == exec_b || is_ldst_imm(d) || dp_inline(d) ||
+                  is_ldm_stm_inline(d) || is_mul_inline(d) ||
                   ((d->fn == exec_movw || d->fn == exec_movt) && d->rd != 15);
         if (!inl) {
             add_r12(e, x->pend, 0);
@@ -740,6 +971,10 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
             x->exits[x->nexits - 1].target = target;
         } else if (is_ldst_imm(d)) {
             emit_ldst(x, k, d);
+        } else if (is_ldm_stm_inline(d)) {
+            emit_ldm_stm(x, k, d);
+        } else if (is_mul_inline(d)) {
+            emit_mul(x, d);
         } else if (d->fn == exec_movw && d->rd != 15) {
             st_imm(e, OFF_R(d->rd), d->imm);
         } else if (d->fn == exec_movt && d->rd != 15) {

@@ -21,8 +21,10 @@ int guest_clock_init(guest_clock *g, const phys_map *map,
         return -1;
     unsigned lineno = 0;
     for (char *line = text, *next; line < text + len; line = next) {
-        next = memchr(line, '\n', (size_t)(text + len - line));
-        next = next ? next + 1 : text + len;
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        next = nl ? nl + 1 : text + len;
+        if (nl) /* sscanf measures its whole string: a line, not the file */
+            *nl = '\0';
         lineno++;
         uint32_t v;
         char type, name[200];

@@ -2,7 +2,9 @@
 # The phone's benchmark: boot to /init and the parallel-core
 # ratio on emu/ and on QEMU icount with the same kernel and initramfs plus
 # the guest test panlab-parallel, and the time to restore a snapshot of the
-# booted phone (emu/ only). Writes out/bench/phone.json. Then one workload
+# booted phone (emu/ only). Boot and restore are then measured BENCH_REPS
+# times (default 5) in turns, emu/ and QEMU, for medians, min-max spreads and
+# the per-round ratio (benchstat). Writes out/bench/phone.json. Then one workload
 # (BENCH_POLICY_WORKLOAD, default service) under both quantum policies side by
 # side (emu/README.md, "Virtual time"): out/bench/phone-quantum-policy.json.
 #   usage: board_bench.sh TOP_DIR
@@ -58,29 +60,73 @@ fi
 [ -n "$ratio_restored" ] || restore_s=""     # a restore that ran nothing counts as none
 
 echo "board_bench: QEMU icount (same kernel, initramfs and guest test)"
-: > "$work/qemu-console.log"
-start=$(date +%s.%N)
-/usr/bin/time -f %M -o "$work/qemu-rss-kb" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
-	-global virtio-mmio.force-legacy=false \
-	-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
-	-kernel "$kernel" -initrd "$work/initrd.gz" -append "$cmdline" \
-	-no-reboot -monitor none -nic none -display none \
-	-chardev file,id=console,path="$work/qemu-console.log" -serial chardev:console \
-	< /dev/null &
-qpid=$!
-qemu_init=""
-while kill -0 "$qpid" 2>/dev/null; do
-	if [ -z "$qemu_init" ] && grep -aq 'Run /init as init process' "$work/qemu-console.log"; then
-		qemu_init=$(echo "$(date +%s.%N) - $start" | bc)
-	fi
-	sleep 0.05
-done
-wait "$qpid" || true
+# Starts QEMU on the boot's command line with console LOG, under /usr/bin/time for its peak
+# RSS when asked ("rss"); sets qpid (QEMU itself otherwise, so that ending it ends QEMU) and start.
+qemu_start() {
+	: > "$1"
+	local rss=()
+	[ "${2:-}" != rss ] || rss=(/usr/bin/time -f %M -o "$work/qemu-rss-kb")
+	start=$(date +%s.%N)
+	"${rss[@]}" qemu-system-arm -M virt -cpu cortex-a15 -smp 2 -m 1024 \
+		-global virtio-mmio.force-legacy=false \
+		-icount shift=2,sleep=off -seed 1 -rtc base=2020-01-01T00:00:00,clock=vm \
+		-kernel "$kernel" -initrd "$work/initrd.gz" -append "$cmdline" \
+		-no-reboot -monitor none -nic none -display none \
+		-chardev file,id=console,path="$1" -serial chardev:console \
+		< /dev/null &
+	qpid=$!
+}
+# Polls QEMU's console LOG until /init runs; sets qemu_init (host s since start).
+# With "stop", QEMU is ended there; otherwise it runs to its end.
+qemu_wait() {
+	qemu_init=""
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ -z "$qemu_init" ] && grep -aq 'Run /init as init process' "$1"; then
+			qemu_init=$(echo "$(date +%s.%N) - $start" | bc)
+			[ "${2:-}" != stop ] || kill "$qpid" 2>/dev/null || true
+		fi
+		sleep 0.05
+	done
+	wait "$qpid" || true
+}
+qemu_start "$work/qemu-console.log" rss
+qemu_wait "$work/qemu-console.log"
 ratio_qemu=$(ratio "$work/qemu-console.log")
 rss_qemu=$(tail -n 1 "$work/qemu-rss-kb" 2>/dev/null | grep -x '[0-9]*' || true)
 [ -z "$rss_qemu" ] || rss_qemu=$(echo "scale=1; $rss_qemu / 1024" | bc)
 
 num() { [ -n "$1" ] && echo "$1" || echo null; }
+
+# Boot and restore, BENCH_REPS rounds (default 5) in turn: emu/ boots to /init, QEMU boots to
+# /init (ended there), emu/ restores the snapshot. Each emu/ run stops 1 s of virtual time
+# past the point it measures. benchstat gives medians, spreads and the per-round ratio.
+reps=${BENCH_REPS:-5}
+benchstat=$build/emu/benchstat
+b=${boot_virtual:-8}; boot_cap=$(( ${b%.*} + 2 ))
+boot_pairs=() restores=()
+host_start=$("$benchstat" host)
+for r in $(seq "$reps"); do
+	"${PHONE:-$build/emu/panlab-phone}" --kernel "$kernel" --initrd "$work/initrd.gz" \
+		--append "$cmdline" --console "$work/round-console.log" --max-virtual-s "$boot_cap" \
+		--hang-s 3 2> "$work/round.err" || true
+	e=$(sed -n 's/.*\/init started at .* virtual time, \([0-9.]*\) s of host.*/\1/p' "$work/round.err")
+	qemu_start "$work/round-qemu.log"
+	qemu_wait "$work/round-qemu.log" stop
+	[ -n "$e" ] && [ -n "$qemu_init" ] ||
+		{ echo "board_bench: round $r: a boot did not reach /init (emu/ '$e', QEMU '$qemu_init')" >&2; exit 1; }
+	boot_pairs+=("$e" "$qemu_init")
+	if [ -n "$restore_s" ]; then
+		"${PHONE:-$build/emu/panlab-phone}" --snapshot-load "$work/phone.snap" \
+			--config "panlab.trace=0 panlab.test=panlab-parallel" --console "$work/round-console.log" \
+			--max-virtual-s "$boot_cap" --hang-s 3 2> "$work/round.err" || true
+		restores+=("$(sed -n 's/.*restored .* in \([0-9.]*\) s of host time.*/\1/p' "$work/round.err")")
+	fi
+	echo "board_bench: round $r/$reps: boot emu/ $e s, QEMU $qemu_init s${restore_s:+, restore ${restores[-1]} s}"
+done
+boot_json=$("$benchstat" pairs emu qemu "${boot_pairs[@]}")
+restore_json=null
+[ -z "$restore_s" ] || restore_json=$("$benchstat" figure "${restores[@]}")
+host_end=$("$benchstat" host)
 # The phone's error, as a JSON string (backslashes and quotes escaped).
 err_json=null
 [ -z "$phone_error" ] || err_json="\"$(printf '%s' "$phone_error" | sed 's/[\\"]/\\&/g')\""
@@ -99,12 +145,28 @@ cat > "$out/phone.json" <<JSON
   "emu_error": $err_json
 }
 JSON
+# The rounds: medians (under the single run's names), spreads and stability.
+jq --argjson boot "$boot_json" --argjson restore "$restore_json" --argjson h0 "$host_start" \
+	--argjson h1 "$host_end" --argjson reps "$reps" '. + {
+	boot_to_init_s: $boot.emu.median, boot_to_init_s_qemu: $boot.qemu.median,
+	restore_s: ($restore.median // .restore_s),
+	rounds: {repetitions: $reps, boot_to_init_s: $boot.emu, boot_to_init_s_qemu: $boot.qemu,
+		boot_ratio_emu_over_qemu: $boot.ratio, restore_s: $restore,
+		stable: ($boot.ratio.stable and ($restore.stable // true))},
+	host: {cpu_model: $h0.cpu_model, loadavg_start: $h0.loadavg, loadavg_end: $h1.loadavg}}' \
+	"$out/phone.json" > "$work/phone.json"
+mv "$work/phone.json" "$out/phone.json"
 cat "$out/phone.json"
 # Side by side; host-time figures depend on the machine's load.
 fix() { if [ -n "$2" ]; then printf "%.${1}f" "$2"; else echo -; fi; }
 printf 'board_bench: %-26s %12s %12s\n' "" "emu/" "QEMU icount"
+# A figure's median, min-max spread and, past 10 %, UNSTABLE.
+fig() { jq -r "$1 | if . == null then \"-\" else \"\\(.median * 100 | round / 100) (\\(.min * 100 | round / 100)-\\(.max * 100 | round / 100)\\(if .stable then \"\" else \", UNSTABLE\" end))\" end" "$out/phone.json"; }
 printf 'board_bench: %-26s %12s %12s\n' "boot to /init, cold (s)" "$(fix 2 "$boot_host")" "$(fix 2 "$qemu_init")"
-printf 'board_bench: %-26s %12s %12s\n' "boot from a snapshot (s)" "$(fix 2 "$restore_s")" "-"
+printf 'board_bench: %-26s %s\n' "  median of $reps rounds" "emu/ $(fig .rounds.boot_to_init_s), QEMU $(fig .rounds.boot_to_init_s_qemu)"
+printf 'board_bench: %-26s %s\n' "  emu/ over QEMU, per round" "$(fig .rounds.boot_ratio_emu_over_qemu)"
+printf 'board_bench: %-26s %s\n' "boot from a snapshot (s)" "$(fig .rounds.restore_s)"
+printf 'board_bench: %-26s %s\n' "load average" "$(jq -r '"\(.host.loadavg_start[0] * 100 | round / 100) at the start, \(.host.loadavg_end[0] * 100 | round / 100) at the end (\(.host.cpu_model))"' "$out/phone.json")"
 printf 'board_bench: %-26s %12s %12s\n' "parallel-core ratio" "$(fix 3 "$ratio_emu")" "$(fix 3 "$ratio_qemu")"
 printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
 printf 'board_bench: %-26s %12s %12s\n' "peak RSS, boot run (MB)" "$(fix 0 "$rss_emu")" "$(fix 0 "$rss_qemu")"

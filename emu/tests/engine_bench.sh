@@ -5,7 +5,8 @@
 # both runs are byte-identical (trace, ground truth, console) and ran the
 # same instructions, then adds to out/bench/emu-cpu.json (written by
 # `bench`, the guest loop) the workload speedup, the boot figures of
-# out/bench/phone.json (board_bench.sh) and the peak RSS of emu/ and QEMU.
+# out/bench/phone.json (board_bench.sh), the peak RSS of emu/ and QEMU and
+# section 6's host s per virtual s (out/bench/section6.json, when present).
 #   usage: engine_bench.sh TOP_DIR [WORKLOAD]
 set -euo pipefail
 top=$1
@@ -46,7 +47,15 @@ pj() { [ -s "$phone" ] && jq -r "$1 // empty" "$phone" || true; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && echo "scale=3; $1 / $2" | bc || echo null; }
 
-jq --argjson wall_speedup "$(ratio "$wall_ref" "$wall_fast")" \
+# Section 6's host seconds per virtual second, over its configurations (make section6 writes
+# section6.json; at an hour a run, the bench reads it rather than running it).
+s6=$out/section6.json section6=null
+if [ -s "$s6" ]; then
+	mapfile -t per_config < <(jq -r '.by_configuration[].host_s_per_virtual_s' "$s6")
+	section6=$("$top/build/emu/benchstat" figure "${per_config[@]}" |
+		jq --arg w "$(jq -r .workload "$s6")" '. + {samples_are: "the configurations of the last make section6", workload: $w}')
+fi
+jq --argjson section6 "$section6" --argjson wall_speedup "$(ratio "$wall_ref" "$wall_fast")" \
 	--argjson cpu_speedup "$(ratio "$cpu_ref" "$cpu_fast")" \
 	--argjson wall_ref "$(num "$wall_ref")" --argjson wall_fast "$(num "$wall_fast")" \
 	--argjson insns "$(num "$insns_fast")" \
@@ -60,7 +69,8 @@ jq --argjson wall_speedup "$(ratio "$wall_ref" "$wall_fast")" \
 	      stress_workload_s_ref: $wall_ref, stress_workload_s_fast: $wall_fast,
 	      stress_workload_instructions: $insns,
 	      boot_s_emu: $boot_emu, boot_s_qemu: $boot_qemu,
-	      peak_rss_mb: $rss, peak_rss_mb_ref: $rss_ref, peak_rss_mb_qemu: $rss_qemu}' \
+	      peak_rss_mb: $rss, peak_rss_mb_ref: $rss_ref, peak_rss_mb_qemu: $rss_qemu,
+	      section6_host_s_per_virtual_s: $section6}' \
 	"$json" > "$work/emu-cpu.json"
 mv "$work/emu-cpu.json" "$json"
 cat "$json"
@@ -69,4 +79,5 @@ printf 'engine_bench: %-30s %10s %10s\n' "$workload (host s)" "ref" "fast"
 printf 'engine_bench: %-30s %10s %10s\n' "wall" "$(fix 1 "$wall_ref")" "$(fix 1 "$wall_fast")"
 printf 'engine_bench: %-30s %10s %10s\n' "CPU" "$(fix 1 "$cpu_ref")" "$(fix 1 "$cpu_fast")"
 printf 'engine_bench: %-30s %10s %10s\n' "peak RSS (MB)" "$(fix 0 "$rss_ref")" "$(fix 0 "$rss_fast")"
+[ "$section6" = null ] || jq -r '"engine_bench: section 6, host s per virtual s: \(.median * 1000 | round / 1000) (\(.min * 1000 | round / 1000)-\(.max * 1000 | round / 1000) over \(.samples | length) configurations\(if .stable then "" else ", UNSTABLE" end))"' <<<"$section6"
 echo "engine_bench: speedup $(ratio "$wall_ref" "$wall_fast")x wall, $(ratio "$cpu_ref" "$cpu_fast")x CPU; $insns_fast instructions on both; load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1272,6 +1272,66 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
     teardown();
 }
 
+/* Calls and returns as the kernel makes them (a frame-pointer prologue,
+ * LDMDB fp, {r4, fp, sp, pc}), register-shifted operands with amounts 0-63,
+ * multiplies, halfword, signed and dual loads and stores, LDM/STM, and a POP
+ * into a Thumb address, run in odd budgets: the fast engine inlines most
+ * of them; registers, CPSR and counts match the reference engine's after
+ * every run. */
+static void record_calls(int eng, uint32_t *rec, int nrec)
+{
+    static const uint32_t code[] = {
+        0xe2800001, /* loop: add r0, r0, #1 */
+        0xeb000005, /* bl func */
+        0xe3100003, /* tst r0, #3 */
+        0x1afffffb, /* bne loop */
+        0xe28fe004, /* add lr, pc, #4 */
+        0xe52d6004, /* push {r6} (a Thumb address) */
+        0xe8bd8000, /* ldm sp!, {pc} */
+        0xeafffff7, /* b loop */
+        0xe1a0c00d, /* func: mov ip, sp */
+        0xe92dd810, /* push {r4, fp, ip, lr, pc} */
+        0xe24cb004, /* sub fp, ip, #4 */
+        0xe0811810, /* add r1, r1, r0, lsl r8 */
+        0xe0222871, /* eor r2, r2, r1, ror r8 */
+        0xe0513852, /* subs r3, r1, r2, asr r8 */
+        0xe1877831, /* orr r7, r7, r1, lsr r8 */
+        0xe0040190, /* mul r4, r0, r1 */
+        0xe0233190, /* mla r3, r0, r1, r3 */
+        0xe0150293, /* muls r5, r3, r2 */
+        0xe0693190, /* mls r9, r0, r1, r3 */
+        0xe14d30b4, /* strh r3, [sp, #-4] */
+        0xe15d50f4, /* ldrsh r5, [sp, #-4] */
+        0xe15d90d3, /* ldrsb r9, [sp, #-3] */
+        0xe17da0b4, /* ldrh r10, [sp, #-4]! */
+        0xe4cda004, /* strb r10, [sp], #4 */
+        0xe90d000f, /* stmdb sp, {r0-r3} */
+        0xe91d000f, /* ldmdb sp, {r0-r3} */
+        0xe14d20f8, /* strd r2, r3, [sp, #-8] */
+        0xe16d40d8, /* ldrd r4, r5, [sp, #-8]! */
+        0xe28dd008, /* add sp, sp, #8 */
+        0xe2888007, /* add r8, r8, #7 */
+        0xe208803f, /* and r8, r8, #63 */
+        0xe91ba810, /* ldmdb fp, {r4, fp, sp, pc} */
+        0x47703201, /* thumb: adds r2, #1; bx lr */
+    };
+    engine = eng;
+    setup(1);
+    load(CODE, code, sizeof(code) / 4);
+    arm_set_reg(cpu, 1, 0x12345678);
+    arm_set_reg(cpu, 6, CODE + 0x80 + 1);
+    arm_set_reg(cpu, 13, DATA + 0x1000);
+    arm_set_pc(cpu, CODE);
+    for (int i = 0; i < nrec; i++, rec += 18) {
+        arm_run(cpu, 1 + (uint64_t)(i * 37 % 101));
+        for (int k = 0; k < 16; k++)
+            rec[k] = arm_get_reg(cpu, k);
+        rec[16] = cpsr();
+        rec[17] = (uint32_t)arm_insn_count(cpu);
+    }
+    teardown();
+}
+
 /* Both engines count the same events and take the overflow interrupts at
  * the same instructions. */
 static void test_engines_agree_pmu(void)
@@ -1282,6 +1342,24 @@ static void test_engines_agree_pmu(void)
     record_pmu_runs(ARM_ENGINE_REF, b, N);
     CU_ASSERT(!memcmp(a, b, sizeof(a)));
     CU_ASSERT(a[N - 1].r[2] > 100); /* r5: overflows taken */
+}
+
+static void test_engines_agree_calls(void)
+{
+    enum { N = 300 };
+    static uint32_t a[N * 18], b[N * 18];
+    int saved = engine;
+    record_calls(ARM_ENGINE_FAST, a, N);
+    record_calls(ARM_ENGINE_REF, b, N);
+    engine = saved;
+    for (int i = 0; i < N * 18; i++)
+        if (a[i] != b[i]) {
+            CU_FAIL("the engines differ after a run of the call loop");
+            printf("\n  run %d, word %d: fast 0x%08x, ref 0x%08x\n", i / 18,
+                   i % 18, a[i], b[i]);
+            break;
+        }
+    CU_ASSERT(a[(N - 1) * 18] > 100); /* r0: the loop went round */
 }
 
 /* Random streams of the differential test's generator: same output and
@@ -1353,6 +1431,8 @@ int main(int argc, char **argv)
     CU_add_test(both, "budgets, IRQs and hook exits agree", test_engines_agree);
     CU_add_test(both, "random streams agree", test_engines_agree_random);
     CU_add_test(both, "PMU counts and overflows agree", test_engines_agree_pmu);
+    CU_add_test(both, "calls, returns and inline forms agree",
+                test_engines_agree_calls);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned fails = CU_get_number_of_failures();
