@@ -69,6 +69,7 @@ enum pl_interval_end {
 	PL_END_EXIT,		/* the thread exited */
 	PL_END_TRACE,		/* the trace ended */
 	PL_END_WAIT,		/* an implicit or native stretch blocked in a *_WAIT */
+	PL_END_TIMER,		/* a kernel-only stretch a timer woke: its chain follows */
 };
 
 struct pl_interval {
