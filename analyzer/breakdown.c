@@ -141,8 +141,8 @@ static enum pl_category files_category(uint64_t kinds)
 /* Whether a sleep's category is only what its files said, which its wake may correct. */
 static int named_by_files(enum pl_category c)
 {
-	return c == PL_CAT_SLEEPING || c == PL_CAT_NETWORK || c == PL_CAT_IPC || c == PL_CAT_INPUT ||
-	       c == PL_CAT_TIMER || c == PL_CAT_DISPLAY;
+	return c == PL_CAT_SLEEPING || c == PL_CAT_NETWORK || c == PL_CAT_IPC ||
+	       c == PL_CAT_INPUT || c == PL_CAT_TIMER || c == PL_CAT_DISPLAY;
 }
 
 static struct timeline *timeline_of(struct timeline *tls, const struct pl_idmap *tids, uint64_t tid)
@@ -197,10 +197,12 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			}
 			if (self) {
 				/* A file wait is logged only for a sleep on no lock, futex or disk. */
-				enum pl_category cat = ev->a1 == PL_STATE_RUNNABLE ? PL_CAT_RUNNABLE
-					: self->files != PL_CAT_SLEEPING ? self->files
-					: self->reason != PL_CAT_SLEEPING ? self->reason
-					: ev->a1 == PL_STATE_BLOCKED ? PL_CAT_IO : PL_CAT_SLEEPING;
+				enum pl_category cat =
+					ev->a1 == PL_STATE_RUNNABLE	? PL_CAT_RUNNABLE :
+					self->files != PL_CAT_SLEEPING	? self->files :
+					self->reason != PL_CAT_SLEEPING ? self->reason :
+					ev->a1 == PL_STATE_BLOCKED	? PL_CAT_IO :
+									  PL_CAT_SLEEPING;
 
 				push(self, ev->ts_ns, cat, ev->cpu,
 				     cat == PL_CAT_RUNNABLE ? (uint32_t)ev->a0 : 0, PL_CAT_RUNNING);

@@ -222,7 +222,8 @@ static void test_good_run(void)
 	snprintf(path, sizeof(path), "%s/transactions.csv", out1);
 	char *csv = read_text(path);
 
-	CU_ASSERT_STRING_EQUAL(csv,
+	CU_ASSERT_STRING_EQUAL(
+		csv,
 		"transaction_id,input_id,input_ns,last_update_ns,detected_latency_ns,"
 		"truth_input_ns,truth_output_ns,truth_latency_ns,difference_ns,"
 		"match_rule,delivered_ns,shown_ns,input_dispatch_ns,display_pipeline_ns,"

@@ -235,7 +235,7 @@ static void test_kernel_only_timer_chain(void)
 	tb_kernel3(&t, 1, US(1700), PL_EV_WAKEUP, 0, INPUTD, 1, PL_FILE_TIMER);
 	tb_kernel3(&t, 1, US(2500), PL_EV_WAKEUP, 0, FBTERM, 1, PL_FILE_TIMER);
 	tb_kernel(&t, 1, US(2550), PL_EV_CONTEXT_SWITCH, 0, FBTERM, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 1, US(2600), PL_EV_FB_DAMAGE, FBTERM, 0, 0);	/* the blink */
+	tb_kernel(&t, 1, US(2600), PL_EV_FB_DAMAGE, FBTERM, 0, 0); /* the blink */
 	tb_kernel(&t, 0, US(2900), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
 	model_build(&t, &m);
 	for (uint64_t e = 0; e < m.trace.nevents; e++)
