@@ -7,7 +7,6 @@
  * tile the latency, so every transaction's parts sum to it exactly.
  */
 #include "panlab/breakdown.h"
-#include "panlab/kernel_only.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -229,9 +228,9 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 				break;
 			/* What woke a poll or a timed sleep (a2) names what it waited for. */
 			if ((ev->type == PL_EV_WAKEUP || ev->type == PL_EV_WAITQUEUE_NOTIFY) &&
-			    file_category(pl_wake_kind(ev)) != PL_CAT_SLEEPING && other->n &&
+			    file_category(ev->a2) != PL_CAT_SLEEPING && other->n &&
 			    named_by_files(other->t[other->n - 1].cat))
-				other->t[other->n - 1].cat = file_category(pl_wake_kind(ev));
+				other->t[other->n - 1].cat = file_category(ev->a2);
 			push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
 			break;
 		case PL_EV_FILE_WAIT:

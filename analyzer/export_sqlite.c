@@ -218,8 +218,6 @@ static const char *interval_end_name(enum pl_interval_end e)
 	case PL_END_EXIT: return "exit";
 	case PL_END_TRACE: return "trace";
 	case PL_END_WAIT: return "wait";
-	case PL_END_TIMER:
-		return "timer";
 	}
 	return "unknown";
 }

@@ -16,10 +16,6 @@
  * and binder calls are contention and split nothing. A thread that exits
  * after a wait without waiting again is a one-shot worker that was held up
  * by a contended lock: its next interval is RESUMED, caused by its own wait.
- *
- * A timer's wake-up of a kernel-only thread (kernel_only.h) ends its
- * stretch: the thread's next event starts an implicit interval of no cause,
- * the timer's chain, so a cursor blink is not the last key's update.
  */
 #include "panlab/intervals.h"
 #include "panlab/kernel_only.h"
@@ -39,7 +35,6 @@ struct builder {
 	uint8_t *woken;			/* per thread: its next implicit interval is native */
 	uint8_t *resumes;		/* per thread: ... and resumes the thread's own work */
 	uint64_t *wait_event;		/* per thread: the wait that ended its last stretch */
-	uint8_t *timer_woken;		/* per thread: a timer woke it (a kernel-only chain) */
 	/* Per event: a lock wait after which its thread exits without waiting again. */
 	uint8_t *last_wait;
 	/* Counts kept here while building, copied to out at the end. */
@@ -64,7 +59,6 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 		b->woken = pl_xrealloc(b->woken, b->threads_cap, 1);
 		b->resumes = pl_xrealloc(b->resumes, b->threads_cap, 1);
 		b->wait_event = pl_xrealloc(b->wait_event, b->threads_cap, sizeof(uint64_t));
-		b->timer_woken = pl_xrealloc(b->timer_woken, b->threads_cap, 1);
 	}
 	o->threads[b->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
@@ -74,7 +68,6 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 	b->woken[b->nthreads] = 0;
 	b->resumes[b->nthreads] = 0;
 	b->wait_event[b->nthreads] = PL_NONE;
-	b->timer_woken[b->nthreads] = 0;
 	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
 	return b->nthreads++;
 }
@@ -159,15 +152,6 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 		close_open(b, th, PL_END_WAIT);
 		b->waiting[th] = 0;
 		b->woken[th] = 1;
-	}
-	/* A timer's chain is no cause's continuation: its work starts anew (kernel_only.h). */
-	if (b->timer_woken[th]) {
-		b->timer_woken[th] = 0;
-		if (b->open[th] != PL_NONE && !is_explicit(&o->intervals[b->open[th]])) {
-			close_open(b, th, PL_END_TIMER);
-			b->woken[th] = 0;
-			b->resumes[th] = 0;
-		}
 	}
 	uint64_t cur = b->open[th];
 
@@ -301,10 +285,6 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	for (uint64_t e = 0; e < trace->nevents; e++) {
 		const struct pl_event *ev = &trace->events[e];
 
-		uint64_t woken;
-
-		if (pl_event_starts_timer_chain(ev) && pl_idmap_get(&b.tids, ev->a0, 0, &woken))
-			b.timer_woken[woken] = 1;
 		/* tid 0 is the per-cpu idle task (or interrupt context): no thread. */
 		if (ev->tid == 0) {
 			out->event_interval[e] = PL_NONE;
@@ -347,7 +327,6 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	free(b.woken);
 	free(b.resumes);
 	free(b.wait_event);
-	free(b.timer_woken);
 	free(b.last_wait);
 }
 

@@ -15,11 +15,7 @@
  *    update, and every FB_DAMAGE (a write to a clean framebuffer page) of
  *    such a process since the previous one is drawn by it;
  *  - the causal chain in between is the graph's usual one: fork, futex and
- *    wait-queue notifies, with sockets and IO as blocking;
- *  - a timer's wake-up of a kernel-only thread (WAKEUP a2 = PL_FILE_TIMER)
- *    starts a chain of its own: a cursor blink or a status line's redraw
- *    is no key's work, so a key's transaction ends at the last update of
- *    its own chain (intervals.c splits the thread there).
+ *    wait-queue notifies, with sockets and IO as blocking.
  *
  * The pass runs before the stages and marks those events in their unused
  * a2 (kernel_only.h), so that intervals, graph and transactions treat them
@@ -77,13 +73,6 @@ void pl_trace_infer_kernel_only(struct pl_trace *trace)
 		case PL_EV_FB_DAMAGE:
 		case PL_EV_GPU_FLUSH:
 			ev->a2 = kernel_only;
-			break;
-		case PL_EV_WAKEUP:
-			ev->a2 &= ~PL_WAKE_TIMER_CHAIN;
-			if (pl_wake_kind(ev) == PL_FILE_TIMER && ev->a0 <= UINT32_MAX && ev->a0 &&
-			    !pl_idmap_get(&user_processes, process_of(&tgids, (uint32_t)ev->a0), 0,
-					  &unused))
-				ev->a2 |= PL_WAKE_TIMER_CHAIN;
 			break;
 		default:
 			break;

@@ -213,43 +213,6 @@ static void test_kernel_only_waits_named(void)
 	model_free(&m);
 }
 
-/*
- * A terminal's key, then its cursor blink: the timer that wakes it starts a
- * chain of its own, so the blink's flush is an update of no input and the
- * key's transaction ends at its own flush. The same wake-up of a platform
- * thread (a process with userspace events) splits nothing.
- */
-static void test_kernel_only_timer_chain(void)
-{
-	enum { FBTERM = 230 };
-	struct tb t;
-	struct model m;
-
-	tb_init(&t, 2);
-	tb_user(&t, INPUTD, US(20), PL_EV_ENQUEUE_MSG, 1, 7);
-	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
-	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, FBTERM, 0, PL_KEY_READ_TTY);
-	tb_kernel(&t, 1, US(1020), PL_EV_FB_DAMAGE, FBTERM, 0, 0);
-	tb_kernel(&t, 0, US(1500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
-	tb_kernel(&t, 1, US(1600), PL_EV_CONTEXT_SWITCH, FBTERM, 0, PL_STATE_SLEEPING);
-	tb_kernel3(&t, 1, US(1700), PL_EV_WAKEUP, 0, INPUTD, 1, PL_FILE_TIMER);
-	tb_kernel3(&t, 1, US(2500), PL_EV_WAKEUP, 0, FBTERM, 1, PL_FILE_TIMER);
-	tb_kernel(&t, 1, US(2550), PL_EV_CONTEXT_SWITCH, 0, FBTERM, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 1, US(2600), PL_EV_FB_DAMAGE, FBTERM, 0, 0); /* the blink */
-	tb_kernel(&t, 0, US(2900), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
-	model_build(&t, &m);
-	for (uint64_t e = 0; e < m.trace.nevents; e++)
-		if (m.trace.events[e].type == PL_EV_WAKEUP)
-			CU_ASSERT_EQUAL(pl_event_starts_timer_chain(&m.trace.events[e]),
-					m.trace.events[e].a0 == FBTERM);
-	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
-	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(1500) - US(1010));
-	CU_ASSERT_EQUAL(m.s.tx.items[0].nupdates, 1);
-	CU_ASSERT_EQUAL(m.s.tx.updates, 2);
-	CU_ASSERT_EQUAL(m.s.tx.unattributed_updates, 1);
-	model_free(&m);
-}
-
 void add_kernel_only_tests(void)
 {
 	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
@@ -262,5 +225,4 @@ void add_kernel_only_tests(void)
 		    test_kernel_only_leaves_the_platform);
 	CU_add_test(s, "every blocked segment named for what it waited on",
 		    test_kernel_only_waits_named);
-	CU_add_test(s, "a timer's wake-up starts a chain of its own", test_kernel_only_timer_chain);
 }

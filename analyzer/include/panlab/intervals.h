@@ -64,12 +64,11 @@ enum pl_interval_kind {
 
 /* Why an interval ended. */
 enum pl_interval_end {
-	PL_END_MARKER = 1, /* its MSG_DONE / ASYNC_TASK_END / BINDER_REPLY */
-	PL_END_NEXT,	   /* the next interval on the thread began */
-	PL_END_EXIT,	   /* the thread exited */
-	PL_END_TRACE,	   /* the trace ended */
-	PL_END_WAIT,	   /* an implicit or native stretch blocked in a *_WAIT */
-	PL_END_TIMER,	   /* a kernel-only stretch a timer woke: its chain follows */
+	PL_END_MARKER = 1,	/* its MSG_DONE / ASYNC_TASK_END / BINDER_REPLY */
+	PL_END_NEXT,		/* the next interval on the thread began */
+	PL_END_EXIT,		/* the thread exited */
+	PL_END_TRACE,		/* the trace ended */
+	PL_END_WAIT,		/* an implicit or native stretch blocked in a *_WAIT */
 };
 
 struct pl_interval {

@@ -5,11 +5,7 @@
  * events that take the platform's roles, in their a2 (0 as logged):
  *   KEY_READ    a2 = input id + 1: it delivered that press (an input);
  *   FB_DAMAGE   a2 = 1: a kernel-only process drew (an invalidate);
- *   GPU_FLUSH   a2 = 1: a kernel-only thread flushed (an update);
- *   WAKEUP      a2 |= PL_WAKE_TIMER_CHAIN: a timer woke a thread of a
- *               kernel-only process (a2 = PL_FILE_TIMER as logged), which
- *               starts a chain of its own (Panappticon treats timers so):
- *               what the thread does next is no earlier input's work.
+ *   GPU_FLUSH   a2 = 1: a kernel-only thread flushed (an update).
  * and counts them in trace->kernel_only_inputs and kernel_only_presses.
  * The predicates below are how the stages ask for either kind of event.
  */
@@ -22,19 +18,6 @@
 #include "panlab/trace.h"
 
 void pl_trace_infer_kernel_only(struct pl_trace *trace);
-
-#define PL_WAKE_TIMER_CHAIN 0x100u
-
-/* What woke a thread (WAKEUP, WAITQUEUE_NOTIFY a2 as logged: enum pl_file_kind). */
-static inline uint32_t pl_wake_kind(const struct pl_event *ev)
-{
-	return ev->a2 & 0xffu;
-}
-
-static inline bool pl_event_starts_timer_chain(const struct pl_event *ev)
-{
-	return ev->type == PL_EV_WAKEUP && (ev->a2 & PL_WAKE_TIMER_CHAIN);
-}
 
 /* An input: UI_INPUT or UI_KEY, or a marked KEY_READ. *id (may be NULL) gets its input id. */
 static inline bool pl_event_is_input(const struct pl_event *ev, uint64_t *id)
