@@ -247,7 +247,7 @@ enum pl_key_read_kind {
 enum pl_file_kind {
 	PL_FILE_UNKNOWN = 0, /* not known, or no file */
 	PL_FILE_NETWORK = 1, /* an IPv4 or IPv6 socket */
-	PL_FILE_IPC = 2,     /* a pipe, FIFO, Unix or netlink socket, pty, eventfd */
+	PL_FILE_IPC = 2,     /* a pipe, FIFO, Unix/netlink socket, pty, eventfd, signalfd */
 	PL_FILE_INPUT = 3,   /* evdev, a virtual console */
 	PL_FILE_TIMER = 4,   /* timerfd; a2 only: woken in a timer's expiry */
 	PL_FILE_DISPLAY = 5, /* DRM, fbdev */

@@ -66,7 +66,8 @@ u32 klog_file_kind(const struct file *f)
 
 		if (!strcmp(name, "[timerfd]"))
 			return PL_FILE_TIMER;
-		if (!strcmp(name, "[eventfd]"))
+		/* Another task's write or signal. */
+		if (!strcmp(name, "[eventfd]") || !strcmp(name, "[signalfd]"))
 			return PL_FILE_IPC;
 	}
 	return PL_FILE_OTHER;

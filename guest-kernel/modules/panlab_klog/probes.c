@@ -218,16 +218,17 @@ static void probe_hrtimer_expire_exit(void *data, struct hrtimer *timer)
 }
 
 /*
- * What a wake-up is for: the file whose poll wake function the waker runs
- * (patch 0004's waking_file), or a timer's expiry.
+ * What a wake-up is for: a timer's expiry, whatever file it goes through
+ * (a timerfd, the signalfd of an interval timer's SIGALRM), or else the
+ * file whose poll wake function the waker runs (patch 0004's waking_file).
  */
 static u32 klog_wake_kind(void)
 {
 	struct file *f = current->waking_file;
 
-	if (f)
-		return klog_file_kind(f);
-	return this_cpu_read(klog_in_hrtimer) ? PL_FILE_TIMER : PL_FILE_UNKNOWN;
+	if (this_cpu_read(klog_in_hrtimer))
+		return PL_FILE_TIMER;
+	return f ? klog_file_kind(f) : PL_FILE_UNKNOWN;
 }
 
 /*
