@@ -422,32 +422,33 @@ static void *pipe_poller(void *p)
 	return NULL;
 }
 
+/* Reads a /proc file of this test's into buf, NUL-terminated. */
+static void read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		klog_die("%s: cannot read", path);
+	buf[n] = '\0';
+}
+
 /* Whether thread tid sleeps in poll() (/proc's state S in syscall poll). */
 static int asleep_in_poll(pid_t tid)
 {
 	char path[64], buf[256];
 	const char *state;
-	int fd, n, nr = -1;
+	int nr = -1;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	fd = open(path, O_RDONLY);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		klog_die("%s: cannot read", path);
-	buf[n] = '\0';
+	read_proc(path, buf, sizeof(buf));
 	state = strrchr(buf, ')');
 	if (!state || state[1] != ' ' || state[2] != 'S')
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		klog_die("%s: cannot read", path);
-	buf[n] = '\0';
+	read_proc(path, buf, sizeof(buf));
 	return sscanf(buf, "%d", &nr) == 1 && nr == SYS_poll;
 }
 

@@ -213,6 +213,30 @@ static void test_kernel_only_waits_named(void)
 	model_free(&m);
 }
 
+/*
+ * A native thread's wait-queue wait with its FILE_WAIT: the FILE_WAIT goes
+ * with the switch out, so the thread resumes at its WAITQUEUE_WAKE, where
+ * the notify joins it.
+ */
+static void test_file_wait_goes_with_the_switch(void)
+{
+	enum { WAITER = 250, WAKER = 260, Q = 0x2000 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(1000), PL_EV_WAITQUEUE_WAIT, WAITER, Q, 0);
+	tb_kernel(&t, 0, US(1000), PL_EV_FILE_WAIT, WAITER, 1u << PL_FILE_IPC, 0);
+	tb_kernel(&t, 0, US(1000), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(2000), PL_EV_WAITQUEUE_NOTIFY, WAKER, Q, WAITER);
+	tb_kernel(&t, 0, US(2100), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(2100), PL_EV_WAITQUEUE_WAKE, WAITER, Q, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.s.graph.notifies_without_interval, 0);
+	model_free(&m);
+}
+
 void add_kernel_only_tests(void)
 {
 	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
@@ -225,4 +249,5 @@ void add_kernel_only_tests(void)
 		    test_kernel_only_leaves_the_platform);
 	CU_add_test(s, "every blocked segment named for what it waited on",
 		    test_kernel_only_waits_named);
+	CU_add_test(s, "a FILE_WAIT goes with its switch out", test_file_wait_goes_with_the_switch);
 }
