@@ -39,6 +39,7 @@ struct timeline {
 	uint64_t n, cap;
 	struct transition before;	/* state before the first transition */
 	enum pl_category reason;	/* why the next sleep happens, from *_BLOCK / *_WAIT */
+	enum pl_category files;		/* what the next sleep waits on, from FILE_WAIT */
 	int on_cpu;
 };
 
@@ -107,6 +108,42 @@ static int reason_of(uint16_t type, enum pl_category *reason)
 	}
 }
 
+/* The category of a sleep on a file of this kind (enum pl_file_kind). */
+static enum pl_category file_category(uint64_t kind)
+{
+	switch (kind) {
+	case PL_FILE_NETWORK:
+		return PL_CAT_NETWORK;
+	case PL_FILE_IPC:
+		return PL_CAT_IPC;
+	case PL_FILE_INPUT:
+		return PL_CAT_INPUT;
+	case PL_FILE_TIMER:
+		return PL_CAT_TIMER;
+	case PL_FILE_DISPLAY:
+		return PL_CAT_DISPLAY;
+	case PL_FILE_DISK:
+		return PL_CAT_IO;
+	default:
+		return PL_CAT_SLEEPING;
+	}
+}
+
+/* FILE_WAIT's kinds (bit 1 << kind) name a sleep when they are of one kind. */
+static enum pl_category files_category(uint64_t kinds)
+{
+	if (kinds == 0 || (kinds & (kinds - 1)))
+		return PL_CAT_SLEEPING;
+	return file_category((uint64_t)__builtin_ctzll(kinds));
+}
+
+/* Whether a sleep's category is only what its files said, which its wake may correct. */
+static int named_by_files(enum pl_category c)
+{
+	return c == PL_CAT_SLEEPING || c == PL_CAT_NETWORK || c == PL_CAT_IPC ||
+	       c == PL_CAT_INPUT || c == PL_CAT_TIMER || c == PL_CAT_DISPLAY;
+}
+
 static struct timeline *timeline_of(struct timeline *tls, const struct pl_idmap *tids, uint64_t tid)
 {
 	uint64_t th;
@@ -133,6 +170,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 		tls[t].before = (struct transition){ 0, kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
 						     NO_CPU, 0 };
 		tls[t].reason = PL_CAT_SLEEPING;
+		tls[t].files = PL_CAT_SLEEPING;
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++) {
 		const struct pl_event *ev = &trace->events[e];
@@ -157,13 +195,18 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 									    (uint32_t)ev->a0 };
 			}
 			if (self) {
-				enum pl_category cat = ev->a1 == PL_STATE_RUNNABLE ? PL_CAT_RUNNABLE
-					: self->reason != PL_CAT_SLEEPING ? self->reason
-					: ev->a1 == PL_STATE_BLOCKED ? PL_CAT_IO : PL_CAT_SLEEPING;
+				/* A file wait is logged only for a sleep on no lock, futex or disk. */
+				enum pl_category cat =
+					ev->a1 == PL_STATE_RUNNABLE	? PL_CAT_RUNNABLE :
+					self->files != PL_CAT_SLEEPING	? self->files :
+					self->reason != PL_CAT_SLEEPING ? self->reason :
+					ev->a1 == PL_STATE_BLOCKED	? PL_CAT_IO :
+									  PL_CAT_SLEEPING;
 
 				push(self, ev->ts_ns, cat, ev->cpu,
 				     cat == PL_CAT_RUNNABLE ? (uint32_t)ev->a0 : 0, PL_CAT_RUNNING);
 				self->on_cpu = 0;
+				self->files = PL_CAT_SLEEPING;
 			}
 			other = timeline_of(tls, &tids, ev->a0);
 			if (other) {
@@ -181,8 +224,18 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			 * event. A lock's NOTIFY stands in for the WAKEUP of its waiter (a1).
 			 */
 			other = timeline_of(tls, &tids, ev->type == PL_EV_WAKEUP ? ev->a0 : ev->a1);
-			if (other && !other->on_cpu)
-				push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
+			if (!other || other->on_cpu)
+				break;
+			/* What woke a poll or a timed sleep (a2) names what it waited for. */
+			if ((ev->type == PL_EV_WAKEUP || ev->type == PL_EV_WAITQUEUE_NOTIFY) &&
+			    file_category(ev->a2) != PL_CAT_SLEEPING && other->n &&
+			    named_by_files(other->t[other->n - 1].cat))
+				other->t[other->n - 1].cat = file_category(ev->a2);
+			push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
+			break;
+		case PL_EV_FILE_WAIT:
+			if (self)
+				self->files = files_category(ev->a0);
 			break;
 		case PL_EV_CPU_FREQUENCY:
 			/* a1 is the cpu concerned; a value from the trace, so checked. */
@@ -502,6 +555,10 @@ const char *pl_category_name(enum pl_category c)
 		[PL_CAT_BINDER] = "binder",
 		[PL_CAT_THREAD_START] = "thread_start",
 		[PL_CAT_FRAME_WAIT] = "frame_wait",
+		[PL_CAT_IPC] = "ipc",
+		[PL_CAT_INPUT] = "input_wait",
+		[PL_CAT_TIMER] = "timer",
+		[PL_CAT_DISPLAY] = "display",
 	};
 
 	return (unsigned)c < PL_CATEGORIES ? names[c] : "?";

@@ -15,8 +15,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -27,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -398,6 +401,76 @@ static void provoke_waitqueue(void)
 }
 
 /*
+ * ---- poll: a pipe, then a timeout ----
+ * poll() on an empty pipe sleeps with the pipe in its poll table (FILE_WAIT
+ * of kind IPC), and the writer's wake-up runs pollwake() for the pipe
+ * (WAKEUP a2 = IPC, patch 0004's waking_file); poll() of no file with a
+ * timeout is woken in its hrtimer's expiry (WAKEUP a2 = TIMER).
+ */
+static atomic_int poller_tid;
+
+static void *pipe_poller(void *p)
+{
+	struct pollfd pfd = { .fd = *(int *)p, .events = POLLIN };
+
+	register_tid();
+	atomic_store(&poller_tid, klog_gettid());
+	if (poll(&pfd, 1, -1) != 1)
+		klog_die("poll of a pipe: %s", strerror(errno));
+	if (poll(NULL, 0, 2) != 0)
+		klog_die("poll with a timeout: %s", strerror(errno));
+	return NULL;
+}
+
+/* Reads a /proc file of this test's into buf, NUL-terminated. */
+static void read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		klog_die("%s: cannot read", path);
+	buf[n] = '\0';
+}
+
+/* Whether thread tid sleeps in poll() (/proc's state S in syscall poll). */
+static int asleep_in_poll(pid_t tid)
+{
+	char path[64], buf[256];
+	const char *state;
+	int nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	read_proc(path, buf, sizeof(buf));
+	state = strrchr(buf, ')');
+	if (!state || state[1] != ' ' || state[2] != 'S')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	read_proc(path, buf, sizeof(buf));
+	return sscanf(buf, "%d", &nr) == 1 && nr == SYS_poll;
+}
+
+static void provoke_poll(void)
+{
+	pthread_t t;
+	int fds[2];
+
+	if (pipe(fds) != 0)
+		klog_die("pipe: %s", strerror(errno));
+	run_thread(&t, pipe_poller, &fds[0]);
+	/* The write must find the poller asleep, for its wake-up to be logged. */
+	while (!atomic_load(&poller_tid) || !asleep_in_poll(atomic_load(&poller_tid)))
+		sched_yield();
+	if (write(fds[1], "x", 1) != 1)
+		klog_die("pipe write: %s", strerror(errno));
+	join(t);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
  * ---- the clock contract ----
  * Records and the userspace logger share CLOCK_MONOTONIC: the module
  * publishes clock_offset_ns such that CLOCK_MONOTONIC ns = CNTVCT *
@@ -613,6 +686,8 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	uint64_t last_ts[PL_KLOG_MAX_CPUS] = { 0 }, renamed_ns = 0;
 	struct pl_event **ord;
 	enum { NPAIRS = sizeof(pairs) / sizeof(pairs[0]), NLOCKS = 4 };
+	unsigned int poll_wakes = 0; /* bit 1 << WAKEUP a2 of the poller's wake-ups */
+	int file_waits_ipc = 0;
 	int binder_pairs = 0, renamed = 0, paired[NPAIRS], notified[NLOCKS], unmatched[NLOCKS];
 	size_t i, k;
 	int j;
@@ -624,8 +699,13 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 			fail("record %zu: cpu %u out of range", i, e->cpu);
 			continue;
 		}
-		if (e->type == 0 || e->type > PL_EV_LOST)
+		if (e->type == 0 || (e->type > PL_EV_LOST && e->type != PL_EV_FILE_WAIT))
 			fail("record %zu: type %u is not a kernel event", i, e->type);
+		if (e->type == PL_EV_FILE_WAIT && is_ours(e->tid) && (e->a0 & 1u << PL_FILE_IPC))
+			file_waits_ipc++;
+		if (e->type == PL_EV_WAKEUP && e->a2 < 32 &&
+		    e->a0 == (uint64_t)atomic_load(&poller_tid))
+			poll_wakes |= 1u << e->a2;
 		if (e->ts_ns < last_ts[e->cpu])
 			fail("record %zu: timestamp goes back on cpu%u by %llu ns", i, e->cpu,
 			     (unsigned long long)(last_ts[e->cpu] - e->ts_ns));
@@ -676,6 +756,13 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	}
 	if (count[PL_EV_LOST])
 		fail("%zu LOST markers without loss", count[PL_EV_LOST]);
+	if (!file_waits_ipc)
+		fail("file_wait: none of a pipe (the pipe reader's and poller's)");
+	if (!(poll_wakes & 1u << PL_FILE_IPC))
+		fail("wakeup: the poller's wake by the pipe writer names no pipe (a2 %#x)",
+		     poll_wakes);
+	if (!(poll_wakes & 1u << PL_FILE_TIMER))
+		fail("wakeup: the poller's timeout names no timer (a2 %#x)", poll_wakes);
 	if (!renamed)
 		fail("no THREAD_NAME with the new name %s", RENAMED);
 	/* The record's clock is the one clock_gettime reads. */
@@ -736,6 +823,8 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	}
 	free(ord);
 
+	printf("klog-check: file waits of a pipe %d, the poller's wakes by kind %#x\n",
+	       file_waits_ipc, poll_wakes);
 	printf("klog-check: %zu records; pairs: futex %d, mutex %d, sem %d, waitqueue %d, sock %d, "
 	       "datagram %d, stream %d, io %d; notifies matched: futex %d (+%d early), mutex %d, "
 	       "sem %d, waitqueue %d; binder %d\n",
@@ -777,6 +866,7 @@ static int run_events(void)
 		{ "kernel mutex", provoke_mutex },
 		{ "kernel rwsem", provoke_sem },
 		{ "wait queue", provoke_waitqueue },
+		{ "poll", provoke_poll },
 		{ "disk io", provoke_io },
 		{ "sockets", provoke_sockets },
 		{ "binder", provoke_binder },

@@ -78,8 +78,12 @@ struct pl_event {
  * 1..63, userspace events 64..127. Field use:
  *   CONTEXT_SWITCH  tid=prev, a0=next tid, a1=prev state (PL_STATE_*)
  *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
- *                   tid, a1=cpu the wakee last ran on. A wakee that waits on
- *                   a futex, mutex or semaphore gets <lock>_NOTIFY instead.
+ *                   tid, a1=cpu the wakee last ran on, a2=what woke it
+ *                   (enum pl_file_kind: the file that became ready in a
+ *                   select, poll or epoll, or PL_FILE_TIMER for a wake-up
+ *                   in a timer's expiry; 0 when not known). A wakee that
+ *                   waits on a futex, mutex or semaphore gets <lock>_NOTIFY
+ *                   instead.
  *   FORK            tid=parent, a0=child tid, a1=child tgid
  *   THREAD_NAME     tid=named thread, a0,a1,a2 = 16 bytes of comm (NUL padded)
  *   EXIT            tid=exiting thread
@@ -90,7 +94,12 @@ struct pl_event {
  *   <lock>_WAKE     tid resumes after waiting, a0=lock id
  *   <lock>_NOTIFY   tid releases and wakes a waiter, a0=lock id, a1=woken tid
  *                   (<lock> is FUTEX, MUTEX, SEM or WAITQUEUE; futex lock ids
- *                   are user addresses, so they are unique per process only)
+ *                   are user addresses, so they are unique per process only);
+ *                   WAITQUEUE_NOTIFY a2=what woke it, as WAKEUP's
+ *   FILE_WAIT       tid switches out asleep waiting on files: a0=the kinds
+ *                   (bit 1 << enum pl_file_kind) of the files of its
+ *                   select or poll, or of the one it reads, receives from
+ *                   or sends an ioctl to; just before its CONTEXT_SWITCH
  *   <kind>_BLOCK / <kind>_RESUME   tid blocks / resumes on SOCK (waiting
  *                   for a connection), DATAGRAM (UDP data), STREAM (TCP
  *                   data) or IO (disk)
@@ -185,6 +194,7 @@ struct pl_event {
 	X(KEY_READ, 37, "key_read") \
 	X(FB_DAMAGE, 38, "fb_damage") \
 	X(GPU_FLUSH, 39, "gpu_flush") \
+	X(FILE_WAIT, 40, "file_wait") \
 	X(UI_INPUT, 64, "ui_input") \
 	X(UI_KEY, 65, "ui_key") \
 	X(ENQUEUE_MSG, 66, "enqueue_msg") \
@@ -228,6 +238,21 @@ enum pl_unit_kind {
 enum pl_key_read_kind {
 	PL_KEY_READ_EVDEV = 0,	/* /dev/input/event* */
 	PL_KEY_READ_TTY = 1,	/* a virtual console's keyboard */
+};
+
+/*
+ * What a file waited on is (FILE_WAIT a0's bits) and what woke a wait
+ * (WAKEUP and WAITQUEUE_NOTIFY a2).
+ */
+enum pl_file_kind {
+	PL_FILE_UNKNOWN = 0, /* not known, or no file */
+	PL_FILE_NETWORK = 1, /* an IPv4 or IPv6 socket */
+	PL_FILE_IPC = 2,     /* a pipe, FIFO, Unix/netlink socket, pty, eventfd, signalfd */
+	PL_FILE_INPUT = 3,   /* evdev, a virtual console */
+	PL_FILE_TIMER = 4,   /* timerfd; a2 only: woken in a timer's expiry */
+	PL_FILE_DISPLAY = 5, /* DRM, fbdev */
+	PL_FILE_DISK = 6,    /* a regular file or block device */
+	PL_FILE_OTHER = 7,   /* any other file */
 };
 
 /* Old-thread state in CONTEXT_SWITCH, from the kernel's task state. */

@@ -26,6 +26,8 @@ void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_
 /* A kernel event logged on cpu, about thread tid. */
 void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
 	       uint64_t a0, uint32_t a1);
+void tb_kernel3(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
+		uint64_t a0, uint32_t a1, uint32_t a2);
 /* Serialized bytes (caller frees). */
 uint8_t *tb_bytes(struct tb *t, size_t *len);
 void tb_free(struct tb *t);

@@ -232,15 +232,17 @@ static void test_good_run(void)
 		"vsync_queue_ns,composition_ns,flush_ns,updates,first_update_ns,chained_frames,"
 		"animation,intervals,threads,running_ns,"
 		"runnable_ns,io_ns,network_ns,lock_ns,sleeping_ns,unknown_ns,queue_message_ns,"
-		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,running_ns_by_khz,"
-		"top_preempter_tid,outlier,energy_mj,"
+		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,ipc_ns,input_wait_ns,timer_ns,"
+		"display_ns,running_ns_by_khz,top_preempter_tid,outlier,energy_mj,"
 		"critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,window,1110000,1710000,0,0,"
 		"0,0,0,1,1710000,1,0,4,2,"
-		"330000,0,0,0,0,0,0,100000,80000,0,0,90000,0:330000,,0,2.193600,task>message>invalidate\n"
+		"330000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:330000,,0,2.193600,"
+		"task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,window,3110000,4210000,0,0,"
 		"0,0,0,1,4210000,1,0,4,2,"
-		"830000,0,0,0,0,0,0,100000,80000,0,0,90000,0:830000,,0,4.246000,task>message>invalidate\n");
+		"830000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:830000,,0,4.246000,"
+		"task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
 	analyze(trace, PANLAB_TEST_DATA "/sequential.gt", out2, "r2", &r);

@@ -45,13 +45,24 @@ void tb_user3(struct tb *t, uint32_t tid, uint64_t ts_ns, uint16_t type, uint64_
 	pl_trace_builder_add_event(&t->b, user_source(t, tid), &ev);
 }
 
-void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
-	       uint64_t a0, uint32_t a1)
+void tb_kernel3(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid,
+		uint64_t a0, uint32_t a1, uint32_t a2)
 {
-	struct pl_event ev = { .ts_ns = ts_ns, .type = type, .cpu = (uint16_t)cpu, .tid = tid,
-			       .a0 = a0, .a1 = a1 };
+	struct pl_event ev = { .ts_ns = ts_ns,
+			       .type = type,
+			       .cpu = (uint16_t)cpu,
+			       .tid = tid,
+			       .a0 = a0,
+			       .a1 = a1,
+			       .a2 = a2 };
 
 	pl_trace_builder_add_event(&t->b, t->cpu_source[cpu], &ev);
+}
+
+void tb_kernel(struct tb *t, uint32_t cpu, uint64_t ts_ns, uint16_t type, uint32_t tid, uint64_t a0,
+	       uint32_t a1)
+{
+	tb_kernel3(t, cpu, ts_ns, type, tid, a0, a1, 0);
 }
 
 uint8_t *tb_bytes(struct tb *t, size_t *len)

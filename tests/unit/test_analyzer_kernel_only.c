@@ -166,6 +166,77 @@ static void test_kernel_only_leaves_the_platform(void)
 	model_free(&m);
 }
 
+/*
+ * A browser's key: it waits in select() on its socket and the console, and
+ * the network wakes it (WAKEUP a2); it then reads a pipe (FILE_WAIT of one
+ * kind names the wait without its wake) and waits in an ioctl on the DRM
+ * device. Each blocked segment is named for what it waited on; none is
+ * sleeping. (A timer's wake-up of it would start a chain of its own: see
+ * test_kernel_only_timer_chain.)
+ */
+static void test_kernel_only_waits_named(void)
+{
+	enum { LINKS = 210, WRITER = 220, Q = 0x1000 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, LINKS, 0, PL_KEY_READ_TTY);
+	tb_kernel(&t, 1, US(1100), PL_EV_FILE_WAIT, LINKS,
+		  1u << PL_FILE_NETWORK | 1u << PL_FILE_INPUT, 0);
+	tb_kernel(&t, 1, US(1100), PL_EV_CONTEXT_SWITCH, LINKS, 0, PL_STATE_SLEEPING);
+	tb_kernel3(&t, 1, US(1600), PL_EV_WAKEUP, 0, LINKS, 1, PL_FILE_NETWORK);
+	tb_kernel(&t, 1, US(1650), PL_EV_CONTEXT_SWITCH, 0, LINKS, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1700), PL_EV_WAITQUEUE_WAIT, LINKS, Q, 0);
+	tb_kernel(&t, 1, US(1700), PL_EV_FILE_WAIT, LINKS, 1u << PL_FILE_IPC, 0);
+	tb_kernel(&t, 1, US(1700), PL_EV_CONTEXT_SWITCH, LINKS, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(2000), PL_EV_WAITQUEUE_NOTIFY, WRITER, Q, LINKS);
+	tb_kernel(&t, 1, US(2050), PL_EV_CONTEXT_SWITCH, 0, LINKS, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(2050), PL_EV_WAITQUEUE_WAKE, LINKS, Q, 0);
+	tb_kernel(&t, 1, US(2100), PL_EV_FILE_WAIT, LINKS, 1u << PL_FILE_DISPLAY, 0);
+	tb_kernel(&t, 1, US(2100), PL_EV_CONTEXT_SWITCH, LINKS, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(2600), PL_EV_WAKEUP, 0, LINKS, 1);
+	tb_kernel(&t, 1, US(2650), PL_EV_CONTEXT_SWITCH, 0, LINKS, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(3000), PL_EV_FB_DAMAGE, LINKS, 0, 0);
+	tb_kernel(&t, 0, US(3500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_NETWORK], US(500));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_IPC], US(300));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_DISPLAY], US(500));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNABLE], US(150));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_SLEEPING], 0);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_LOCK], 0);
+	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_IPC), "ipc");
+	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_DISPLAY), "display");
+	model_free(&m);
+}
+
+/*
+ * A native thread's wait-queue wait with its FILE_WAIT: the FILE_WAIT goes
+ * with the switch out, so the thread resumes at its WAITQUEUE_WAKE, where
+ * the notify joins it.
+ */
+static void test_file_wait_goes_with_the_switch(void)
+{
+	enum { WAITER = 250, WAKER = 260, Q = 0x2000 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(1000), PL_EV_WAITQUEUE_WAIT, WAITER, Q, 0);
+	tb_kernel(&t, 0, US(1000), PL_EV_FILE_WAIT, WAITER, 1u << PL_FILE_IPC, 0);
+	tb_kernel(&t, 0, US(1000), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(2000), PL_EV_WAITQUEUE_NOTIFY, WAKER, Q, WAITER);
+	tb_kernel(&t, 0, US(2100), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(2100), PL_EV_WAITQUEUE_WAKE, WAITER, Q, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 1);
+	CU_ASSERT_EQUAL(m.s.graph.notifies_without_interval, 0);
+	model_free(&m);
+}
+
 void add_kernel_only_tests(void)
 {
 	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
@@ -176,4 +247,7 @@ void add_kernel_only_tests(void)
 		    test_kernel_only_flush_after_next_input);
 	CU_add_test(s, "an instrumented app keeps the display pipeline",
 		    test_kernel_only_leaves_the_platform);
+	CU_add_test(s, "every blocked segment named for what it waited on",
+		    test_kernel_only_waits_named);
+	CU_add_test(s, "a FILE_WAIT goes with its switch out", test_file_wait_goes_with_the_switch);
 }

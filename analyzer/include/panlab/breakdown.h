@@ -24,16 +24,21 @@
 enum pl_category {
 	PL_CAT_RUNNING,	      /* on a cpu */
 	PL_CAT_RUNNABLE,      /* preempted or woken, waiting for a cpu */
-	PL_CAT_IO,	      /* blocked on disk IO (IO_BLOCK, or uninterruptible sleep) */
-	PL_CAT_NETWORK,	      /* blocked on a socket (SOCK/DATAGRAM/STREAM_BLOCK) */
+	PL_CAT_IO,	      /* disk: IO_BLOCK, uninterruptible sleep, a file's read or poll */
+	PL_CAT_NETWORK,	      /* blocked on an IP socket (SOCK/DATAGRAM/STREAM_BLOCK, or a poll) */
 	PL_CAT_LOCK,	      /* waiting for a contended lock (*_WAIT .. *_WAKE) */
-	PL_CAT_SLEEPING,      /* any other sleep: polls, timers, condition waits */
+	PL_CAT_SLEEPING,      /* any other sleep: condition waits, polls of several kinds */
 	PL_CAT_UNKNOWN,	      /* off cpu before the trace shows why, or no kernel trace */
 	PL_CAT_QUEUE_MESSAGE, /* a message waiting in its queue: ENQUEUE .. DEQUEUE */
 	PL_CAT_QUEUE_TASK,    /* a task waiting for a worker: SUBMIT .. CONSUME */
 	PL_CAT_BINDER,	      /* a binder request or reply in flight */
 	PL_CAT_THREAD_START,  /* FORK .. the child's first event */
 	PL_CAT_FRAME_WAIT,    /* INVALIDATE .. the frame that draws it starts: the next vsync */
+	/* Sleeps named by the files waited on or the wake (FILE_WAIT, WAKEUP a2): */
+	PL_CAT_IPC,	/* a pipe, Unix socket, pty or eventfd */
+	PL_CAT_INPUT,	/* "input_wait" (input_ns is a time in the CSV): evdev, a console */
+	PL_CAT_TIMER,	/* a timeout, sleep or timerfd */
+	PL_CAT_DISPLAY, /* DRM or fbdev */
 	PL_CATEGORIES,
 };
 

@@ -183,6 +183,12 @@ void klog_probes_dump(void);
 int klog_cpu_online(unsigned int cpu);
 int klog_cpu_offline(unsigned int cpu);
 
+/* files.c: the enum pl_file_kind of a file; the kinds a task waits on. */
+struct file;
+struct task_struct;
+u32 klog_file_kind(const struct file *f);
+u32 klog_files_waited(struct task_struct *t);
+
 /* kprobes.c: they do nothing unless the native_probes parameter is set. */
 int klog_kprobes_register(void);
 void klog_kprobes_unregister(void);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The panlab kernel logger's probes. They attach to tracepoints: the
- * kernel's own (sched, lock, power, binder) and the ones guest-kernel/patches
- * add (futex, sock); wait queue sleeps and wakes are read from the fields
- * patch 0003 adds to each task. While tracing is off no probe is
+ * kernel's own (sched, lock, power, binder, hrtimer) and the ones
+ * guest-kernel/patches add (futex, sock); wait queue sleeps and wakes are
+ * read from the fields patch 0003 adds to each task, and what a poll waits
+ * on and what woke it from those of patch 0004. While tracing is off no probe is
  * registered, so the cost is the tracepoints' own static-key branch.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -20,6 +21,7 @@
 #include <trace/events/lock.h>
 #include <trace/events/power.h>
 #include <trace/events/sock.h>
+#include <trace/events/timer.h>
 
 /*
  * struct binder_transaction (debug_id, flags, to_proc) is private to the
@@ -158,6 +160,14 @@ static __always_inline void klog_switch_out_asleep(struct klog_batch *b,
 		/* Asleep in futex_wait_queue(): see "Futex" below. */
 		klog_put(b, PL_EV_FUTEX_WAIT, prev->pid, futex, 0, 0);
 	}
+	/* Not a lock, futex or disk: the files it waits on (files.c). */
+	if (pt->wait_kind == KLOG_WAIT_NONE ||
+	    pt->wait_kind == KLOG_WAIT_WAITQUEUE) {
+		u32 kinds = klog_files_waited(prev);
+
+		if (kinds)
+			klog_put(b, PL_EV_FILE_WAIT, prev->pid, kinds, 0, 0);
+	}
 }
 
 static void probe_sched_switch(void *data, bool preempt,
@@ -187,6 +197,41 @@ static void probe_sched_switch(void *data, bool preempt,
 }
 
 /*
+ * Timers: whether this cpu runs an hrtimer's expiry function (a sleep's,
+ * a poll's timeout, an interval timer's signal, a timerfd's), so that a
+ * wake-up in it is named PL_FILE_TIMER. A depth, not a flag: the hrtimer
+ * interrupt may run hard timers while the softirq runs a soft one.
+ */
+static DEFINE_PER_CPU(unsigned int, klog_in_hrtimer);
+
+static void probe_hrtimer_expire_entry(void *data, struct hrtimer *timer,
+				       ktime_t *now)
+{
+	this_cpu_inc(klog_in_hrtimer);
+}
+
+static void probe_hrtimer_expire_exit(void *data, struct hrtimer *timer)
+{
+	/* Tracing may start inside an expiry. */
+	if (this_cpu_read(klog_in_hrtimer))
+		this_cpu_dec(klog_in_hrtimer);
+}
+
+/*
+ * What a wake-up is for: a timer's expiry, whatever file it goes through
+ * (a timerfd, the signalfd of an interval timer's SIGALRM), or else the
+ * file whose poll wake function the waker runs (patch 0004's waking_file).
+ */
+static u32 klog_wake_kind(void)
+{
+	struct file *f = current->waking_file;
+
+	if (this_cpu_read(klog_in_hrtimer))
+		return PL_FILE_TIMER;
+	return f ? klog_file_kind(f) : PL_FILE_UNKNOWN;
+}
+
+/*
  * sched_waking runs in the waker's context on the waker's cpu, unlike
  * sched_wakeup, which may run on the wakee's cpu when the wakeup is queued
  * there. A wakeup from interrupt context has no waking thread: tid 0.
@@ -212,9 +257,10 @@ static noinline void klog_waking(struct task_struct *p, struct klog_task *t,
 		break;
 	}
 	if (type == PL_EV_WAKEUP)
-		klog_record(type, waker, p->pid, task_cpu(p), 0);
+		klog_record(type, waker, p->pid, task_cpu(p), klog_wake_kind());
 	else
-		klog_record(type, waker, READ_ONCE(t->lock_id), p->pid, 0);
+		klog_record(type, waker, READ_ONCE(t->lock_id), p->pid,
+			    type == PL_EV_WAITQUEUE_NOTIFY ? klog_wake_kind() : 0);
 }
 
 /*
@@ -454,6 +500,9 @@ static struct klog_probe klog_probes[] = {
 	{ "binder_transaction_received", probe_binder_transaction_received },
 	{ "cpu_frequency", probe_cpu_frequency },
 	{ "cpu_idle", probe_cpu_idle },
+	/* The exit first: an expiry counted at its entry is counted down. */
+	{ "hrtimer_expire_exit", probe_hrtimer_expire_exit },
+	{ "hrtimer_expire_entry", probe_hrtimer_expire_entry },
 };
 
 static void klog_find_tracepoint(struct tracepoint *tp, void *unused)
@@ -520,6 +569,8 @@ int klog_probes_register(void)
 
 	/* Waits that began while tracing was off are not known. */
 	memset(klog_tasks, 0, sizeof(klog_tasks));
+	for_each_possible_cpu(i)
+		per_cpu(klog_in_hrtimer, i) = 0;
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
 		ret = tracepoint_probe_register(klog_probes[i].tp,
 						klog_probes[i].func, NULL);
