@@ -12,10 +12,9 @@
  * A tap on
  *   refresh   fetches front page `param` (an AsyncTask on the serial executor, as Android's
  *             AsyncTask.execute): the listing, then for each of the first ROWS_LOADED stories its
- *             picture, decoded at full size (BitmapFactory's defaults), scaled to the view and
- *             shown as it arrives, and its title laid out. A picture not yet on the card is
- *             downloaded and written to /sdcard as it arrives (8 KiB writes, no fsync); one
- *             already there is decoded from the card, read through sdcardd as it decodes;
+ *             picture, written to /sdcard as it downloads (8 KiB writes, no fsync), decoded at
+ *             full size (BitmapFactory's defaults), scaled to the view and shown as it arrives,
+ *             and its title laid out;
  *   a row     fetches that story's comments, parses them and lays out the first COMMENT_PAGES
  *             pages of text (the same executor);
  *   the bar   scrolls the list by a row over the pictures already loaded (main thread only);
@@ -227,10 +226,10 @@ static void jpeg_fail_exit(j_common_ptr c)
 	longjmp(((struct jpeg_fail *)c->err)->jump, 1);
 }
 
-/* Decodes a JPEG at full size, as BitmapFactory does with its default options (inSampleSize 1),
- * from file when it is not NULL, else from buf, and scales its centre (cropped to the view's
- * aspect) into out (THUMB_W x THUMB_H, XRGB) bilinearly. Returns 0 or -1. */
-static int decode_thumb(FILE *file, const uint8_t *buf, size_t len, uint32_t *out)
+/* Decodes the JPEG in buf at full size, as BitmapFactory.decodeByteArray does with its default
+ * options (inSampleSize 1), and scales its centre (cropped to the view's aspect) into out
+ * (THUMB_W x THUMB_H, XRGB) bilinearly. Returns 0 or -1. */
+static int decode_thumb(const uint8_t *buf, size_t len, uint32_t *out)
 {
 	struct jpeg_decompress_struct d;
 	struct jpeg_fail fail;
@@ -244,10 +243,7 @@ static int decode_thumb(FILE *file, const uint8_t *buf, size_t len, uint32_t *ou
 		return -1;
 	}
 	jpeg_create_decompress(&d);
-	if (file)
-		jpeg_stdio_src(&d, file);
-	else
-		jpeg_mem_src(&d, buf, (unsigned long)len);
+	jpeg_mem_src(&d, buf, (unsigned long)len);
 	jpeg_read_header(&d, TRUE);
 	d.out_color_space = JCS_RGB;
 	jpeg_start_decompress(&d);
@@ -295,46 +291,20 @@ static int decode_thumb(FILE *file, const uint8_t *buf, size_t len, uint32_t *ou
 
 /* ---- work off the main thread ---- */
 
-/* Path of story id's picture in the cache, plus suffix. */
-static void cache_path(char *path, size_t size, const char *id, const char *suffix)
+/* Downloads a picture and keeps it on the card as it arrives, as Reddit News did (a stream
+ * copied through an 8 KiB buffer, no fsync: the kernel's writeback takes it to the card later).
+ * Returns 0 with the picture in *buf (the caller frees), or -1. */
+static int fetch_picture(const char *id, uint8_t **buf, size_t *len)
 {
-	snprintf(path, size, "%s/%s.jpg%s", rn.cache_dir, id, suffix);
-}
+	char url[64], path[128];
+	int fd, rc;
 
-/*
- * Story id's picture into out. One already on the card is decoded from it as an image loader's
- * disk cache answers before the network: streamed through BitmapFactory's 16 KiB decode buffer
- * (DECODE_BUFFER_SIZE), so the reads through sdcardd interleave with the decoding. Otherwise
- * it is downloaded and kept on the card as it arrives, as Reddit News did (a stream copied
- * through an 8 KiB buffer, no fsync: the kernel's writeback takes it to the card later), into
- * a temporary name renamed once whole, so the cache holds only whole pictures. Returns 0 with
- * out filled, or -1.
- */
-static int load_picture(const char *id, uint32_t *out)
-{
-	char url[64], path[128], part[128];
-	uint8_t *buf;
-	size_t len;
-	int rc;
-
-	cache_path(path, sizeof(path), id, "");
-	FILE *cached = fopen(path, "rbe");
-	if (cached) {
-		rc = setvbuf(cached, NULL, _IOFBF, 16384) == 0 ? decode_thumb(cached, NULL, 0, out) :
-			-1;
-		fclose(cached);
-		return rc;
-	}
 	snprintf(url, sizeof(url), "/img/%s.jpg", id);
-	cache_path(part, sizeof(part), id, ".part");
-	int fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	rc = content_get(url, &buf, &len, fd);
-	if (fd >= 0 && (close(fd) != 0 || rc != 0 || rename(part, path) != 0))
-		unlink(part);
-	if (rc != 0)
-		return -1;
-	rc = decode_thumb(NULL, buf, len, out);
-	free(buf);
+	snprintf(path, sizeof(path), "%s/%s.jpg", rn.cache_dir, id);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	rc = content_get(url, buf, len, fd);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 
@@ -375,8 +345,11 @@ static void *refresh_work(struct pl_async_task *t, void *ctx)
 	free(buf);
 	for (int i = 0; ok && i < ROWS_LOADED && i < job->nstories; i++) {
 		const struct story *s = &job->stories[i];
-		if (load_picture(s->id, job->thumbs[i]) != 0)
-			memset(job->thumbs[i], 0, sizeof(job->thumbs[i]));
+		if (fetch_picture(s->id, &buf, &len) == 0) {
+			if (decode_thumb(buf, len, job->thumbs[i]) != 0)
+				memset(job->thumbs[i], 0, sizeof(job->thumbs[i]));
+			free(buf);
+		}
 		if (coverage_alloc(&job->titles[i], TITLE_W, ROW_H) == 0)
 			lay_out(&job->titles[i], s->title, 0, TITLE_W, 4, TITLE_PX);
 		pl_async_task_publish_progress(t, i);
