@@ -267,12 +267,31 @@ gather() {
 
 clock() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 
-# done/total, the current run, elapsed time and ETA (from the runs finished in this session).
+# done/total, the current run, elapsed time and ETA (from the work done in this session: the
+# runs finished and the share of their scripts the runs in flight have replayed).
 progress() {
-	local el=$((SECONDS - t0)) eta=--:--
-	[ "$ran" -gt 0 ] && eta=$(clock $((el * (total - ndone) / ran)))
+	local el=$((SECONDS - t0)) eta=--:-- work=$((ran * 1000 + flight_permille))
+	[ "$work" -gt 0 ] && eta=$(clock $((el * ((total - ndone) * 1000 - flight_permille) / work)))
 	printf 'experiment %s: %d/%d done (%d skipped, %d failed), %s, elapsed %s, ETA %s\n' \
 		"$name" "$ndone" "$total" "$skipped" "$failed" "$1" "$(clock $el)" "$eta" >&2
+}
+
+# The local runs in flight into flight_where, as "RUN at input N/M" (the inputs its ground truth
+# holds of its script's actions), and the share of their scripts replayed, in thousandths,
+# summed into flight_permille.
+flight_permille=0 flight_where=""
+in_flight() {
+	local i n m
+	flight_permille=0 flight_where=
+	for i in "${job_of[@]}"; do
+		read_run "$1" "$i"
+		n=$(grep -c '^input ' "$1/$run/ground_truth.txt" 2>/dev/null) || n=0
+		m=$("$replay" check "$top/replay/scripts/$workload.rply" | sed -n 's/.*: \([0-9]*\) actions.*/\1/p')
+		[ "${m:-0}" -gt 0 ] || continue
+		flight_permille=$((flight_permille + 1000 * (n < m ? n : m) / m))
+		flight_where+="${flight_where:+, }$run at input $n/$m"
+	done
+	: "${flight_where:=no run in flight}"
 }
 
 # ---- executors ------------------------------------------------------------------------------
@@ -338,7 +357,7 @@ default_jobs_slurm() {
 }
 
 run_local() {
-	local dir=$1 jobs=$2 i pid
+	local dir=$1 jobs=$2 i pid tick
 	local queue=("${todo[@]}")
 	while [ ${#queue[@]} -gt 0 ] || [ ${#job_of[@]} -gt 0 ]; do
 		while [ ${#queue[@]} -gt 0 ] && [ ${#job_of[@]} -lt "$jobs" ]; do
@@ -352,7 +371,17 @@ run_local() {
 			read_run "$dir" "$i"
 			progress "started $run"
 		done
-		wait -n -p pid "${!job_of[@]}" || true
+		# A tick every PROGRESS_S seconds shows how far the runs in flight are.
+		sleep "${PROGRESS_S:-60}" &
+		tick=$!
+		wait -n -p pid "${!job_of[@]}" "$tick" || true
+		if [ "$pid" = "$tick" ]; then
+			in_flight "$dir"
+			progress "$flight_where"
+			continue
+		fi
+		kill "$tick" 2>/dev/null || true
+		flight_permille=0
 		kill -KILL -- "-$pid" 2>/dev/null || true	# what the task left behind in its group
 		i=${job_of[$pid]}
 		unset "job_of[$pid]"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # scripts/experiment.sh end to end on the phone, with the local executor:
 #   - a bad spec is one line naming SPEC:LINE, exit 2;
+#   - while a run is in flight, a progress line says at which of its script's inputs it is;
 #   - a 4-run matrix (timer traced and untraced, and asynctask@gestures with an option
 #     run-experiment.sh rejects, twice) is killed once its two timer runs are in the database
 #     and run again: the finished runs are skipped, the two bad runs are recorded failed with
@@ -45,7 +46,7 @@ options asynctask@gestures --no-such-option x
 EOF
 rm -rf "$dir"
 # First invocation, killed (the whole process group) once the timer runs are in the database.
-setsid "$top/scripts/experiment.sh" "$work/e.spec" --jobs 1 > "$work/first.log" 2>&1 &
+PROGRESS_S=1 setsid "$top/scripts/experiment.sh" "$work/e.spec" --jobs 1 > "$work/first.log" 2>&1 &
 first=$!
 timeout 300 bash -c "until [ \"\$(sqlite3 '$dir/results.sqlite' \"SELECT count(*) FROM runs WHERE status = 'ok'\" 2>/dev/null)\" = 2 ]; do
 	kill -0 $first 2>/dev/null || exit 1; sleep 0.5; done" || { cat "$work/first.log"; fail "no run finished"; }
@@ -58,6 +59,8 @@ rc=0
 grep -q "^experiment $exp: 4 runs, 2 skipped, 2 failed" "$work/second.log" ||
 	{ cat "$work/second.log"; fail "the resumed experiment did not skip exactly the finished runs"; }
 grep -q "^experiment $exp: [0-9]/4 done .*ETA" "$work/first.log" || fail "no progress line"
+grep -Eq "^experiment $exp: 0/4 done .*timer-phone-trace(on|off)-r1 at input [0-9]+/5, " "$work/first.log" ||
+	{ cat "$work/first.log"; fail "no line on how far the run in flight is"; }
 
 q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND workload = 'timer'")" = 2 ] || fail "timer runs not ok"
