@@ -193,6 +193,9 @@ static void open_host_side(phone *p, struct pl_error *err)
     if (o->gt_path) {
         if (!(p->gt = fopen(o->gt_path, "w")))
             die_file(o->gt_path, "cannot create");
+        /* Line by line: a few lines per virtual second, and a reader
+         * (experiment.sh's progress) sees each input as it happens. */
+        setvbuf(p->gt, NULL, _IOLBF, 0);
         p->rp = phone_replay_new(p->script, p->gt, p->system_map ? &p->clk : NULL);
     }
     if (o->cpu_path) {
