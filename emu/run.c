@@ -141,6 +141,7 @@ typedef struct phone {
     double start_s;
     int saved_only;             /* the run ended at the snapshot point */
     uint64_t seen_output_ns;    /* the guest's last progress, when the host guard saw it */
+    uint64_t seen_returns;      /* exception returns on all cores then */
     double seen_cpu_s;          /* host_cpu_s() then */
 } phone;
 
@@ -192,6 +193,9 @@ static void open_host_side(phone *p, struct pl_error *err)
     if (o->gt_path) {
         if (!(p->gt = fopen(o->gt_path, "w")))
             die_file(o->gt_path, "cannot create");
+        /* Line by line: a few lines per virtual second, and a reader
+         * (experiment.sh's progress) sees each input as it happens. */
+        setvbuf(p->gt, NULL, _IOLBF, 0);
         p->rp = phone_replay_new(p->script, p->gt, p->system_map ? &p->clk : NULL);
     }
     if (o->cpu_path) {
@@ -339,6 +343,17 @@ static const char *early_suspect(const phone *p, char *buf, size_t len)
     return buf;
 }
 
+/* Exception returns on all cores: a guest that takes interrupts and
+ * system calls and returns from them is alive, however slowly it runs. */
+static uint64_t exc_returns(phone *p)
+{
+    arm_sys *cpus = machine_cpus(p->m);
+    uint64_t n = 0;
+    for (int i = 0; i < arm_sys_ncores(cpus); i++)
+        n += arm_exc_return_count(arm_sys_cpu(cpus, i));
+    return n;
+}
+
 /* Where a guest that stopped making progress was, as the tail of the one
  * error line: the image at fault before /init, else the console's last
  * line (a restored run may have printed none). */
@@ -389,12 +404,19 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
     }
     /* The host-time guard: a core taking one fault after another (a
      * vector table that is not mapped) crawls through virtual time, so
-     * --hang-s alone could take hours of host time to fire. */
-    if (c->last_output_ns != p->seen_output_ns || !p->seen_cpu_s) {
+     * --hang-s alone could take hours of host time to fire. Such a core
+     * never returns from an exception; a quiet guest that crawls because
+     * its cores contend (a stress load's spinlocks end window after
+     * window) returns from its interrupts, and only --hang-s judges it. */
+    uint64_t returns = exc_returns(p);
+    if (c->last_output_ns != p->seen_output_ns || returns != p->seen_returns ||
+        !p->seen_cpu_s) {
         p->seen_output_ns = c->last_output_ns;
+        p->seen_returns = returns;
         p->seen_cpu_s = host_cpu_s();
     } else if (host_cpu_s() - p->seen_cpu_s >= (double)o->hang_host_s) {
-        fprintf(stderr, "%s: the guest made no progress for %llu s of host CPU "
+        fprintf(stderr, "%s: the guest made no progress and returned from no "
+                "exception for %llu s of host CPU "
                 "time, in which virtual time advanced %.3f s (at %.3f s); stopping "
                 "(--hang-host-s; a core looping through its exception vectors?)%s\n",
                 prog, (unsigned long long)o->hang_host_s,

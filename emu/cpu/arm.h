@@ -108,6 +108,9 @@ void arm_set_cpsr(arm_cpu *c, uint32_t cpsr);
 /* Exact even when called from a hook in the middle of arm_run(). */
 uint64_t arm_insn_count(const arm_cpu *c);
 uint64_t arm_cycle_count(const arm_cpu *c);
+/* Exception returns the core has executed (the PMU's EXC_RETURN event,
+ * counted whether or not a counter counts it). */
+uint64_t arm_exc_return_count(const arm_cpu *c);
 int arm_cpu_index(const arm_cpu *c);
 void arm_dump(const arm_cpu *c, FILE *f);
 

@@ -1396,6 +1396,11 @@ uint64_t arm_cycle_count(const arm_cpu *c)
     return c->cycles_base + (c->insns - c->insns_base) * c->cpi;
 }
 
+uint64_t arm_exc_return_count(const arm_cpu *c)
+{
+    return c->pmu.exc_return;
+}
+
 int arm_cpu_index(const arm_cpu *c)
 {
     return c->index;

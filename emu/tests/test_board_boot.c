@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <zlib.h>
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
+
 #include "board_test.h"
 #include "../ports.h"
 #include "../cpu/arm_int.h"
@@ -447,6 +449,15 @@ static void test_output_failures(void)
 
 /* A guest that spins without output is stopped as hung; one that prints
  * a kernel panic is stopped as panicked. */
+/* CPU seconds of the programs run and waited for so far. */
+static double children_cpu_s(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_CHILDREN, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
 static void test_hang_and_panic(void)
 {
     int lines;
@@ -463,9 +474,27 @@ static void test_hang_and_panic(void)
     snprintf(args, sizeof(args), "--kernel %s --hang-s 1000 --hang-host-s 1",
              make_program("vectors", to_zero, 1, NULL));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
-    CU_ASSERT_PTR_NOT_NULL(
-        strstr(first, "no progress for 1 s of host CPU time"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress and returned from no "
+                                         "exception for 1 s of host CPU time"));
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "exception vectors"));
+    /* A quiet guest that returns from its exceptions (an SVC loop whose
+     * handler returns) is alive however slowly it runs: only --hang-s
+     * stops it, after more than the host guard's second of CPU. */
+    static const uint32_t svc_loop[32] = {
+        0xe28f0058, /* add r0, pc, #0x58: the vectors at 0x60 */
+        0xee0c0f10, /* mcr p15, 0, r0, c12, c0, 0: VBAR */
+        0xef000000, /* 1: svc #0 */
+        0xeafffffd, /* b 1b */
+        [24] = 0xeafffffe, 0xeafffffe,
+        0xe1b0f00e, /* SVC vector: movs pc, lr */
+        0xeafffffe, 0xeafffffe, 0xeafffffe, 0xeafffffe, 0xeafffffe,
+    };
+    double t0 = children_cpu_s();
+    snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 100 --hang-s 1 --hang-host-s 1",
+             make_program("svc", svc_loop, 32, NULL));
+    CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
+    CU_ASSERT(children_cpu_s() - t0 > 1.0);
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10",
              make_printer("panic", "Kernel panic - not syncing: test\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
