@@ -255,10 +255,11 @@ static uint32_t pc_of(const xlate *x, int k)
 /* Guest registers cached in r13d and r15d (callee-saved, so a handler call
  * keeps them), write-through: c->r[] in memory is exact at every
  * instruction, so no exit has to write anything back, and a value is read
- * from the host register instead of waiting on the store just made. Only
- * inline data processing reads and fills the cache; every other
- * instruction and every point where paths join with different contents
- * drops it (cache_drop). */
+ * from the host register instead of waiting on the store just made. Inline
+ * data processing fills the cache; it and the inline loads, stores and
+ * multiplies read it (before they write any register); after any other
+ * instruction, at a block's entry and where paths join with different
+ * contents, it is dropped (cache_drop). */
 static const int cache_reg[2] = { 13, 15 };
 
 /* mov dst, src (32-bit, any two registers) */
@@ -428,7 +429,7 @@ static void emit_mul(xlate *x, const arm_insn *d)
     emit *e = &x->e;
     uint32_t raw = d->raw;
     int op = (raw >> 21) & 7;
-    ld(e, RAX, OFF_R(d->rm));
+    ld_r(x, RAX, d->rm);
     b1(e, 0x0f);
     x_mem(e, 0xaf, RAX, OFF_R((raw >> 8) & 15)); /* imul eax, [Rs] */
     if (op == 1) {
@@ -624,7 +625,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     int32_t n = 4 * __builtin_popcount(list);
     int p = (raw >> 24) & 1, u = (raw >> 23) & 1;
     int32_t start = u ? (p ? 4 : 0) : (p ? -n : 4 - n);
-    ld(e, RAX, OFF_R(rn));
+    ld_r(x, RAX, rn);
     if (start)
         alu_ri(e, X_ADD, RAX, (uint32_t)start);
     uint8_t *slow[4];
@@ -644,12 +645,12 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
             bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
             st(e, RCX, OFF_R(i));
         } else {
-            ld(e, RCX, OFF_R(i));
+            ld_r(x, RCX, i);
             bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
         }
     }
-    if ((raw >> 21) & 1) {
-        ld(e, RAX, OFF_R(rn));
+    if ((raw >> 21) & 1) { /* rn is not in the list */
+        ld_r(x, RAX, rn);
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
         st(e, RAX, OFF_R(rn));
     }
@@ -688,7 +689,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         load = op2 == 2;
     }
     int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
-    ld(e, RAX, OFF_R(d->rn));
+    ld_r(x, RAX, d->rn);
     if (d->fn != exec_ldst && !extra) { /* offset form, signed d->imm */
         if (d->imm)
             alu_ri(e, X_ADD, RAX, d->imm);
@@ -696,7 +697,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         /* r9d = base +/- offset; eax = the address */
         b1(e, 0x41); b1(e, 0x89); b1(e, 0xc1);          /* mov r9d, eax */
         if (reg_off) {
-            ld(e, RCX, OFF_R(d->rm));
+            ld_r(x, RCX, d->rm);
             if (amt)
                 shift_ri(e, 4, RCX, amt);
             b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
@@ -718,7 +719,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
                 bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
                 st(e, RCX, OFF_R(d->rd + i));
             } else {
-                ld(e, RCX, OFF_R(d->rd + i));
+                ld_r(x, RCX, d->rd + i);
                 bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
             }
         }
@@ -732,7 +733,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         }
         st(e, RAX, OFF_R(d->rd));
     } else {
-        ld(e, RDX, OFF_R(d->rd));
+        ld_r(x, RDX, d->rd);
         if (size == 2)
             b1(e, 0x66);                         /* operand size */
         bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
