@@ -3,12 +3,12 @@
 # untraced, twice: 4 phone runs of timer by default) run with --executor local --jobs 1, then the
 # same matrix under another name with --jobs N (the default the runner picks), BENCH_REPS rounds
 # (default 5) in turns; then the N-job one again, which must skip every run. Writes
-# out/bench/experiments.json: runs, jobs, the medians over the rounds of the walls and the
-# speedup (emu/tests/benchstat.c: min-max spreads, stable), each round's wall and CPU seconds
-# (user + system of the experiment and everything under it) and 1-minute load average at its
-# start, runs_per_hour, resume_skipped and resume_wall_s; then slurm_nodes_used,
-# slurm_runs_per_hour and orphans_after_timeout (below). On a shared machine the CPU seconds stay
-# the same when the walls do not.
+# out/bench/experiments.json: runs, jobs, the medians over the rounds of the walls, the
+# speedup and runs_per_hour (emu/tests/benchstat.c: min-max spreads, stable), each round's wall
+# and CPU seconds (user + system of the experiment and everything under it, summed by
+# benchstat) and 1-minute load average at its start, resume_skipped and resume_wall_s; then
+# slurm_nodes_used, slurm_runs_per_hour and orphans_after_timeout (below). On a shared machine
+# the CPU seconds stay the same when the walls do not.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage_text="usage: $0
@@ -38,7 +38,8 @@ run_matrix() {
 	{ time "$top/scripts/experiment.sh" "$work/$name.spec" --no-report "$@" > "$log" 2>&1; } 2> "$work/$name.time" ||
 		{ tail -n 20 "$log"; echo "experiment-bench: $name failed" >&2; exit 1; }
 	read -r wall times < "$work/$name.time"
-	cpu=$(jq -n "$(tr ' ' + <<<"$times")")
+	# shellcheck disable=SC2086 # user and system seconds, two arguments
+	cpu=$("$benchstat" sum $times)
 }
 count() { sed -n "s/^experiment $1: \([0-9]*\) runs, \([0-9]*\) skipped.*/\\$2/p" "$log"; }
 
@@ -49,31 +50,35 @@ reps=${BENCH_REPS:-5}
 benchstat=$top/build/emu/benchstat
 host_start=$("$benchstat" host)
 jobs_n=$("$top/scripts/experiment.sh" --default-jobs)
-walls=() rounds=()
+walls=() walls_1=() walls_n=() rounds=()
 for r in $(seq "$reps"); do
 	run_matrix bench-exp-1 fresh --jobs 1
 	runs=$(count bench-exp-1 1) wall_1=$wall one="{\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}"
 	run_matrix bench-exp-n fresh --jobs "$jobs_n"
-	walls+=("$wall_1" "$wall")
+	walls+=("$wall_1" "$wall") walls_1+=("$wall_1") walls_n+=("$wall")
 	rounds+=("{\"round\": $r, \"jobs_1\": $one, \"jobs_n\": {\"wall_s\": $wall, \"cpu_s\": $cpu, \"load_avg\": $load}}")
 	echo "experiment-bench: round $r/$reps: 1 job $wall_1 s, $jobs_n jobs $wall s (load $load)"
 done
 run_matrix bench-exp-n resume --jobs "$jobs_n"
 resume_skipped=$(count bench-exp-n 2) resume_wall=$wall
 pairs=$("$benchstat" pairs wall_1 wall_n "${walls[@]}")
+rph_1=$("$benchstat" per-hour "$runs" "${walls_1[@]}")
+rph_n=$("$benchstat" per-hour "$runs" "${walls_n[@]}")
 host_end=$("$benchstat" host)
 
 jq -n --argjson runs "$runs" --argjson jobs "$jobs_n" --argjson p "$pairs" \
+	--argjson rph_1 "$rph_1" --argjson rph_n "$rph_n" \
 	--argjson skipped "$resume_skipped" --argjson rw "$resume_wall" --arg workloads "$workloads" \
 	--argjson h0 "$host_start" --argjson h1 "$host_end" --argjson reps "$reps" \
 	--argjson each "[$(IFS=,; echo "${rounds[*]}")]" '{
 	matrix: "\($workloads) x trace on/off x 2 repetitions, phone", runs: $runs,
-	jobs_1: { jobs: 1, wall_s: $p.wall_1.median, runs_per_hour: ($runs * 3600 / $p.wall_1.median) },
-	jobs_n: { jobs: $jobs, wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median) },
-	wall_s: $p.wall_n.median, runs_per_hour: ($runs * 3600 / $p.wall_n.median),
+	jobs_1: { jobs: 1, wall_s: $p.wall_1.median, runs_per_hour: $rph_1.median },
+	jobs_n: { jobs: $jobs, wall_s: $p.wall_n.median, runs_per_hour: $rph_n.median },
+	wall_s: $p.wall_n.median, runs_per_hour: $rph_n.median,
 	parallel_speedup: $p.ratio.median,
 	rounds: { repetitions: $reps, wall_s_jobs_1: $p.wall_1, wall_s_jobs_n: $p.wall_n,
-		parallel_speedup: $p.ratio, stable: $p.ratio.stable, each: $each },
+		parallel_speedup: $p.ratio, runs_per_hour_jobs_1: $rph_1, runs_per_hour_jobs_n: $rph_n,
+		stable: $p.ratio.stable, each: $each },
 	host: { cpu_model: $h0.cpu_model, loadavg_start: $h0.loadavg, loadavg_end: $h1.loadavg },
 	resume_skipped: $skipped, resume_wall_s: $rw }' > "$json"
 # The cluster's and the cleanup's figures, from their tests: slurm_nodes_used,

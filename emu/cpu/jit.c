@@ -228,6 +228,8 @@ typedef struct xlate {
     uint8_t *len_sites[JIT_BLOCK_INSNS + 1];  /* the block's length, once known */
     int nlen_sites;
     uint8_t *epilogue;
+    int8_t cached[2];     /* the guest register r13d, r15d hold, or -1 */
+    uint8_t cache_age[2]; /* which slot was used last */
 } xlate;
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
@@ -248,6 +250,54 @@ static void add_slow_exits(xlate *x, uint8_t **slow, int n, int k)
 static uint32_t pc_of(const xlate *x, int k)
 {
     return x->va + 4u * (uint32_t)k;
+}
+
+/* Guest registers cached in r13d and r15d (callee-saved, so a handler call
+ * keeps them), write-through: c->r[] in memory is exact at every
+ * instruction, so no exit has to write anything back, and a value is read
+ * from the host register instead of waiting on the store just made. Inline
+ * data processing fills the cache; it and the inline loads, stores and
+ * multiplies read it (before they write any register); after any other
+ * instruction, at a block's entry and where paths join with different
+ * contents, it is dropped (cache_drop). */
+static const int cache_reg[2] = { 13, 15 };
+
+/* mov dst, src (32-bit, any two registers) */
+static void mov_rr_any(emit *e, int dst, int src)
+{
+    if (dst >= 8 || src >= 8)
+        b1(e, (uint8_t)(0x40 | (src >= 8) << 2 | (dst >= 8)));
+    b1(e, 0x89);
+    b1(e, (uint8_t)(0xc0 | (src & 7) << 3 | (dst & 7)));
+}
+
+static void cache_drop(xlate *x)
+{
+    x->cached[0] = x->cached[1] = -1;
+}
+
+/* host = guest register n */
+static void ld_r(xlate *x, int host, int n)
+{
+    for (int i = 0; i < 2; i++)
+        if (x->cached[i] == n) {
+            mov_rr_any(&x->e, host, cache_reg[i]);
+            x->cache_age[i] = 1, x->cache_age[!i] = 0;
+            return;
+        }
+    ld(&x->e, host, OFF_R(n));
+}
+
+/* guest register n = host, in memory and in the cache */
+static void st_r(xlate *x, int host, int n)
+{
+    st(&x->e, host, OFF_R(n));
+    int i = x->cached[0] == n ? 0 : x->cached[1] == n ? 1 : !x->cache_age[0];
+    if (x->cached[!i] == -1 && x->cached[i] != n)
+        i = !i; /* an empty slot first */
+    mov_rr_any(&x->e, cache_reg[i], host);
+    x->cached[i] = (int8_t)n;
+    x->cache_age[i] = 1, x->cache_age[!i] = 0;
 }
 
 /* Calls the handler of instruction k with c->insns and c->r[15] set; any
@@ -335,10 +385,11 @@ static int dp_inline(const arm_insn *d)
 /* ecx = Rm shifted by the bottom byte of Rs (A8.4.4): LSL and LSR by 32
  * or more give 0, ASR by 32 or more is ASR by 31, ROR uses the amount
  * modulo 32 as x86 does. Clobbers edx and r8d. */
-static void emit_shift_reg(emit *e, int type, int rm, int rs)
+static void emit_shift_reg(xlate *x, int type, int rm, int rs)
 {
-    ld(e, RDX, OFF_R(rm));
-    ld(e, RCX, OFF_R(rs));
+    emit *e = &x->e;
+    ld_r(x, RDX, rm);
+    ld_r(x, RCX, rs);
     bn(e, 3, 0x0f, 0xb6, 0xc9); /* movzx ecx, cl */
     switch (type) {
     case 0:
@@ -378,7 +429,7 @@ static void emit_mul(xlate *x, const arm_insn *d)
     emit *e = &x->e;
     uint32_t raw = d->raw;
     int op = (raw >> 21) & 7;
-    ld(e, RAX, OFF_R(d->rm));
+    ld_r(x, RAX, d->rm);
     b1(e, 0x0f);
     x_mem(e, 0xaf, RAX, OFF_R((raw >> 8) & 15)); /* imul eax, [Rs] */
     if (op == 1) {
@@ -409,9 +460,9 @@ static void emit_dp(xlate *x, const arm_insn *d)
     if (imm) {
         mov_ri(e, RCX, d->imm);
     } else if (raw & 0x10) {
-        emit_shift_reg(e, type, d->rm, (raw >> 8) & 15);
+        emit_shift_reg(x, type, d->rm, (raw >> 8) & 15);
     } else {
-        ld(e, RCX, OFF_R(d->rm));
+        ld_r(x, RCX, d->rm);
         if (amt) {
             static const int n[4] = { 4, 5, 7, 1 };
             shift_ri(e, n[type], RCX, amt);
@@ -422,7 +473,7 @@ static void emit_dp(xlate *x, const arm_insn *d)
         }
     }
     if (op != 13 && op != 15)
-        ld(e, RAX, OFF_R(d->rn));
+        ld_r(x, RAX, d->rn);
     switch (op) {
     case 0: case 8: alu_rr(e, X_AND, RAX, RCX); break;
     case 1: case 9: alu_rr(e, X_XOR, RAX, RCX); break;
@@ -490,7 +541,7 @@ static void emit_dp(xlate *x, const arm_insn *d)
         }
     }
     if (op < 8 || op > 11)
-        st(e, RAX, OFF_R(d->rd));
+        st_r(x, RAX, d->rd);
 }
 
 /* The soft-TLB hit for an access of `bytes` at the va in eax, `span` more
@@ -574,7 +625,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     int32_t n = 4 * __builtin_popcount(list);
     int p = (raw >> 24) & 1, u = (raw >> 23) & 1;
     int32_t start = u ? (p ? 4 : 0) : (p ? -n : 4 - n);
-    ld(e, RAX, OFF_R(rn));
+    ld_r(x, RAX, rn);
     if (start)
         alu_ri(e, X_ADD, RAX, (uint32_t)start);
     uint8_t *slow[4];
@@ -594,12 +645,12 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
             bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
             st(e, RCX, OFF_R(i));
         } else {
-            ld(e, RCX, OFF_R(i));
+            ld_r(x, RCX, i);
             bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
         }
     }
-    if ((raw >> 21) & 1) {
-        ld(e, RAX, OFF_R(rn));
+    if ((raw >> 21) & 1) { /* rn is not in the list */
+        ld_r(x, RAX, rn);
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
         st(e, RAX, OFF_R(rn));
     }
@@ -638,7 +689,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         load = op2 == 2;
     }
     int32_t tlb = load ? OFF(tlb_r) : OFF(tlb_w);
-    ld(e, RAX, OFF_R(d->rn));
+    ld_r(x, RAX, d->rn);
     if (d->fn != exec_ldst && !extra) { /* offset form, signed d->imm */
         if (d->imm)
             alu_ri(e, X_ADD, RAX, d->imm);
@@ -646,7 +697,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         /* r9d = base +/- offset; eax = the address */
         b1(e, 0x41); b1(e, 0x89); b1(e, 0xc1);          /* mov r9d, eax */
         if (reg_off) {
-            ld(e, RCX, OFF_R(d->rm));
+            ld_r(x, RCX, d->rm);
             if (amt)
                 shift_ri(e, 4, RCX, amt);
             b1(e, 0x41); b1(e, u ? 0x01 : 0x29); b1(e, 0xc9); /* add/sub r9d, ecx */
@@ -668,7 +719,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
                 bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
                 st(e, RCX, OFF_R(d->rd + i));
             } else {
-                ld(e, RCX, OFF_R(d->rd + i));
+                ld_r(x, RCX, d->rd + i);
                 bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
             }
         }
@@ -682,7 +733,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         }
         st(e, RAX, OFF_R(d->rd));
     } else {
-        ld(e, RDX, OFF_R(d->rd));
+        ld_r(x, RDX, d->rd);
         if (size == 2)
             b1(e, 0x66);                         /* operand size */
         bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
@@ -939,6 +990,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     b1(e, 0x5d); b1(e, 0x41); b1(e, 0x5c); b1(e, 0x5b); b1(e, 0xc3);
     patch(to_body, e->p);
     uint8_t *body = x->body = e->p;
+    cache_drop(x);
 
     uint32_t off = va & 0xfff;
     int k = 0;
@@ -961,6 +1013,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         uint32_t cond = raw >> 28;
         uint8_t *skip[2];
         int nskip = emit_cond(x, cond, skip);
+        int8_t before[2] = { x->cached[0], x->cached[1] };
         if (d->fn == exec_b) {
             uint32_t target = pc_of(x, k) + 8 + d->imm;
             if ((raw >> 24) & 1)
@@ -985,6 +1038,13 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         } else {
             emit_call(x, k);
         }
+        if (!dp_inline(d))
+            cache_drop(x);
+        /* Where a skipped instruction's path joins, a slot holds the same
+         * register on both paths or nothing. */
+        for (int i = 0; nskip && i < 2; i++)
+            if (x->cached[i] != before[i])
+                x->cached[i] = -1;
         for (int i = 0; i < nskip; i++)
             patch(skip[i], e->p);
         k++;

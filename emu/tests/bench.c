@@ -10,9 +10,9 @@
  * QEMU's start-up cost is removed by timing a tenth of the loop as well and
  * using the difference.
  *
- * With --pmu-json, the fast engine then runs the loop PMU_REPS times with
- * PMU counters of instructions and cycles on and off, alternating, and
- * writes the median MIPS of each, their spread and the cost.
+ * With --pmu-json, the fast engine then runs the loop --reps rounds with
+ * PMU counters of instructions and cycles off, then on, and writes the
+ * median MIPS of each, their spread and the cost, per round.
  *
  *   bench --guest DIR [--reps N] [--min-s S] [--json FILE] [--pmu-json FILE]
  */
@@ -29,7 +29,6 @@
 
 #define COUNT_OFF 0x40
 #define PMU_OFF 0x44
-#define PMU_REPS 7
 #define MAX_REPS 64
 
 static double now_s(void)
@@ -118,19 +117,13 @@ static uint32_t scale_iters(uint32_t probe_iters, timing probe, double min_s)
     return iters > 4e9 ? 4000000000u : (uint32_t)ceil(iters);
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Fast-engine MIPS with the PMU's counters off and on, `reps` rounds of
+ * off then on; the cost is the per-round ratio off/on (benchstat.h). */
+static void pmu_cost(dt_buf *img, uint32_t iters, int reps, const char *json)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Fast-engine MIPS with the PMU's counters off and on, PMU_REPS runs
- * each, alternating so that the machine's load hits both alike. */
-static void pmu_cost(dt_buf *img, uint32_t iters, const char *json)
-{
-    double mips[2][PMU_REPS];
+    double mips[2][MAX_REPS];
     uint64_t n[2];
-    for (int r = 0; r < PMU_REPS; r++)
+    for (int r = 0; r < reps; r++)
         for (int on = 0; on < 2; on++) {
             uint32_t flag = (uint32_t)on;
             memcpy(img->p + PMU_OFF, &flag, 4);
@@ -141,27 +134,30 @@ static void pmu_cost(dt_buf *img, uint32_t iters, const char *json)
     memset(img->p + PMU_OFF, 0, 4);
     if (n[1] != n[0] + 8) /* bench_loop.S's set-up ran */
         die("the loop with counters on did not run the PMU set-up");
+    json_t *p = bench_pairs(mips[0], mips[1], (size_t)reps,
+                            "guest_loop_mips_counters_off",
+                            "guest_loop_mips_counters_on");
+    const json_t *ratio = json_object_get(p, "ratio");
+    double cost =
+        100.0 * (json_real_value(json_object_get(ratio, "median")) - 1.0);
+    printf("bench: the PMU's counters, %d rounds of off, on (fast engine)\n",
+           reps);
+    bench_print("  ", "counters off (MIPS)",
+                json_object_get(p, "guest_loop_mips_counters_off"));
+    bench_print("  ", "counters on (MIPS)",
+                json_object_get(p, "guest_loop_mips_counters_on"));
+    bench_print("  ", "off/on, per round", ratio);
+    printf("  counting costs %.1f%% (the median of the per-round ratios)\n",
+           cost);
     json_t *j = json_object();
-    static const char *name[2] = { "off", "on" };
-    double med[2];
-    for (int on = 0; on < 2; on++) {
-        qsort(mips[on], PMU_REPS, sizeof(double), cmp_double);
-        med[on] = mips[on][PMU_REPS / 2];
-        char key[64];
-        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s", name[on]);
-        json_object_set_new(j, key, json_real(med[on]));
-        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s_min", name[on]);
-        json_object_set_new(j, key, json_real(mips[on][0]));
-        snprintf(key, sizeof(key), "guest_loop_mips_counters_%s_max", name[on]);
-        json_object_set_new(j, key, json_real(mips[on][PMU_REPS - 1]));
-        printf("  counters %-3s  %8.1f MIPS median of %d [%.1f .. %.1f]\n",
-               name[on], med[on], PMU_REPS, mips[on][0],
-               mips[on][PMU_REPS - 1]);
-    }
-    double cost = 100.0 * (med[0] / med[1] - 1.0);
-    printf("  counting costs %.1f%% (median against median)\n", cost);
+    /* The medians under the names the single-run figures used. */
+    json_object_set(j, "guest_loop_mips_counters_off",
+                    median(p, "guest_loop_mips_counters_off"));
+    json_object_set(j, "guest_loop_mips_counters_on",
+                    median(p, "guest_loop_mips_counters_on"));
     json_object_set_new(j, "counters_on_cost_percent", json_real(cost));
-    json_object_set_new(j, "runs_each", json_integer(PMU_REPS));
+    json_object_set_new(j, "rounds", p);
+    json_object_set_new(j, "repetitions", json_integer(reps));
     json_object_set_new(j, "guest_instructions_on",
                         json_integer((json_int_t)n[1]));
     json_object_set_new(j, "guest_instructions_off",
@@ -170,7 +166,7 @@ static void pmu_cost(dt_buf *img, uint32_t iters, const char *json)
         j, "mips_basis",
         json_string(
             "fast engine, guest instructions per host CPU second (getrusage)"));
-    if (json_dump_file(j, json, JSON_INDENT(2)))
+    if (json_dump_file(j, json, JSON_INDENT(2) | JSON_REAL_PRECISION(6)))
         die("cannot write the PMU json file");
     json_decref(j);
 }
@@ -238,7 +234,7 @@ int main(int argc, char **argv)
     }
     dt_remove_dir(work);
     if (pmu_json)
-        pmu_cost(&img, it_fast, pmu_json);
+        pmu_cost(&img, it_fast, reps, pmu_json);
     free(img.p);
 
     json_t *fq = bench_pairs(fast, qemu, (size_t)reps, "mips_emu", "mips_qemu");
