@@ -50,6 +50,18 @@ enum pl_category {
 #define PL_TID_IDLE_CPU UINT32_MAX
 #define PL_TID_IDLE_CPU_NAME "interrupts (idle cpu)"
 
+/*
+ * Hardware counts of running time (SWITCH_COUNTS): instructions and cycles
+ * of the slices on a cpu it covers. A slice the time cuts (a step that
+ * starts or ends while its thread runs) counts by its share of the
+ * slice's time; counted_ns is the running time whose slice was counted
+ * (a slice before the thread's first switch, or with no SWITCH_COUNTS, is
+ * not). Effective MHz = cycles * 1000 / counted_ns.
+ */
+struct pl_counts {
+	uint64_t instructions, cycles, counted_ns;
+};
+
 struct pl_breakdowns {
 	uint64_t count;				/* = transactions */
 	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
@@ -88,6 +100,13 @@ struct pl_breakdowns {
 	uint64_t *tx_preempt_first;	/* count + 1 */
 	uint32_t *tx_preempter_tid;
 	uint64_t *tx_preempted_ns;
+	/*
+	 * The trace holds SWITCH_COUNTS; the counts of each critical-path step
+	 * (indexed as cp->steps) and their sum per transaction.
+	 */
+	int counted;
+	struct pl_counts *step_counts;
+	struct pl_counts *tx_counts;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
