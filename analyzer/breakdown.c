@@ -44,7 +44,7 @@ struct timeline {
 	enum pl_category reason;	/* why the next sleep happens, from *_BLOCK / *_WAIT */
 	enum pl_category files;		/* what the next sleep waits on, from FILE_WAIT */
 	int on_cpu;
-	uint64_t slice;			/* 1 + the transition of its last switch-in; 0 none */
+	uint64_t slice; /* 1 + the transition of its last switch-in; 0 none */
 };
 
 /* A cpu's frequency from ts_ns on (CPU_FREQUENCY). */
@@ -77,7 +77,8 @@ static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat, uint
 		tl->cap = tl->cap ? tl->cap * 2 : 8;
 		tl->t = pl_xrealloc(tl->t, tl->cap, sizeof(*tl->t));
 	}
-	tl->t[tl->n++] = (struct transition){ .ts_ns = ts_ns, .cat = cat,
+	tl->t[tl->n++] = (struct transition){ .ts_ns = ts_ns,
+					      .cat = cat,
 					      .cpu = cat == PL_CAT_RUNNING ? cpu : NO_CPU,
 					      .by_tid = by_tid };
 }
@@ -174,9 +175,9 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 	for (uint32_t t = 0; t < iv->nthreads; t++) {
 		pl_idmap_put(&tids, iv->threads[t].tid, 0, t);
 		/* Without kernel events nothing says when a thread ran. */
-		tls[t].before = (struct transition){
-			.cat = kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN, .cpu = NO_CPU
-		};
+		tls[t].before =
+			(struct transition){ .cat = kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
+					     .cpu = NO_CPU };
 		tls[t].reason = PL_CAT_SLEEPING;
 		tls[t].files = PL_CAT_SLEEPING;
 	}

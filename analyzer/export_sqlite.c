@@ -288,7 +288,8 @@ static int write_edges(struct db *d, const struct pl_analysis *a)
 static int write_transactions(struct db *d, const struct pl_analysis *a)
 {
 	sqlite3_stmt *tx = db_prepare(d, "INSERT INTO transactions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *cp = db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *cp =
+		db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?)");
 	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
 	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?)");
@@ -313,7 +314,8 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 			int c = a->bd->counted;
 
 			rc = db_row(d, cp, "suusuuuuuUUU", a->run_id, k, s - a->cp->first_step[k],
-				    p->kind == PL_EDGE_TEMPORAL ? "temporal" : pl_edge_kind_name(p->kind),
+				    p->kind == PL_EDGE_TEMPORAL ? "temporal" :
+								  pl_edge_kind_name(p->kind),
 				    (uint64_t)from->tid, (uint64_t)to->tid, from->ts_ns, to->ts_ns,
 				    to->ts_ns - from->ts_ns, c, n->instructions, c, n->cycles, c,
 				    n->counted_ns);

@@ -506,13 +506,14 @@ static json_t *counts_json(const struct pl_analysis *a)
 		all.instructions += c->instructions;
 		all.cycles += c->cycles;
 		all.counted_ns += c->counted_ns;
-		json_array_append_new(per_tx, json_pack("{s:o, s:o, s:o}",
-			"instructions", count(c->instructions), "cycles", count(c->cycles),
-			"counted_ns", count(c->counted_ns)));
+		json_array_append_new(per_tx,
+				      json_pack("{s:o, s:o, s:o}", "instructions",
+						count(c->instructions), "cycles", count(c->cycles),
+						"counted_ns", count(c->counted_ns)));
 	}
-	return json_pack("{s:o, s:o, s:o, s:o}", "instructions", count(all.instructions),
-			 "cycles", count(all.cycles), "counted_ns", count(all.counted_ns),
-			 "transactions", per_tx);
+	return json_pack("{s:o, s:o, s:o, s:o}", "instructions", count(all.instructions), "cycles",
+			 count(all.cycles), "counted_ns", count(all.counted_ns), "transactions",
+			 per_tx);
 }
 
 json_t *pl_report_summary(const struct pl_analysis *a)
@@ -678,8 +679,9 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,"
-		   "critical_path_instructions,critical_path_cycles,critical_path_mhz,critical_path\n");
+	fprintf(f,
+		",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,"
+		"critical_path_instructions,critical_path_cycles,critical_path_mhz,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);

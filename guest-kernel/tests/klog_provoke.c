@@ -714,7 +714,8 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 
 			if (!p || p->type != PL_EV_CONTEXT_SWITCH || p->tid != e->tid ||
 			    p->ts_ns != e->ts_ns)
-				fail("record %zu: switch_counts not just after its context_switch", i);
+				fail("record %zu: switch_counts not just after its context_switch",
+				     i);
 			switch_counts++;
 			ours_counted += is_ours(e->tid) && e->a0 && (e->a1 || e->a2);
 		}
@@ -872,8 +873,8 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	if (fails)
 		klog_die("%d checks failed (first ones above)", fails);
 	printf("KLOG-TEST: OK every kernel event type recorded and paired (%zu records, "
-	       "%d binder and %d lock wait pairs; %zu of %zu switches counted)\n", t->n,
-	       binder_pairs, paired[0] + paired[1] + paired[2] + paired[3], switch_counts,
+	       "%d binder and %d lock wait pairs; %zu of %zu switches counted)\n",
+	       t->n, binder_pairs, paired[0] + paired[1] + paired[2] + paired[3], switch_counts,
 	       switches);
 }
 

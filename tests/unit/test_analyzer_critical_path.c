@@ -190,7 +190,7 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[1], US(1));
 	CU_ASSERT_EQUAL(m.s.bd.top_preempter_tid[0], WORKER2);
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
-	CU_ASSERT_EQUAL(m.s.bd.counted, 0);	/* no SWITCH_COUNTS */
+	CU_ASSERT_EQUAL(m.s.bd.counted, 0); /* no SWITCH_COUNTS */
 	model_free(&m);
 }
 
