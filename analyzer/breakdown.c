@@ -23,7 +23,7 @@ struct transition {
 	uint32_t by_tid;	/* who preempted it, if it was switched out runnable */
 	/* A slice on a cpu that SWITCH_COUNTS counted: up to the next transition. */
 	int counted;
-	uint64_t instructions, cycles;
+	uint64_t instructions;
 };
 
 /* Who runs on a cpu from ts_ns on (CONTEXT_SWITCH's next tid; 0 the idle task). */
@@ -232,7 +232,6 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 
 				run->counted = 1;
 				run->instructions = ev->a0;
-				run->cycles = (uint64_t)ev->a2 << 32 | ev->a1;
 			}
 			if (self)
 				self->slice = 0;
@@ -342,9 +341,13 @@ static void tally_sort(struct tally *t, int by_ns)
 		}
 }
 
-/* Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes. */
-static void charge_running(struct tally *by_khz, const struct freq_timeline *freqs,
-			   uint32_t ncpus, uint32_t cpu, uint64_t from_ns, uint64_t to_ns)
+/*
+ * Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes,
+ * and its kHz x ns, where the frequency is known, to counts.
+ */
+static void charge_running(struct tally *by_khz, struct pl_counts *counts,
+			   const struct freq_timeline *freqs, uint32_t ncpus, uint32_t cpu,
+			   uint64_t from_ns, uint64_t to_ns)
 {
 	const struct freq_timeline *f = cpu < ncpus ? &freqs[cpu] : NULL;
 	uint64_t i = 0, at = from_ns;
@@ -357,6 +360,8 @@ static void charge_running(struct tally *by_khz, const struct freq_timeline *fre
 		uint64_t until = f && i < f->n && f->c[i].ts_ns < to_ns ? f->c[i].ts_ns : to_ns;
 
 		tally_add(by_khz, khz, until - at);
+		counts->khz_ns += (uint64_t)khz * (until - at);
+		counts->clocked_ns += khz ? until - at : 0;
 		if (until == to_ns)
 			return;
 		at = until;
@@ -412,7 +417,6 @@ static void charge_counts(struct pl_counts *c, const struct transition *t, uint6
 	if (!t->counted || whole == 0)
 		return;
 	c->instructions += (uint64_t)((unsigned __int128)t->instructions * part / whole);
-	c->cycles += (uint64_t)((unsigned __int128)t->cycles * part / whole);
 	c->counted_ns += part;
 }
 
@@ -432,7 +436,7 @@ static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *fre
 
 		ns[cur.cat] += until - at;
 		if (cur.cat == PL_CAT_RUNNING)
-			charge_running(&tx->by_khz, freqs, ncpus, cur.cpu, at, until);
+			charge_running(&tx->by_khz, &tx->counts, freqs, ncpus, cur.cpu, at, until);
 		if (cur.cat == PL_CAT_RUNNING && i < tl->n)
 			charge_counts(&tx->counts, &cur, tl->t[i].ts_ns, at, until);
 		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
@@ -516,8 +520,9 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			}
 			out->step_counts[i] = tx.counts;
 			out->tx_counts[k].instructions += tx.counts.instructions;
-			out->tx_counts[k].cycles += tx.counts.cycles;
 			out->tx_counts[k].counted_ns += tx.counts.counted_ns;
+			out->tx_counts[k].khz_ns += tx.counts.khz_ns;
+			out->tx_counts[k].clocked_ns += tx.counts.clocked_ns;
 		}
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			out->total_ns[c] += out->ns[k][c];

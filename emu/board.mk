@@ -128,7 +128,7 @@ $(GUEST_PERF_CPIO): ../build/perf/perf
 # `make bench`: the guest's PMU test joins the PMU's cost in out/bench/pmu.json.
 .PHONY: pmu-bench
 bench: pmu-bench
-pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO)
+pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO) $(GUEST_PERF_CPIO)
 	tests/pmu_bench.sh $(abspath ..)
 
 # `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.

@@ -1,8 +1,9 @@
 #!/bin/bash
 # `make bench`, after the CPU bench wrote out/bench/pmu.json (the PMU's cost): adds
-# perf_stat_exact, whether the guest test panlab-pmu (emu/tests/guest/pmu.c) passed, i.e. found
-# the instructions:u and cycles:u counts perf_event_open gives (what `perf stat` reads) exact,
-# and its overflow samples where they belong. Its exit status is the verdict.
+# perf_stat_exact, whether the guest tests panlab-pmu (emu/tests/guest/pmu.c: the
+# instructions:u and cycles:u counts perf_event_open gives exact, its overflow samples where
+# they belong) and panlab-perf (emu/tests/guest/perf.sh: perf stat itself exact, perf report
+# naming the loop) passed. Its exit status is the verdict.
 #   usage: pmu_bench.sh TOP
 set -euo pipefail
 top=$1
@@ -11,7 +12,9 @@ json=$top/out/bench/pmu.json
 work=$top/build/emu/pmu-bench.$$
 trap 'rm -rf "$work"' EXIT
 exact=false
-"$top/tests/integration/guest-test.sh" panlab-pmu "$work" --timeout-s 300 && exact=true
+"$top/tests/integration/guest-test.sh" panlab-pmu "$work/pmu" --timeout-s 300 &&
+	"$top/tests/integration/guest-test.sh" panlab-perf "$work/perf" \
+		--append "$top/build/emu/guest-perf.cpio.gz" --timeout-s 300 && exact=true
 jq --argjson e "$exact" '. + {perf_stat_exact: $e}' "$json" > "$work/pmu.json"
 mv "$work/pmu.json" "$json"
 echo "pmu_bench: perf_stat_exact $exact in $json"

@@ -717,7 +717,7 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 				fail("record %zu: switch_counts not just after its context_switch",
 				     i);
 			switch_counts++;
-			ours_counted += is_ours(e->tid) && e->a0 && (e->a1 || e->a2);
+			ours_counted += is_ours(e->tid) && e->a0 && !e->a1 && !e->a2;
 		}
 		switches += e->type == PL_EV_CONTEXT_SWITCH;
 		prev_on[e->cpu] = e;

@@ -80,8 +80,8 @@ struct pl_event {
  *   SWITCH_COUNTS   (version 3) just after a CONTEXT_SWITCH, in the same
  *                   source and with its time stamp: what prev ran on this
  *                   cpu since the cpu's previous switch, every mode, its
- *                   interrupts included: a0=instructions (PMU event 0x08),
- *                   a1 | a2 << 32 = cycles. Absent with no PMU
+ *                   interrupts included: a0=instructions (PMU event 0x08);
+ *                   a1, a2 zero. Absent with no PMU
  *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
  *                   tid, a1=cpu the wakee last ran on, a2=what woke it
  *                   (enum pl_file_kind: the file that became ready in a

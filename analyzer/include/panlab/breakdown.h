@@ -51,15 +51,18 @@ enum pl_category {
 #define PL_TID_IDLE_CPU_NAME "interrupts (idle cpu)"
 
 /*
- * Hardware counts of running time (SWITCH_COUNTS): instructions and cycles
- * of the slices on a cpu it covers. A slice the time cuts (a step that
- * starts or ends while its thread runs) counts by its share of the
- * slice's time; counted_ns is the running time whose slice was counted
- * (a slice before the thread's first switch, or with no SWITCH_COUNTS, is
- * not). Effective MHz = cycles * 1000 / counted_ns.
+ * What running time executed. Instructions (SWITCH_COUNTS) of the slices
+ * on a cpu it covers: a slice the time cuts (a step that starts or ends
+ * while its thread runs) counts by its share of the slice's time;
+ * counted_ns is the running time whose slice was counted (not a slice
+ * before the thread's first switch, nor any without SWITCH_COUNTS). Cycles
+ * are running time times the frequency in force (CPU_FREQUENCY): khz_ns
+ * sums kHz x ns over clocked_ns, the running time whose frequency is known,
+ * so cycles = khz_ns / 10^6 and the effective MHz = khz_ns / clocked_ns / 1000.
  */
 struct pl_counts {
-	uint64_t instructions, cycles, counted_ns;
+	uint64_t instructions, counted_ns;
+	uint64_t khz_ns, clocked_ns;
 };
 
 struct pl_breakdowns {

@@ -8,7 +8,7 @@
  *   probes.c   tracepoint probes, the per-task wait slots, cpu hotplug
  *   kprobes.c  input and display kprobes, for programs that log nothing
  *   dev.c      /dev/panlab_klog: read() and the stats ioctl
- *   counters.c instructions and cycles at each context switch
+ *   counters.c instructions at each context switch
  * Here: the ring, the fast path that stores records (inlined into every
  * probe, so that a record costs no call), and each part's entry points.
  */
