@@ -7,8 +7,9 @@
 # as a negative control, that counting the kernel too gives more. It runs on both CPU engines,
 # whose lines, the kernel-inclusive count among them, must be identical. Then perf itself, built
 # from the kernel's tools/perf (panlab-perf, emu/tests/guest/perf.sh, on the fast engine): perf
-# stat -e instructions:u counts a program of known length exactly, and perf record / perf report
-# put its loop's symbol on top.
+# stat -e instructions:u counts a program of known length exactly, perf record / perf report
+# put its loop's symbol on top, and a pipe bench counts more instructions with the kernel logger
+# on than off (what it adds per switch).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$top/build/emu/pmu-test.$$
@@ -29,4 +30,4 @@ echo "test_pmu: both engines counted the same"
 grep -a "^panlab-perf: " "$work/perf/console.log" | tr -d '\r' > "$work/perf.txt"
 cat "$work/perf.txt"
 grep -q '^panlab-perf: ok' "$work/perf.txt" || { echo "test_pmu: no ok from panlab-perf" >&2; exit 1; }
-echo "test_pmu: perf stat exact, perf report names the loop"
+echo "test_pmu: perf stat exact, perf report names the loop, the logger adds instructions"
