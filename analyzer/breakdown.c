@@ -21,6 +21,9 @@ struct transition {
 	enum pl_category cat;	/* the thread's state from ts_ns on */
 	uint32_t cpu;		/* where it runs, if cat is PL_CAT_RUNNING */
 	uint32_t by_tid;	/* who preempted it, if it was switched out runnable */
+	/* A slice on a cpu that SWITCH_COUNTS counted: up to the next transition. */
+	int counted;
+	uint64_t instructions;
 };
 
 /* Who runs on a cpu from ts_ns on (CONTEXT_SWITCH's next tid; 0 the idle task). */
@@ -41,6 +44,7 @@ struct timeline {
 	enum pl_category reason;	/* why the next sleep happens, from *_BLOCK / *_WAIT */
 	enum pl_category files;		/* what the next sleep waits on, from FILE_WAIT */
 	int on_cpu;
+	uint64_t slice; /* 1 + the transition of its last switch-in; 0 none */
 };
 
 /* A cpu's frequency from ts_ns on (CPU_FREQUENCY). */
@@ -64,7 +68,8 @@ static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat, uint
 		 uint32_t by_tid, enum pl_category before)
 {
 	if (tl->n == 0)
-		tl->before = (struct transition){ 0, before, before == PL_CAT_RUNNING ? cpu : NO_CPU, 0 };
+		tl->before = (struct transition){ .cat = before,
+						  .cpu = before == PL_CAT_RUNNING ? cpu : NO_CPU };
 	else if (tl->t[tl->n - 1].cat == cat && tl->t[tl->n - 1].cpu == cpu &&
 		 tl->t[tl->n - 1].by_tid == by_tid)
 		return;
@@ -72,7 +77,10 @@ static void push(struct timeline *tl, uint64_t ts_ns, enum pl_category cat, uint
 		tl->cap = tl->cap ? tl->cap * 2 : 8;
 		tl->t = pl_xrealloc(tl->t, tl->cap, sizeof(*tl->t));
 	}
-	tl->t[tl->n++] = (struct transition){ ts_ns, cat, cat == PL_CAT_RUNNING ? cpu : NO_CPU, by_tid };
+	tl->t[tl->n++] = (struct transition){ .ts_ns = ts_ns,
+					      .cat = cat,
+					      .cpu = cat == PL_CAT_RUNNING ? cpu : NO_CPU,
+					      .by_tid = by_tid };
 }
 
 /* The blocking reason an event announces or ends for its thread, if any. */
@@ -167,8 +175,9 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 	for (uint32_t t = 0; t < iv->nthreads; t++) {
 		pl_idmap_put(&tids, iv->threads[t].tid, 0, t);
 		/* Without kernel events nothing says when a thread ran. */
-		tls[t].before = (struct transition){ 0, kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
-						     NO_CPU, 0 };
+		tls[t].before =
+			(struct transition){ .cat = kernel_traced ? PL_CAT_RUNNING : PL_CAT_UNKNOWN,
+					     .cpu = NO_CPU };
 		tls[t].reason = PL_CAT_SLEEPING;
 		tls[t].files = PL_CAT_SLEEPING;
 	}
@@ -212,7 +221,20 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			if (other) {
 				push(other, ev->ts_ns, PL_CAT_RUNNING, ev->cpu, 0, PL_CAT_UNKNOWN);
 				other->on_cpu = 1;
+				other->slice = other->n;
 			}
+			break;
+		case PL_EV_SWITCH_COUNTS:
+			/* Right after the CONTEXT_SWITCH that ended the slice it counts. */
+			if (self && self->slice && self->slice < self->n &&
+			    self->t[self->slice - 1].cpu == ev->cpu) {
+				struct transition *run = &self->t[self->slice - 1];
+
+				run->counted = 1;
+				run->instructions = ev->a0;
+			}
+			if (self)
+				self->slice = 0;
 			break;
 		case PL_EV_WAKEUP:
 		case PL_EV_FUTEX_NOTIFY:
@@ -319,9 +341,13 @@ static void tally_sort(struct tally *t, int by_ns)
 		}
 }
 
-/* Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes. */
-static void charge_running(struct tally *by_khz, const struct freq_timeline *freqs,
-			   uint32_t ncpus, uint32_t cpu, uint64_t from_ns, uint64_t to_ns)
+/*
+ * Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes,
+ * and its kHz x ns, where the frequency is known, to counts.
+ */
+static void charge_running(struct tally *by_khz, struct pl_counts *counts,
+			   const struct freq_timeline *freqs, uint32_t ncpus, uint32_t cpu,
+			   uint64_t from_ns, uint64_t to_ns)
 {
 	const struct freq_timeline *f = cpu < ncpus ? &freqs[cpu] : NULL;
 	uint64_t i = 0, at = from_ns;
@@ -334,6 +360,8 @@ static void charge_running(struct tally *by_khz, const struct freq_timeline *fre
 		uint64_t until = f && i < f->n && f->c[i].ts_ns < to_ns ? f->c[i].ts_ns : to_ns;
 
 		tally_add(by_khz, khz, until - at);
+		counts->khz_ns += (uint64_t)khz * (until - at);
+		counts->clocked_ns += khz ? until - at : 0;
 		if (until == to_ns)
 			return;
 		at = until;
@@ -368,10 +396,29 @@ static void charge_holders(struct tally *by_holder, const struct cpu_timeline *c
 	}
 }
 
-/* A transaction's running time by frequency and its wait for a cpu by the cpu's holder. */
+/*
+ * A transaction's running time by frequency, its wait for a cpu by the cpu's
+ * holder, and the hardware counts of its running time.
+ */
 struct tx_tallies {
 	struct tally by_khz, by_preempter;
+	struct pl_counts counts;
 };
+
+/*
+ * Adds the part [from_ns, to_ns) of a counted slice [t->ts_ns, end_ns): a
+ * whole slice exactly, a part by its share of the slice's time.
+ */
+static void charge_counts(struct pl_counts *c, const struct transition *t, uint64_t end_ns,
+			  uint64_t from_ns, uint64_t to_ns)
+{
+	uint64_t part = to_ns - from_ns, whole = end_ns - t->ts_ns;
+
+	if (!t->counted || whole == 0)
+		return;
+	c->instructions += (uint64_t)((unsigned __int128)t->instructions * part / whole);
+	c->counted_ns += part;
+}
 
 /* Adds the thread's states over [from_ns, to_ns] to ns[] and to the transaction's tallies. */
 static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *freqs,
@@ -389,7 +436,9 @@ static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *fre
 
 		ns[cur.cat] += until - at;
 		if (cur.cat == PL_CAT_RUNNING)
-			charge_running(&tx->by_khz, freqs, ncpus, cur.cpu, at, until);
+			charge_running(&tx->by_khz, &tx->counts, freqs, ncpus, cur.cpu, at, until);
+		if (cur.cat == PL_CAT_RUNNING && i < tl->n)
+			charge_counts(&tx->counts, &cur, tl->t[i].ts_ns, at, until);
 		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
 			tally_add(&tx->by_preempter, cur.by_tid, until - at);
 		/* Woken: held up by whatever ran on the cpu it went on to run on. */
@@ -439,6 +488,10 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	out->top_preempter_tid = pl_xcalloc(cp->count, sizeof(*out->top_preempter_tid));
 	out->tx_freq_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_freq_first));
 	out->tx_preempt_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_preempt_first));
+	out->step_counts = pl_xcalloc(cp->first_step[cp->count], sizeof(*out->step_counts));
+	out->tx_counts = pl_xcalloc(cp->count, sizeof(*out->tx_counts));
+	for (uint64_t e = 0; e < trace->nevents && !out->counted; e++)
+		out->counted = trace->events[e].type == PL_EV_SWITCH_COUNTS;
 	for (uint64_t k = 0; k < cp->count; k++) {
 		tx.by_khz.n = tx.by_preempter.n = 0;
 		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
@@ -446,6 +499,7 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			uint64_t from_ns = trace->events[s->from_event].ts_ns;
 			uint64_t to_ns = trace->events[s->to_event].ts_ns;
 
+			tx.counts = (struct pl_counts){ 0 };
 			if (s->kind == PL_EDGE_TEMPORAL) {
 				uint32_t th = iv->intervals[iv->event_interval[s->from_event]].thread;
 
@@ -464,6 +518,11 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 			} else {
 				out->ns[k][hop_category(s->kind)] += to_ns - from_ns;
 			}
+			out->step_counts[i] = tx.counts;
+			out->tx_counts[k].instructions += tx.counts.instructions;
+			out->tx_counts[k].counted_ns += tx.counts.counted_ns;
+			out->tx_counts[k].khz_ns += tx.counts.khz_ns;
+			out->tx_counts[k].clocked_ns += tx.counts.clocked_ns;
 		}
 		for (int c = 0; c < PL_CATEGORIES; c++)
 			out->total_ns[c] += out->ns[k][c];
@@ -537,6 +596,8 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->tx_preempter_tid);
 	free(b->tx_preempted_ns);
 	free(b->tx_running_ns);
+	free(b->step_counts);
+	free(b->tx_counts);
 	memset(b, 0, sizeof(*b));
 }
 

@@ -68,6 +68,8 @@ const char pl_sqlite_schema[] =
 	"  run_id TEXT, tx_id INTEGER, step INTEGER,\n"
 	"  kind TEXT,                             -- temporal (one thread's time) or the causal edge\n"
 	"  from_tid INTEGER, to_tid INTEGER, from_ns INTEGER, to_ns INTEGER, duration_ns INTEGER,\n"
+	"  instructions INTEGER, counted_ns INTEGER, -- what its running time executed (breakdown.h\n"
+	"  cycles INTEGER,                        -- pl_counts); NULL: no SWITCH_COUNTS, no frequency\n"
 	"  PRIMARY KEY (run_id, tx_id, step));\n"
 	"CREATE TABLE IF NOT EXISTS breakdown (  -- per transaction and category (breakdown.c); with\n"
 	"  run_id TEXT, tx_id INTEGER,            -- input_dispatch and display_pipeline (matched\n"
@@ -286,7 +288,8 @@ static int write_edges(struct db *d, const struct pl_analysis *a)
 static int write_transactions(struct db *d, const struct pl_analysis *a)
 {
 	sqlite3_stmt *tx = db_prepare(d, "INSERT INTO transactions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *cp = db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *cp =
+		db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?)");
 	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
 	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?)");
@@ -307,10 +310,15 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 			const struct pl_event *from = &a->trace->events[p->from_event];
 			const struct pl_event *to = &a->trace->events[p->to_event];
 
-			rc = db_row(d, cp, "suusuuuuu", a->run_id, k, s - a->cp->first_step[k],
-				    p->kind == PL_EDGE_TEMPORAL ? "temporal" : pl_edge_kind_name(p->kind),
+			const struct pl_counts *n = &a->bd->step_counts[s];
+			int c = a->bd->counted;
+
+			rc = db_row(d, cp, "suusuuuuuUUU", a->run_id, k, s - a->cp->first_step[k],
+				    p->kind == PL_EDGE_TEMPORAL ? "temporal" :
+								  pl_edge_kind_name(p->kind),
 				    (uint64_t)from->tid, (uint64_t)to->tid, from->ts_ns, to->ts_ns,
-				    to->ts_ns - from->ts_ns);
+				    to->ts_ns - from->ts_ns, c, n->instructions, c, n->counted_ns,
+				    n->clocked_ns != 0, n->khz_ns / 1000000);
 		}
 		for (int c = 0; rc == 0 && c < PL_CATEGORIES; c++)
 			rc = db_row(d, bd, "susu", a->run_id, k, pl_category_name(c), a->bd->ns[k][c]);

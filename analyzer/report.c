@@ -487,6 +487,40 @@ static json_t *energy_json(const struct pl_analysis *a)
 	return o;
 }
 
+/* A transaction's (or all transactions') counts, as pl_counts says; null where unknown. */
+static json_t *counts_of(const struct pl_counts *c, int counted)
+{
+	return json_pack("{s:o, s:o, s:o, s:o}", "instructions",
+			 counted ? count(c->instructions) : json_null(), "counted_ns",
+			 count(c->counted_ns), "cycles",
+			 c->clocked_ns ? count(c->khz_ns / 1000000) : json_null(), "clocked_ns",
+			 count(c->clocked_ns));
+}
+
+/*
+ * What the critical paths' running time executed: instructions (SWITCH_COUNTS) and cycles (time
+ * x frequency), in total and per transaction.
+ */
+static json_t *counts_json(const struct pl_analysis *a)
+{
+	struct pl_counts all = { 0 };
+	json_t *per_tx = json_array();
+
+	for (uint64_t k = 0; k < a->tx->count; k++) {
+		const struct pl_counts *c = &a->bd->tx_counts[k];
+
+		all.instructions += c->instructions;
+		all.counted_ns += c->counted_ns;
+		all.khz_ns += c->khz_ns;
+		all.clocked_ns += c->clocked_ns;
+		json_array_append_new(per_tx, counts_of(c, a->bd->counted));
+	}
+	json_t *o = counts_of(&all, a->bd->counted);
+
+	json_object_set_new(o, "transactions", per_tx);
+	return o;
+}
+
 json_t *pl_report_summary(const struct pl_analysis *a)
 {
 	const struct pl_validation *v = a->val;
@@ -552,6 +586,7 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 		json_object_set_new(by_freq, khz, count(a->bd->running_ns_by_freq[i]));
 	}
 	json_object_set_new(o, "running_ns_by_khz", by_freq);
+	json_object_set_new(o, "critical_path_counts", counts_json(a));
 	json_t *queues = json_array();
 
 	for (uint64_t i = 0; i < a->qs->count; i++) {
@@ -649,7 +684,9 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		   "animation,intervals,threads");
 	for (int c = 0; c < PL_CATEGORIES; c++)
 		fprintf(f, ",%s_ns", pl_category_name(c));
-	fprintf(f, ",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,critical_path\n");
+	fprintf(f,
+		",running_ns_by_khz,top_preempter_tid,outlier,energy_mj,"
+		"critical_path_instructions,critical_path_cycles,critical_path_mhz,critical_path\n");
 	for (uint64_t i = 0; i < a->val->nrows; i++) {
 		const struct pl_row *r = &a->val->rows[i];
 		const struct pl_transaction *t = row_tx(a, r);
@@ -692,6 +729,13 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		fputc(',', f);
 		if (t && a->energy)
 			fprintf(f, "%.6f", (double)a->energy->tx_energy_pj[r->tx] / 1e9);
+		const struct pl_counts *n = t ? &a->bd->tx_counts[r->tx] : NULL;
+
+		csv_u64(f, n && a->bd->counted, n ? n->instructions : 0);
+		csv_u64(f, n && n->clocked_ns, n ? n->khz_ns / 1000000 : 0);
+		fputc(',', f);
+		if (n && n->clocked_ns)
+			fprintf(f, "%.1f", (double)n->khz_ns / 1e3 / (double)n->clocked_ns);
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

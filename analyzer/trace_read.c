@@ -200,6 +200,12 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off, uint1
 				   pl_event_type_name(ev->type), version);
 		return -1;
 	}
+	if (version < 3 && ev->type == PL_EV_SWITCH_COUNTS) {
+		pl_error_at_offset(err, name, off,
+				   "%s event in a version %u trace, expected version 3 or later",
+				   pl_event_type_name(ev->type), version);
+		return -1;
+	}
 	int user_type = ev->type >= PL_FIRST_USER_TYPE;
 
 	/* LOST marks a gap in whichever buffer dropped records, kernel or user. */

@@ -59,7 +59,9 @@ board-test: $(BOARD_TESTS) $(PHONE)
 #   cat build/initramfs.cpio.gz build/emu/guest-tests.cpio.gz > rd.gz
 # then boot with panlab.test=panlab-parallel, panlab-hotplug, panlab-dvfs,
 # panlab-governor, panlab-sdcard, panlab-pmu, or
-# panlab-nettest (with --net user --content-dir DIR holding hello.txt).
+# panlab-nettest (with --net user --content-dir DIR holding hello.txt);
+# panlab-perf also needs build/emu/guest-perf.cpio.gz, the guest's perf
+# (guest-kernel/Makefile), appended after them.
 GUEST_TESTS_CPIO := $(BUILD)/guest-tests.cpio.gz
 all: $(GUEST_TESTS_CPIO)
 $(BUILD)/guest-tests/bin/panlab-parallel: tests/guest/parallel.c
@@ -79,6 +81,12 @@ $(BUILD)/guest-tests/bin/panlab-pmu: tests/guest/pmu.c
 	@mkdir -p $(dir $@)
 	$(CROSS)gcc -std=c11 -Wall -Wextra -Werror -O2 -marm -static -o $@ $<
 
+# No libc: nothing but the loop's own instructions runs at PL0 (perf_loop.S).
+$(BUILD)/guest-tests/bin/panlab-perf-loop: tests/guest/perf_loop.S
+	@mkdir -p $(dir $@) $(BUILD)/guest
+	$(CROSS)as -march=armv7-a -o $(BUILD)/guest/perf_loop.o $<
+	$(CROSS)ld -static -o $@ $(BUILD)/guest/perf_loop.o
+
 $(BUILD)/guest-tests/bin/panlab-%: tests/guest/%.sh
 	@mkdir -p $(dir $@)
 	install -m 755 $< $@
@@ -89,20 +97,38 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-pmu \
                      $(BUILD)/guest-tests/bin/panlab-nettest \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
-                     $(BUILD)/guest-tests/bin/panlab-dvfs
-	@# Packed from a private copy with fixed times: the programs keep theirs, so make does
-	@# not rebuild them every time, and two builds at once do not share a staging file.
-	set -e; tmp=$$(mktemp -d $(BUILD)/guest-tests.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
-	cp -a $(BUILD)/guest-tests "$$tmp/root"; \
+                     $(BUILD)/guest-tests/bin/panlab-dvfs \
+                     $(BUILD)/guest-tests/bin/panlab-perf \
+                     $(BUILD)/guest-tests/bin/panlab-perf-loop
+	$(call pack_cpio,$(BUILD)/guest-tests)
+
+# Packs the tree $(1) into $@ from a private copy with fixed times: the programs keep theirs,
+# so make does not rebuild them every time, and two builds at once do not share a staging file.
+define pack_cpio
+	set -e; tmp=$$(mktemp -d $@.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
+	cp -a $(1) "$$tmp/root"; \
 	find "$$tmp/root" -exec touch -h -d @0 {} +; \
 	(cd "$$tmp/root" && find . | LC_ALL=C sort > ../list && \
 	    cpio -o -H newc -R 0:0 --quiet < ../list > ../cpio) && \
 	gzip -n -9 < "$$tmp/cpio" > "$$tmp/cpio.gz" && mv "$$tmp/cpio.gz" $@
+endef
+
+# The guest's perf in an archive of its own (several MB): only panlab-perf needs it.
+GUEST_PERF_CPIO := $(BUILD)/guest-perf.cpio.gz
+all: $(GUEST_PERF_CPIO)
+# guest-kernel builds it (or restores it from its cache) when missing; `make build` keeps it
+# up to date, before emu.
+../build/perf/perf:
+	$(MAKE) --no-print-directory -C ../guest-kernel perf
+$(GUEST_PERF_CPIO): ../build/perf/perf
+	@mkdir -p $(BUILD)/guest-perf/bin
+	cp $< $(BUILD)/guest-perf/bin/perf
+	$(call pack_cpio,$(BUILD)/guest-perf)
 
 # `make bench`: the guest's PMU test joins the PMU's cost in out/bench/pmu.json.
 .PHONY: pmu-bench
 bench: pmu-bench
-pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO)
+pmu-bench: cpu-bench $(PHONE) $(GUEST_TESTS_CPIO) $(GUEST_PERF_CPIO)
 	tests/pmu_bench.sh $(abspath ..)
 
 # `make bench`: boot-to-init, MIPS and the parallel-core ratio beside QEMU.

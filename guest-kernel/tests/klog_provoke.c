@@ -655,6 +655,9 @@ static int match_notifies(struct pl_event **ord, size_t n, uint16_t wait_type,
 	return matched;
 }
 
+/* The armv7 PMU driver's perf PMU on the phone (arch/arm/kernel/perf_event_v7.c). */
+#define PMU_NAME "armv7_cortex_a15"
+
 static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 {
 	static const uint16_t wanted[] = {
@@ -688,6 +691,10 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	enum { NPAIRS = sizeof(pairs) / sizeof(pairs[0]), NLOCKS = 4 };
 	unsigned int poll_wakes = 0; /* bit 1 << WAKEUP a2 of the poller's wake-ups */
 	int file_waits_ipc = 0;
+	/* The previous record of each cpu: a SWITCH_COUNTS follows its CONTEXT_SWITCH. */
+	const struct pl_event *prev_on[PL_KLOG_MAX_CPUS] = { 0 };
+	size_t switches = 0, switch_counts = 0, ours_counted = 0;
+	int pmu = access("/sys/bus/event_source/devices/" PMU_NAME, F_OK) == 0;
 	int binder_pairs = 0, renamed = 0, paired[NPAIRS], notified[NLOCKS], unmatched[NLOCKS];
 	size_t i, k;
 	int j;
@@ -699,8 +706,21 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 			fail("record %zu: cpu %u out of range", i, e->cpu);
 			continue;
 		}
-		if (e->type == 0 || (e->type > PL_EV_LOST && e->type != PL_EV_FILE_WAIT))
+		if (e->type == 0 || (e->type > PL_EV_LOST && e->type != PL_EV_FILE_WAIT &&
+				     e->type != PL_EV_SWITCH_COUNTS))
 			fail("record %zu: type %u is not a kernel event", i, e->type);
+		if (e->type == PL_EV_SWITCH_COUNTS) {
+			const struct pl_event *p = prev_on[e->cpu];
+
+			if (!p || p->type != PL_EV_CONTEXT_SWITCH || p->tid != e->tid ||
+			    p->ts_ns != e->ts_ns)
+				fail("record %zu: switch_counts not just after its context_switch",
+				     i);
+			switch_counts++;
+			ours_counted += is_ours(e->tid) && e->a0 && !e->a1 && !e->a2;
+		}
+		switches += e->type == PL_EV_CONTEXT_SWITCH;
+		prev_on[e->cpu] = e;
 		if (e->type == PL_EV_FILE_WAIT && is_ours(e->tid) && (e->a0 & 1u << PL_FILE_IPC))
 			file_waits_ipc++;
 		if (e->type == PL_EV_WAKEUP && e->a2 < 32 &&
@@ -770,6 +790,11 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		fail("thread_name %s at %llu ns, outside its prctl() call [%llu, %llu]", RENAMED,
 		     (unsigned long long)renamed_ns, (unsigned long long)rename_start_ns,
 		     (unsigned long long)rename_end_ns);
+	/* With the PMU driver bound the logger counts; without it, it cannot. */
+	if (pmu && !ours_counted)
+		fail("switch_counts: none of the test's threads counted, with %s bound", PMU_NAME);
+	if (!pmu && switch_counts)
+		fail("switch_counts: %zu records with no %s", switch_counts, PMU_NAME);
 	for (k = 0; k < sizeof(wanted) / sizeof(wanted[0]); k++) {
 		int global = 0;
 
@@ -848,8 +873,9 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	if (fails)
 		klog_die("%d checks failed (first ones above)", fails);
 	printf("KLOG-TEST: OK every kernel event type recorded and paired (%zu records, "
-	       "%d binder and %d lock wait pairs)\n", t->n, binder_pairs,
-	       paired[0] + paired[1] + paired[2] + paired[3]);
+	       "%d binder and %d lock wait pairs; %zu of %zu switches counted)\n",
+	       t->n, binder_pairs, paired[0] + paired[1] + paired[2] + paired[3], switch_counts,
+	       switches);
 }
 
 static int run_events(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab trace file format, version 2: the contract between the guest
+ * panlab trace file format, version 3: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
  * analyzer. See include/FORMAT.md for the prose description.
  *
@@ -28,7 +28,7 @@ typedef uint64_t pl_u64;
 #endif
 
 #define PL_TRACE_MAGIC "PANLABTR"	/* 8 bytes, no terminator in the file */
-#define PL_TRACE_VERSION 2		/* written; readers accept 1 and 2 */
+#define PL_TRACE_VERSION 3		/* written; readers accept 1 to 3 */
 #define PL_TRACE_VERSION_MIN 1		/* version 1 lacks TASK_CONTEXT and UNIT_CAPACITY */
 #define PL_CLOCK_MONOTONIC 1
 
@@ -77,6 +77,11 @@ struct pl_event {
  * generated from it: X(name, value, lower-case name). Kernel events are
  * 1..63, userspace events 64..127. Field use:
  *   CONTEXT_SWITCH  tid=prev, a0=next tid, a1=prev state (PL_STATE_*)
+ *   SWITCH_COUNTS   (version 3) just after a CONTEXT_SWITCH, in the same
+ *                   source and with its time stamp: what prev ran on this
+ *                   cpu since the cpu's previous switch, every mode, its
+ *                   interrupts included: a0=instructions (PMU event 0x08);
+ *                   a1, a2 zero. Absent with no PMU
  *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
  *                   tid, a1=cpu the wakee last ran on, a2=what woke it
  *                   (enum pl_file_kind: the file that became ready in a
@@ -195,6 +200,7 @@ struct pl_event {
 	X(FB_DAMAGE, 38, "fb_damage") \
 	X(GPU_FLUSH, 39, "gpu_flush") \
 	X(FILE_WAIT, 40, "file_wait") \
+	X(SWITCH_COUNTS, 41, "switch_counts") \
 	X(UI_INPUT, 64, "ui_input") \
 	X(UI_KEY, 65, "ui_key") \
 	X(ENQUEUE_MSG, 66, "enqueue_msg") \

@@ -5,7 +5,11 @@
 # of known length exactly (2N + 4 user instructions, and as many cycles at CPI 1), that a
 # sampling event takes exactly one overflow interrupt per period with its pc in the loop, and,
 # as a negative control, that counting the kernel too gives more. It runs on both CPU engines,
-# whose lines, the kernel-inclusive count among them, must be identical.
+# whose lines, the kernel-inclusive count among them, must be identical. Then perf itself, built
+# from the kernel's tools/perf (panlab-perf, emu/tests/guest/perf.sh, on the fast engine): perf
+# stat -e instructions:u counts a program of known length exactly, perf record / perf report
+# put its loop's symbol on top, and a pipe bench counts more instructions with the kernel logger
+# on than off (what it adds per switch).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$top/build/emu/pmu-test.$$
@@ -21,3 +25,9 @@ cat "$work/fast.txt"
 cmp -s "$work/fast.txt" "$work/ref.txt" ||
 	{ echo "test_pmu: the engines counted differently:" >&2; diff "$work/fast.txt" "$work/ref.txt" >&2; exit 1; }
 echo "test_pmu: both engines counted the same"
+"$top/tests/integration/guest-test.sh" panlab-perf "$work/perf" \
+	--append "$top/build/emu/guest-perf.cpio.gz" --timeout-s 300
+grep -a "^panlab-perf: " "$work/perf/console.log" | tr -d '\r' > "$work/perf.txt"
+cat "$work/perf.txt"
+grep -q '^panlab-perf: ok' "$work/perf.txt" || { echo "test_pmu: no ok from panlab-perf" >&2; exit 1; }
+echo "test_pmu: perf stat exact, perf report names the loop, the logger adds instructions"

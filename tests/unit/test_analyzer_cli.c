@@ -234,14 +234,14 @@ static void test_good_run(void)
 		"runnable_ns,io_ns,network_ns,lock_ns,sleeping_ns,unknown_ns,queue_message_ns,"
 		"queue_task_ns,binder_ns,thread_start_ns,frame_wait_ns,ipc_ns,input_wait_ns,timer_ns,"
 		"display_ns,running_ns_by_khz,top_preempter_tid,outlier,energy_mj,"
-		"critical_path\n"
+		"critical_path_instructions,critical_path_cycles,critical_path_mhz,critical_path\n"
 		"0,0,1110000,1710000,600000,1050000,1730000,680000,-80000,window,1110000,1710000,0,0,"
 		"0,0,0,1,1710000,1,0,4,2,"
-		"330000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:330000,,0,2.193600,"
+		"330000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:330000,,0,2.193600,,,,"
 		"task>message>invalidate\n"
 		"1,1,3110000,4210000,1100000,3050000,4240000,1190000,-90000,window,3110000,4210000,0,0,"
 		"0,0,0,1,4210000,1,0,4,2,"
-		"830000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:830000,,0,4.246000,"
+		"830000,0,0,0,0,0,0,100000,80000,0,0,90000,0,0,0,0,0:830000,,0,4.246000,,,,"
 		"task>message>invalidate\n");
 
 	/* A second run of the same inputs differs only in run_id. */
@@ -365,7 +365,7 @@ static void test_corrupt_header(void)
 	snprintf(line, sizeof(line), "%s@0: bad magic \"PANxABTR\", expected \"PANLABTR\"", path);
 	expect_failure(path, gt_ok, line);
 	path = write_trace("version.bin", 0, 8, 9);
-	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1..2", path);
+	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1..3", path);
 	expect_failure(path, gt_ok, line);
 }
 

@@ -190,10 +190,79 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[1], US(1));
 	CU_ASSERT_EQUAL(m.s.bd.top_preempter_tid[0], WORKER2);
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
+	CU_ASSERT_EQUAL(m.s.bd.counted, 0); /* no SWITCH_COUNTS */
 	model_free(&m);
 }
 
-/* Without any kernel buffer nothing says whether a thread ran: its time is unknown. */
+/*
+ * Instructions and cycles on the path. Instructions: main's slice 950-1040 us (9000) gives its
+ * 10 us 1000; the worker's 1040-1240 us (2^33 + 40000) its 100 us half; main's 1240-1430 us
+ * (19000) the message's 10 us and the frame's 10 us 2000. A slice that began before the trace
+ * (the receiver's) counts nothing. Cycles: main's 10 us at 1.2 GHz, the worker's 50 us at 1.2
+ * GHz and 50 us at 700 MHz from 1150 us, main's 20 us at 700 MHz.
+ */
+static void test_breakdown_counts(void)
+{
+	const uint64_t big = 1ull << 33;
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 1);
+	tb_kernel(&t, 0, US(800), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);
+	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_kernel(&t, 0, US(950), PL_EV_CONTEXT_SWITCH, RECEIVER, MAIN, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(950), PL_EV_SWITCH_COUNTS, RECEIVER, 5, 0);
+	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(&t, MAIN, US(1020), PL_EV_SUBMIT_ASYNC_TASK, 1, EXECUTOR);
+	tb_user(&t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_kernel(&t, 0, US(1040), PL_EV_CONTEXT_SWITCH, MAIN, WORKER1, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1040), PL_EV_SWITCH_COUNTS, MAIN, 9000, 0);
+	tb_user(&t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
+	tb_kernel(&t, 0, US(1150), PL_EV_CPU_FREQUENCY, WORKER1, 700000, 0);
+	tb_user(&t, WORKER1, US(1200), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, WORKER1, US(1210), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
+	tb_kernel(&t, 0, US(1240), PL_EV_CONTEXT_SWITCH, WORKER1, MAIN, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1240), PL_EV_SWITCH_COUNTS, WORKER1, big + 40000, 0);
+	tb_user(&t, MAIN, US(1300), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_user(&t, MAIN, US(1310), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(&t, MAIN, US(1320), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(&t, VSYNC, US(1350), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1400), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(&t, MAIN, US(1410), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(&t, MAIN, US(1420), PL_EV_MSG_DONE, 3, QUEUE);
+	tb_kernel(&t, 0, US(1430), PL_EV_CONTEXT_SWITCH, MAIN, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1430), PL_EV_SWITCH_COUNTS, MAIN, 19000, 0);
+	model_build(&t, &m);
+
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	check_tiling(&m, 0);
+	CU_ASSERT_EQUAL(m.s.bd.counted, 1);
+	const struct pl_counts *c = &m.s.bd.tx_counts[0];
+
+	CU_ASSERT_EQUAL(c->instructions, 1000 + big / 2 + 20000 + 2000);
+	CU_ASSERT_EQUAL(c->counted_ns, US(130));
+	CU_ASSERT_EQUAL(c->counted_ns, m.s.bd.ns[0][PL_CAT_RUNNING]);
+	CU_ASSERT_EQUAL(c->khz_ns / 1000000, 12000 + 60000 + 35000 + 14000);
+	CU_ASSERT_EQUAL(c->clocked_ns, US(130));
+	/* The steps' counts sum to the transaction's; the worker's step has its half. */
+	uint64_t insns = 0, worker = 0, worker_cycles = 0;
+
+	for (uint64_t i = m.s.cp.first_step[0]; i < m.s.cp.first_step[1]; i++) {
+		const struct pl_step *s = &m.s.cp.steps[i];
+
+		insns += m.s.bd.step_counts[i].instructions;
+		if (s->kind == PL_EDGE_TEMPORAL && m.trace.events[s->from_event].tid == WORKER1) {
+			worker += m.s.bd.step_counts[i].instructions;
+			worker_cycles += m.s.bd.step_counts[i].khz_ns / 1000000;
+		}
+	}
+	CU_ASSERT_EQUAL(insns, c->instructions);
+	CU_ASSERT_EQUAL(worker, big / 2 + 20000);
+	CU_ASSERT_EQUAL(worker_cycles, 95000);
+	model_free(&m);
+}
+
 static void test_breakdown_without_kernel_events(void)
 {
 	struct tb t;
@@ -228,5 +297,6 @@ void add_critical_path_tests(void)
 	CU_add_test(s, "paths of two overlapping transactions", test_overlap_paths);
 	CU_add_test(s, "a join takes the latest predecessor", test_join_takes_latest);
 	CU_add_test(s, "breakdown along the path", test_breakdown);
+	CU_add_test(s, "instructions and cycles along the path", test_breakdown_counts);
 	CU_add_test(s, "breakdown without kernel events", test_breakdown_without_kernel_events);
 }

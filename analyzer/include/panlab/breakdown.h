@@ -50,6 +50,21 @@ enum pl_category {
 #define PL_TID_IDLE_CPU UINT32_MAX
 #define PL_TID_IDLE_CPU_NAME "interrupts (idle cpu)"
 
+/*
+ * What running time executed. Instructions (SWITCH_COUNTS) of the slices
+ * on a cpu it covers: a slice the time cuts (a step that starts or ends
+ * while its thread runs) counts by its share of the slice's time;
+ * counted_ns is the running time whose slice was counted (not a slice
+ * before the thread's first switch, nor any without SWITCH_COUNTS). Cycles
+ * are running time times the frequency in force (CPU_FREQUENCY): khz_ns
+ * sums kHz x ns over clocked_ns, the running time whose frequency is known,
+ * so cycles = khz_ns / 10^6 and the effective MHz = khz_ns / clocked_ns / 1000.
+ */
+struct pl_counts {
+	uint64_t instructions, counted_ns;
+	uint64_t khz_ns, clocked_ns;
+};
+
 struct pl_breakdowns {
 	uint64_t count;				/* = transactions */
 	uint64_t (*ns)[PL_CATEGORIES];		/* per transaction; each row sums to its latency */
@@ -88,6 +103,13 @@ struct pl_breakdowns {
 	uint64_t *tx_preempt_first;	/* count + 1 */
 	uint32_t *tx_preempter_tid;
 	uint64_t *tx_preempted_ns;
+	/*
+	 * The trace holds SWITCH_COUNTS; the counts of each critical-path step
+	 * (indexed as cp->steps) and their sum per transaction.
+	 */
+	int counted;
+	struct pl_counts *step_counts;
+	struct pl_counts *tx_counts;
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,

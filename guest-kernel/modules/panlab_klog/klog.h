@@ -8,6 +8,7 @@
  *   probes.c   tracepoint probes, the per-task wait slots, cpu hotplug
  *   kprobes.c  input and display kprobes, for programs that log nothing
  *   dev.c      /dev/panlab_klog: read() and the stats ioctl
+ *   counters.c instructions at each context switch
  * Here: the ring, the fast path that stores records (inlined into every
  * probe, so that a record costs no call), and each part's entry points.
  */
@@ -192,6 +193,16 @@ u32 klog_files_waited(struct task_struct *t);
 /* kprobes.c: they do nothing unless the native_probes parameter is set. */
 int klog_kprobes_register(void);
 void klog_kprobes_unregister(void);
+
+/*
+ * counters.c: start before the probes attach, stop after they detach;
+ * klog_counters_switch() puts prev's SWITCH_COUNTS into the switch's batch.
+ */
+void klog_counters_start(void);
+void klog_counters_stop(void);
+void klog_counters_cpu_online(unsigned int cpu);
+void klog_counters_cpu_offline(unsigned int cpu);
+void klog_counters_switch(struct klog_batch *b, u32 prev);
 
 /* dev.c */
 int klog_dev_register(void);

@@ -44,14 +44,19 @@ static int klog_set_enabled(bool on)
 		WRITE_ONCE(klog_enabled, false);
 		klog_kprobes_unregister();
 		klog_probes_unregister();
+		klog_counters_stop();
 		goto out;
 	}
+	klog_counters_start();
 	ret = klog_probes_register();
-	if (ret)
+	if (ret) {
+		klog_counters_stop();
 		goto out;
+	}
 	ret = klog_kprobes_register();
 	if (ret) {
 		klog_probes_unregister();
+		klog_counters_stop();
 		goto out;
 	}
 	WRITE_ONCE(klog_enabled, true);

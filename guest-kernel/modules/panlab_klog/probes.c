@@ -186,6 +186,7 @@ static void probe_sched_switch(void *data, bool preempt,
 	if (state == PL_STATE_SLEEPING || state == PL_STATE_BLOCKED)
 		klog_switch_out_asleep(&b, prev, prev_state);
 	klog_put(&b, PL_EV_CONTEXT_SWITCH, prev->pid, (u32)next->pid, state, 0);
+	klog_counters_switch(&b, prev->pid);
 	nt = klog_task_of(next->pid);
 	kind = nt->wait_kind;
 	if (kind >= KLOG_WAIT_IO) {
@@ -466,6 +467,7 @@ static void probe_cpu_idle(void *data, unsigned int state, unsigned int cpu_id)
 /* Hotplug callbacks of CPUHP_AP_ONLINE_DYN run on the cpu concerned. */
 int klog_cpu_online(unsigned int cpu)
 {
+	klog_counters_cpu_online(cpu);
 	if (READ_ONCE(klog_enabled))
 		klog_record(PL_EV_CPU_ONLINE, current->pid, 0, cpu, 0);
 	return 0;
@@ -473,6 +475,7 @@ int klog_cpu_online(unsigned int cpu)
 
 int klog_cpu_offline(unsigned int cpu)
 {
+	klog_counters_cpu_offline(cpu);
 	if (READ_ONCE(klog_enabled))
 		klog_record(PL_EV_CPU_OFFLINE, current->pid, 0, cpu, 0);
 	return 0;
