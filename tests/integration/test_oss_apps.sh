@@ -6,7 +6,11 @@
 #           35 keys, of which 33 change the screen; it fetches its pages from the emulator's
 #           content server over the phone's network (the capture shows the GETs);
 #   fbterm  the framebuffer terminal running busybox sh over a pty (replay/scripts/fbterm.rply):
-#           20 keys, each echoed and drawn, two commands run.
+#           20 keys, each echoed and drawn, two commands run;
+#   weston  the Wayland compositor on DRM with two clients in processes of their own
+#           (replay/scripts/weston.rply): 20 keys into weston-terminal, each crossing weston,
+#           the terminal and its shell and coming back as a DRM commit; the critical path
+#           must show the waits on the clients' sockets as ipc, none as sleeping.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -26,3 +30,6 @@ for page in /index.html /search.html; do
 		{ echo "test_oss_apps: links2 did not fetch $page from the content server (out/test-oss-links2/net.pcap)"; exit 1; }
 done
 run_app fbterm 20 20
+run_app weston 20 20
+jq -e '.breakdown_ns.ipc > 0 and .breakdown_ns.sleeping == 0' "$top/out/test-oss-weston/summary.json" > /dev/null ||
+	{ echo "test_oss_apps: weston's critical path shows no ipc wait, or a sleeping one (out/test-oss-weston/summary.json)"; exit 1; }
