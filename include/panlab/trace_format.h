@@ -244,7 +244,7 @@ enum pl_key_read_kind {
 
 /* FB_DAMAGE a1: how the program handed its pixels to the display. */
 enum pl_fb_damage_kind {
-	PL_FB_DAMAGE_FBDEV = 0,	/* a write to a clean fbdev page */
+	PL_FB_DAMAGE_FBDEV = 0, /* a write to a clean fbdev page */
 	PL_FB_DAMAGE_DRM = 1,	/* an atomic commit (a compositor's page flip) */
 };
 
