@@ -114,13 +114,19 @@ linked_objects() {
 		# The object's own RUNPATH or RPATH first, $ORIGIN its folder, as ld.so searches
 		# (neither inherited: no locked program relies on an executable's RPATH for a
 		# library's library).
-		search=$(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p' |
-			tr ':' ' ' | sed "s|\(^\| \)/|\1$dir/|g; s|[$]{\{0,1\}ORIGIN}\{0,1\}|${f%/*}|g")
+		search=()
+		for d in $(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p' | tr ':' ' '); do
+			case "$d" in
+			'$ORIGIN'*) search+=("${f%/*}${d#'$ORIGIN'}") ;;
+			'${ORIGIN}'*) search+=("${f%/*}${d#'${ORIGIN}'}") ;;
+			*) search+=("$dir$d") ;;
+			esac
+		done
 		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 			case "$seen" in *" $n "*) continue ;; esac
 			seen="$seen$n "
 			p=""
-			for d in $search "$dir"/{lib/arm-linux-gnueabi,usr/lib/arm-linux-gnueabi,lib,usr/lib}; do
+			for d in "${search[@]}" "$dir"/{lib/arm-linux-gnueabi,usr/lib/arm-linux-gnueabi,lib,usr/lib}; do
 				[ -e "$d/$n" ] && { p=$d/$n; break; }
 			done
 			[ -n "$p" ] || die "${f#"$dir"} needs $n, which no locked package provides; add its package to the app's packages and run --lock"
