@@ -99,22 +99,35 @@ fetch_missing() {
 # "DIR/PATH" with the file a symlink names; a library no package provides is
 # named with the program that needs it.
 linked_objects() {
-	local dir=$1 todo=() seen=" " f n d p t
-	for f in "$oss"/*/launch; do
-		p=$dir$(sed -n 's/^# program: //p' "$f")
+	local dir=$1 todo=() seen=" " f n d p t search
+	# Each program a launcher names, and each plugin it says its programs dlopen.
+	for f in $(sed -n 's/^# \(program\|loads\): //p' "$oss"/*/launch); do
+		p=$dir$f
 		todo+=("$p")
-		# The dynamic loader (PT_INTERP) by the path the program names.
-		echo "$dir$(readelf -l "$p" | sed -n 's/.*program interpreter: \(.*\)\]$/\1/p')"
+		echo "$p"
+		# The dynamic loader (PT_INTERP) by the path a program names (a plugin names none).
+		readelf -l "$p" | sed -n "s|.*program interpreter: \(.*\)\]$|$dir\1|p"
 	done
 	while [ ${#todo[@]} -gt 0 ]; do
 		f=${todo[-1]}
 		unset 'todo[-1]'
+		# The object's own RUNPATH or RPATH first, $ORIGIN its folder, as ld.so searches
+		# (neither inherited: no locked program relies on an executable's RPATH for a
+		# library's library).
+		search=()
+		for d in $(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p' | tr ':' ' '); do
+			case "$d" in
+			'$ORIGIN'*) search+=("${f%/*}${d#'$ORIGIN'}") ;;
+			'${ORIGIN}'*) search+=("${f%/*}${d#'${ORIGIN}'}") ;;
+			*) search+=("$dir$d") ;;
+			esac
+		done
 		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 			case "$seen" in *" $n "*) continue ;; esac
 			seen="$seen$n "
 			p=""
-			for d in lib/arm-linux-gnueabi usr/lib/arm-linux-gnueabi lib usr/lib; do
-				[ -e "$dir/$d/$n" ] && { p=$dir/$d/$n; break; }
+			for d in "${search[@]}" "$dir"/{lib/arm-linux-gnueabi,usr/lib/arm-linux-gnueabi,lib,usr/lib}; do
+				[ -e "$d/$n" ] && { p=$d/$n; break; }
 			done
 			[ -n "$p" ] || die "${f#"$dir"} needs $n, which no locked package provides; add its package to the app's packages and run --lock"
 			echo "$p"
@@ -168,9 +181,13 @@ unpack() {
 		"$root.tmp"/usr/sbin "$root.tmp"/usr/lib/arm-linux-gnueabi/gconv "$root.tmp"/var
 	# Every app's files must be there: a missing program is named here, not in the guest.
 	for f in "$oss"/*/launch; do
-		prog=$(sed -n 's/^# program: //p' "$f")
-		[ -n "$prog" ] || die "$f: no '# program: PATH' line"
-		[ -x "$root.tmp$prog" ] || die "$f: $prog is not in the unpacked packages; add its package to $(dirname "$f")/packages and run --lock"
+		grep -q '^# program: ' "$f" || die "$f: no '# program: PATH' line"
+		for prog in $(sed -n 's/^# program: //p' "$f"); do
+			[ -x "$root.tmp$prog" ] || die "$f: $prog is not in the unpacked packages; add its package to $(dirname "$f")/packages and run --lock"
+		done
+		for prog in $(sed -n 's/^# loads: //p' "$f"); do
+			[ -f "$root.tmp$prog" ] || die "$f: plugin $prog is not in the unpacked packages; add its package to $(dirname "$f")/packages and run --lock"
+		done
 	done
 	drop_unlinked "$root.tmp"
 	rm -rf "$root"

@@ -135,7 +135,10 @@ for d in "$top"/workloads/oss/*/; do
 	[ ! -x "$d/make-content.sh" ] || "$d/make-content.sh" "$root/oss/$app"
 done
 find "$root" -type d -exec chmod 755 {} +
-find "$root" -type f -exec chmod 644 {} +
+# Fixed modes; content a make-content.sh made executable (a script a program runs) stays so.
+find "$root" -type f ! -perm -u+x -exec chmod 644 {} +
+find "$root/oss" -type f -perm -u+x -exec chmod 755 {} +
+find "$root" -path "$root/oss" -prune -o -type f -exec chmod 644 {} +
 chmod 755 "$root"/oss/bin/*
 (cd "$build/oss-root" && find . -type f -perm -u+x) | while read -r f; do
 	chmod 755 "$root/$f"

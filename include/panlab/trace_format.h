@@ -119,7 +119,9 @@ struct pl_event {
  *                   or tid read bytes from a virtual console (the console
  *                   keyboard's characters): a0=0, a1=PL_KEY_READ_TTY
  *   FB_DAMAGE       tid wrote to a deferred-I/O framebuffer page that was
- *                   clean (fbdev's page_mkwrite): a flush will follow
+ *                   clean (fbdev's page_mkwrite): a flush will follow;
+ *                   a1=PL_FB_DAMAGE_FBDEV; or a user thread committed a
+ *                   drawn buffer to DRM (atomic commit): a1=PL_FB_DAMAGE_DRM
  *   GPU_FLUSH       tid asked the GPU to flush a resource to the display
  *                   (virtio-gpu RESOURCE_FLUSH): a0=resource id,
  *                   a1=width << 16 | height
@@ -244,6 +246,12 @@ enum pl_unit_kind {
 enum pl_key_read_kind {
 	PL_KEY_READ_EVDEV = 0,	/* /dev/input/event* */
 	PL_KEY_READ_TTY = 1,	/* a virtual console's keyboard */
+};
+
+/* FB_DAMAGE a1: how the program handed its pixels to the display. */
+enum pl_fb_damage_kind {
+	PL_FB_DAMAGE_FBDEV = 0, /* a write to a clean fbdev page */
+	PL_FB_DAMAGE_DRM = 1,	/* an atomic commit (a compositor's page flip) */
 };
 
 /*

@@ -6,7 +6,14 @@
 #           35 keys, of which 33 change the screen; it fetches its pages from the emulator's
 #           content server over the phone's network (the capture shows the GETs);
 #   fbterm  the framebuffer terminal running busybox sh over a pty (replay/scripts/fbterm.rply):
-#           20 keys, each echoed and drawn, two commands run.
+#           20 keys, each echoed and drawn, two commands run;
+#   weston  the Wayland compositor on DRM with two clients in processes of their own
+#           (replay/scripts/weston.rply): 20 keys into weston-terminal, each crossing weston,
+#           the terminal and its shell and coming back as a DRM commit; the critical path
+#           must have the shape weston.expect declares and show the waits on the clients'
+#           sockets as ipc, none as sleeping; a second
+#           run must give the same trace and ground truth, byte for byte (four processes,
+#           a dozen threads, two cores).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -26,3 +33,12 @@ for page in /index.html /search.html; do
 		{ echo "test_oss_apps: links2 did not fetch $page from the content server (out/test-oss-links2/net.pcap)"; exit 1; }
 done
 run_app fbterm 20 20
+run_app weston 20 20
+jq -e '.shape_ok == true and .breakdown_ns.ipc > 0 and .breakdown_ns.sleeping == 0' "$top/out/test-oss-weston/summary.json" > /dev/null ||
+	{ echo "test_oss_apps: weston's transactions are not as replay/scripts/weston.expect declares, or its critical path shows no ipc wait, or a sleeping one (out/test-oss-weston/summary.json)"; exit 1; }
+run_experiment test-oss-weston-again --backend phone --workload weston
+for f in trace.bin ground_truth.txt; do
+	cmp -s "$top/out/test-oss-weston/$f" "$top/out/test-oss-weston-again/$f" ||
+		fail "weston's two runs differ in $f (out/test-oss-weston, out/test-oss-weston-again)"
+done
+echo "test_oss_apps: weston: a second run's trace and ground truth are byte-identical"

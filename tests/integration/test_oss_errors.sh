@@ -4,6 +4,7 @@
 # build filled): each mistake ends with one line naming what failed and exit 1,
 # and leaves no unpacked tree behind.
 #   - an app whose program no locked package provides;
+#   - a plugin a launcher names (# loads:) that no locked package provides;
 #   - a program that links a library no locked package provides;
 #   - a lock line that is not "package:arch version sha256";
 #   - an unknown option (usage, exit 2).
@@ -33,6 +34,8 @@ expect() {
 
 printf '#!/bin/sh\n# program: /usr/bin/ghostview\n' > "$tmp/oss/viewer/launch"
 expect "missing program" 1 "viewer/launch: /usr/bin/ghostview is not in the unpacked packages; add its package"
+printf '#!/bin/sh\n# program: /usr/bin/fbi\n# loads: /usr/lib/arm-linux-gnueabi/fbi/render.so\n' > "$tmp/oss/viewer/launch"
+expect "missing plugin" 1 "viewer/launch: plugin /usr/lib/arm-linux-gnueabi/fbi/render.so is not in the unpacked packages; add its package"
 printf '#!/bin/sh\n# program: /usr/bin/fbi\n' > "$tmp/oss/viewer/launch"
 expect "missing library" 1 "/usr/bin/fbi needs lib.*, which no locked package provides"
 echo "fbi:armel 2.10-4+b1" >> "$tmp/oss/packages.lock"

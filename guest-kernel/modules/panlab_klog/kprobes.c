@@ -46,7 +46,21 @@ static int kprobe_input_event_to_user(struct kprobe *p, struct pt_regs *regs)
 /* fb_deferred_io_mkwrite(vmf): the first write to a clean framebuffer page. */
 static int kprobe_fb_mkwrite(struct kprobe *p, struct pt_regs *regs)
 {
-	klog_record(PL_EV_FB_DAMAGE, current->pid, 0, 0, 0);
+	klog_record(PL_EV_FB_DAMAGE, current->pid, 0, PL_FB_DAMAGE_FBDEV, 0);
+	return 0;
+}
+
+/*
+ * drm_atomic_commit(state), drm_atomic_nonblocking_commit(state): a
+ * program (a compositor) hands the buffers it drew to the display; a
+ * worker's resource flush follows. The fbdev emulation's own commits come
+ * from kernel threads, which draw nothing of a program's.
+ */
+static int kprobe_drm_commit(struct kprobe *p, struct pt_regs *regs)
+{
+	if (!(current->flags & PF_KTHREAD))
+		klog_record(PL_EV_FB_DAMAGE, current->pid, 0, PL_FB_DAMAGE_DRM,
+			    0);
 	return 0;
 }
 
@@ -72,6 +86,9 @@ static struct kprobe klog_kprobes[] = {
 	  .pre_handler = kprobe_fb_mkwrite },
 	{ .symbol_name = "virtio_gpu_cmd_resource_flush",
 	  .pre_handler = kprobe_resource_flush },
+	{ .symbol_name = "drm_atomic_commit", .pre_handler = kprobe_drm_commit },
+	{ .symbol_name = "drm_atomic_nonblocking_commit",
+	  .pre_handler = kprobe_drm_commit },
 };
 
 /*
