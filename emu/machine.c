@@ -206,7 +206,10 @@ machine *machine_new(const machine_config *cfg, struct pl_error *err)
         .sync_point = hook_sync_point,
         .pmu_irq = hook_pmu_irq,
     };
-    m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
+    if (!(m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks, err))) {
+        machine_free(m);
+        return NULL;
+    }
     for (int i = 0; i < cfg->ncores; i++)
         arm_set_cntfrq(arm_sys_cpu(m->sys, i), (uint32_t)cfg->counter_hz);
     m->vt = vt_new(m->sys, cfg->cpu_hz, cfg->counter_hz, cfg->quantum_ns);
@@ -596,7 +599,7 @@ int machine_load(machine *m, snap_r *r)
     if (snap_r_begin(r, "MACH", 0) < 0 || load_config(m, r) < 0 ||
         snap_r_end(r) < 0 || snap_r_begin(r, "CPUS", 0) < 0)
         return -1;
-    uint64_t core_off[8];       /* arm_sys_new takes at most 8 cores */
+    uint64_t core_off[ARM_MAX_CORES];
     for (int i = 0; i < m->cfg.ncores; i++) {
         core_off[i] = snap_r_offset(r);
         if (arm_load(arm_sys_cpu(m->sys, i), r) < 0)
