@@ -1201,7 +1201,8 @@ arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks,
                      struct pl_error *err)
 {
     if (ncores < 1 || ncores > ARM_MAX_CORES) {
-        pl_error_set(err, "arm: %d cores, expected 1..%d", ncores, ARM_MAX_CORES);
+        pl_error_set(err, "arm: %d cores, expected 1..%d", ncores,
+                     ARM_MAX_CORES);
         return NULL;
     }
     arm_sys *s = pl_xcalloc(1, sizeof(*s));

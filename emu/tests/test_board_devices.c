@@ -99,8 +99,8 @@ static void test_phys_map_grows(void)
     static uint32_t dev[100];
     phys_map *map = phys_map_new();
     for (uint32_t i = 0; i < 100; i++)
-        phys_register_device(map, 0x10000000u + i * 0x1000u, 0x1000u,
-                             &dev[i], NULL, NULL);
+        phys_register_device(map, 0x10000000u + i * 0x1000u, 0x1000u, &dev[i],
+                             NULL, NULL);
     for (uint32_t i = 0; i < 100; i++) {
         const phys_range *r = phys_find(map, 0x10000000u + i * 0x1000u + 4);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);

@@ -20,7 +20,8 @@
 static const char *guest_dir = "../build/emu/guest";
 static phys_map *map;
 static arm_sys *sys;
-static struct pl_error sys_err; /* arm_sys_new's: the tests ask for 1 or 2 cores */
+/* arm_sys_new's error: the tests ask for 1 or 2 cores, which it takes. */
+static struct pl_error sys_err;
 static int engine = ARM_ENGINE_FAST;   /* set by the suite being run */
 static arm_cpu *cpu;
 static uint8_t *ram;

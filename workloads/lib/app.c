@@ -23,7 +23,7 @@
 enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3, MSG_FOCUS_LOST = 4 };
 
 struct pl_app {
-	char prog[64];			/* app-NAME: what its error lines start with */
+	char prog[64]; /* app-NAME: what its error lines start with */
 	const struct pl_app_ops *ops;
 	void *ctx;
 	struct pl_looper *looper;
@@ -310,8 +310,11 @@ static int start(struct pl_app *app)
 int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 {
 	struct pl_app app = {
-		.ops = ops, .ctx = ctx, .input_sock = -1,
-		.lock = PTHREAD_MUTEX_INITIALIZER, .threads_done = PTHREAD_COND_INITIALIZER,
+		.ops = ops,
+		.ctx = ctx,
+		.input_sock = -1,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.threads_done = PTHREAD_COND_INITIALIZER,
 	};
 	snprintf(app.prog, sizeof(app.prog), "app-%s", name);
 
