@@ -40,7 +40,7 @@ static void test_energy_residency(void)
 	tb_kernel(&t, 0, MS(10), PL_EV_CPU_IDLE_ENTER, 0, 0, 0);
 	tb_kernel(&t, 1, MS(20), PL_EV_CPU_OFFLINE, 0, 0, 1);
 	tb_kernel(&t, 0, MS(30), PL_EV_CPU_IDLE_EXIT, 0, 0, 0);
-	tb_kernel(&t, 0, MS(30), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);	/* no change */
+	tb_kernel(&t, 0, MS(30), PL_EV_CPU_FREQUENCY, 0, 1200000, 0); /* no change */
 	tb_kernel(&t, 0, MS(40), PL_EV_CPU_IDLE_ENTER, 0, 0, 0);
 	model_build(&t, &m);
 	pl_energy_build(&m.trace, &m.s.tx, &pl_power_galaxy_nexus, &e);
