@@ -9,7 +9,7 @@ CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
 COMPONENTS := replay workloads analyzer emu
 
-.PHONY: all help deps build run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
+.PHONY: all help deps build compile run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build
 
 # A variable given empty on the command line (`make run CORES=`) is a usage error: one line naming
@@ -55,13 +55,19 @@ deps:
 # guest-kernel/Makefile), so a second `make run` skips it. Each component
 # says what it builds and builds quietly; V=1 shows every command.
 QUIET := $(if $(filter 1,$(V)),,-s)
+# Two builds at once in one checkout (two terminals' make run) would compile and link the same
+# files together: they compile one at a time (the second finds the work done); the images are
+# packed privately and renamed into place (mkinitramfs.sh), so those need no lock.
 build: deps
+	@mkdir -p build && flock build/.compile.lock $(MAKE) --no-print-directory compile
+	@scripts/guest-debs.sh
+	@scripts/mkinitramfs.sh
+
+compile:
 	@$(MAKE) --no-print-directory -C guest-kernel all tests $(if $(QUIET),Q=@)
 	@for d in $(COMPONENTS); do echo "build: $$d"; \
 		$(MAKE) --no-print-directory $(QUIET) -C $$d all || exit 1; done
 	@$(MAKE) --no-print-directory $(QUIET) build/guest_abi.sh build/guest/model-constants.tsv
-	@scripts/guest-debs.sh
-	@scripts/mkinitramfs.sh
 
 # The guest ABI's values for the shell (include/panlab/guest_abi.h): the scripts and the guest's
 # /init source this file rather than spelling the values again.

@@ -170,14 +170,18 @@ static void initial_state(const struct pl_trace *trace, struct cpu_state *st, in
 	free(seen);
 }
 
-static void apply(const struct pl_event *ev, struct cpu_state *st, uint32_t n, int by_idle_events)
+static void apply(const struct pl_event *ev, struct cpu_state *st, struct pl_core_energy *cores,
+		  uint32_t n, int by_idle_events)
 {
 	uint32_t about = ev->a1;
 
 	switch (ev->type) {
 	case PL_EV_CPU_FREQUENCY:
-		if (about < n)
-			st[about].khz = (uint32_t)ev->a0;
+		if (about >= n)
+			break;
+		if (st[about].khz && st[about].khz != (uint32_t)ev->a0)
+			cores[about].freq_changes++;
+		st[about].khz = (uint32_t)ev->a0;
 		break;
 	case PL_EV_CPU_ONLINE:
 	case PL_EV_CPU_OFFLINE:
@@ -223,7 +227,7 @@ void pl_energy_build(const struct pl_trace *trace, const struct pl_transactions 
 			account(out, st, t, ev->ts_ns - t, &cap);
 			t = ev->ts_ns;
 		}
-		apply(ev, st, out->ncpus, by_idle_events);
+		apply(ev, st, out->cores, out->ncpus, by_idle_events);
 	}
 	free(st);
 	out->count = tx->count;

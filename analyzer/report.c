@@ -479,6 +479,7 @@ static json_t *energy_json(const struct pl_analysis *a)
 		json_object_set_new(co, "residency_by_khz", res);
 		json_object_set_new(co, "offline_ns", count(core->offline_ns));
 		json_object_set_new(co, "assumed_frequency_ns", count(core->assumed_freq_ns));
+		json_object_set_new(co, "frequency_changes", count(core->freq_changes));
 		json_object_set_new(co, "energy_mj", mj(core->energy_pj));
 		snprintf(name, sizeof(name), "cpu%" PRIu32, c);
 		json_object_set_new(cores, name, co);

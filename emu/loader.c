@@ -242,13 +242,10 @@ static int check_initrd(const char *path, const uint8_t *d, size_t n,
     return 0;
 }
 
-int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
-                       struct pl_error *err)
+/* Checks the zImage d (n bytes): 0 with *bytes its length from its header. */
+static int check_zimage(const char *path, const uint8_t *d, size_t n,
+                        size_t *bytes, struct pl_error *err)
 {
-    uint8_t *d;
-    size_t n;
-    if (read_all(path, PL_CAP_KERNEL_BYTES, "a zImage", &d, &n, err) < 0)
-        return -1;
     if (n < ZIMAGE_MAGIC_OFF + 12) {
         pl_error_set(err, "%s@%zu: truncated, expected a zImage header "
                  "of %d bytes", path, n, ZIMAGE_MAGIC_OFF + 12);
@@ -262,13 +259,122 @@ int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
             pl_error_set(err, "%s@%zu: truncated, the zImage header at "
                      "0x28 says %u bytes", path, n, end - start);
         } else if (kernel_payload(path, d, end - start, NULL, NULL, err) == 0) {
-            *data = d;
             *bytes = end - start;
             return 0;
         }
     }
-    free(d);
     return -1;
+}
+
+int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
+                       struct pl_error *err)
+{
+    uint8_t *d;
+    size_t n;
+    if (read_all(path, PL_CAP_KERNEL_BYTES, "a zImage", &d, &n, err) < 0)
+        return -1;
+    if (check_zimage(path, d, n, bytes, err) < 0) {
+        free(d);
+        return -1;
+    }
+    *data = d;
+    return 0;
+}
+
+/* ELF32 little-endian ARM executables (the ELF spec, "ARM ELF" IHI 0044). */
+#define ELF_EHDR_BYTES 52
+#define ELF_PHDR_BYTES 32
+#define ELF_PT_LOAD 1
+#define ELF_EM_ARM 40
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static int read_elf(const char *path, const uint8_t *d, size_t n,
+                    loader_kernel *k, struct pl_error *err)
+{
+    if (n < ELF_EHDR_BYTES || d[4] != 1 || d[5] != 1 || le16(d + 16) != 2 ||
+        le16(d + 18) != ELF_EM_ARM) {
+        pl_error_at_offset(err, path, 4,
+                           "an ELF that is not a 32-bit little-endian "
+                           "ARM executable, expected one");
+        return -1;
+    }
+    uint32_t phoff = le32(d + 28), phnum = le16(d + 44);
+    if (le16(d + 42) != ELF_PHDR_BYTES || phoff > n ||
+        (uint64_t)phnum * ELF_PHDR_BYTES > n - phoff) {
+        pl_error_at_offset(err, path, 28,
+                           "program headers outside the file, expected "
+                           "%u of %d bytes within its %zu bytes",
+                           phnum, ELF_PHDR_BYTES, n);
+        return -1;
+    }
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t i = 0; i < phnum; i++) {
+        const uint8_t *ph = d + phoff + i * ELF_PHDR_BYTES;
+        uint32_t off = le32(ph + 4), paddr = le32(ph + 12),
+                 filesz = le32(ph + 16);
+        if (le32(ph) != ELF_PT_LOAD || !filesz)
+            continue;
+        if (off > n || filesz > n - off) {
+            pl_error_at_offset(
+                err, path, phoff + i * ELF_PHDR_BYTES,
+                "segment %u's %u "
+                "bytes at file offset %u are past the end (%zu bytes)",
+                i, filesz, off, n);
+            return -1;
+        }
+        lo = paddr < lo ? paddr : lo;
+        hi = paddr + (uint64_t)filesz > hi ? paddr + (uint64_t)filesz : hi;
+    }
+    if (hi == 0 || hi - lo > PL_CAP_KERNEL_BYTES) {
+        pl_error_at_offset(err, path, phoff,
+                           "%s, expected loadable segments within "
+                           "%u bytes",
+                           hi ? "segments spread too far"
+                              : "no loadable "
+                                "segment",
+                           (unsigned)PL_CAP_KERNEL_BYTES);
+        return -1;
+    }
+    uint8_t *img = pl_xcalloc(1, (size_t)(hi - lo));
+    for (uint32_t i = 0; i < phnum; i++) {
+        const uint8_t *ph = d + phoff + i * ELF_PHDR_BYTES;
+        if (le32(ph) == ELF_PT_LOAD && le32(ph + 16))
+            memcpy(img + (le32(ph + 12) - lo), d + le32(ph + 4), le32(ph + 16));
+    }
+    *k = (loader_kernel){ .kind = LOADER_ELF,
+                          .data = img,
+                          .bytes = (size_t)(hi - lo),
+                          .addr = (uint32_t)lo,
+                          .entry = le32(d + 24) };
+    return 0;
+}
+
+int loader_read_kernel(const char *path, loader_kernel *k, struct pl_error *err)
+{
+    uint8_t *d;
+    size_t n;
+    if (read_all(path, PL_CAP_KERNEL_BYTES, "a kernel", &d, &n, err) < 0)
+        return -1;
+    if (n >= 4 && !memcmp(d, "\177ELF", 4)) {
+        int rc = read_elf(path, d, n, k, err);
+        free(d);
+        return rc;
+    }
+    if (n >= ZIMAGE_MAGIC_OFF + 4 &&
+        le32(d + ZIMAGE_MAGIC_OFF) == ZIMAGE_MAGIC) {
+        *k = (loader_kernel){ .kind = LOADER_ZIMAGE, .data = d };
+        if (check_zimage(path, d, n, &k->bytes, err) < 0) {
+            free(d);
+            return -1;
+        }
+        return 0;
+    }
+    *k = (loader_kernel){ .kind = LOADER_IMAGE, .data = d, .bytes = n };
+    return 0;
 }
 
 int loader_zimage_kernel(const char *path, const uint8_t *zimage, size_t bytes,

@@ -20,6 +20,25 @@ int loader_read_zimage(const char *path, uint8_t **data, size_t *bytes,
  * frees it. Returns 0, or -1 with err set. */
 int loader_zimage_kernel(const char *path, const uint8_t *zimage, size_t bytes,
                          uint8_t **image, size_t *image_bytes, struct pl_error *err);
+/* A kernel in one of the forms QEMU's -kernel takes for 32-bit ARM. */
+enum loader_kernel_kind {
+    LOADER_ZIMAGE, /* self-decompressing, runs from wherever it is placed */
+    LOADER_ELF,    /* an ELF32 ARM executable (vmlinux, a bare-metal program) */
+    LOADER_IMAGE,  /* raw: neither of the above (arch/arm/boot/Image) */
+};
+typedef struct loader_kernel {
+    enum loader_kernel_kind kind;
+    uint8_t *data; /* the bytes to place in RAM (malloc'd): the file, or
+                     * an ELF's PT_LOAD segments laid out by address */
+    size_t bytes;
+    uint32_t addr;  /* ELF: the address data starts at, as linked */
+    uint32_t entry; /* ELF: e_entry */
+} loader_kernel;
+/* Reads a kernel: a zImage as loader_read_zimage checks it, an ELF's
+ * loadable segments (file contents; memory beyond them stays as RAM
+ * starts, zero), or anything else non-empty as a raw image. */
+int loader_read_kernel(const char *path, loader_kernel *k,
+                       struct pl_error *err);
 /* initramfs: a cpio newc archive ("070701"), gzip-compressed or not. */
 int loader_read_initrd(const char *path, uint8_t **data, size_t *bytes,
                        struct pl_error *err);

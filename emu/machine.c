@@ -5,6 +5,7 @@
 #include <libfdt.h>
 #include "machine.h"
 #include "fdtgen.h"
+#include "guest.h"
 #include "dev/gic.h"
 #include "dev/timer.h"
 #include "dev/psci.h"
@@ -16,6 +17,10 @@
 /* Boot layout as QEMU's hw/arm/boot.c: kernel 64 KiB into RAM, initrd at
  * 128 MiB (or half of a smaller RAM), DTB after it on a 4 KiB boundary. */
 #define KERNEL_OFF 0x00010000u
+/* A raw Image runs only at PHYS_OFFSET + TEXT_OFFSET, with PHYS_OFFSET
+ * 2 MiB aligned (arch/arm/Makefile textofs-y, arch/arm/kernel/head.S
+ * __fixup_pv_table): 64 KiB would not do. */
+#define IMAGE_TEXT_OFF 0x00008000u
 #define INITRD_OFF_MAX 0x08000000u
 #define DTB_MAX_BYTES 0x10000u
 
@@ -206,7 +211,10 @@ machine *machine_new(const machine_config *cfg, struct pl_error *err)
         .sync_point = hook_sync_point,
         .pmu_irq = hook_pmu_irq,
     };
-    m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks);
+    if (!(m->sys = arm_sys_new(m->phys, cfg->ncores, &hooks, err))) {
+        machine_free(m);
+        return NULL;
+    }
     for (int i = 0; i < cfg->ncores; i++)
         arm_set_cntfrq(arm_sys_cpu(m->sys, i), (uint32_t)cfg->counter_hz);
     m->vt = vt_new(m->sys, cfg->cpu_hz, cfg->counter_hz, cfg->quantum_ns);
@@ -380,22 +388,50 @@ int machine_check_dtb(const machine *m, const char *path, const uint8_t *dtb,
     return 0;
 }
 
-int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
-                 const uint8_t *initrd, size_t initrd_bytes,
-                 const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
-                 uint8_t **dtb_used, size_t *dtb_used_bytes, struct pl_error *err)
+/* An ELF address as an offset into RAM: a vmlinux's (PAGE_OFFSET and up)
+ * through the kernel's linear map, any other as physical. UINT64_MAX: not
+ * in RAM. */
+static uint64_t elf_ram_off(uint32_t addr, uint32_t ram)
+{
+    uint64_t off = addr >= GUEST_PAGE_OFFSET ? addr - GUEST_PAGE_OFFSET
+                   : addr >= MACH_RAM        ? addr - MACH_RAM
+                                             : UINT64_MAX;
+    return off < ram ? off : UINT64_MAX;
+}
+
+int machine_boot(machine *m, const loader_kernel *kernel, const uint8_t *initrd,
+                 size_t initrd_bytes, const uint8_t *dtb, size_t dtb_bytes,
+                 const char *bootargs, uint8_t **dtb_used,
+                 size_t *dtb_used_bytes, struct pl_error *err)
 {
     uint32_t ram = m->cfg.ram_bytes;
     uint32_t initrd_off = ram / 2 < INITRD_OFF_MAX ? ram / 2 : INITRD_OFF_MAX;
-    if (kernel_bytes > initrd_off - KERNEL_OFF ||
+    uint64_t load = kernel->kind == LOADER_IMAGE ? IMAGE_TEXT_OFF : KERNEL_OFF;
+    uint64_t entry = load;
+    if (kernel->kind == LOADER_ELF) {
+        load = elf_ram_off(kernel->addr, ram);
+        entry = elf_ram_off(kernel->entry, ram);
+        if (load == UINT64_MAX || entry == UINT64_MAX) {
+            pl_error_set(err,
+                         "the ELF kernel's segments at %#x or entry at %#x "
+                         "are not in RAM, expected addresses from %#x or %#x",
+                         kernel->addr, kernel->entry, MACH_RAM,
+                         GUEST_PAGE_OFFSET);
+            return -1;
+        }
+    }
+    if (load >= initrd_off || kernel->bytes > initrd_off - load ||
         initrd_bytes + 0x1000 + DTB_MAX_BYTES > ram - initrd_off) {
-        pl_error_set(err, "boot images do not fit in RAM: kernel %zu "
-                 "bytes (at most %u), initramfs %zu bytes (at most %u)",
-                 kernel_bytes, initrd_off - KERNEL_OFF, initrd_bytes,
-                 ram - initrd_off - 0x1000 - DTB_MAX_BYTES);
+        pl_error_set(err,
+                     "boot images do not fit in RAM: kernel %zu "
+                     "bytes (at most %llu), initramfs %zu bytes (at most %u)",
+                     kernel->bytes,
+                     load < initrd_off ? (unsigned long long)(initrd_off - load)
+                                       : 0ull,
+                     initrd_bytes, ram - initrd_off - 0x1000 - DTB_MAX_BYTES);
         return -1;
     }
-    memcpy(m->ram + KERNEL_OFF, kernel, kernel_bytes);
+    memcpy(m->ram + load, kernel->data, kernel->bytes);
     uint32_t initrd_start = MACH_RAM + initrd_off;
     uint32_t initrd_end = initrd_start + (uint32_t)initrd_bytes;
     if (initrd_bytes)
@@ -451,7 +487,7 @@ int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
     arm_set_reg(c0, 0, 0);
     arm_set_reg(c0, 1, 0xffffffffu);
     arm_set_reg(c0, 2, MACH_RAM + dtb_off);
-    arm_set_pc(c0, MACH_RAM + KERNEL_OFF);
+    arm_set_pc(c0, MACH_RAM + (uint32_t)entry);
     arm_set_powered(c0, 1);
     for (int i = 1; i < m->cfg.ncores; i++)
         arm_set_powered(arm_sys_cpu(m->sys, i), 0);
@@ -596,7 +632,7 @@ int machine_load(machine *m, snap_r *r)
     if (snap_r_begin(r, "MACH", 0) < 0 || load_config(m, r) < 0 ||
         snap_r_end(r) < 0 || snap_r_begin(r, "CPUS", 0) < 0)
         return -1;
-    uint64_t core_off[8];       /* arm_sys_new takes at most 8 cores */
+    uint64_t core_off[ARM_MAX_CORES];
     for (int i = 0; i < m->cfg.ncores; i++) {
         core_off[i] = snap_r_offset(r);
         if (arm_load(arm_sys_cpu(m->sys, i), r) < 0)

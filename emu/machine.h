@@ -19,6 +19,7 @@
 #include "dev/sdcard.h"
 #include "dev/virtio_net.h"
 #include "dev/virtio_console.h"
+#include "loader.h"
 #include "panlab/error.h"
 
 /* The memory map (QEMU hw/arm/virt.c, base_memmap). */
@@ -84,14 +85,18 @@ int machine_check_dtb(const machine *m, const char *path, const uint8_t *dtb,
                       struct pl_error *err);
 /* Places the kernel, initramfs and device tree in RAM and sets core 0 up
  * for the ARM Linux boot protocol (Documentation/arm/booting.rst): SVC
- * mode, MMU off, r0 = 0, r1 = ~0, r2 = DTB address. dtb may be NULL: the
+ * mode, MMU off, r0 = 0, r1 = ~0, r2 = DTB address. The kernel goes where
+ * its form runs: a zImage at RAM + 64 KiB as QEMU puts it, a raw Image at
+ * RAM + TEXT_OFFSET, an ELF at its addresses (a vmlinux's, linked at
+ * PAGE_OFFSET, in RAM as the kernel's linear map puts them), entering at
+ * its e_entry. dtb may be NULL: the
  * machine then generates one with bootargs. The blob used is copied to
  * *dtb_used (malloc'd, caller frees) if dtb_used is not NULL. Returns 0,
  * or -1 with err set. */
-int machine_boot(machine *m, const uint8_t *kernel, size_t kernel_bytes,
-                 const uint8_t *initrd, size_t initrd_bytes,
-                 const uint8_t *dtb, size_t dtb_bytes, const char *bootargs,
-                 uint8_t **dtb_used, size_t *dtb_used_bytes, struct pl_error *err);
+int machine_boot(machine *m, const loader_kernel *kernel, const uint8_t *initrd,
+                 size_t initrd_bytes, const uint8_t *dtb, size_t dtb_bytes,
+                 const char *bootargs, uint8_t **dtb_used,
+                 size_t *dtb_used_bytes, struct pl_error *err);
 
 /* The touchscreen and keys, for the host to inject into. */
 virtio_input *machine_input(machine *m);

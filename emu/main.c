@@ -20,8 +20,9 @@ static const char prog[] = "panlab-phone";
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: %s --kernel zImage [--initrd FILE] [--append CMDLINE]\n"
+    fprintf(
+        f,
+        "usage: %s --kernel zImage|Image|vmlinux [--initrd FILE] [--append CMDLINE]\n"
         "       [--dtb FILE | --dtb-out FILE] [--console FILE] [--port NAME=FILE]\n"
         "       [--replay SCRIPT] [--ground-truth FILE] [--cpu-time FILE]\n"
         "       [--system-map FILE]\n"

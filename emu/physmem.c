@@ -1,5 +1,4 @@
 /* Physical memory map; see physmem.h. */
-#include <stdio.h>
 #include <stdlib.h>
 #include "physmem.h"
 #include "panlab/error.h"
@@ -16,14 +15,15 @@ void phys_map_free(phys_map *m)
         return;
     for (int i = 0; i < m->n; i++)
         free(m->r[i].ram);
+    free(m->r);
     free(m);
 }
 
 static phys_range *add_range(phys_map *m, uint32_t addr, uint32_t size)
 {
-    if (m->n == PHYS_MAP_MAX) {
-        fprintf(stderr, "physmem: more than %d ranges\n", PHYS_MAP_MAX);
-        exit(1);
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 16;
+        m->r = pl_xrealloc(m->r, (size_t)m->cap, sizeof(*m->r));
     }
     phys_range *r = &m->r[m->n++];
     *r = (phys_range){ .addr = addr, .size_bytes = size };

@@ -23,11 +23,11 @@ typedef struct phys_range {
     phys_write_fn *write;
 } phys_range;
 
-#define PHYS_MAP_MAX 64
-
+/* The ranges grow as devices register, before the guest runs: a pointer
+ * phys_find() returns stays valid until the next registration. */
 typedef struct phys_map {
-    int n;
-    phys_range r[PHYS_MAP_MAX];
+    int n, cap;
+    phys_range *r;
 } phys_map;
 
 phys_map *phys_map_new(void);

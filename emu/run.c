@@ -121,8 +121,9 @@ static int writable(const char *path)
 typedef struct phone {
     const phone_options *o;
     struct pl_script *script;
-    uint8_t *kimg, *rd, *dtb;
-    size_t kbytes, rdbytes, dtbbytes;
+    loader_kernel kernel;
+    uint8_t *rd, *dtb;
+    size_t rdbytes, dtbbytes;
     console_watch con;
     uint16_t keys[256];
     char *found_map;
@@ -169,9 +170,11 @@ static void open_host_side(phone *p, struct pl_error *err)
                       "the run", d, (unsigned long long)o->max_s);
         die(err);
     }
-    if ((o->kernel && loader_read_zimage(o->kernel, &p->kimg, &p->kbytes, err) < 0) ||
-        (o->initrd && loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
-        (o->dtb_in && loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
+    if ((o->kernel && loader_read_kernel(o->kernel, &p->kernel, err) < 0) ||
+        (o->initrd &&
+         loader_read_initrd(o->initrd, &p->rd, &p->rdbytes, err) < 0) ||
+        (o->dtb_in &&
+         loader_read_dtb(o->dtb_in, &p->dtb, &p->dtbbytes, err) < 0))
         die(err);
 
     /* Output paths written only at the end are checked now, not after the run. */
@@ -292,19 +295,23 @@ static void start_guest(phone *p, struct pl_error *err)
             die(err);
         /* Ground truth in the guest's clock needs the map of this kernel. */
         if (p->system_map) {
-            uint8_t *image;
-            size_t image_bytes;
-            if (loader_zimage_kernel(o->kernel, p->kimg, p->kbytes, &image, &image_bytes,
-                                     err) < 0 ||
+            /* A raw Image is the kernel as it runs; so is an ELF's laid out. */
+            uint8_t *image = p->kernel.data;
+            size_t image_bytes = p->kernel.bytes;
+            if ((p->kernel.kind == LOADER_ZIMAGE &&
+                 loader_zimage_kernel(o->kernel, p->kernel.data,
+                                      p->kernel.bytes, &image, &image_bytes,
+                                      err) < 0) ||
                 guest_clock_check(&p->clk, image, image_bytes, err) < 0)
                 die(err);
-            free(image);
+            if (image != p->kernel.data)
+                free(image);
         }
-        if (machine_boot(p->m, p->kimg, p->kbytes, p->rd, p->rdbytes, p->dtb,
+        if (machine_boot(p->m, &p->kernel, p->rd, p->rdbytes, p->dtb,
                          p->dtbbytes, o->append, &dtb_used, &dtb_used_bytes,
                          err) < 0)
             die(err);
-        free(p->kimg);
+        free(p->kernel.data);
         free(p->rd);
         free(p->dtb);
         if (o->dtb_out) {

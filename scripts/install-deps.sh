@@ -5,7 +5,8 @@
 # The core set is what `make run` (phone and qemu) and `make build` need. The optional
 # components come with the targets that use them (the top Makefile passes them), or all of
 # them with --all (`make deps ALL=1`; `make test` needs them all):
-#   slurm     the Slurm executor (EXECUTOR=slurm) and its tests: slurm-wlm, munge
+#   slurm     the Slurm executor (EXECUTOR=slurm) and its tests: slurm-wlm, munge, and for the
+#             tests' accounting (sacct) slurmdbd with a private mariadb-server
 #   libvirt   BACKEND=libvirt: libvirt-daemon-system, libvirt-clients
 #   chromium  the report's screenshot check in the tests: chromium
 #   perf      the emulator's profile (make -C emu profile): linux-perf
@@ -24,7 +25,7 @@ clang libclang-rt-14-dev gnuplot-nox zstd jq gdb-multiarch tshark busybox-static
 libsqlite3-dev sqlite3 netpbm
 libjpeg-turbo-progs libxml2-utils clang-format libjpeg62-turbo-dev procps iproute2 util-linux
 cmark-gfm"
-SLURM="slurm-wlm munge"
+SLURM="slurm-wlm munge slurmdbd mariadb-server"
 LIBVIRT="libvirt-daemon-system libvirt-clients"
 CHROMIUM="chromium"
 PERF="linux-perf"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "../physmem.h"
 #include "../snapio.h"
+#include "panlab/error.h"
 
 typedef struct arm_cpu arm_cpu;
 typedef struct arm_sys arm_sys;
@@ -47,7 +48,11 @@ typedef struct arm_hooks {
     void (*pmu_irq)(void *opaque, arm_cpu *cpu, int level);
 } arm_hooks;
 
-arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks);
+#define ARM_MAX_CORES 8
+
+/* Returns NULL with err set when ncores is not 1..ARM_MAX_CORES. */
+arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks,
+                     struct pl_error *err);
 void arm_sys_free(arm_sys *s);
 arm_cpu *arm_sys_cpu(arm_sys *s, int index);
 

@@ -1197,11 +1197,13 @@ uint64_t arm_run(arm_cpu *c, uint64_t max_cycles)
 
 /* ---- cluster and core management ---- */
 
-arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks)
+arm_sys *arm_sys_new(phys_map *map, int ncores, const arm_hooks *hooks,
+                     struct pl_error *err)
 {
-    if (ncores < 1 || ncores > 8) {
-        fprintf(stderr, "arm_sys_new: %d cores, expected 1..8\n", ncores);
-        exit(1);
+    if (ncores < 1 || ncores > ARM_MAX_CORES) {
+        pl_error_set(err, "arm: %d cores, expected 1..%d", ncores,
+                     ARM_MAX_CORES);
+        return NULL;
     }
     arm_sys *s = pl_xcalloc(1, sizeof(*s));
     s->cpu = pl_xcalloc((size_t)ncores, sizeof(*s->cpu));

@@ -158,7 +158,10 @@ int main(int argc, char **argv)
     memcpy(ram + (entry - RAM_BASE), img.p, img.len);
     memcpy(ram + (q[2] - RAM_BASE), dtb.p, dtb.len);
 
-    arm_sys *s = arm_sys_new(m, 1, NULL);
+    struct pl_error err;
+    arm_sys *s = arm_sys_new(m, 1, NULL, &err);
+    if (!s)
+        die(err.msg);
     arm_cpu *c = arm_sys_cpu(s, 0);
     for (int i = 0; i < 15; i++)
         arm_set_reg(c, i, q[i]);

@@ -109,7 +109,12 @@ int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
     phys_register_device(m, DT_UART, 0x1000, &b, uart_read, uart_write);
     memcpy(ram + (DT_LOAD - DT_RAM_BASE), img, len);
     arm_hooks h = { .opaque = &b, .hvc = hvc };
-    arm_sys *s = arm_sys_new(m, 1, &h);
+    struct pl_error err;
+    arm_sys *s = arm_sys_new(m, 1, &h, &err);
+    if (!s) {
+        fprintf(stderr, "dt: %s\n", err.msg);
+        exit(1);
+    }
     if (arm_set_engine(s, engine)) {
         fprintf(stderr, "dt: engine %d is not built for this host\n", engine);
         exit(2);

@@ -1,9 +1,11 @@
 #!/bin/bash
 # The phone's timing benchmark: jobs are work, DVFS and the tracer's cost.
 # Writes out/bench/dvfs.json:
-#   job_ms_at_1200mhz            a 200 ms job (panlab-workbench --scaling) at 1.2 GHz, in ms
-#   job_scaling_350_over_1200    its time at 350 MHz over its time at 1.2 GHz, / (1200/350): 1 is ideal
+#   job_ns_at_1200mhz            a 200 ms job (panlab-workbench --scaling) at 1.2 GHz, in ns
+#   job_time_350_over_1200       its time at 350 MHz over its time at 1.2 GHz: ideally 1200/350,
+#                                3.43 (job_time_350_over_1200_ideal)
 #   two_threads_one_core_ratio   its time sharing cpu0 with a CPU-bound thread over alone: about 2
+# (the ratios are build/emu/benchstat's; the shell computes nothing)
 #   overhead                     per workload, the tracer's overhead, tracing on vs off, one replay,
 #                                the phone at 1.2 GHz on 2 cores, two ways:
 #                                  cpu_time: the CPU time the cores spent per tap (cpu_time.txt):
@@ -15,6 +17,7 @@
 #                                per workload, overhead.WORKLOAD.cpu_time's
 #   panappticon_overhead_pct     6.1, the paper's figure, for comparison
 #   opp_switch_count             per governor, frequency changes of cpu 0 in asynctask's trace
+#                                (summary.json energy.cores.cpu0.frequency_changes)
 #   energy_mj_per_run            asynctask's energy per run (summary.json's energy stage) in
 #                                section 6's four configurations: 1 or 2 cores, DVFS on (the
 #                                interactive governor) or off (1200 MHz fixed)
@@ -64,10 +67,8 @@ for g in ondemand schedutil; do
 	run_id=bench-dvfs-asynctask-$g
 	"$top/scripts/run-experiment.sh" --workload asynctask --governor "$g" --run-id "$run_id" \
 		> "$out/dvfs-asynctask-$g.log" 2>&1 || fail "the $g run failed; see $out/dvfs-asynctask-$g.log"
-	n=$(jq '[.traceEvents[] | select(.ph == "C" and .name == "cpu 0 frequency") | .args.kHz]
-		| [range(1; length) as $i | select(.[$i] != .[$i - 1])] | length' \
-		"$top/out/$run_id/trace.json")
-	switches=$(jq --arg g "$g" --argjson n "$n" '.[$g] = $n' <<< "$switches")
+	switches=$(jq --arg g "$g" --slurpfile s "$top/out/$run_id/summary.json" \
+		'.[$g] = $s[0].energy.cores.cpu0.frequency_changes' <<< "$switches")
 done
 
 # Section 6's four configurations (scripts/section6.sh) on asynctask: energy per run.
@@ -83,17 +84,19 @@ for cores in 1 2; do
 			--run-id "$run_id" > "$out/dvfs-asynctask-$config.log" 2>&1 ||
 			fail "the $config run failed; see $out/dvfs-asynctask-$config.log"
 		energy=$(jq --arg c "$config" --slurpfile s "$top/out/$run_id/summary.json" \
-			'.[$c] = ($s[0].energy.energy_mj * 10 | round / 10)' <<< "$energy")
+			'.[$c] = $s[0].energy.energy_mj' <<< "$energy")
 	done
 done
 
-jq -n --argjson s12 "${solo[1200]}" --argjson s35 "${solo[350]}" --argjson h12 "${shared[1200]}" \
+scaling=$("$top/build/emu/benchstat" pairs at_350 at_1200 "${solo[350]}" "${solo[1200]}")
+sharing=$("$top/build/emu/benchstat" pairs shared alone "${shared[1200]}" "${solo[1200]}")
+jq -n --argjson s12 "${solo[1200]}" --argjson scaling "$scaling" --argjson sharing "$sharing" \
 	--argjson overhead "$overhead" --argjson switches "$switches" --argjson energy "$energy" '
-	def r4: . * 10000 | round / 10000;
 	{
-		job_ms_at_1200mhz: ($s12 / 1e6 | r4),
-		job_scaling_350_over_1200: ($s35 / $s12 / (1200 / 350) | r4),
-		two_threads_one_core_ratio: ($h12 / $s12 | r4),
+		job_ns_at_1200mhz: $s12,
+		job_time_350_over_1200: $scaling.ratio.median,
+		job_time_350_over_1200_ideal: 3.43,
+		two_threads_one_core_ratio: $sharing.ratio.median,
 		overhead: $overhead,
 		overhead_mean_pct: ($overhead | map_values(.cpu_time.overhead_mean_pct)),
 		overhead_p95_pct: ($overhead | map_values(.cpu_time.overhead_p95_pct)),

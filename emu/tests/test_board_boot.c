@@ -338,10 +338,14 @@ static void test_cli_errors(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "--kernel is required"));
     CU_ASSERT_NOT_EQUAL(run_phone("--kernel", &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
-    snprintf(args, sizeof(args), "--kernel %s", make_zimage("bad", 64, 7));
+    /* Without a zImage's magic a kernel is a raw Image, as for QEMU; a
+     * file that says it is an ELF must be one. */
+    static const uint8_t elf64[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+    snprintf(args, sizeof(args), "--kernel %s",
+             write_file("bad", elf64, sizeof(elf64)));
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
     CU_ASSERT_EQUAL(lines, 1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(first, "bad@36: bad magic"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(first, "bad@4: an ELF that is not"));
     snprintf(args, sizeof(args), "--kernel %s --initrd %s", k,
              write_file("rd", "garbage!", 8));
     CU_ASSERT_NOT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 0);
@@ -550,8 +554,11 @@ static void test_boot_layout(void)
     size_t dtb_bytes;
     struct pl_error err;
     /* 16 MiB of RAM puts the initrd at 8 MiB (half of RAM, as QEMU). */
-    int rc = machine_boot(m, kernel, sizeof(kernel), initrd, sizeof(initrd),
-                          NULL, 0, "console=ttyAMA0", &dtb, &dtb_bytes, &err);
+    loader_kernel k = { .kind = LOADER_ZIMAGE,
+                        .data = kernel,
+                        .bytes = sizeof(kernel) };
+    int rc = machine_boot(m, &k, initrd, sizeof(initrd), NULL, 0,
+                          "console=ttyAMA0", &dtb, &dtb_bytes, &err);
     CU_ASSERT_EQUAL_FATAL(rc, 0);
     arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0);
     CU_ASSERT_EQUAL(arm_get_reg(c0, 0), 0);
@@ -574,9 +581,8 @@ static void test_boot_layout(void)
     /* The same blob given back with --dtb gets the same /chosen. */
     uint8_t *dtb2;
     size_t dtb2_bytes;
-    CU_ASSERT_EQUAL(machine_boot(m, kernel, sizeof(kernel), initrd,
-                                 sizeof(initrd), dtb, dtb_bytes, NULL, &dtb2,
-                                 &dtb2_bytes, &err),
+    CU_ASSERT_EQUAL(machine_boot(m, &k, initrd, sizeof(initrd), dtb, dtb_bytes,
+                                 NULL, &dtb2, &dtb2_bytes, &err),
                     0);
     chosen = fdt_path_offset(dtb2, "/chosen");
     CU_ASSERT_PTR_NOT_NULL(
@@ -584,13 +590,105 @@ static void test_boot_layout(void)
     CU_ASSERT_STRING_EQUAL(fdt_getprop(dtb2, chosen, "bootargs", NULL),
                            "console=ttyAMA0");
     /* Images that do not fit are refused with one line. */
-    CU_ASSERT_EQUAL(machine_boot(m, kernel, 64u << 20, NULL, 0, NULL, 0, "",
-                                 NULL, NULL, &err),
+    k.bytes = 64u << 20;
+    CU_ASSERT_EQUAL(machine_boot(m, &k, NULL, 0, NULL, 0, "", NULL, NULL, &err),
                     -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "do not fit"));
     free(dtb);
     free(dtb2);
     machine_free(m);
+}
+
+/* A minimal ELF32 ARM executable: one PT_LOAD of len bytes at paddr. */
+static const char *make_elf(const char *name, uint32_t paddr, uint32_t entry,
+                            const uint8_t *seg, uint32_t len)
+{
+    uint8_t b[52 + 32 + 64] = { 0x7f, 'E', 'L', 'F', 1, 1, 1 };
+    uint32_t w[][2] = { { 16, 2 | 40u << 16 },
+                        { 20, 1 },
+                        { 24, entry },
+                        { 28, 52 },
+                        { 40, 52 | 32u << 16 },
+                        { 44, 1 },
+                        { 52, 1 },
+                        { 56, 84 },
+                        { 60, paddr },
+                        { 64, paddr },
+                        { 68, len },
+                        { 72, len },
+                        { 76, 5 } };
+    for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+        memcpy(b + w[i][0], &w[i][1], 4);
+    memcpy(b + 84, seg, len);
+    return write_file(name, b, 84 + len);
+}
+
+/* The kernel forms QEMU's -kernel takes: a zImage, an ELF and a raw Image,
+ * each placed where it runs and entered there. */
+static void test_kernel_forms(void)
+{
+    struct pl_error err;
+    loader_kernel k;
+    uint8_t seg[64];
+    memset(seg, 0x5a, sizeof(seg));
+
+    CU_ASSERT_EQUAL_FATAL(
+        loader_read_kernel(make_zimage("z", 4096, 0x016f2818), &k, &err), 0);
+    CU_ASSERT_EQUAL(k.kind, LOADER_ZIMAGE);
+    free(k.data);
+    CU_ASSERT_EQUAL_FATAL(
+        loader_read_kernel(write_file("raw", seg, sizeof(seg)), &k, &err), 0);
+    CU_ASSERT_EQUAL(k.kind, LOADER_IMAGE);
+    CU_ASSERT_EQUAL(k.bytes, sizeof(seg));
+    machine *m = small_machine();
+    CU_ASSERT_EQUAL(machine_boot(m, &k, NULL, 0, NULL, 0, "", NULL, NULL, &err),
+                    0);
+    arm_cpu *c0 = arm_sys_cpu(machine_cpus(m), 0);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 15), MACH_RAM + 0x8000);
+    CU_ASSERT_EQUAL(*phys_ram_ptr(machine_phys(m), MACH_RAM + 0x8000, 1), 0x5a);
+    free(k.data);
+
+    /* A vmlinux is linked at PAGE_OFFSET: it lands where the linear map says. */
+    CU_ASSERT_EQUAL_FATAL(loader_read_kernel(make_elf("vmlinux", 0xc0008000u,
+                                                      0xc0008010u, seg, 64),
+                                             &k, &err),
+                          0);
+    CU_ASSERT_EQUAL(k.kind, LOADER_ELF);
+    CU_ASSERT_EQUAL(k.addr, 0xc0008000u);
+    CU_ASSERT_EQUAL(machine_boot(m, &k, NULL, 0, NULL, 0, "", NULL, NULL, &err),
+                    0);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 15), MACH_RAM + 0x8010);
+    free(k.data);
+    /* A bare-metal program linked in RAM runs at its own addresses. */
+    CU_ASSERT_EQUAL_FATAL(
+        loader_read_kernel(make_elf("bare", MACH_RAM + 0x100000,
+                                    MACH_RAM + 0x100000, seg, 64),
+                           &k, &err),
+        0);
+    CU_ASSERT_EQUAL(machine_boot(m, &k, NULL, 0, NULL, 0, "", NULL, NULL, &err),
+                    0);
+    CU_ASSERT_EQUAL(arm_get_reg(c0, 15), MACH_RAM + 0x100000);
+    CU_ASSERT_EQUAL(*phys_ram_ptr(machine_phys(m), MACH_RAM + 0x100000, 1),
+                    0x5a);
+    free(k.data);
+    CU_ASSERT_EQUAL_FATAL(
+        loader_read_kernel(make_elf("low", 0x1000, 0x1000, seg, 64), &k, &err),
+        0);
+    CU_ASSERT_EQUAL(machine_boot(m, &k, NULL, 0, NULL, 0, "", NULL, NULL, &err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not in RAM"));
+    free(k.data);
+    machine_free(m);
+
+    uint8_t bad[60] = { 0x7f, 'E', 'L', 'F', 2 };
+    CU_ASSERT_EQUAL(loader_read_kernel(write_file("elf64", bad, sizeof(bad)),
+                                       &k, &err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(
+        strstr(err.msg, "elf64@4: an ELF that is not a 32-bit"));
+    CU_ASSERT_EQUAL(loader_read_kernel(write_file("none", "", 0), &k, &err),
+                    -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "empty file"));
 }
 
 int main(int argc, char **argv)
@@ -607,6 +705,7 @@ int main(int argc, char **argv)
         { "outputs that cannot be written", test_output_failures },
         { "device tree", test_fdt },
         { "boot layout", test_boot_layout },
+        { "kernel forms: zImage, ELF, raw Image", test_kernel_forms },
         { NULL, NULL },
     };
     return board_test_main(argc, argv, "board boot", cases);

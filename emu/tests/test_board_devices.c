@@ -87,6 +87,27 @@ static void test_bad_counts(void)
     cfg.nports = VCON_MAX_PORTS + 1;
     CU_ASSERT_PTR_NULL(machine_new(&cfg, &err));
     CU_ASSERT_STRING_EQUAL(err.msg, "virtio-console: 7 ports, at most 6");
+    cfg.nports = 0;
+    cfg.ncores = ARM_MAX_CORES + 1;
+    CU_ASSERT_PTR_NULL(machine_new(&cfg, &err));
+    CU_ASSERT_STRING_EQUAL(err.msg, "arm: 9 cores, expected 1..8");
+}
+
+/* The map takes as many ranges as a machine registers, and finds each. */
+static void test_phys_map_grows(void)
+{
+    static uint32_t dev[100];
+    phys_map *map = phys_map_new();
+    for (uint32_t i = 0; i < 100; i++)
+        phys_register_device(map, 0x10000000u + i * 0x1000u, 0x1000u, &dev[i],
+                             NULL, NULL);
+    for (uint32_t i = 0; i < 100; i++) {
+        const phys_range *r = phys_find(map, 0x10000000u + i * 0x1000u + 4);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_PTR_EQUAL(r->opaque, &dev[i]);
+    }
+    CU_ASSERT_PTR_NULL(phys_find(map, 0x10000000u + 100 * 0x1000u));
+    phys_map_free(map);
 }
 
 static void test_gic_spi(void)
@@ -854,6 +875,7 @@ int main(int argc, char **argv)
 {
     static const board_case cases[] = {
         { "device constructors refuse bad counts", test_bad_counts },
+        { "the memory map takes 100 ranges", test_phys_map_grows },
         { "GIC SPI", test_gic_spi },
         { "GIC SGI and PPI", test_gic_sgi_ppi },
         { "PL011", test_pl011 },

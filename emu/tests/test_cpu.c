@@ -20,6 +20,8 @@
 static const char *guest_dir = "../build/emu/guest";
 static phys_map *map;
 static arm_sys *sys;
+/* arm_sys_new's error: the tests ask for 1 or 2 cores, which it takes. */
+static struct pl_error sys_err;
 static int engine = ARM_ENGINE_FAST;   /* set by the suite being run */
 static arm_cpu *cpu;
 static uint8_t *ram;
@@ -58,7 +60,7 @@ static void setup(int ncores)
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .counter = counter, .timer_changed = timer_changed };
-    sys = arm_sys_new(map, ncores, &h);
+    sys = arm_sys_new(map, ncores, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     for (uint32_t v = 0; v < 0x20; v += 4)
@@ -669,7 +671,7 @@ static void test_pmu_overflow(void)
     setup(1);
     arm_hooks h = { .pmu_irq = pmu_irq };
     arm_sys_free(sys);
-    sys = arm_sys_new(map, 1, &h);
+    sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     static const uint32_t ev[1] = { 0x08 };
@@ -704,7 +706,7 @@ static void test_pmu_overflow(void)
      * wrap it, so the 43rd instruction (129 cycles) raises the line. */
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
-    sys = arm_sys_new(map, 1, &h);
+    sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     arm_set_cpi(cpu, 3);
@@ -778,7 +780,7 @@ static void test_pmu_snapshot(void)
     run_at(cpu, 0x800, 7);
     uint32_t want[3] = { reg(8), reg(9), reg(10) };
     arm_sys *orig = sys;
-    sys = arm_sys_new(map, 1, NULL);
+    sys = arm_sys_new(map, 1, NULL, &sys_err);
     cpu = arm_sys_cpu(sys, 0);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     snap_r *sr = snap_r_open(path, 1, &err);
@@ -877,7 +879,7 @@ static void test_hvc_and_wfe(void)
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .hvc = hvc_hook };
-    sys = arm_sys_new(map, 2, &h);
+    sys = arm_sys_new(map, 2, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
     arm_cpu *c1 = arm_sys_cpu(sys, 1);
@@ -1159,7 +1161,7 @@ static int record_runs(int eng, run_record *rec, int nrec, uint64_t *exits,
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .smc = exit_smc };
-    sys = arm_sys_new(map, 1, &h);
+    sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
     cpu = arm_sys_cpu(sys, 0);
     phys_register_device(map, 0x08000000, 0x1000, cpu, exit_dev_read,
@@ -1244,7 +1246,7 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
     arm_hooks h = { .pmu_irq = pmu_irq };
-    sys = arm_sys_new(map, 1, &h);
+    sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, eng) == 0);
     cpu = arm_sys_cpu(sys, 0);
     load(CODE, w, n);

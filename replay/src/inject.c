@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,11 +108,29 @@ static const char *control_name(const struct pl_action *a)
 	}
 }
 
+/*
+ * The injector stands in for a touch controller, whose interrupt no task delays. A frame's write
+ * wakes the input dispatcher, which CFS may run on this CPU at once, and the app after it: the
+ * time read after the write would then wait for them (the ground truth's input late by
+ * milliseconds; 7 us otherwise). So the injector holds SCHED_FIFO from before the first
+ * frame's write until it has read the time, and only then lets the woken tasks run.
+ */
+static int set_policy(int policy, int priority, struct pl_error *err)
+{
+	struct sched_param p = { .sched_priority = priority };
+	if (sched_setscheduler(0, policy, &p) != 0)
+		return pl_fail(err, "sched_setscheduler(%s): %s, expected an injector run as root",
+			       policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_OTHER",
+			       strerror(errno));
+	return 0;
+}
+
 /* Script time t maps to CLOCK_MONOTONIC base_ns + t. A control action stops the script's clock
  * until it is done: from then on base_ns is its resume time minus its script time, so what
- * follows is timed from the moment the condition held. */
-int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
-		   const struct pl_replay_hooks *hooks, struct pl_error *err)
+ * follows is timed from the moment the condition held. realtime: stamp each input under
+ * SCHED_FIFO (set_policy). */
+static int play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
+		const struct pl_replay_hooks *hooks, bool realtime, struct pl_error *err)
 {
 	char line[PL_GT_LINE_BYTES];
 	if (gt_line(gt_fd, err, line, pl_gt_ready(line, sizeof line, ready_ns)) < 0)
@@ -133,9 +152,13 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 			base_ns = pl_script_base_ns(resume_ns, a->at_ns);
 			continue;
 		}
-		if (sleep_until(base_ns + a->at_ns, err) < 0 || send_frame(ev_fd, a, 0, err) < 0)
+		if (sleep_until(base_ns + a->at_ns, err) < 0 ||
+		    (realtime && set_policy(SCHED_FIFO, 1, err) < 0) ||
+		    send_frame(ev_fd, a, 0, err) < 0)
 			return -1;
 		uint64_t t_in_ns = monotonic_ns();
+		if (realtime && set_policy(SCHED_OTHER, 0, err) < 0)
+			return -1;
 		/* A swipe's ground truth is a tap's where the touch began. */
 		int len =
 			a->kind != PL_ACTION_KEY ?
@@ -154,6 +177,12 @@ int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_
 	if (sleep_until(base_ns + pl_script_duration_ns(script), err) < 0)
 		return -1;
 	return gt_line(gt_fd, err, line, pl_gt_end(line, sizeof line, monotonic_ns()));
+}
+
+int pl_replay_play(int ev_fd, int gt_fd, const struct pl_script *script, uint64_t ready_ns,
+		   const struct pl_replay_hooks *hooks, struct pl_error *err)
+{
+	return play(ev_fd, gt_fd, script, ready_ns, hooks, false, err);
 }
 
 int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err)
@@ -213,7 +242,7 @@ int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err)
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
 		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, struct pl_error *err)
 {
-	return pl_replay_play(injector->uinput_fd, injector->gt_fd, script, ready_ns, hooks, err);
+	return play(injector->uinput_fd, injector->gt_fd, script, ready_ns, hooks, true, err);
 }
 
 /* uinput names the device's sysfs directory (UI_GET_SYSNAME, uinput 5+); its evdev node is the

@@ -1,13 +1,15 @@
-# A private Slurm for tests (sourced): munged, slurmctld and one or more slurmd started with
-# their own key, socket, slurm.conf, state and logs in a temporary directory, as root, without
-# systemd; stopped by the PIDs they were started with. Debian's slurm-wlm and munge.
+# A private Slurm for tests (sourced): munged, a MariaDB server and slurmdbd (the accounting sacct
+# reads), slurmctld and one or more slurmd started with their own key, socket, database,
+# slurm.conf, state and logs in a temporary directory, as root, without systemd; stopped by the
+# PIDs they were started with. Debian's slurm-wlm, munge, slurmdbd and mariadb-server.
 #
 #   slurm_start DIR [N [MAX_ARRAY]]  # starts the daemons, exports SLURM_CONF; returns when every
 #                        # node is idle; MAX_ARRAY: the cluster's MaxArraySize (default Slurm's)
 #   slurm_stop           # stops them by PID, removes namespaces and bridge (also on EXIT, if the
 #                        # caller traps it)
 #
-# N = 1 (the default): one slurmd named after this host, ports 16817/16818.
+# N = 1 (the default): one slurmd named after this host, ports 16817/16818; slurmdbd on 16819,
+# MariaDB on 127.0.0.1:16820 (N > 1: 16829, 16830).
 # N > 1: a cluster of N nodes on this machine, as separate as real ones without a special Slurm
 # build (slurmd -N for several daemons needs --enable-multiple-slurmd, and they would share one
 # hostname and address): each slurmd runs in a network and UTS namespace of its own
@@ -55,7 +57,11 @@ SlurmdLogFile=$d/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$((port + 2))
+# The MUNGE socket of slurmdbd connections (slurm.conf(5) AccountingStoragePass).
+AccountingStoragePass=$d/munge/munge.socket
 JobCompType=jobcomp/none
 MpiDefault=none
 SchedulerType=sched/backfill
@@ -77,6 +83,7 @@ EOF
 	# munged answers once its socket exists.
 	timeout 30 bash -c "until [ -S '$d/munge/munge.socket' ]; do sleep 0.2; done" ||
 		{ echo "slurm-node: munged did not start; $d/munge/munged.log:" >&2; tail -n 5 "$d/munge/munged.log" >&2; return 1; }
+	slurm_accounting "$d" $((port + 2)) $((port + 3)) || return 1
 	slurmctld -D -i -f "$d/slurm.conf" 2>>"$d/slurmctld.log" &
 	slurm_pids+=($!)
 	if [ "$nodes" = 1 ]; then
@@ -109,6 +116,44 @@ EOF
 	# Ready when every node reports idle to the controller.
 	timeout 60 bash -c "until [ \$(sinfo -h -N -o '%N %T' 2>/dev/null | grep -c ' idle$') = $nodes ]; do sleep 0.5; done" ||
 		{ echo "slurm-node: not all $nodes node(s) came up idle; logs in $d" >&2; tail -n 5 "$d"/*.log >&2; return 1; }
+}
+
+# slurm_accounting DIR DBD_PORT DB_PORT: a MariaDB server of its own (data, socket and log in
+# DIR/db, on 127.0.0.1:DB_PORT) and slurmdbd on DBD_PORT over it, with the cluster registered.
+slurm_accounting() {
+	local d=$1 dbd_port=$2 db_port=$3
+	mkdir -p "$d/db"
+	mariadb-install-db --no-defaults --datadir="$d/db/data" --user=root --skip-test-db \
+		--auth-root-authentication-method=normal > "$d/db/install.log" 2>&1 ||
+		{ echo "slurm-node: mariadb-install-db failed; $d/db/install.log:" >&2; tail -n 5 "$d/db/install.log" >&2; return 1; }
+	mariadbd --no-defaults --datadir="$d/db/data" --socket="$d/db/mysql.sock" --user=root \
+		--bind-address=127.0.0.1 --port="$db_port" --pid-file="$d/db/mariadbd.pid" --skip-log-bin \
+		--log-error="$d/db/mariadbd.log" 2>>"$d/db/mariadbd.log" &
+	slurm_pids+=($!)
+	timeout 60 bash -c "until [ -S '$d/db/mysql.sock' ]; do sleep 0.2; done" ||
+		{ echo "slurm-node: MariaDB did not start; $d/db/mariadbd.log:" >&2; tail -n 5 "$d/db/mariadbd.log" >&2; return 1; }
+	# slurmdbd reads slurmdbd.conf beside SLURM_CONF, and only if no one else may read it.
+	cat > "$d/slurmdbd.conf" <<EOF
+AuthType=auth/munge
+AuthInfo=socket=$d/munge/munge.socket
+DbdHost=localhost
+DbdPort=$dbd_port
+SlurmUser=root
+PidFile=$d/slurmdbd.pid
+LogFile=$d/slurmdbd.log
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=root
+StorageLoc=panlab_acct
+EOF
+	chmod 600 "$d/slurmdbd.conf"
+	slurmdbd -D 2>>"$d/slurmdbd.log" &
+	slurm_pids+=($!)
+	timeout 60 bash -c "until sacctmgr -n list cluster >'$d/sacctmgr.log' 2>&1; do sleep 0.5; done" ||
+		{ echo "slurm-node: slurmdbd did not answer sacctmgr:" >&2; tail -n 5 "$d/slurmdbd.log" "$d/sacctmgr.log" >&2; return 1; }
+	sacctmgr -i add cluster panlabtest > "$d/sacctmgr.log" 2>&1 ||
+		{ echo "slurm-node: sacctmgr add cluster failed:" >&2; cat "$d/sacctmgr.log" >&2; return 1; }
 }
 
 slurm_stop() {

@@ -7,23 +7,22 @@
 # written, in order, in a fresh checkout with an empty out/, every claim of its key checked
 # against what they wrote, both editions written and the student's checked to hold no key.
 set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 labs=$top/workloads/labs/labs.sh
 fixtures=$top/tests/unit/data/labs
 work=$(mktemp -d /tmp/panlab-labs.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-fail() { echo "test_labs: $*" >&2; exit 1; }
-# expect NAME RC LINE...: labs.sh on fixture NAME exits RC and prints every LINE.
+# expect FIXTURE RC LINE...: labs.sh on fixture FIXTURE exits RC and prints every LINE.
 expect() {
-	local name=$1 rc=$2 got
+	local fixture=$1 rc=$2 got
 	shift 2
-	"$labs" --out "$work/$name" "$fixtures/$name.md" > "$work/$name.log" 2>&1
+	"$labs" --out "$work/$fixture" "$fixtures/$fixture.md" > "$work/$fixture.log" 2>&1
 	got=$?
-	[ "$got" = "$rc" ] || { cat "$work/$name.log"; fail "fixture $name.md: exit $got, expected $rc"; }
+	[ "$got" = "$rc" ] || { cat "$work/$fixture.log"; fail "fixture $fixture.md: exit $got, expected $rc"; }
 	for line in "$@"; do
-		grep -qxF -- "$line" "$work/$name.log" ||
-			{ cat "$work/$name.log"; fail "fixture $name.md: no line '$line'"; }
+		grep -qxF -- "$line" "$work/$fixture.log" ||
+			{ cat "$work/$fixture.log"; fail "fixture $fixture.md: no line '$line'"; }
 	done
 }
 expect good 0 \

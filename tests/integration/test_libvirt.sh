@@ -10,7 +10,7 @@
 # of the two it used; a system libvirtd being present is no failure.
 # Then GOVERNOR, FREQ_MHZ and WORKLOAD=all on libvirt are each one line and exit 2 before a boot.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 d=$(mktemp -d /tmp/panlab-libvirt.XXXXXX)
 run_id=test-libvirt
 run=""
@@ -24,7 +24,7 @@ stop() {
 }
 trap stop EXIT
 for t in libvirtd virtlogd virsh qemu-system-arm; do
-	command -v "$t" >/dev/null || { echo "test_libvirt: $t is missing; run 'make deps'" >&2; exit 1; }
+	command -v "$t" >/dev/null || fail "$t is missing; run 'make deps'"
 done
 unset LIBVIRT_DEFAULT_URI
 if libvirt_system_runs; then
@@ -32,7 +32,6 @@ if libvirt_system_runs; then
 else
 	via="a private libvirtd" uri=""
 fi
-fail() { echo "test_libvirt: $*" >&2; exit 1; }
 setsid "$top/scripts/run-experiment.sh" --backend qemu --via libvirt --workload asynctask --run-id "$run_id" \
 	> "$d/run.log" 2>&1 &
 run=$!

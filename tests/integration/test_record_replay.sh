@@ -11,23 +11,22 @@
 # 2.9 ms beyond a frame between two qemu boots of the same script (input 0: 87.5 and 68.0 ms,
 # in 1 of 4 runs on 2026-11-28; the cause is not found).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 out=$top/out/test-record-replay
 rm -rf "$out"
 mkdir -p "$out/overlay/replay"
 
-fail() { echo "test_record_replay: $*"; exit 1; }
-# boot NAME RUN-QEMU-ARGS...: one guest run in $out/NAME, analyzed there.
+# boot RUN RUN-QEMU-ARGS...: one guest run in $out/RUN, analyzed there.
 boot() {
-	local name=$1
+	local run=$1
 	shift
-	"$top/scripts/run-qemu.sh" --out "$out/$name" "$@" > "$out/$name.log" 2>&1 ||
-		{ tail -n 20 "$out/$name.log"; fail "the $name run failed; log in $out/$name.log"; }
-	cat "$out/$name/gt-input.txt" "$out/$name/gt-display.txt" > "$out/$name/ground_truth.txt"
-	"$top/build/analyzer/panlab-analyze" --trace "$out/$name/trace.bin" \
-		--ground-truth "$out/$name/ground_truth.txt" --out "$out/$name" --backend qemu \
-		--workload asynctask --run-id "test-record-replay-$name" > "$out/$name/analyze.log" 2>&1 ||
-		{ cat "$out/$name/analyze.log"; fail "analyzing the $name run failed"; }
+	"$top/scripts/run-qemu.sh" --out "$out/$run" "$@" > "$out/$run.log" 2>&1 ||
+		{ tail -n 20 "$out/$run.log"; fail "the $run run failed; log in $out/$run.log"; }
+	cat "$out/$run/gt-input.txt" "$out/$run/gt-display.txt" > "$out/$run/ground_truth.txt"
+	"$top/build/analyzer/panlab-analyze" --trace "$out/$run/trace.bin" \
+		--ground-truth "$out/$run/ground_truth.txt" --out "$out/$run" --backend qemu \
+		--workload asynctask --run-id "test-record-replay-$run" > "$out/$run/analyze.log" 2>&1 ||
+		{ cat "$out/$run/analyze.log"; fail "analyzing the $run run failed"; }
 }
 
 boot live --workload asynctask --append PANLAB_RECORD=1

@@ -1,10 +1,10 @@
 #!/bin/bash
 # scripts/experiment.sh --executor slurm on a real single-node Slurm (Debian's slurm-wlm and
-# munge): starts munged, slurmctld and slurmd with a generated slurm.conf in a temporary
-# directory (slurm-node.sh), runs a 2-run matrix on the phone as one job array, checks that both
-# tasks ran under Slurm and landed in the database with their models, that a task cancelled
-# while it runs is recorded failed with Slurm's final state for it, and stops the daemons by
-# PID.
+# munge): starts munged, a private MariaDB with slurmdbd, slurmctld and slurmd with a generated
+# slurm.conf in a temporary directory (slurm-node.sh), runs a 2-run matrix on the phone as one job
+# array, checks that both tasks ran under Slurm and landed in the database with their models and
+# that the accounting (sacct) holds them COMPLETED, that a task cancelled while it runs is
+# recorded failed with the final state sacct gives it, and stops the daemons by PID.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 exp=test-slurm
@@ -13,7 +13,7 @@ work=$(mktemp -d /tmp/panlab-slurm.XXXXXX)
 # shellcheck source=tests/integration/slurm-node.sh
 source "$top/tests/integration/slurm-node.sh"
 trap 'slurm_stop; rm -rf "$work"' EXIT
-for t in munged mungekey slurmctld slurmd sbatch squeue; do
+for t in munged mungekey slurmctld slurmd slurmdbd sbatch squeue sacct sacctmgr mariadbd mariadb-install-db; do
 	command -v "$t" >/dev/null || fail "$t is missing; run 'make deps'"
 done
 slurm_start "$work/slurm"
@@ -35,10 +35,14 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM runs WHERE status = 'ok'")" = 2 ] ||
 	fail "runs not ok: $(q "SELECT run_id, status, reason FROM runs")"
 [ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models gathered"
+array=$(sed -n 's/.*submitted array job \([0-9]*\) .*/\1/p' "$work/run.log" | head -n 1)
+states=$(sacct -n -X -P -j "$array" -o JobID,State | sort)
+[ "$states" = "$(printf '%s_0|COMPLETED\n%s_1|COMPLETED' "$array" "$array")" ] ||
+	fail "sacct does not hold both tasks of job $array COMPLETED: $states"
 
 # A task Slurm ends before it leaves a status (scancel while it runs) is recorded failed with the
-# final state Slurm gives it (sacct, or the controller's memory of the job), and the experiment
-# exits 1.
+# final state sacct gives it ("CANCELLED by UID"; the controller's memory, the executor's
+# fallback, would say plain CANCELLED), and the experiment exits 1.
 printf 'name %s-cancel\nworkloads timer\n' "$exp" > "$work/cancel.spec"
 rm -rf "$top/out/$exp-cancel"
 "$top/scripts/experiment.sh" "$work/cancel.spec" --executor slurm --no-report > "$work/cancel.log" 2>&1 &
@@ -50,7 +54,7 @@ scancel "$(squeue -h -r -n "$job" -o %i)"
 rc=0
 wait "$pid" || rc=$?
 reason=$(sqlite3 "$top/out/$exp-cancel/results.sqlite" "SELECT status || ': ' || reason FROM runs")
-[ $rc = 1 ] && [[ "$reason" == "failed: Slurm task "*"_0 ended CANCELLED (exit 0:15) without a result; see "* ]] ||
+[ $rc = 1 ] && [[ "$reason" == "failed: Slurm task "*"_0 ended CANCELLED by $(id -u) (exit "*") without a result; see "* ]] ||
 	{ cat "$work/cancel.log"; fail "a cancelled task gave exit $rc and '$reason'"; }
 rm -rf "$top/out/$exp-cancel"
-echo "test_slurm: ok ($(grep -o 'submitted array job [0-9]*' "$work/run.log"), 2 tasks gathered into out/$exp/results.sqlite; a cancelled task recorded as '${reason#failed: }')"
+echo "test_slurm: ok (array job $array, 2 tasks gathered into out/$exp/results.sqlite, both COMPLETED in sacct; a cancelled task recorded as '${reason#failed: }')"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # scripts/experiment.sh --executor slurm on a three-node Slurm cluster on this machine (about
-# 60 s): munged, slurmctld and three slurmd, each slurmd in a network and UTS namespace of its own
-# with its own hostname and address on a private bridge (slurm-node.sh). A 4-run phone matrix
-# (timer, 1 or 2 cores, traced or not) runs as one job array throttled by the cluster's size
-# (three runs of 2 CPUs at once, one a node) and split at the cluster's MaxArraySize (3) into
-# two arrays, into one database. The runs must all be ok, and
-# their tasks must have run on all three nodes, by the tasks' own output and by squeue's node
-# column in the progress lines. Then everything is torn down (daemons by PID, namespaces, bridge)
-# and nothing of it may be left. Writes out/bench/slurm-cluster.json: slurm_nodes_used and
+# 60 s): munged, MariaDB and slurmdbd, slurmctld and three slurmd, each slurmd in a network and
+# UTS namespace of its own with its own hostname and address on a private bridge (slurm-node.sh).
+# A 4-run phone matrix (timer, 1 or 2 cores, traced or not) runs as one job array throttled by the
+# cluster's size (three runs of 2 CPUs at once, one a node) and split at the cluster's
+# MaxArraySize (3) into two arrays, into one database. The runs must all be ok, and their tasks
+# must have run on all three nodes, by the tasks' own output, by squeue's node column in the
+# progress lines and by sacct (slurmdbd's accounting, each COMPLETED). Then everything is torn
+# down (daemons by PID, namespaces, bridge) and nothing of it may be left. Writes out/bench/slurm-cluster.json: slurm_nodes_used and
 # slurm_runs_per_hour.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -17,7 +17,8 @@ work=$(mktemp -d /tmp/panlab-slurm-cluster.XXXXXX)
 # shellcheck source=tests/integration/slurm-node.sh
 source "$top/tests/integration/slurm-node.sh"
 trap 'slurm_stop; rm -rf "$work"' EXIT
-for t in munged mungekey slurmctld slurmd sbatch squeue sinfo ip unshare nsenter; do
+for t in munged mungekey slurmctld slurmd slurmdbd sbatch squeue sinfo sacct sacctmgr mariadbd \
+	mariadb-install-db ip unshare nsenter; do
 	command -v "$t" >/dev/null || fail "$t is missing; run 'make deps'"
 done
 # MaxArraySize 3: task IDs 0-2 only, so the 4 runs go as two arrays (runs 0-2, then run 3 as
@@ -45,6 +46,10 @@ used=$(cut -d' ' -f1 <<<"$nodes" | sort -u | wc -l)
 [ "$used" = 3 ] || fail "the tasks ran on $used node(s), expected 3: $(cut -d' ' -f1 <<<"$nodes" | tr '\n' ' ')"
 seen=$(grep -o '[0-9]*@pnode[0-9]' "$work/run.log" | sort -u | tr '\n' ' ')
 [ -n "$seen" ] || fail "squeue's node column shows in no progress line"
+acct=$(sacct -n -X -P --name "panlab-$exp" -o NodeList,State | sort | uniq -c | tr -s ' \n' ' ')
+[ "$(sacct -n -X -P --name "panlab-$exp" -o NodeList,State | grep -c '^pnode[1-3]|COMPLETED$')" = 4 ] &&
+	[ "$(sacct -n -X -P --name "panlab-$exp" -o NodeList | sort -u | wc -l)" = 3 ] ||
+	fail "sacct does not show the 4 tasks COMPLETED over the 3 nodes: $acct"
 slurm_stop
 ! ip link show "plbr$$" >/dev/null 2>&1 || fail "the bridge plbr$$ is left"
 ! ip netns list | grep -q "^panlab-$$-" || fail "namespaces left: $(ip netns list | grep "^panlab-$$-")"
@@ -55,4 +60,4 @@ jq -n --argjson nodes "$used" --argjson rph "$per_hour" --argjson wall "$wall" \
 	'{slurm_nodes_used: $nodes, slurm_runs: 4, slurm_wall_s: $wall, slurm_runs_per_hour: $rph}' \
 	> "$top/out/bench/slurm-cluster.json"
 rm -rf "$dir"
-echo "test_slurm_cluster: ok (4 runs on $used nodes: $(cut -d' ' -f1 <<<"$nodes" | sort | uniq -c | tr -s ' \n' ' '); squeue showed task@node $seen; ${wall%.*} s, $per_hour runs/hour; daemons, namespaces and bridge gone)"
+echo "test_slurm_cluster: ok (4 runs on $used nodes: $(cut -d' ' -f1 <<<"$nodes" | sort | uniq -c | tr -s ' \n' ' '); squeue showed task@node $seen; sacct: $acct; ${wall%.*} s, $per_hour runs/hour; daemons, namespaces and bridge gone)"

@@ -40,6 +40,7 @@ static void test_energy_residency(void)
 	tb_kernel(&t, 0, MS(10), PL_EV_CPU_IDLE_ENTER, 0, 0, 0);
 	tb_kernel(&t, 1, MS(20), PL_EV_CPU_OFFLINE, 0, 0, 1);
 	tb_kernel(&t, 0, MS(30), PL_EV_CPU_IDLE_EXIT, 0, 0, 0);
+	tb_kernel(&t, 0, MS(30), PL_EV_CPU_FREQUENCY, 0, 1200000, 0); /* no change */
 	tb_kernel(&t, 0, MS(40), PL_EV_CPU_IDLE_ENTER, 0, 0, 0);
 	model_build(&t, &m);
 	pl_energy_build(&m.trace, &m.s.tx, &pl_power_galaxy_nexus, &e);
@@ -60,6 +61,8 @@ static void test_energy_residency(void)
 	CU_ASSERT_EQUAL(at_khz(&e.cores[1], 1200000)->idle_ns, MS(10));
 	CU_ASSERT_EQUAL(e.cores[1].offline_ns, MS(20));
 	CU_ASSERT_EQUAL(e.cores[0].assumed_freq_ns + e.cores[1].assumed_freq_ns, 0);
+	CU_ASSERT_EQUAL(e.cores[0].freq_changes, 1);
+	CU_ASSERT_EQUAL(e.cores[1].freq_changes, 1);
 	pl_energy_free(&e);
 	model_free(&m);
 }
@@ -90,6 +93,7 @@ static void test_energy_fallbacks(void)
 	CU_ASSERT_EQUAL(e.cores[0].assumed_freq_ns, MS(8));
 	CU_ASSERT_EQUAL(e.cores[1].offline_ns, MS(10));
 	CU_ASSERT_EQUAL(e.cores[1].nfreqs, 0);
+	CU_ASSERT_EQUAL(e.cores[0].freq_changes, 0);
 	/* 660 rest throughout, +1600 busy for 3 ms, +160 idle for 5 ms. */
 	CU_ASSERT_EQUAL(e.energy_pj, MJ_PJ(6.6 + 4.8 + 0.8));
 	pl_energy_free(&e);

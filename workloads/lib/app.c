@@ -23,7 +23,7 @@
 enum { MSG_TAP = 1, MSG_KEY = 2, MSG_FOCUS = 3, MSG_FOCUS_LOST = 4 };
 
 struct pl_app {
-	const char *name;
+	char prog[64]; /* app-NAME: what its error lines start with */
 	const struct pl_app_ops *ops;
 	void *ctx;
 	struct pl_looper *looper;
@@ -103,7 +103,7 @@ struct pl_binder *pl_app_binder(struct pl_app *app)
 	struct pl_error err;
 	pthread_mutex_lock(&app->lock);
 	if (!app->binder && !(app->binder = pl_binder_open(PL_BINDER_DEVICE, &err)))
-		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
+		pl_error_print(app->prog, &err);
 	struct pl_binder *b = app->binder;
 	pthread_mutex_unlock(&app->lock);
 	return b;
@@ -114,13 +114,18 @@ int pl_app_start_service(struct pl_app *app, const char *name)
 	char program[64], path[PATH_MAX];
 	struct pl_error err;
 	snprintf(program, sizeof(program), "svc-%s", name);
-	if (app->nservices == PL_APP_MAX_SERVICES || pl_sibling_path(program, path, sizeof(path)) != 0) {
-		fprintf(stderr, "app-%s: cannot start service %s\n", app->name, name);
-		return -1;
-	}
-	pid_t pid = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, &err);
+	pid_t pid = -1;
+	int e = 0;
+	if (app->nservices == PL_APP_MAX_SERVICES)
+		pl_error_set(&err, "cannot start service %s: %u running, expected at most %u", name,
+			     app->nservices, PL_APP_MAX_SERVICES);
+	else if ((e = pl_sibling_path(program, path, sizeof(path))) != 0)
+		pl_error_set(&err, "cannot start service %s: the path of %s beside the app: %s",
+			     name, program, strerror(-e));
+	else
+		pid = pl_spawn_ready(path, (char *[]){ path, NULL }, NULL, &err);
 	if (pid < 0) {
-		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
+		pl_error_print(app->prog, &err);
 		return -1;
 	}
 	app->services[app->nservices++] = pid;
@@ -136,8 +141,10 @@ static void stop_services(struct pl_app *app)
 		waitpid(app->services[i], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			char how[64];
+			struct pl_error err;
 			pl_describe_status(status, how, sizeof(how));
-			fprintf(stderr, "app-%s: service process %d: %s\n", app->name, (int)app->services[i], how);
+			pl_error_set(&err, "service process %d: %s", (int)app->services[i], how);
+			pl_error_print(app->prog, &err);
 			app->status = 1;
 		}
 	}
@@ -145,8 +152,11 @@ static void stop_services(struct pl_app *app)
 
 void pl_app_fail(struct pl_app *app, const char *what, int err)
 {
-	if (app->status == 0)
-		fprintf(stderr, "app-%s: %s: %s\n", app->name, what, strerror(err < 0 ? -err : err));
+	if (app->status == 0) {
+		struct pl_error e;
+		pl_error_set(&e, "%s: %s", what, strerror(err < 0 ? -err : err));
+		pl_error_print(app->prog, &e);
+	}
 	app->status = 1;
 	if (app->looper)
 		pl_looper_quit(app->looper);
@@ -262,7 +272,7 @@ static int start(struct pl_app *app)
 	}
 	app->looper = pl_looper_create();
 	if (!app->looper) {
-		fprintf(stderr, "app-%s: main looper: %s\n", app->name, strerror(errno));
+		pl_app_fail(app, "main looper", errno);
 		return -1;
 	}
 	pl_handler_init(&app->main, app->looper, NULL, app);
@@ -280,7 +290,7 @@ static int start(struct pl_app *app)
 	}
 	app->window = pl_window_open(app, app->looper, &err);
 	if (!app->window) {
-		fprintf(stderr, "app-%s: %s\n", app->name, err.msg);
+		pl_error_print(app->prog, &err);
 		return -1;
 	}
 	if ((e = app->ops->on_create(app, app->ctx)) != 0) {
@@ -300,9 +310,13 @@ static int start(struct pl_app *app)
 int pl_app_main(const char *name, const struct pl_app_ops *ops, void *ctx)
 {
 	struct pl_app app = {
-		.name = name, .ops = ops, .ctx = ctx, .input_sock = -1,
-		.lock = PTHREAD_MUTEX_INITIALIZER, .threads_done = PTHREAD_COND_INITIALIZER,
+		.ops = ops,
+		.ctx = ctx,
+		.input_sock = -1,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.threads_done = PTHREAD_COND_INITIALIZER,
 	};
+	snprintf(app.prog, sizeof(app.prog), "app-%s", name);
 
 	if (start(&app) == 0) {
 		int e = pl_looper_loop(app.looper);

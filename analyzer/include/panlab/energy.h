@@ -63,6 +63,7 @@ struct pl_core_energy {
 	struct pl_residency *by_freq;	/* ascending khz */
 	uint64_t offline_ns;
 	uint64_t assumed_freq_ns;	/* online before its first CPU_FREQUENCY */
+	uint64_t freq_changes;		/* CPU_FREQUENCY to another frequency than its last */
 	uint64_t energy_pj;		/* this core's own draw (rest excluded) */
 };
 

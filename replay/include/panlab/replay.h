@@ -172,7 +172,8 @@ struct pl_injector;
  * the file's header now, the records as pl_injector_run plays. Linux only. Returns 0, or -1 with err set. */
 int pl_injector_open(struct pl_injector **out, int gt_fd, struct pl_error *err);
 
-/* pl_replay_play on the injector's device. */
+/* pl_replay_play on the injector's device, each input's write and time read under SCHED_FIFO
+ * (so the tasks the write wakes cannot delay the ground truth's time): needs root. */
 int pl_injector_run(struct pl_injector *injector, const struct pl_script *script,
 		    uint64_t ready_ns, const struct pl_replay_hooks *hooks, struct pl_error *err);
 
