@@ -45,7 +45,7 @@ rss_ref=$(field ref 'peak RSS \([0-9.]*\) MB')
 phone=$out/phone.json
 pj() { [ -s "$phone" ] && jq -r "$1 // empty" "$phone" || true; }
 num() { [ -n "$1" ] && echo "$1" || echo null; }
-ratio() { [ -n "$1" ] && [ -n "$2" ] && echo "scale=3; $1 / $2" | bc || echo null; }
+ratio() { [ -n "$1" ] && [ -n "$2" ] && "$top/build/emu/benchstat" pairs a b "$1" "$2" | jq .ratio.median || echo null; }
 
 # Section 6's host seconds per virtual second, over its configurations (make section6 writes
 # section6.json; at an hour a run, the bench reads it rather than running it).

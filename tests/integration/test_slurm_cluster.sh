@@ -55,7 +55,7 @@ slurm_stop
 ! ip netns list | grep -q "^panlab-$$-" || fail "namespaces left: $(ip netns list | grep "^panlab-$$-")"
 ! pgrep -f -- "$work/slurm" >/dev/null || fail "daemons left: $(pgrep -a -f -- "$work/slurm")"
 mkdir -p "$top/out/bench"
-per_hour=$(echo "scale=1; 4 * 3600 / $wall" | bc)
+per_hour=$("$top/build/emu/benchstat" per-hour 4 "$wall" | jq .median)
 jq -n --argjson nodes "$used" --argjson rph "$per_hour" --argjson wall "$wall" \
 	'{slurm_nodes_used: $nodes, slurm_runs: 4, slurm_wall_s: $wall, slurm_runs_per_hour: $rph}' \
 	> "$top/out/bench/slurm-cluster.json"
