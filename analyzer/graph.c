@@ -108,8 +108,8 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 		if (forks.count && pl_idmap_take(&forks, ev->tid, 0, &from))
 			add_edge(&b, PL_EDGE_FORK, from, e);
 		/*
-		 * The wakee's first event after its NOTIFY (a switch-out and its
-		 * FILE_WAIT are not: it may still be on its way into the wait) is where it
+		 * The wakee's first event after its NOTIFY (not one that goes with a
+		 * switch-out: it may still be on its way into the wait) is where it
 		 * resumed; intervals.c opened a native interval there if the
 		 * wait ended a stretch of no other work.
 		 */
@@ -118,8 +118,8 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 
 		if (at->kind == PL_IV_RESUMED && iv->event_slot[e] == at->first_slot)
 			add_edge(&b, PL_EDGE_LOCK, at->wait_event, e);
-		if (notifies.count && ev->type != PL_EV_CONTEXT_SWITCH &&
-		    ev->type != PL_EV_FILE_WAIT && pl_idmap_take(&notifies, ev->tid, 0, &from)) {
+		if (notifies.count && !pl_event_goes_with_switch(ev->type) &&
+		    pl_idmap_take(&notifies, ev->tid, 0, &from)) {
 			const struct pl_interval *to = &iv->intervals[iv->event_interval[e]];
 
 			if ((to->kind == PL_IV_NATIVE && iv->event_slot[e] == to->first_slot) ||

@@ -145,12 +145,11 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 	struct pl_intervals *o = b->out;
 
 	/*
-	 * A thread that blocked in a wait is switched out (its FILE_WAIT goes
-	 * with the switch) and may exit in it; anything else it logs is after
+	 * A thread that blocked in a wait is switched out (with its FILE_WAIT
+	 * and SWITCH_COUNTS) and may exit in it; anything else it logs is after
 	 * its wake.
 	 */
-	if (b->waiting[th] && ev->type != PL_EV_CONTEXT_SWITCH && ev->type != PL_EV_FILE_WAIT &&
-	    ev->type != PL_EV_EXIT) {
+	if (b->waiting[th] && !pl_event_goes_with_switch(ev->type) && ev->type != PL_EV_EXIT) {
 		close_open(b, th, PL_END_WAIT);
 		b->waiting[th] = 0;
 		b->woken[th] = 1;

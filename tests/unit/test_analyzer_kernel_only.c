@@ -214,8 +214,9 @@ static void test_kernel_only_waits_named(void)
 }
 
 /*
- * A native thread's wait-queue wait with its FILE_WAIT: the FILE_WAIT goes
- * with the switch out, so the thread resumes at its WAITQUEUE_WAKE, where
+ * A native thread's wait-queue wait with its FILE_WAIT and its SWITCH_COUNTS
+ * (the instructions of its slice, logged after the switch with its tid): both
+ * go with the switch out, so the thread resumes at its WAITQUEUE_WAKE, where
  * the notify joins it.
  */
 static void test_file_wait_goes_with_the_switch(void)
@@ -228,6 +229,7 @@ static void test_file_wait_goes_with_the_switch(void)
 	tb_kernel(&t, 0, US(1000), PL_EV_WAITQUEUE_WAIT, WAITER, Q, 0);
 	tb_kernel(&t, 0, US(1000), PL_EV_FILE_WAIT, WAITER, 1u << PL_FILE_IPC, 0);
 	tb_kernel(&t, 0, US(1000), PL_EV_CONTEXT_SWITCH, WAITER, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1000), PL_EV_SWITCH_COUNTS, WAITER, 1200000, 0);
 	tb_kernel(&t, 1, US(2000), PL_EV_WAITQUEUE_NOTIFY, WAKER, Q, WAITER);
 	tb_kernel(&t, 0, US(2100), PL_EV_CONTEXT_SWITCH, 0, WAITER, PL_STATE_RUNNABLE);
 	tb_kernel(&t, 0, US(2100), PL_EV_WAITQUEUE_WAKE, WAITER, Q, 0);
@@ -249,5 +251,6 @@ void add_kernel_only_tests(void)
 		    test_kernel_only_leaves_the_platform);
 	CU_add_test(s, "every blocked segment named for what it waited on",
 		    test_kernel_only_waits_named);
-	CU_add_test(s, "a FILE_WAIT goes with its switch out", test_file_wait_goes_with_the_switch);
+	CU_add_test(s, "a FILE_WAIT and a SWITCH_COUNTS go with their switch out",
+		    test_file_wait_goes_with_the_switch);
 }

@@ -20,6 +20,18 @@
 
 #define PL_NONE UINT64_MAX	/* "no event / no interval" in every stage */
 
+/*
+ * Records the kernel logs with a thread's switch-out (CONTEXT_SWITCH, and with
+ * it FILE_WAIT and SWITCH_COUNTS, whose tid is the thread switching out): a
+ * thread that logs one of them may still be on its way into a wait, so none of
+ * them is where it resumed.
+ */
+static inline int pl_event_goes_with_switch(uint16_t type)
+{
+	return type == PL_EV_CONTEXT_SWITCH || type == PL_EV_FILE_WAIT ||
+	       type == PL_EV_SWITCH_COUNTS;
+}
+
 struct pl_thread {
 	uint32_t tid;
 	uint32_t parent_tid;	/* from FORK, 0 if the fork was not traced */
