@@ -408,8 +408,16 @@ queued() {
 # accounting (sacct) when it keeps one, else from the controller, which keeps a finished job for
 # MinJobAge (scontrol); nothing when neither knows it.
 slurm_final_state() {
-	local st
-	st=$(sacct -n -P -X -j "$1" -o State,ExitCode 2>/dev/null | head -n 1) || st=""
+	local st="" tries
+	# The controller sends a job's end to the accounting daemon on its own time: while sacct
+	# still shows the task unfinished or not at all, ask again, for up to 10 s; a cluster
+	# without accounting (sacct fails) is not waited for.
+	for tries in 1 2 3 4 5 6 7 8 9 10; do
+		st=$(sacct -n -P -X -j "$1" -o State,ExitCode 2>/dev/null | head -n 1) || { st=""; break; }
+		[[ ! "$st" =~ ^(PENDING|RUNNING|REQUEUED|RESIZING|SUSPENDED|COMPLETING)?(\|.*)?$ ]] && break
+		st=""
+		[ "$tries" = 10 ] || sleep 1
+	done
 	[[ "$st" =~ ^[A-Z_]+.*\|[0-9]+:[0-9]+$ ]] ||
 		st=$(scontrol -o show job "$1" 2>/dev/null |
 			sed -n 's/.* JobState=\([A-Z_]*\) .* ExitCode=\([0-9]*:[0-9]*\).*/\1|\2/p')
