@@ -350,14 +350,14 @@ static const char *early_suspect(const phone *p, char *buf, size_t len)
     return buf;
 }
 
-/* Exception returns on all cores: a guest that takes interrupts and
- * system calls and returns from them is alive, however slowly it runs. */
-static uint64_t exc_returns(phone *p)
+/* A per-core count (arm_insn_count, arm_exc_return_count) summed over
+ * the cores. */
+static uint64_t all_cores(phone *p, uint64_t (*count)(const arm_cpu *))
 {
     arm_sys *cpus = machine_cpus(p->m);
     uint64_t n = 0;
     for (int i = 0; i < arm_sys_ncores(cpus); i++)
-        n += arm_exc_return_count(arm_sys_cpu(cpus, i));
+        n += count(arm_sys_cpu(cpus, i));
     return n;
 }
 
@@ -415,7 +415,9 @@ static int check_end(phone *p, uint64_t now, uint64_t until, int *stop)
      * never returns from an exception; a quiet guest that crawls because
      * its cores contend (a stress load's spinlocks end window after
      * window) returns from its interrupts, and only --hang-s judges it. */
-    uint64_t returns = exc_returns(p);
+    /* A guest that takes interrupts and system calls and returns from
+     * them is alive, however slowly it runs. */
+    uint64_t returns = all_cores(p, arm_exc_return_count);
     if (c->last_output_ns != p->seen_output_ns || returns != p->seen_returns ||
         !p->seen_cpu_s) {
         p->seen_output_ns = c->last_output_ns;
@@ -482,10 +484,7 @@ static void report(phone *p, int status, double h0, double c0)
         fprintf(stderr, "%s: /init started at %.6f s of virtual time, %.2f s "
                 "of host time\n", prog, (double)p->con.init_ns / 1e9,
                 p->con.init_host_s - h0);
-    arm_sys *cpus = machine_cpus(p->m);
-    uint64_t insns = 0;
-    for (int i = 0; i < arm_sys_ncores(cpus); i++)
-        insns += arm_insn_count(arm_sys_cpu(cpus, i));
+    uint64_t insns = all_cores(p, arm_insn_count);
     /* MIPS per host CPU second, as emu/cpu's bench counts them: on a
      * shared host the wall clock mostly measures the other tenants. */
     double cpu = host_cpu_s() - c0;
@@ -499,6 +498,7 @@ static void report(phone *p, int status, double h0, double c0)
             cpu > 0 ? (double)insns / cpu / 1e6 : 0.0);
     fprintf(stderr, "%s: %llu windows ended early for cross-core causality\n",
             prog, (unsigned long long)vt_cross_core_cuts(p->vt));
+    arm_sys *cpus = machine_cpus(p->m);
     for (int i = 0; status && i < arm_sys_ncores(cpus); i++) {
         fprintf(stderr, "core %d:\n", i);
         arm_dump(arm_sys_cpu(cpus, i), stderr);

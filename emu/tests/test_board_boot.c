@@ -13,7 +13,6 @@
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
-
 #include "board_test.h"
 #include "../ports.h"
 #include "../cpu/arm_int.h"
@@ -451,8 +450,6 @@ static void test_output_failures(void)
         strstr(first, "/nonexistent/shot.png: --screenshot: cannot create"));
 }
 
-/* A guest that spins without output is stopped as hung; one that prints
- * a kernel panic is stopped as panicked. */
 /* CPU seconds of the programs run and waited for so far. */
 static double children_cpu_s(void)
 {
@@ -462,6 +459,8 @@ static double children_cpu_s(void)
            (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
+/* A guest that spins without output is stopped as hung; one that prints
+ * a kernel panic is stopped as panicked. */
 static void test_hang_and_panic(void)
 {
     int lines;
