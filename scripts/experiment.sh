@@ -278,15 +278,19 @@ progress() {
 
 # The local runs in flight into flight_where, as "RUN at input N/M" (the inputs its ground truth
 # holds of its script's actions), and the share of their scripts replayed, in thousandths,
-# summed into flight_permille.
+# summed into flight_permille. A script's action count is asked of panlab-replay once per
+# workload (actions_of), not on every tick.
 flight_permille=0 flight_where=""
+declare -A actions_of=()
 in_flight() {
 	local i n m
 	flight_permille=0 flight_where=
 	for i in "${job_of[@]}"; do
 		read_run "$1" "$i"
 		n=$(grep -c '^input ' "$1/$run/ground_truth.txt" 2>/dev/null) || n=0
-		m=$("$replay" check "$top/replay/scripts/$workload.rply" | sed -n 's/.*: \([0-9]*\) actions.*/\1/p')
+		[ -n "${actions_of[$workload]:-}" ] || actions_of[$workload]=$("$replay" check \
+			"$top/replay/scripts/$workload.rply" | sed -n 's/.*: \([0-9]*\) actions.*/\1/p')
+		m=${actions_of[$workload]}
 		[ "${m:-0}" -gt 0 ] || continue
 		flight_permille=$((flight_permille + 1000 * (n < m ? n : m) / m))
 		flight_where+="${flight_where:+, }$run at input $n/$m"
