@@ -216,9 +216,15 @@ run_task() {
 		exec 9>>"$snap.lock"
 		flock 9
 		if [ ! -s "$snap" ]; then
+			# Saved under another name and renamed once whole, so that a boot killed
+			# half-way leaves no snapshot for the next experiment to restore.
 			find "$snapshots" -mindepth 1 -maxdepth 1 ! -name "$key-*" -exec rm -rf {} +
-			"$top/scripts/run-phone.sh" --snapshot-save "$snap" --out "$snap.boot" \
-				>"$snap.boot.log" 2>"$snap.boot.err" || true
+			rm -f "$snap.part" "$snap.part.guest"
+			if "$top/scripts/run-phone.sh" --snapshot-save "$snap.part" --out "$snap.boot" \
+				>"$snap.boot.log" 2>"$snap.boot.err"; then
+				mv "$snap.part.guest" "$snap.guest"
+				mv "$snap.part" "$snap"
+			fi
 			rm -f "$snap.boot/sdcard.img"	# each run gets a fresh card
 		fi
 		exec 9>&-
