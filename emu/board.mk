@@ -48,7 +48,7 @@ $(REPLAY_LIB):
 	$(MAKE) -C ../replay host
 
 $(BOARD_TESTS): $(BUILD)/%: tests/%.c $(BOARD_OBJS_SAN) $(LIB_SAN) $(REPLAY_LIB) $(BOARD_HDRS) \
-                tests/board_test.h
+                tests/board_test.h tests/cpu_seconds.h
 	$(CC) $(CFLAGS) $(BOARD_CFLAGS) $(SANFLAGS) -o $@ $< $(BOARD_OBJS_SAN) $(LIB_SAN) $(BOARD_LIBS) -lcunit
 
 board-test: $(BOARD_TESTS) $(PHONE)

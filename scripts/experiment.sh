@@ -10,10 +10,13 @@
 #   a killed experiment run again picks up where it stopped. Failed runs are run again.
 # - A failed run is recorded with its reason (the last line its run printed on stderr) and the
 #   rest go on.
-# - Phone: each configuration (backend, cores, frequency) boots once: its first task boots and
-#   saves a snapshot in out/<name>/snapshots/ and every run restores it (a lock file, held for
-#   the boot only, orders them, also across Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
-#   build/guest_abi.sh) boots cold, a run that fails after its restore is recorded failed.
+# - Phone: each configuration (backend, cores, frequency) boots once per build: the first task
+#   that finds no snapshot for it boots and saves one in the snapshot cache ($PANLAB_SNAPSHOTS,
+#   default out/.snapshots/, kept across invocations and keyed by everything the boot reads),
+#   and every run restores it (a lock file, held for the boot only, orders them, also across
+#   Slurm tasks); a restore the phone refuses (its exit status PL_EXIT_SNAPSHOT_REFUSED,
+#   build/guest_abi.sh) drops that snapshot and boots cold, a run that fails after its restore
+#   is recorded failed.
 # - --executor local runs --jobs runs at once (default: what the cores and memory allow);
 #   --executor slurm submits one `sbatch --array` of `experiment.sh --task DIR INDEX`, one task
 #   per run, and follows it with squeue. The tasks need the project tree (build/, out/) on a
@@ -122,6 +125,19 @@ parse_spec() {
 
 hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
+# The snapshot cache: one booted phone per configuration and set of boot inputs.
+snapshots=${PANLAB_SNAPSHOTS:-$top/out/.snapshots}
+
+# What a phone boot-and-save reads: the guest, the emulator, the scripts that start it and make
+# its card, and the link profile; a snapshot of other inputs is never restored (snapshot_of).
+boot_key() {
+	local k=$top/build/kernel
+	{ hash_files "$k/arch/arm/boot/zImage" "$top/build/initramfs.cpio.gz" "$k/System.map" \
+		"$top/build/emu/panlab-phone" "$top/scripts/run-phone.sh" "$top/scripts/backend-common.sh" \
+		"$top/scripts/make-sdcard.sh" "$top/scripts/sdcard-mke2fs.conf"
+	  echo "${PANLAB_NET_PROFILE:-}"; } | sha256sum | cut -c1-16
+}
+
 # What a run of a backend depends on besides its own script and options.
 build_hash() {
 	local k=$top/build/kernel
@@ -188,17 +204,27 @@ run_task() {
 	# shellcheck disable=SC2206
 	[ "$opts" = - ] || args+=($opts)
 	if [ "$backend" = phone ]; then
-		# The first task of a configuration boots the phone and saves it, and only that is
-		# done under the lock: the other tasks wait for the snapshot, not for a whole run,
-		# then every run restores it. A boot that failed leaves no snapshot, and the next
-		# task tries again; the runs go on cold.
-		snap=$dir/snapshots/$cfg.snap
-		mkdir -p "$dir/snapshots"
+		# The first task of a configuration and build boots the phone and saves it in the
+		# cache, and only that is done under the lock: the other tasks (and later
+		# experiments) wait for the snapshot, not for a whole run, then every run restores
+		# it. Saving drops the snapshots of other builds. A boot that failed leaves no
+		# snapshot, and the next task tries again; the runs go on cold.
+		local key
+		key=$(boot_key)
+		snap=$snapshots/$key-$cfg.snap
+		mkdir -p "$snapshots"
 		exec 9>>"$snap.lock"
 		flock 9
 		if [ ! -s "$snap" ]; then
-			"$top/scripts/run-phone.sh" --snapshot-save "$snap" --out "$snap.boot" \
-				>"$snap.boot.log" 2>"$snap.boot.err" || true
+			# Saved under another name and renamed once whole, so that a boot killed
+			# half-way leaves no snapshot for the next experiment to restore.
+			find "$snapshots" -mindepth 1 -maxdepth 1 ! -name "$key-*" -exec rm -rf {} +
+			rm -f "$snap.part" "$snap.part.guest"
+			if "$top/scripts/run-phone.sh" --snapshot-save "$snap.part" --out "$snap.boot" \
+				>"$snap.boot.log" 2>"$snap.boot.err"; then
+				mv "$snap.part.guest" "$snap.guest"
+				mv "$snap.part" "$snap"
+			fi
 			rm -f "$snap.boot/sdcard.img"	# each run gets a fresh card
 		fi
 		exec 9>&-
@@ -210,6 +236,8 @@ run_task() {
 	# A refused snapshot (the phone's own status) boots cold; a run that failed after its
 	# restore failed on its own, and keeps its error.
 	if [ $rc = "$PL_EXIT_SNAPSHOT_REFUSED" ] && [ "${boot[0]:-}" = --snapshot-load ]; then
+		# Not restored again: the next task saves a new one.
+		(flock 9; rm -f "$snap") 9>>"$snap.lock"
 		mv "$rd/run.err" "$rd/run-restore.err"
 		rc=0
 		"$top/scripts/run-experiment.sh" "${args[@]}" >"$rd/run.log" 2>"$rd/run.err" || rc=$?
@@ -278,15 +306,19 @@ progress() {
 
 # The local runs in flight into flight_where, as "RUN at input N/M" (the inputs its ground truth
 # holds of its script's actions), and the share of their scripts replayed, in thousandths,
-# summed into flight_permille.
+# summed into flight_permille. A script's action count is asked of panlab-replay once per
+# workload (actions_of), not on every tick.
 flight_permille=0 flight_where=""
+declare -A actions_of=()
 in_flight() {
 	local i n m
 	flight_permille=0 flight_where=
 	for i in "${job_of[@]}"; do
 		read_run "$1" "$i"
 		n=$(grep -c '^input ' "$1/$run/ground_truth.txt" 2>/dev/null) || n=0
-		m=$("$replay" check "$top/replay/scripts/$workload.rply" | sed -n 's/.*: \([0-9]*\) actions.*/\1/p')
+		[ -n "${actions_of[$workload]:-}" ] || actions_of[$workload]=$("$replay" check \
+			"$top/replay/scripts/$workload.rply" | sed -n 's/.*: \([0-9]*\) actions.*/\1/p')
+		m=${actions_of[$workload]}
 		[ "${m:-0}" -gt 0 ] || continue
 		flight_permille=$((flight_permille + 1000 * (n < m ? n : m) / m))
 		flight_where+="${flight_where:+, }$run at input $n/$m"
@@ -571,8 +603,6 @@ dir=$top/out/$name
 mkdir -p "$dir"
 "$analyze" schema | sqlite3 "$dir/results.sqlite"
 expand > "$dir/matrix.tsv"
-# Snapshots of an earlier invocation may hold another guest build: every configuration boots afresh.
-rm -rf "$dir/snapshots"
 
 total=$(wc -l < "$dir/matrix.tsv") ndone=0 ran=0 skipped=0 failed=0 t0=$SECONDS
 todo=()

@@ -1,9 +1,11 @@
 # A private libvirtd for a machine where none runs (sourced by run-libvirt.sh and
 # tests/integration/test_libvirt.sh): virtlogd and libvirtd (Debian's libvirt-daemon-system),
 # as root, with their config, socket and logs in a directory of the caller's, stopped by the
-# PIDs they were started with. libvirtd keeps its per-domain state in /run/libvirt and
-# /var/lib/libvirt as the system daemon does, which is why it is started only when no system
-# libvirtd answers (libvirt_system_runs). The caller has sourced cli.sh.
+# PIDs they were started with. A virtlogd that already answers at its system socket (a system
+# one, socket-activated or started alone) is used, not replaced: a second one would take over
+# /run/libvirt/virtlogd-sock and remove it when stopped. libvirtd keeps its per-domain state in
+# /run/libvirt and /var/lib/libvirt as the system daemon does, which is why it is started only
+# when no system libvirtd answers (libvirt_system_runs). The caller has sourced cli.sh.
 #
 #   libvirt_system_runs     0 when a libvirtd answers at qemu:///system
 #   libvirt_private_start DIR   starts both daemons; sets libvirt_private_uri (their socket);
@@ -12,8 +14,11 @@
 libvirt_private_pids=()
 libvirt_private_uri=""
 
+# Asks for the domain list, which needs only the daemon: `virsh version` also asks for the
+# host's own hypervisor version and fails on a host with no qemu for its own architecture (here
+# only qemu-system-arm), which took a running system libvirtd for none.
 libvirt_system_runs() {
-	[ -S /run/libvirt/libvirt-sock ] && virsh -c qemu:///system version >/dev/null 2>&1
+	[ -S /run/libvirt/libvirt-sock ] && virsh -q -c qemu:///system list >/dev/null 2>&1
 }
 
 libvirt_private_start() {
@@ -30,8 +35,10 @@ auth_unix_rw = "none"
 auth_unix_ro = "none"
 log_outputs = "3:file:$d/libvirtd.log"
 CONF
-	virtlogd --config "$d/virtlogd.conf" --pid-file "$d/virtlogd.pid" 2>>"$d/virtlogd.log" &
-	libvirt_private_pids+=($!)
+	if ! virt-admin -c virtlogd:///system version >/dev/null 2>&1; then
+		virtlogd --config "$d/virtlogd.conf" --pid-file "$d/virtlogd.pid" 2>>"$d/virtlogd.log" &
+		libvirt_private_pids+=($!)
+	fi
 	libvirtd --config "$d/libvirtd.conf" --pid-file "$d/libvirtd.pid" 2>>"$d/libvirtd.log" &
 	libvirt_private_pids+=($!)
 	libvirt_private_uri="qemu:///system?socket=$d/libvirt-sock"

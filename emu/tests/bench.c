@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 #include <jansson.h>
 #include "../cpu/arm.h"
 #include "benchstat.h"
+#include "cpu_seconds.h"
 #include "dt.h"
 
 #define COUNT_OFF 0x40
@@ -36,14 +36,6 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double cpu_s(int who)
-{
-    struct rusage u;
-    getrusage(who, &u);
-    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
-           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
 }
 
 /* One measurement: guest instructions and the host time they took. */
@@ -68,10 +60,10 @@ static timing emu_run(dt_buf *img, uint32_t iters, int engine)
     dt_buf out;
     uint64_t n;
     patch(img, iters);
-    double t0 = now_s(), c0 = cpu_s(RUSAGE_SELF);
+    double t0 = now_s(), c0 = cpu_seconds(RUSAGE_SELF);
     if (dt_run_emu(img->p, img->len, UINT64_MAX, engine, &out, &n))
         die("emu did not finish the loop");
-    timing t = { (double)n, now_s() - t0, cpu_s(RUSAGE_SELF) - c0 };
+    timing t = { (double)n, now_s() - t0, cpu_seconds(RUSAGE_SELF) - c0 };
     free(out.p);
     return t;
 }
@@ -85,10 +77,10 @@ static timing qemu_once(dt_buf *img, uint32_t iters, const char *work)
     snprintf(path, sizeof(path), "%s/bench.bin", work);
     if (dt_write_file(path, img->p, img->len))
         die("cannot write the image");
-    double t0 = now_s(), c0 = cpu_s(RUSAGE_CHILDREN);
+    double t0 = now_s(), c0 = cpu_seconds(RUSAGE_CHILDREN);
     if (dt_run_qemu(path, work, &out, "-icount shift=2,sleep=off"))
         die("qemu failed");
-    timing t = { 0, now_s() - t0, cpu_s(RUSAGE_CHILDREN) - c0 };
+    timing t = { 0, now_s() - t0, cpu_seconds(RUSAGE_CHILDREN) - c0 };
     free(out.p);
     return t;
 }

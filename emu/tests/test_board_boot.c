@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <zlib.h>
 #include <libfdt.h>
 #include <CUnit/Basic.h>
 #include "../machine.h"
 #include "board_test.h"
+#include "cpu_seconds.h"
 #include "../ports.h"
 #include "../cpu/arm_int.h"
 #include "../loader.h"
@@ -451,14 +451,6 @@ static void test_output_failures(void)
 }
 
 /* CPU seconds of the programs run and waited for so far. */
-static double children_cpu_s(void)
-{
-    struct rusage u;
-    getrusage(RUSAGE_CHILDREN, &u);
-    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 /* A guest that spins without output is stopped as hung; one that prints
  * a kernel panic is stopped as panicked. */
 static void test_hang_and_panic(void)
@@ -492,12 +484,12 @@ static void test_hang_and_panic(void)
         0xe1b0f00e, /* SVC vector: movs pc, lr */
         0xeafffffe, 0xeafffffe, 0xeafffffe, 0xeafffffe, 0xeafffffe,
     };
-    double t0 = children_cpu_s();
+    double t0 = cpu_seconds(RUSAGE_CHILDREN);
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 100 --hang-s 1 --hang-host-s 1",
              make_program("svc", svc_loop, 32, NULL));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);
     CU_ASSERT_PTR_NOT_NULL(strstr(first, "no progress for 1 virtual seconds"));
-    CU_ASSERT(children_cpu_s() - t0 > 1.0);
+    CU_ASSERT(cpu_seconds(RUSAGE_CHILDREN) - t0 > 1.0);
     snprintf(args, sizeof(args), "--kernel %s --cpu-mhz 10",
              make_printer("panic", "Kernel panic - not syncing: test\n", 0));
     CU_ASSERT_EQUAL(run_phone(args, &lines, first, sizeof(first)), 1);

@@ -5,7 +5,9 @@
 #                                in out/RUN_ID.log; a failed run ends the test with the log's
 #                                last 30 lines and its path;
 #   check_summary FILE EXPR...   each jq EXPR must be true of FILE (a summary.json), or the test
-#                                ends naming the first that is not.
+#                                ends naming the first that is not;
+#   check_json FILE EXPR WHAT    the jq EXPR must be true of FILE, or the test prints FILE and
+#                                ends saying WHAT does not hold.
 # The sourcing test sets `set -euo pipefail` itself.
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 name=$(basename "$0" .sh)
@@ -29,4 +31,8 @@ check_summary() {
 	for check in "$@"; do
 		[ "$(jq -r "$check" "$summary")" = true ] || fail "$check does not hold in $summary"
 	done
+}
+
+check_json() {
+	[ "$(jq -r "$2" "$1")" = true ] || { cat "$1"; fail "$(basename "$1"): $3 does not hold: $2"; }
 }

@@ -7,7 +7,8 @@
 #     and run again: the finished runs are skipped, the two bad runs are recorded failed with
 #     run-experiment.sh's error as reason and do not stop the rest;
 #   - the database holds both timer runs' models; the configuration booted once (its first task
-#     booted the phone and saved a snapshot, both runs restored it); a snapshot of another build is refused with
+#     booted the phone and saved a snapshot in the cache, both runs restored it, and the second
+#     invocation found it there and did not boot again); a snapshot of another build is refused with
 #     the phone's own status, PL_EXIT_SNAPSHOT_REFUSED (test_snapshot.sh: panlab-phone's);
 #   - a report that cannot be written is one line naming it;
 #   - report.html, opened in Debian's headless chromium: the DOM has the CDF, Q-Q and breakdown
@@ -20,6 +21,8 @@ exp=test-experiment
 dir=$top/out/$exp
 work=$(mktemp -d /tmp/panlab-experiment.XXXXXX)
 trap 'rm -rf "$work"' EXIT
+# A snapshot cache of the test's own, so that the first invocation boots.
+export PANLAB_SNAPSHOTS=$work/snapshots
 
 printf 'name %s\nworkloads timer\ntrace on sometimes\n' "$exp" > "$work/bad.spec"
 rc=0
@@ -52,6 +55,10 @@ timeout 300 bash -c "until [ \"\$(sqlite3 '$dir/results.sqlite' \"SELECT count(*
 	kill -0 $first 2>/dev/null || exit 1; sleep 0.5; done" || { cat "$work/first.log"; fail "no run finished"; }
 kill -TERM -- -"$first" 2>/dev/null || true
 wait "$first" 2>/dev/null || true
+snaps=("$PANLAB_SNAPSHOTS"/*-phone.snap)
+[ "${#snaps[@]}" = 1 ] && [ -s "${snaps[0]}" ] || fail "not one phone snapshot in the cache: ${snaps[*]}"
+grep -q 'saved' "${snaps[0]}.boot.err" || fail "the configuration's boot did not save the snapshot"
+saved=$(stat -c '%i %Y' "${snaps[0]}")
 
 rc=0
 "$top/scripts/experiment.sh" "$work/e.spec" --jobs 2 > "$work/second.log" 2>&1 || rc=$?
@@ -69,7 +76,7 @@ q() { sqlite3 "$dir/results.sqlite" "$1"; }
 [ "$(q "SELECT count(*) FROM validation")" = 2 ] || fail "not both models in the database"
 [ "$(q "SELECT count(*) FROM validation WHERE precision = 1 AND recall = 1 AND run_id LIKE '%traceon%'")" = 1 ] ||
 	fail "the traced timer run is not at precision = recall = 1"
-grep -q 'saved' "$dir/snapshots/phone.snap.boot.err" || fail "the configuration's boot did not save the snapshot"
+[ "$(stat -c '%i %Y' "${snaps[0]}")" = "$saved" ] || fail "the second invocation booted again instead of restoring the cached snapshot"
 for r in traceon traceoff; do
 	grep -q 'restored' "$dir/timer-phone-$r-r1/run.err" || fail "timer-phone-$r-r1 did not restore the snapshot"
 done

@@ -25,6 +25,7 @@ boot() {
 	cat "$out/$run/gt-input.txt" "$out/$run/gt-display.txt" > "$out/$run/ground_truth.txt"
 	"$top/build/analyzer/panlab-analyze" --trace "$out/$run/trace.bin" \
 		--ground-truth "$out/$run/ground_truth.txt" --out "$out/$run" --backend qemu \
+		--sqlite "$out/$run/model.sqlite" \
 		--workload asynctask --run-id "test-record-replay-$run" > "$out/$run/analyze.log" 2>&1 ||
 		{ cat "$out/$run/analyze.log"; fail "analyzing the $run run failed"; }
 }
@@ -44,23 +45,32 @@ diff <(inputs "$top/replay/scripts/asynctask.rply") <(inputs "$script") ||
 cat "$top/build/initramfs.cpio.gz" "$out/overlay.cpio.gz" > "$out/initramfs.cpio.gz"
 boot replayed --workload asynctask@recorded --initrd "$out/initramfs.cpio.gz"
 
-# input_id, detected_latency_ns, critical_path of each detected transaction, in input order.
-rows() { awk -F, 'NR > 1 && $2 != "" { print $2, $5, $NF }' "$out/$1/transactions.csv" | sort -n; }
-rows live > "$out/live.rows"
-rows replayed > "$out/replayed.rows"
-n=$(wc -l < "$out/live.rows")
+# The two runs' models (model.sqlite, `panlab-analyze schema`), compared by query: each
+# detected transaction's input, critical-path shape and detected latency (the ground truth's
+# latency plus the analyzer's difference from it: input delivered to frame shown).
+tx() {
+	echo "SELECT t.input_id AS input, t.critical_path AS path, v.truth_latency_ns + v.difference_ns AS ns
+		FROM $1.transactions t JOIN $1.validation_rows v ON v.run_id = t.run_id AND v.tx_id = t.tx_id
+		WHERE t.input_id IS NOT NULL"
+}
+q() { sqlite3 "$out/live/model.sqlite" "ATTACH '$out/replayed/model.sqlite' AS replayed; $1"; }
+n=$(q "SELECT count(*) FROM ($(tx main))")
 [ "$n" -ge 20 ] || fail "the live run has $n transactions, expected at least 20"
 for run in live replayed; do
 	[ "$(jq -r '.precision == 1 and .recall == 1' "$out/$run/summary.json")" = true ] ||
 		fail "the $run run's transactions do not match its ground truth (precision or recall below 1)"
 done
-join "$out/live.rows" "$out/replayed.rows" | awk -v n="$n" '
-	{ d = $2 - $4; if (d < 0) d = -d; tol = 16666667 + ($2 / 50 > 4000000 ? $2 / 50 : 4000000)
-	  if ($3 != $5) { print "input " $1 ": critical path " $3 " live, " $5 " replayed"; bad = 1 }
-	  if (d > tol) { print "input " $1 ": latency " $2 " ns live, " $4 " ns replayed"; bad = 1 }
-	  if (d > max) max = d; m++ }
-	END { if (m != n) { print m " inputs in both runs, expected " n; bad = 1 }
-	      printf "max latency difference %.3f ms\n", max / 1e6 > "/dev/stderr"; exit bad }' ||
-	fail "the replayed transactions differ (rows in $out/live.rows and $out/replayed.rows)"
-[ "$(wc -l < "$out/replayed.rows")" = "$n" ] || fail "the replayed run has $(wc -l < "$out/replayed.rows") transactions, expected $n"
+[ "$(q "SELECT count(*) FROM ($(tx replayed))")" = "$n" ] ||
+	fail "the replayed run has $(q "SELECT count(*) FROM ($(tx replayed))") transactions, expected $n"
+# Every input in both runs, with the same shape and latencies within the tolerance above.
+diffs=$(q "SELECT 'input ' || coalesce(a.input, b.input) || ': ' || CASE
+		WHEN a.input IS NULL OR b.input IS NULL THEN 'in one run only'
+		WHEN a.path != b.path THEN 'critical path ' || a.path || ' live, ' || b.path || ' replayed'
+		ELSE 'latency ' || a.ns || ' ns live, ' || b.ns || ' ns replayed' END
+	FROM ($(tx main)) a FULL JOIN ($(tx replayed)) b ON a.input = b.input
+	WHERE a.input IS NULL OR b.input IS NULL OR a.path != b.path
+		OR abs(a.ns - b.ns) > 16666667 + max(a.ns / 50, 4000000)")
+[ -z "$diffs" ] || fail "the replayed transactions differ: $diffs"
+echo "test_record_replay: max latency difference $(q "SELECT printf('%.3f', max(abs(a.ns - b.ns)) / 1e6)
+	FROM ($(tx main)) a JOIN ($(tx replayed)) b ON a.input = b.input") ms" >&2
 echo "test_record_replay: ok ($n transactions recorded and replayed, same inputs and critical paths)"

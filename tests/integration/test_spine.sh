@@ -8,14 +8,7 @@ run_id=test-spine
 run_experiment "$run_id" --backend qemu --workload asynctask
 summary=$top/out/$run_id/summary.json
 
-check() {
-	local what=$1 expr=$2
-	if [ "$(jq -r "$expr" "$summary")" != true ]; then
-		echo "test_spine: $what does not hold: $expr; summary:"
-		cat "$summary"
-		exit 1
-	fi
-}
+check() { check_json "$summary" "$2" "$1"; }
 check "at least 20 ground-truth inputs" '.inputs >= 20'
 check "one detected transaction per input" '.transactions == .inputs'
 check "every input matched" '.matched == .inputs'

@@ -33,14 +33,7 @@ rm -f "$top/out/test-suite/results.sqlite"
 	--experiment test-suite --runs-dir "$top/out" --out "$json" >> "$log" 2>&1 ||
 	{ tail -n 30 "$log"; echo "test_suite: a workload missed a target; log in out/test-suite.log"; exit 1; }
 
-check() {
-	local what=$1 expr=$2
-	if [ "$(jq -r "$expr" "$json")" != true ]; then
-		echo "test_suite: $what does not hold: $expr; suite.json:"
-		cat "$json"
-		exit 1
-	fi
-}
+check() { check_json "$json" "$2" "$1"; }
 check "one object per workload" \
 	'map(.workload) == ["animation", "asynctask@noupdate", "asynctask@overlap", "condjoin", "netfetch", "sdcache", "service"]'
 check "every field present" 'all(.[]; has("transactions") and has("expected_transactions") and
