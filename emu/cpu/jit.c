@@ -11,7 +11,10 @@
  * asks for an exit (a frequency change, an interrupt line, a TLB flush) is
  * honoured at the same instruction as in the reference loop. The loop
  * enters a block only when the whole block fits in the remaining budget;
- * the tail of a run goes to the reference loop. */
+ * the tail of a run goes to the reference loop. While a PMU counter
+ * follows loads, stores or PC writes (c->pmu.per_insn), blocks come from a
+ * second map whose blocks add to those counts inline; the other map's
+ * blocks carry no trace of them, so counting costs nothing until enabled. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -47,7 +50,7 @@ struct jit_cache {
     uint32_t nblocks;
     arm_insn *insns;
     uint32_t ninsns;
-    jit_block *map[1u << JIT_MAP_BITS];
+    jit_block *map[2][1u << JIT_MAP_BITS]; /* [c->pmu.per_insn] */
     uint64_t flushes;
 };
 
@@ -215,6 +218,8 @@ typedef struct exit_ref {
 typedef struct xlate {
     emit e;
     jit_cache *j;
+    jit_block **map;        /* the map of this block's counting mode */
+    int count;              /* c->pmu.per_insn: add the PMU's event counts */
     uint32_t pa;
     jit_block *b;
     arm_insn *insn;
@@ -250,6 +255,15 @@ static void add_slow_exits(xlate *x, uint8_t **slow, int n, int k)
 static uint32_t pc_of(const xlate *x, int k)
 {
     return x->va + 4u * (uint32_t)k;
+}
+
+/* add qword [rbx + disp], 1: one PMU event, in blocks that count them */
+static void count_event(xlate *x, int32_t disp)
+{
+    if (!x->count)
+        return;
+    b1(&x->e, 0x48); b1(&x->e, 0x83); b1(&x->e, 0x83);
+    b4(&x->e, (uint32_t)disp); b1(&x->e, 1);
 }
 
 /* Guest registers cached in r13d and r15d (callee-saved, so a handler call
@@ -654,7 +668,9 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
         st(e, RAX, OFF_R(rn));
     }
+    count_event(x, load ? OFF(pmu.loads) : OFF(pmu.stores));
     if (list & 0x8000) {
+        count_event(x, OFF(pmu.pc_writes));
         st_imm(e, OFF_R(15), pc_of(x, k) + 8);
         add_exit(x, jmp(e), EX_JUMP, k, NULL);
     }
@@ -740,6 +756,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     }
     if ((d->fn == exec_ldst || extra) && wb)
         st(e, R9, OFF_R(d->rn));
+    count_event(x, load ? OFF(pmu.loads) : OFF(pmu.stores));
     add_slow_exits(x, slow, n, k);
 }
 
@@ -838,7 +855,7 @@ static void emit_chain_dyn(xlate *x)
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 2);
     alu_ri(e, X_AND, RCX, (1u << JIT_MAP_BITS) - 1);
-    b1(e, 0x48); b1(e, 0xbe); b8(e, (uintptr_t)x->j->map);
+    b1(e, 0x48); b1(e, 0xbe); b8(e, (uintptr_t)x->map);
     b1(e, 0x48); b1(e, 0x8b); b1(e, 0x34); b1(e, 0xce);  /* mov rsi, [rsi+rcx*8] */
     b1(e, 0x48); b1(e, 0x85); b1(e, 0xf6);              /* test rsi, rsi */
     out[n++] = jcc(e, CC_E);
@@ -883,7 +900,7 @@ static void emit_chain(xlate *x, uint32_t va)
     }
     uint8_t *out[4];
     b1(e, 0x48); b1(e, 0xb8);                           /* mov rax, slot */
-    b8(e, (uintptr_t)&x->j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+    b8(e, (uintptr_t)&x->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
     b1(e, 0x48); b1(e, 0x8b); b1(e, 0x00);              /* mov rax, [rax] */
     b1(e, 0x48); b1(e, 0x85); b1(e, 0xc0);              /* test rax, rax */
     out[0] = jcc(e, CC_E);
@@ -918,7 +935,7 @@ static void emit_exits(xlate *x)
             st_imm(e, OFF(pc), pc_of(x, r->k));
             /* drop this block from the map: mov rax, slot; mov qword [rax], 0 */
             b1(e, 0x48); b1(e, 0xb8);
-            b8(e, (uintptr_t)&x->j->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+            b8(e, (uintptr_t)&x->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
             b1(e, 0x48); b1(e, 0xc7); b1(e, 0x00); b4(e, 0);
             patch(jmp(e), x->epilogue);
             break;
@@ -951,7 +968,7 @@ static void emit_exits(xlate *x)
     }
 }
 
-static jit_block *translate(jit_cache *j, uint32_t pa,
+static jit_block *translate(jit_cache *j, int count, uint32_t pa,
                             uint32_t va, const uint8_t *host)
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
@@ -965,6 +982,8 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     }
     xlate xs, *x = &xs;
     x->j = j;
+    x->map = j->map[count];
+    x->count = count;
     x->pa = pa;
     x->b = &j->blocks[j->nblocks++];
     x->insn = &j->insns[j->ninsns];
@@ -1016,6 +1035,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         int8_t before[2] = { x->cached[0], x->cached[1] };
         if (d->fn == exec_b) {
             uint32_t target = pc_of(x, k) + 8 + d->imm;
+            count_event(x, OFF(pmu.pc_writes));
             if ((raw >> 24) & 1)
                 st_imm(e, OFF_R(14), pc_of(x, k) + 4);
             st_imm(e, OFF_R(15), pc_of(x, k) + 8);
@@ -1127,10 +1147,13 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
     c->flow = 0;
     for (;;) {
         uint32_t pa = ppage | (pc & 0xfff);
-        jit_block **slot = &j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
+        /* per_insn changes only with a FLOW_BREAK, which ends this loop */
+        int count = (int)c->pmu.per_insn;
+        jit_block **slot =
+            &j->map[count][(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
         jit_block *b = *slot;
         if (!b || b->pa != pa || b->va != pc)
-            b = *slot = translate(j, pa, pc, host);
+            b = *slot = translate(j, count, pa, pc, host);
         if (c->insns + b->len > end) {
             c->pc = pc;
             run_arm_page(c, end - c->insns);
