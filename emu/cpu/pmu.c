@@ -22,9 +22,10 @@
  * Any other event number is accepted and never counts, as hardware does
  * for an event it does not implement: the model has no caches, TLB
  * timing, branch predictor or pipeline, so their events would be made up
- * (0x0D, immediate branches whether taken or not, is not counted either:
- * Linux's A15 driver maps "branches" to 0x0C, and 0x12 predictable branches
- * needs a predictor).
+ * (0x0D, immediate branches whether taken or not, is not counted either;
+ * 0x0C is what Linux's A9 driver counts as "branches", its A15 driver asks
+ * for 0x76, speculative PC writes, so perf names it as raw event r0c; 0x12
+ * predictable branches needs a predictor).
  *
  * Instructions and cycles cost nothing per instruction: a counter keeps
  * its value at the last settle and the source's value then, and is settled
