@@ -733,10 +733,10 @@ static void test_pmu_filters(void)
     teardown();
 }
 
-/* Overflow: PMOVSR and the interrupt at the programmed count, for an
- * instruction counter and for the cycle counter with the divider at 3
- * cycles per instruction; PMOVSR clears, PMINTENCLR masks. */
-static void test_pmu_overflow(void)
+/* A fresh core whose PMU interrupt goes to pmu_irq, and the code (in w)
+ * that starts counter 0 on event ev from r4 with its interrupt enabled;
+ * the IRQ vector reads PMOVSR into r8. Returns the words written. */
+static size_t overflow_setup(uint32_t ev, uint32_t *w)
 {
     setup(1);
     arm_hooks h = { .pmu_irq = pmu_irq };
@@ -744,24 +744,32 @@ static void test_pmu_overflow(void)
     sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
-    static const uint32_t ev[1] = { 0x08 };
-    uint32_t w[64];
-    size_t n = pmu_types(w, ev, 1);
+    size_t n = pmu_types(w, &ev, 1);
     w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = r4 */
-    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET */
-    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET */
-    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E only */
+    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET = r2 */
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = r3 */
+    put32(0x18, 0xee198f7c);    /* IRQ: mrc r8 = PMOVSR */
+    put32(0x1c, 0xeafffffe);    /* b . */
+    arm_set_reg(cpu, 2, 1);
+    arm_set_reg(cpu, 3, 1); /* E only */
+    pmu_irq_at = 0;
+    return n;
+}
+
+/* Overflow: PMOVSR and the interrupt at the programmed count, for an
+ * instruction counter and for the cycle counter with the divider at 3
+ * cycles per instruction; PMOVSR clears, PMINTENCLR masks. */
+static void test_pmu_overflow(void)
+{
+    uint32_t w[64];
+    size_t n = overflow_setup(0x08, w);
     size_t counted_from = n;
     w[n++] = 0xf1080080; /* cpsie i */
     w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
     w[n++] = 0xeafffffd; /* b loop */
     load(CODE, w, n);
-    put32(0x18, 0xee198f7c); /* IRQ: mrc r8 = PMOVSR */
-    put32(0x1c, 0xeafffffe); /* b . */
-    arm_set_reg(cpu, 2, 1);
-    arm_set_reg(cpu, 3, 1);
     arm_set_reg(cpu, 4, 0xffffffffu - 99); /* wraps at the 100th */
-    pmu_irq_at = 0;
     run_at(cpu, CODE, n + 200);
     /* Counting starts after the PMCR write; cpsie, then adds and
      * branches: the 100th counted instruction raises the line. */
@@ -776,6 +784,7 @@ static void test_pmu_overflow(void)
      * wrap it, so the 43rd instruction (129 cycles) raises the line. */
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .pmu_irq = pmu_irq };
     sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
@@ -811,19 +820,8 @@ static void test_pmu_overflow(void)
  * comes at the 10th load, between adds that do not count. */
 static void test_pmu_overflow_loads(void)
 {
-    setup(1);
-    arm_hooks h = { .pmu_irq = pmu_irq };
-    arm_sys_free(sys);
-    sys = arm_sys_new(map, 1, &h, &sys_err);
-    CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
-    cpu = arm_sys_cpu(sys, 0);
-    static const uint32_t ev[1] = { 0x06 };
     uint32_t w[64];
-    size_t n = pmu_types(w, ev, 1);
-    w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = r4 */
-    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET */
-    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET */
-    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E only */
+    size_t n = overflow_setup(0x06, w);
     size_t counted_from = n;
     w[n++] = 0xf1080080; /* cpsie i */
     w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
@@ -831,13 +829,8 @@ static void test_pmu_overflow_loads(void)
     w[n++] = 0xe2800001; /* add r0, r0, #1 */
     w[n++] = 0xeafffffb; /* b loop */
     load(CODE, w, n);
-    put32(0x18, 0xee198f7c); /* IRQ: mrc r8 = PMOVSR */
-    put32(0x1c, 0xeafffffe); /* b . */
-    arm_set_reg(cpu, 2, 1);
-    arm_set_reg(cpu, 3, 1);
     arm_set_reg(cpu, 4, 0xffffffffu - 9); /* wraps at the 10th */
     arm_set_reg(cpu, 6, DATA);
-    pmu_irq_at = 0;
     run_at(cpu, CODE, n + 200);
     /* cpsie, 9 rounds of 4, then add and the 10th load */
     CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 1 + 9 * 4 + 2);
