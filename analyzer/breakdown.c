@@ -8,6 +8,8 @@
  */
 #include "panlab/breakdown.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +34,20 @@ struct holder {
 	uint32_t tid;
 };
 
+/*
+ * h: who runs on a cpu. idle: while its idle task runs, which handler holds
+ * it (IRQ_ENTRY/EXIT: a PL_TID_IS_HOLDER id from ts_ns on), with the
+ * handlers entered and not yet left (a softirq interrupted by a device).
+ */
+#define IRQ_NESTING 4
+
 struct cpu_timeline {
 	struct holder *h;
 	uint64_t n, cap;
+	struct holder *idle;
+	uint64_t nidle, capidle;
+	uint32_t depth;
+	uint32_t entered[IRQ_NESTING];
 };
 
 struct timeline {
@@ -152,6 +165,41 @@ static int named_by_files(enum pl_category c)
 	       c == PL_CAT_INPUT || c == PL_CAT_TIMER || c == PL_CAT_DISPLAY;
 }
 
+static void push_holder(struct holder **h, uint64_t *n, uint64_t *cap, uint64_t ts_ns, uint32_t tid)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*h = pl_xrealloc(*h, *cap, sizeof(**h));
+	}
+	(*h)[(*n)++] = (struct holder){ ts_ns, tid };
+}
+
+/* The holder id of an IRQ_ENTRY or IRQ_EXIT's handler. */
+static uint32_t irq_holder(const struct pl_event *ev)
+{
+	if (ev->a1 == PL_IRQ_SOFT)
+		return ev->a0 < PL_SOFTIRQS ? PL_TID_SOFTIRQ_BASE + (uint32_t)ev->a0 : PL_TID_IDLE_CPU;
+	return ev->a0 < PL_TID_SOFTIRQ_BASE - PL_TID_IRQ_BASE ? PL_TID_IRQ_BASE + (uint32_t)ev->a0 :
+								PL_TID_IDLE_CPU;
+}
+
+/* An idle cpu enters (or leaves) a handler: from now on it holds the cpu (or what it interrupted). */
+static void note_irq(struct cpu_timeline *c, const struct pl_event *ev)
+{
+	if (ev->type == PL_EV_IRQ_ENTRY) {
+		if (c->depth < IRQ_NESTING)
+			c->entered[c->depth] = irq_holder(ev);
+		c->depth++;
+	} else if (c->depth) {	/* an exit whose entry came before tracing is ignored */
+		c->depth--;
+	} else {
+		return;
+	}
+	uint32_t top = c->depth ? c->entered[(c->depth < IRQ_NESTING ? c->depth : IRQ_NESTING) - 1] :
+				  PL_TID_IDLE_CPU;
+	push_holder(&c->idle, &c->nidle, &c->capidle, ev->ts_ns, top);
+}
+
 static struct timeline *timeline_of(struct timeline *tls, const struct pl_idmap *tids, uint64_t tid)
 {
 	uint64_t th;
@@ -194,14 +242,10 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			if (ev->cpu < trace->ncpus) {
 				struct cpu_timeline *c = &cpus[ev->cpu];
 
-				if (c->n == c->cap) {
-					c->cap = c->cap ? c->cap * 2 : 64;
-					c->h = pl_xrealloc(c->h, c->cap, sizeof(*c->h));
-				}
-				c->h[c->n++] =
-					(struct holder){ ev->ts_ns, ev->a0 > UINT32_MAX ?
-									    UINT32_MAX :
-									    (uint32_t)ev->a0 };
+				push_holder(&c->h, &c->n, &c->cap, ev->ts_ns,
+					    ev->a0 > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->a0);
+				/* Handlers left open by a lost exit end with the idle task. */
+				c->depth = 0;
 			}
 			if (self) {
 				/* A file wait is logged only for a sleep on no lock, futex or disk. */
@@ -254,6 +298,11 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			    named_by_files(other->t[other->n - 1].cat))
 				other->t[other->n - 1].cat = file_category(ev->a2);
 			push(other, ev->ts_ns, PL_CAT_RUNNABLE, NO_CPU, 0, PL_CAT_UNKNOWN);
+			break;
+		case PL_EV_IRQ_ENTRY:
+		case PL_EV_IRQ_EXIT:
+			if (ev->cpu < trace->ncpus)
+				note_irq(&cpus[ev->cpu], ev);
 			break;
 		case PL_EV_FILE_WAIT:
 			if (self)
@@ -369,6 +418,24 @@ static void charge_running(struct tally *by_khz, struct pl_counts *counts,
 	}
 }
 
+/* Adds [from_ns, to_ns) of an idle task's time on c to the handlers that held it. */
+static void charge_idle(struct tally *by_holder, const struct cpu_timeline *c, uint64_t from_ns,
+			uint64_t to_ns)
+{
+	uint64_t i, at = from_ns;
+
+	UPPER_BOUND(c->idle, c->nidle, from_ns, i);
+	for (;; i++) {
+		uint64_t until = i < c->nidle && c->idle[i].ts_ns < to_ns ? c->idle[i].ts_ns : to_ns;
+
+		if (until > at)
+			tally_add(by_holder, i ? c->idle[i - 1].tid : PL_TID_IDLE_CPU, until - at);
+		if (until == to_ns)
+			return;
+		at = until;
+	}
+}
+
 /*
  * Adds a woken thread's wait [from_ns, to_ns) for cpu to the tally of who held
  * that cpu meanwhile; before the cpu's first switch nothing says who did.
@@ -389,7 +456,10 @@ static void charge_holders(struct tally *by_holder, const struct cpu_timeline *c
 		uint64_t until = i < c->n && c->h[i].ts_ns < to_ns ? c->h[i].ts_ns : to_ns;
 		uint32_t tid = c->h[i - 1].tid;
 
-		tally_add(by_holder, tid ? tid : PL_TID_IDLE_CPU, until - at);
+		if (tid)
+			tally_add(by_holder, tid, until - at);
+		else
+			charge_idle(by_holder, c, at, until);
 		if (until == to_ns)
 			return;
 		at = until;
@@ -472,6 +542,25 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 	}
 }
 
+/* IRQ_NAME: a0 = irq | bytes 0-3 << 32, a1 = bytes 4-7, a2 = bytes 8-11; the last one wins. */
+static void name_irq(struct pl_breakdowns *out, const struct pl_event *ev)
+{
+	uint32_t irq = (uint32_t)ev->a0, i;
+	uint32_t words[3] = { (uint32_t)(ev->a0 >> 32), ev->a1, ev->a2 };
+
+	for (i = 0; i < out->nirqs && out->irqs[i] != irq; i++)
+		;
+	if (i == out->nirqs) {
+		out->irqs = pl_xrealloc(out->irqs, i + 1, sizeof(*out->irqs));
+		out->irq_name = pl_xrealloc(out->irq_name, i + 1, sizeof(*out->irq_name));
+		out->irqs[i] = irq;
+		out->nirqs++;
+	}
+	for (int k = 0; k < 12; k++)
+		out->irq_name[i][k] = (char)(words[k / 4] >> (8 * (k % 4)));
+	out->irq_name[i][12] = '\0';
+}
+
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out)
 {
@@ -490,8 +579,13 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	out->tx_preempt_first = pl_xcalloc(cp->count + 1, sizeof(*out->tx_preempt_first));
 	out->step_counts = pl_xcalloc(cp->first_step[cp->count], sizeof(*out->step_counts));
 	out->tx_counts = pl_xcalloc(cp->count, sizeof(*out->tx_counts));
-	for (uint64_t e = 0; e < trace->nevents && !out->counted; e++)
-		out->counted = trace->events[e].type == PL_EV_SWITCH_COUNTS;
+	for (uint64_t e = 0; e < trace->nevents; e++) {
+		const struct pl_event *ev = &trace->events[e];
+
+		out->counted |= ev->type == PL_EV_SWITCH_COUNTS;
+		if (ev->type == PL_EV_IRQ_NAME)
+			name_irq(out, ev);
+	}
 	for (uint64_t k = 0; k < cp->count; k++) {
 		tx.by_khz.n = tx.by_preempter.n = 0;
 		for (uint64_t i = cp->first_step[k]; i < cp->first_step[k + 1]; i++) {
@@ -588,6 +682,7 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	for (uint32_t c = 0; c < trace->ncpus; c++) {
 		free(freqs[c].c);
 		free(cpus[c].h);
+		free(cpus[c].idle);
 	}
 	free(freqs);
 	free(cpus);
@@ -615,7 +710,37 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->step_counts);
 	free(b->tx_counts);
 	free(b->interval_counts);
+	free(b->irqs);
+	free(b->irq_name);
 	memset(b, 0, sizeof(*b));
+}
+
+const char *pl_holder_name(const struct pl_breakdowns *bd, const struct pl_intervals *iv,
+			   uint32_t tid, char *buf, size_t size)
+{
+	static const char *const softirqs[PL_SOFTIRQS] = PL_SOFTIRQ_NAMES;
+
+	if (tid == PL_TID_IDLE_CPU) {
+		snprintf(buf, size, "idle cpu");
+	} else if (tid >= PL_TID_SOFTIRQ_BASE) {
+		snprintf(buf, size, "idle cpu: softirq %s", softirqs[tid - PL_TID_SOFTIRQ_BASE]);
+	} else if (tid >= PL_TID_IRQ_BASE) {
+		uint32_t irq = tid - PL_TID_IRQ_BASE, i;
+
+		for (i = 0; i < bd->nirqs && bd->irqs[i] != irq; i++)
+			;
+		/* A name that fills its 12 bytes was cut. */
+		snprintf(buf, size, "idle cpu: irq %" PRIu32 "%s%s%s", irq, i < bd->nirqs ? " " : "",
+			 i < bd->nirqs ? bd->irq_name[i] : "",
+			 i < bd->nirqs && strlen(bd->irq_name[i]) == 12 ? "..." : "");
+	} else {
+		uint32_t t;
+
+		for (t = 0; t < iv->nthreads && iv->threads[t].tid != tid; t++)
+			;
+		snprintf(buf, size, "%s", t < iv->nthreads ? iv->threads[t].name : "");
+	}
+	return buf;
 }
 
 const char *pl_category_name(enum pl_category c)

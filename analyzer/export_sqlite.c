@@ -81,8 +81,9 @@ const char pl_sqlite_schema[] =
 	"  cycles INTEGER, mhz REAL,              -- as in critical_path; NULL for other categories\n"
 	"  PRIMARY KEY (run_id, tx_id, category));\n"
 	"CREATE TABLE IF NOT EXISTS preemption ( -- critical-path wait for a cpu, by the thread that\n"
-	"  run_id TEXT, tx_id INTEGER,            -- held it (breakdown.c); tid 4294967295: the\n"
-	"  tid INTEGER, ns INTEGER,               -- cpu's idle task, i.e. interrupts\n"
+	"  run_id TEXT, tx_id INTEGER,            -- held it (breakdown.c); tid >= 4294901760: an\n"
+	"  tid INTEGER, ns INTEGER,               -- idle cpu's handler or idle exit, by name:\n"
+	"  name TEXT,                             -- pl_holder_name (a thread's: its last name)\n"
 	"  PRIMARY KEY (run_id, tx_id, tid));\n"
 	"CREATE TABLE IF NOT EXISTS freq_residency ( -- critical-path running time by cpu frequency\n"
 	"  run_id TEXT, tx_id INTEGER,            -- NULL: the run's total\n"
@@ -302,7 +303,7 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 		db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
-	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?)");
+	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?,?)");
 	int rc = tx && cp && bd && fr && pr ? 0 : -1;
 
 	for (uint64_t k = 0; rc == 0 && k < a->tx->count; k++) {
@@ -344,9 +345,14 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 			rc = db_row(d, fr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_freq_khz[i],
 				    a->bd->tx_running_ns[i]);
 		for (uint64_t i = a->bd->tx_preempt_first[k];
-		     rc == 0 && i < a->bd->tx_preempt_first[k + 1]; i++)
-			rc = db_row(d, pr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_preempter_tid[i],
-				    a->bd->tx_preempted_ns[i]);
+		     rc == 0 && i < a->bd->tx_preempt_first[k + 1]; i++) {
+			char name[64];
+
+			rc = db_row(d, pr, "suuus", a->run_id, k, (uint64_t)a->bd->tx_preempter_tid[i],
+				    a->bd->tx_preempted_ns[i],
+				    pl_holder_name(a->bd, a->iv, a->bd->tx_preempter_tid[i], name,
+						   sizeof(name)));
+		}
 	}
 	for (uint32_t i = 0; rc == 0 && i < a->bd->nfreqs; i++)
 		rc = db_row(d, fr, "snuu", a->run_id, (uint64_t)a->bd->freq_khz[i],

@@ -658,8 +658,66 @@ static double quantile_of(const struct pl_s6_run *r, enum pl_s6_def def, double 
 	return q;
 }
 
+/*
+ * What held the cpu while the taps of r at or above cut_ms waited for one (the preemption
+ * table), the three largest: "sdcardd 12.3 ms, idle cpu: softirq NET_RX 8.1 ms, ...". Each
+ * name's time is its mean over those taps, as the other parts are.
+ */
+static void print_holders(FILE *f, sqlite3 *h, const struct pl_s6_run *r, double cut_ms)
+{
+	struct holder_ns {
+		char name[64];
+		double ms;
+	} *hs = NULL, top;
+	size_t nh = 0, ntaps = 0;
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(h, "SELECT name, ns FROM preemption WHERE run_id = ? AND tx_id = ?",
+			       -1, &st, NULL) != SQLITE_OK) {
+		fprintf(f, "; what held the CPU is unknown (%s)", sqlite3_errmsg(h));
+		return;
+	}
+	for (uint64_t i = 0; i < r->ntaps; i++) {
+		const struct pl_s6_tap *t = &r->taps[i];
+
+		if (!t->has[PL_DEF_UPDATE] || t->tx_id < 0 || t->latency_ms[PL_DEF_UPDATE] < cut_ms)
+			continue;
+		ntaps++;
+		sqlite3_bind_text(st, 1, r->run_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, t->tx_id);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *name = col_text(st, 0);
+			size_t k;
+
+			for (k = 0; k < nh && strcmp(hs[k].name, name); k++)
+				;
+			if (k == nh) {
+				hs = pl_xrealloc(hs, ++nh, sizeof(*hs));
+				snprintf(hs[k].name, sizeof(hs[k].name), "%s", name);
+				hs[k].ms = 0;
+			}
+			hs[k].ms += (double)sqlite3_column_int64(st, 1) / 1e6;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	/* The three largest first, ties by name. */
+	for (size_t a = 0; a < nh && a < 3; a++) {
+		for (size_t b = a + 1; b < nh; b++)
+			if (hs[b].ms > hs[a].ms ||
+			    (hs[b].ms == hs[a].ms && strcmp(hs[b].name, hs[a].name) < 0)) {
+				top = hs[a];
+				hs[a] = hs[b];
+				hs[b] = top;
+			}
+		fprintf(f, "%s%s %.1f ms", a ? ", " : "; the CPU was held by ", hs[a].name,
+			hs[a].ms / (double)ntaps);
+	}
+	free(hs);
+}
+
 /* Why a finding did not reproduce, with the breakdown's numbers (update definition). */
-static void explain(FILE *f, int i, const struct pl_s6_data *d)
+static void explain(FILE *f, int i, const struct pl_s6_data *d, sqlite3 *h)
 {
 	const struct finding_spec *s = &specs[i];
 	const struct pl_s6_run *a = &d->runs[s->a], *b = &d->runs[s->b];
@@ -676,6 +734,7 @@ static void explain(FILE *f, int i, const struct pl_s6_data *d)
 		snprintf(what, sizeof(what), "the longest tenth of %s's taps (at or above %.1f ms)",
 			 pl_s6_config_name[s->a], cut);
 		print_parts(f, what, mean_parts(a, PL_DEF_UPDATE, cut, INFINITY));
+		print_holders(f, h, a, cut);
 		fprintf(f, ". Waiting for a CPU dominates only if the threads that preempt the app"
 			" (breakdown.md) hold the CPU longer than the network and the card keep it"
 			" blocked.\n");
@@ -859,9 +918,8 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 			       " WHERE run_id = ? AND tx_id IS NOT NULL", -1, &tx_e, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "SELECT khz, running_ns FROM freq_residency WHERE run_id = ?"
 			       " AND tx_id IS NULL ORDER BY khz", -1, &freq, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(h, "SELECT p.tid, coalesce(t.name, '?'), p.ns FROM preemption p"
-			       " LEFT JOIN threads t ON t.run_id = p.run_id AND t.tid = p.tid"
-			       " WHERE p.run_id = ? AND p.tx_id = ? ORDER BY p.ns DESC, p.tid LIMIT 3",
+	    sqlite3_prepare_v2(h, "SELECT tid, name, ns FROM preemption"
+			       " WHERE run_id = ? AND tx_id = ? ORDER BY ns DESC, tid LIMIT 3",
 			       -1, &pre, NULL) != SQLITE_OK) {
 		db_error(h, db, err);
 		goto out;
@@ -928,9 +986,9 @@ static int write_tables(sqlite3 *h, const char *db, const struct pl_s6_data *d, 
 			while ((step = sqlite3_step(pre)) == SQLITE_ROW) {
 				sqlite3_int64 tid = sqlite3_column_int64(pre, 0);
 
-				if (tid == PL_TID_IDLE_CPU)
-					fprintf(bd, "%s%s %.2f", first ? "" : ", ",
-						PL_TID_IDLE_CPU_NAME, col_ms(pre, 2));
+				if (PL_TID_IS_HOLDER(tid))
+					fprintf(bd, "%s%s %.2f", first ? "" : ", ", col_text(pre, 1),
+						col_ms(pre, 2));
 				else
 					fprintf(bd, "%s%s (%lld) %.2f", first ? "" : ", ",
 						col_text(pre, 1), (long long)tid, col_ms(pre, 2));
@@ -1122,7 +1180,6 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 	energy = open_out(dir, "energy.md", epath, sizeof(epath), err);
 	bd = energy ? open_out(dir, "breakdown.md", bpath, sizeof(bpath), err) : NULL;
 	rc = bd ? write_tables(h, db, d, energy, bd, err) : -1;
-	sqlite3_close(h);
 	/* The first error stays in err. */
 	struct pl_error later;
 
@@ -1130,14 +1187,18 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 		rc = -1;
 	if (energy && close_out(energy, epath, rc ? &later : err) < 0)
 		rc = -1;
-	if (rc)
+	if (rc) {
+		sqlite3_close(h);
 		return -1;
+	}
 
 	/* findings.md */
 	FILE *md = open_out(dir, "findings.md", path, sizeof(path), err);
 
-	if (!md)
+	if (!md) {
+		sqlite3_close(h);
 		return -1;
+	}
 	fprintf(md, "# Panappticon section 6 on the phone: %s\n\n", d->workload);
 	constants_md(md, k);
 	fprintf(md, "## Findings\n\n%u of %d reproduce on the paper's definition (input to the app's"
@@ -1169,8 +1230,9 @@ int pl_s6_write(const char *db, const struct pl_s6_data *d, const struct pl_s6_f
 		fprintf(md, "\n## Why a finding does not reproduce\n\n");
 		for (int i = 0; i < PL_S6_FINDINGS; i++)
 			if (!f->f[i].def[PL_DEF_UPDATE].reproduced)
-				explain(md, i, d);
+				explain(md, i, d, h);
 	}
+	sqlite3_close(h);
 	fprintf(md, "\n## Determinism\n\n");
 	if (repeat)
 		fprintf(md, "%s run twice: identical (trace.bin, ground_truth.txt, cpu_time.txt,"

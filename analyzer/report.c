@@ -18,15 +18,11 @@ static const char *ms(char *buf, size_t size, int64_t ns)
 	return buf;
 }
 
-/* The last THREAD_NAME of tid, "" if none was traced. */
-static const char *thread_name(const struct pl_intervals *iv, uint32_t tid)
+/* A thread's or an idle cpu's holder's name (pl_holder_name), in a buffer of the caller's. */
+#define HOLDER_NAME_BYTES 64
+static const char *thread_name(const struct pl_analysis *a, uint32_t tid, char *buf)
 {
-	if (tid == PL_TID_IDLE_CPU)
-		return PL_TID_IDLE_CPU_NAME;
-	for (uint32_t t = 0; t < iv->nthreads; t++)
-		if (iv->threads[t].tid == tid)
-			return iv->threads[t].name;
-	return "";
+	return pl_holder_name(a->bd, a->iv, tid, buf, HOLDER_NAME_BYTES);
 }
 
 static const struct pl_transaction *row_tx(const struct pl_analysis *a, const struct pl_row *r)
@@ -163,10 +159,12 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	}
 	fprintf(out, "\n");
 	for (uint32_t i = 0; i < a->bd->npreempters && i < 3; i++) {
-		char pre[32];
+		char pre[32], name[HOLDER_NAME_BYTES], tid[16] = "";
+		uint32_t t = a->bd->preempter_tid[i];
 
-		fprintf(out, "%s %s (%" PRIu32 ") %s ms", i ? "," : "  cpu held by",
-			thread_name(a->iv, a->bd->preempter_tid[i]), a->bd->preempter_tid[i],
+		if (!PL_TID_IS_HOLDER(t))
+			snprintf(tid, sizeof(tid), " (%" PRIu32 ")", t);
+		fprintf(out, "%s %s%s %s ms", i ? "," : "  cpu held by", thread_name(a, t, name), tid,
 			ms(pre, sizeof(pre), (int64_t)a->bd->preempted_ns[i]));
 		if (i + 1 == a->bd->npreempters || i == 2)
 			fprintf(out, "\n");
@@ -195,13 +193,13 @@ void pl_report_text(FILE *out, const struct pl_analysis *a)
 	}
 	for (uint64_t i = 0; a->te && i < a->te->count && i < 3; i++) {
 		const struct pl_edge_total *e = &a->te->edges[i];
-		char total[32];
+		char total[32], name[HOLDER_NAME_BYTES];
 
 		fprintf(out, "  top critical-path edge %" PRIu64 ": %s %s (%" PRIu32 ")", i + 1,
 			e->kind == PL_EDGE_TEMPORAL ? "work on" : pl_edge_kind_name(e->kind),
-			thread_name(a->iv, e->from_tid), e->from_tid);
+			thread_name(a, e->from_tid, name), e->from_tid);
 		if (e->kind != PL_EDGE_TEMPORAL)
-			fprintf(out, " -> %s (%" PRIu32 ")", thread_name(a->iv, e->to_tid), e->to_tid);
+			fprintf(out, " -> %s (%" PRIu32 ")", thread_name(a, e->to_tid, name), e->to_tid);
 		fprintf(out, ", %" PRIu64 " steps, %s ms\n", e->steps,
 			ms(total, sizeof(total), (int64_t)e->total_ns));
 	}
@@ -402,11 +400,12 @@ static json_t *top_edges_json(const struct pl_analysis *a)
 
 	for (uint64_t i = 0; i < a->te->count && i < TOP_EDGES; i++) {
 		const struct pl_edge_total *e = &a->te->edges[i];
+		char from[HOLDER_NAME_BYTES], to[HOLDER_NAME_BYTES];
 
 		json_array_append_new(arr, json_pack("{s:s, s:I, s:s, s:I, s:s, s:o, s:o, s:o}",
 			"kind", pl_edge_kind_name(e->kind),
-			"from_tid", (json_int_t)e->from_tid, "from", thread_name(a->iv, e->from_tid),
-			"to_tid", (json_int_t)e->to_tid, "to", thread_name(a->iv, e->to_tid),
+			"from_tid", (json_int_t)e->from_tid, "from", thread_name(a, e->from_tid, from),
+			"to_tid", (json_int_t)e->to_tid, "to", thread_name(a, e->to_tid, to),
 			"steps", count(e->steps), "total_ns", count(e->total_ns),
 			"max_ns", count(e->max_ns)));
 	}
@@ -572,11 +571,14 @@ json_t *pl_report_summary(const struct pl_analysis *a)
 	json_object_set_new(o, "breakdown_ns", bd);
 	json_t *pre = json_array();
 
-	for (uint32_t i = 0; i < a->bd->npreempters; i++)
+	for (uint32_t i = 0; i < a->bd->npreempters; i++) {
+		char name[HOLDER_NAME_BYTES];
+
 		json_array_append_new(pre, json_pack("{s:I, s:s, s:o}",
 			"tid", (json_int_t)a->bd->preempter_tid[i],
-			"name", thread_name(a->iv, a->bd->preempter_tid[i]),
+			"name", thread_name(a, a->bd->preempter_tid[i], name),
 			"ns", count(a->bd->preempted_ns[i])));
+	}
 	json_object_set_new(o, "preempted_by", pre);
 	json_t *by_freq = json_object();
 

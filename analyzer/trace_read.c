@@ -170,6 +170,21 @@ static int check_size(const char *name, size_t len, uint64_t table_end,
 	return 0;
 }
 
+/* The first trace version that knew an event type. */
+static unsigned first_version(uint16_t type)
+{
+	switch (type) {
+	case PL_EV_IRQ_ENTRY:
+	case PL_EV_IRQ_EXIT:
+	case PL_EV_IRQ_NAME:
+		return 4;
+	case PL_EV_SWITCH_COUNTS:
+		return 3;
+	default:
+		return type > PL_EV_V1_MAX ? 2 : 1;
+	}
+}
+
 static int decode_record(const char *name, const uint8_t *r, uint64_t off, uint16_t version,
 			 const struct pl_source *s, uint32_t si, struct pl_event *ev,
 			 struct pl_error *err)
@@ -194,16 +209,10 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off, uint1
 				   ev->type);
 		return -1;
 	}
-	if (version < 2 && ev->type > PL_EV_V1_MAX) {
+	if (version < first_version(ev->type)) {
 		pl_error_at_offset(err, name, off,
-				   "%s event in a version %u trace, expected version 2 or later",
-				   pl_event_type_name(ev->type), version);
-		return -1;
-	}
-	if (version < 3 && ev->type == PL_EV_SWITCH_COUNTS) {
-		pl_error_at_offset(err, name, off,
-				   "%s event in a version %u trace, expected version 3 or later",
-				   pl_event_type_name(ev->type), version);
+				   "%s event in a version %u trace, expected version %u or later",
+				   pl_event_type_name(ev->type), version, first_version(ev->type));
 		return -1;
 	}
 	int user_type = ev->type >= PL_FIRST_USER_TYPE;

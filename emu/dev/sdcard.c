@@ -286,7 +286,7 @@ uint64_t sd_card_write_bus_ns(const sd_card *c, uint32_t bytes)
 
 /* The card's contents as the CRC-32 of (offset, bytes) of each 4 KiB
  * block that is not all zero. Holes are skipped unread (SEEK_DATA), so a
- * 64 MiB card that holds a fresh file system costs little to check, and
+ * 128 MiB card that holds a fresh file system costs little to check, and
  * a sparse copy and a full copy of one image give the same value. */
 #define CARD_BLOCK 4096u
 

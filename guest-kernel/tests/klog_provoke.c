@@ -655,6 +655,33 @@ static int match_notifies(struct pl_event **ord, size_t n, uint16_t wait_type,
 	return matched;
 }
 
+static int is_irq_event(uint16_t type)
+{
+	return type == PL_EV_IRQ_ENTRY || type == PL_EV_IRQ_EXIT || type == PL_EV_IRQ_NAME;
+}
+
+/* The module names irqs below 1024 (probes.c KLOG_NAMED_IRQS). */
+#define NAMED_IRQS 1024
+
+/* On the idle task only (tid 0); a device's irq named in the trace; a known softirq. */
+static void check_irq_event(size_t i, const struct pl_event *e, const uint8_t *named)
+{
+	if (e->tid != 0)
+		fail("record %zu: %s on tid %u, expected the idle task", i,
+		     klog_type_name(e->type), e->tid);
+	if (e->type == PL_EV_IRQ_NAME)
+		return;
+	if (e->a1 == PL_IRQ_SOFT && e->a0 >= PL_SOFTIRQS)
+		fail("record %zu: %s of softirq %llu, expected a vector below %d", i,
+		     klog_type_name(e->type), (unsigned long long)e->a0, PL_SOFTIRQS);
+	else if (e->a1 != PL_IRQ_SOFT && e->a1 != PL_IRQ_HARD)
+		fail("record %zu: %s kind %u", i, klog_type_name(e->type), e->a1);
+	else if (e->type == PL_EV_IRQ_ENTRY && e->a1 == PL_IRQ_HARD && e->a0 < NAMED_IRQS &&
+		 !named[e->a0])
+		fail("record %zu: irq_entry of irq %llu, which no irq_name names", i,
+		     (unsigned long long)e->a0);
+}
+
 /* The armv7 PMU driver's perf PMU on the phone (arch/arm/kernel/perf_event_v7.c). */
 #define PMU_NAME "armv7_cortex_a15"
 
@@ -669,11 +696,13 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		PL_EV_WAITQUEUE_NOTIFY, PL_EV_SOCK_BLOCK, PL_EV_SOCK_RESUME,
 		PL_EV_DATAGRAM_BLOCK, PL_EV_DATAGRAM_RESUME, PL_EV_STREAM_BLOCK,
 		PL_EV_STREAM_RESUME, PL_EV_IO_BLOCK, PL_EV_IO_RESUME, PL_EV_CPU_ONLINE,
-		PL_EV_CPU_OFFLINE, PL_EV_CPU_IDLE_ENTER, PL_EV_CPU_IDLE_EXIT,
+		PL_EV_CPU_OFFLINE, PL_EV_CPU_IDLE_ENTER, PL_EV_CPU_IDLE_EXIT, PL_EV_IRQ_ENTRY,
+		PL_EV_IRQ_EXIT, PL_EV_IRQ_NAME,
 	};
 	/* Kernel-wide events; the others must come from this test's threads. */
 	static const uint16_t anyone[] = {
 		PL_EV_CPU_ONLINE, PL_EV_CPU_OFFLINE, PL_EV_CPU_IDLE_ENTER, PL_EV_CPU_IDLE_EXIT,
+		PL_EV_IRQ_ENTRY, PL_EV_IRQ_EXIT, PL_EV_IRQ_NAME,
 	};
 	static const uint16_t pairs[][3] = {	/* open, close, carries a lock id */
 		{ PL_EV_FUTEX_WAIT, PL_EV_FUTEX_WAKE, 1 },
@@ -694,11 +723,15 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	/* The previous record of each cpu: a SWITCH_COUNTS follows its CONTEXT_SWITCH. */
 	const struct pl_event *prev_on[PL_KLOG_MAX_CPUS] = { 0 };
 	size_t switches = 0, switch_counts = 0, ours_counted = 0;
+	uint8_t named[NAMED_IRQS] = { 0 };
 	int pmu = access("/sys/bus/event_source/devices/" PMU_NAME, F_OK) == 0;
 	int binder_pairs = 0, renamed = 0, paired[NPAIRS], notified[NLOCKS], unmatched[NLOCKS];
 	size_t i, k;
 	int j;
 
+	for (i = 0; i < t->n; i++)
+		if (t->ev[i].type == PL_EV_IRQ_NAME && (uint32_t)t->ev[i].a0 < NAMED_IRQS)
+			named[(uint32_t)t->ev[i].a0] = 1;
 	for (i = 0; i < t->n; i++) {
 		const struct pl_event *e = &t->ev[i];
 
@@ -707,8 +740,10 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 			continue;
 		}
 		if (e->type == 0 || (e->type > PL_EV_LOST && e->type != PL_EV_FILE_WAIT &&
-				     e->type != PL_EV_SWITCH_COUNTS))
+				     e->type != PL_EV_SWITCH_COUNTS && !is_irq_event(e->type)))
 			fail("record %zu: type %u is not a kernel event", i, e->type);
+		if (is_irq_event(e->type))
+			check_irq_event(i, e, named);
 		if (e->type == PL_EV_SWITCH_COUNTS) {
 			const struct pl_event *p = prev_on[e->cpu];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab trace file format, version 3: the contract between the guest
+ * panlab trace file format, version 4: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
  * analyzer. See include/FORMAT.md for the prose description.
  *
@@ -28,7 +28,7 @@ typedef uint64_t pl_u64;
 #endif
 
 #define PL_TRACE_MAGIC "PANLABTR"	/* 8 bytes, no terminator in the file */
-#define PL_TRACE_VERSION 3		/* written; readers accept 1 to 3 */
+#define PL_TRACE_VERSION 4		/* written; readers accept 1 to 4 */
 #define PL_TRACE_VERSION_MIN 1		/* version 1 lacks TASK_CONTEXT and UNIT_CAPACITY */
 #define PL_CLOCK_MONOTONIC 1
 
@@ -82,6 +82,16 @@ struct pl_event {
  *                   cpu since the cpu's previous switch, every mode, its
  *                   interrupts included: a0=instructions (PMU event 0x08);
  *                   a1, a2 zero. Absent with no PMU
+ *   IRQ_ENTRY       (version 4) an idle cpu begins a device's interrupt
+ *                   handler (a1=PL_IRQ_HARD, a0=Linux irq number) or a
+ *                   softirq (a1=PL_IRQ_SOFT, a0=vector, PL_SOFTIRQ_NAMES);
+ *                   tid=0. Logged only on the idle task: what an idle cpu
+ *                   does before it runs a thread it was woken for
+ *   IRQ_EXIT        (version 4) the matching end: a0, a1 as IRQ_ENTRY's
+ *   IRQ_NAME        (version 4) with an irq's first IRQ_ENTRY of the trace,
+ *                   just before it on that cpu: a0 = irq number | name bytes 0-3 << 32, a1 =
+ *                   bytes 4-7, a2 = bytes 8-11 of its handler's name (the
+ *                   driver's request_irq() name, NUL padded, cut at 12)
  *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
  *                   tid, a1=cpu the wakee last ran on, a2=what woke it
  *                   (enum pl_file_kind: the file that became ready in a
@@ -203,6 +213,9 @@ struct pl_event {
 	X(GPU_FLUSH, 39, "gpu_flush") \
 	X(FILE_WAIT, 40, "file_wait") \
 	X(SWITCH_COUNTS, 41, "switch_counts") \
+	X(IRQ_ENTRY, 42, "irq_entry") \
+	X(IRQ_EXIT, 43, "irq_exit") \
+	X(IRQ_NAME, 44, "irq_name") \
 	X(UI_INPUT, 64, "ui_input") \
 	X(UI_KEY, 65, "ui_key") \
 	X(ENQUEUE_MSG, 66, "enqueue_msg") \
@@ -232,6 +245,18 @@ enum pl_event_type {
 
 #define PL_EV_TYPE_MAX 127
 #define PL_EV_V1_MAX PL_EV_DISPLAY_FLUSHED /* the last type version 1 knew */
+
+/* IRQ_ENTRY and IRQ_EXIT a1: which kind of handler. */
+enum pl_irq_kind {
+	PL_IRQ_HARD = 0,	/* a device's handler: a0 = Linux irq number */
+	PL_IRQ_SOFT = 1,	/* a softirq: a0 = its vector */
+};
+
+/* Softirq vectors, in the order of Linux's enum (include/linux/interrupt.h). */
+#define PL_SOFTIRQ_NAMES                                                          \
+	{ "HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", \
+	  "HRTIMER", "RCU" }
+#define PL_SOFTIRQS 10
 
 /* Frames of a TASK_CONTEXT: 32-bit guest addresses, four fit one record. */
 #define PL_CONTEXT_FRAMES 4

@@ -121,39 +121,59 @@ static void test_join_takes_latest(void)
 /*
  * A tap's task is preempted for 100 us, during which the cpu drops from 1.2
  * GHz to 700 MHz; the result's handler waits 3 us for a futex, then 1 us for
- * a cpu. Every part of the 700 us is accounted for, and who held the cpu.
+ * a cpu, which its idle cpu spends (with_irqs) in the network's softirq,
+ * interrupted for 250 ns by irq 38, and 250 ns leaving the idle loop.
  */
+static void build_breakdown_trace(struct tb *t, struct model *m, int with_irqs)
+{
+	const uint32_t irq_name[3] = { 0x74726976, 0x6e2d6f69, 0x7465 }; /* "virtio-net" */
+
+	tb_init(t, 1);
+	tb_kernel(t, 0, US(500), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);
+	tb_user(t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
+	tb_user(t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
+	tb_user(t, MAIN, US(1020), PL_EV_SUBMIT_ASYNC_TASK, 1, EXECUTOR);
+	tb_user(t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
+	tb_user(t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
+	tb_kernel(t, 0, US(1200), PL_EV_CONTEXT_SWITCH, WORKER1, WORKER2, PL_STATE_RUNNABLE);
+	tb_kernel(t, 0, US(1250), PL_EV_CPU_FREQUENCY, WORKER2, 700000, 0);
+	tb_kernel(t, 0, US(1300), PL_EV_CONTEXT_SWITCH, WORKER2, WORKER1, PL_STATE_SLEEPING);
+	tb_user(t, WORKER1, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
+	tb_user(t, WORKER1, US(1510), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
+	tb_user(t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
+	tb_kernel(t, 0, US(1601), PL_EV_FUTEX_WAIT, MAIN, 0xbeef, 0);
+	tb_kernel(t, 0, US(1602), PL_EV_CONTEXT_SWITCH, MAIN, 0, PL_STATE_SLEEPING);
+	if (with_irqs) {
+		tb_kernel3(t, 0, US(1603), PL_EV_IRQ_NAME, 0, 38 | (uint64_t)irq_name[0] << 32,
+			   irq_name[1], irq_name[2]);
+		tb_kernel(t, 0, US(1603), PL_EV_IRQ_ENTRY, 0, 38, PL_IRQ_HARD);
+		tb_kernel(t, 0, US(1603) + 100, PL_EV_IRQ_EXIT, 0, 38, PL_IRQ_HARD);
+		tb_kernel(t, 0, US(1603) + 100, PL_EV_IRQ_ENTRY, 0, 3, PL_IRQ_SOFT);
+	}
+	tb_kernel(t, 0, US(1605), PL_EV_WAKEUP, 0, MAIN, 0);
+	if (with_irqs) {
+		tb_kernel(t, 0, US(1605) + 250, PL_EV_IRQ_ENTRY, 0, 38, PL_IRQ_HARD);
+		tb_kernel(t, 0, US(1605) + 500, PL_EV_IRQ_EXIT, 0, 38, PL_IRQ_HARD);
+		tb_kernel(t, 0, US(1605) + 750, PL_EV_IRQ_EXIT, 0, 3, PL_IRQ_SOFT);
+	}
+	tb_kernel(t, 0, US(1606), PL_EV_CONTEXT_SWITCH, 0, MAIN, PL_STATE_RUNNABLE);
+	tb_kernel(t, 0, US(1607), PL_EV_FUTEX_WAKE, MAIN, 0xbeef, 0);
+	tb_user(t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 1, 0);
+	tb_user(t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
+	tb_user(t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
+	tb_user(t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
+	tb_user(t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
+	tb_user(t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
+	model_build(t, m);
+}
+
 static void test_breakdown(void)
 {
 	struct tb t;
 	struct model m;
 
-	tb_init(&t, 1);
-	tb_kernel(&t, 0, US(500), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);
-	tb_user(&t, RECEIVER, US(900), PL_EV_ENQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1000), PL_EV_DEQUEUE_MSG, 1, QUEUE);
-	tb_user(&t, MAIN, US(1010), PL_EV_UI_INPUT, 0, 0);
-	tb_user(&t, MAIN, US(1020), PL_EV_SUBMIT_ASYNC_TASK, 1, EXECUTOR);
-	tb_user(&t, MAIN, US(1030), PL_EV_MSG_DONE, 1, QUEUE);
-	tb_user(&t, WORKER1, US(1100), PL_EV_CONSUME_ASYNC_TASK, 1, EXECUTOR);
-	tb_kernel(&t, 0, US(1200), PL_EV_CONTEXT_SWITCH, WORKER1, WORKER2, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 0, US(1250), PL_EV_CPU_FREQUENCY, WORKER2, 700000, 0);
-	tb_kernel(&t, 0, US(1300), PL_EV_CONTEXT_SWITCH, WORKER2, WORKER1, PL_STATE_SLEEPING);
-	tb_user(&t, WORKER1, US(1500), PL_EV_ENQUEUE_MSG, 2, QUEUE);
-	tb_user(&t, WORKER1, US(1510), PL_EV_ASYNC_TASK_END, 1, EXECUTOR);
-	tb_user(&t, MAIN, US(1600), PL_EV_DEQUEUE_MSG, 2, QUEUE);
-	tb_kernel(&t, 0, US(1601), PL_EV_FUTEX_WAIT, MAIN, 0xbeef, 0);
-	tb_kernel(&t, 0, US(1602), PL_EV_CONTEXT_SWITCH, MAIN, 0, PL_STATE_SLEEPING);
-	tb_kernel(&t, 0, US(1605), PL_EV_WAKEUP, 0, MAIN, 0);
-	tb_kernel(&t, 0, US(1606), PL_EV_CONTEXT_SWITCH, 0, MAIN, PL_STATE_RUNNABLE);
-	tb_kernel(&t, 0, US(1607), PL_EV_FUTEX_WAKE, MAIN, 0xbeef, 0);
-	tb_user(&t, MAIN, US(1610), PL_EV_UI_INVALIDATE, 1, 0);
-	tb_user(&t, MAIN, US(1620), PL_EV_MSG_DONE, 2, QUEUE);
-	tb_user(&t, VSYNC, US(1650), PL_EV_ENQUEUE_MSG, 3, QUEUE);
-	tb_user(&t, MAIN, US(1700), PL_EV_DEQUEUE_MSG, 3, QUEUE);
-	tb_user(&t, MAIN, US(1710), PL_EV_UI_UPDATE, 0, 0);
-	tb_user(&t, MAIN, US(1720), PL_EV_MSG_DONE, 3, QUEUE);
-	model_build(&t, &m);
+	build_breakdown_trace(&t, &m, 0);
 
 	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
 	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(700));
@@ -191,6 +211,39 @@ static void test_breakdown(void)
 	CU_ASSERT_EQUAL(m.s.bd.top_preempter_tid[0], WORKER2);
 	CU_ASSERT_STRING_EQUAL(pl_category_name(PL_CAT_QUEUE_TASK), "queue_task");
 	CU_ASSERT_EQUAL(m.s.bd.counted, 0); /* no SWITCH_COUNTS */
+	model_free(&m);
+}
+
+/* The same wait for a cpu, named by the handlers its idle cpu ran (IRQ events). */
+static void test_breakdown_idle_cpu_handlers(void)
+{
+	struct tb t;
+	struct model m;
+	char name[64];
+
+	build_breakdown_trace(&t, &m, 1);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	check_tiling(&m, 0);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNABLE], US(101));
+	/* 1 us: the softirq 250 + 250 ns around irq 38's 250, then 250 leaving idle. */
+	CU_ASSERT_EQUAL_FATAL(m.s.bd.tx_preempt_first[1] - m.s.bd.tx_preempt_first[0], 4);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempter_tid[1], PL_TID_SOFTIRQ_BASE + 3);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[1], 500);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempter_tid[2], PL_TID_IRQ_BASE + 38);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[2], 250);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempter_tid[3], PL_TID_IDLE_CPU);
+	CU_ASSERT_EQUAL(m.s.bd.tx_preempted_ns[3], 250);
+	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_SOFTIRQ_BASE + 3, name,
+					      sizeof(name)),
+			       "idle cpu: softirq NET_RX");
+	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_IRQ_BASE + 38, name,
+					      sizeof(name)),
+			       "idle cpu: irq 38 virtio-net");
+	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_IRQ_BASE + 39, name,
+					      sizeof(name)),
+			       "idle cpu: irq 39");
+	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_IDLE_CPU, name, sizeof(name)),
+			       "idle cpu");
 	model_free(&m);
 }
 
@@ -318,6 +371,8 @@ void add_critical_path_tests(void)
 	CU_add_test(s, "paths of two overlapping transactions", test_overlap_paths);
 	CU_add_test(s, "a join takes the latest predecessor", test_join_takes_latest);
 	CU_add_test(s, "breakdown along the path", test_breakdown);
+	CU_add_test(s, "an idle cpu's wait named by its handlers",
+		    test_breakdown_idle_cpu_handlers);
 	CU_add_test(s, "instructions and cycles along the path", test_breakdown_counts);
 	CU_add_test(s, "breakdown without kernel events", test_breakdown_without_kernel_events);
 }

@@ -232,7 +232,7 @@ static void write_db(const char *path, const struct pl_s6_data *d)
 				 " VALUES ('%s', %llu, %llu, %lld);"
 				 "INSERT INTO breakdown (run_id, tx_id, category, ns) VALUES ('%s', %llu, 'runnable', %lld),"
 				 " ('%s', %llu, 'network', %lld), ('%s', %llu, 'io', %lld);"
-				 "INSERT INTO preemption VALUES ('%s', %llu, 77, %lld);",
+				 "INSERT INTO preemption VALUES ('%s', %llu, 77, %lld, 'sdcardd');",
 				 r->run_id, (unsigned long long)i, (unsigned long long)i,
 				 (long long)llround(t->latency_ms[PL_DEF_PIXEL] * 1e6),
 				 r->run_id, (unsigned long long)i, (unsigned long long)i,

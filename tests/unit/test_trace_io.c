@@ -34,7 +34,7 @@ static void test_round_trip(void)
 
 	CU_ASSERT_EQUAL(len, 32 + 3 * 24 + 5 * 32);
 	CU_ASSERT_EQUAL(
-		memcmp(buf, "PANLABTR\x03\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
+		memcmp(buf, "PANLABTR\x04\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.ncpus, 2);
 	CU_ASSERT_EQUAL(t.nsources, 3);
@@ -155,8 +155,8 @@ static void test_corrupt_header(void)
 {
 	corrupt(0, 'X', "t.bin@0: bad magic \"XANLABTR\", expected \"PANLABTR\"");
 	corrupt(7, 0, "t.bin@0: bad magic \"PANLABT\\x00\", expected \"PANLABTR\"");
-	corrupt(8, 4, "t.bin@8: unsupported version 4, expected 1..3");
-	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..3");
+	corrupt(8, 5, "t.bin@8: unsupported version 5, expected 1..4");
+	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..4");
 	corrupt(10, 24, "t.bin@10: record size 24 bytes, expected 32");
 	corrupt(12, 2, "t.bin@12: clock id 2, expected 1 (CLOCK_MONOTONIC)");
 	corrupt(16, 0, "t.bin@16: cpu count 0, expected 1..1024");
@@ -202,8 +202,8 @@ static void check_new_type(uint8_t *buf, size_t len, size_t off, uint16_t type, 
 }
 
 /*
- * Version 2 adds TASK_CONTEXT and UNIT_CAPACITY, version 3 SWITCH_COUNTS; an
- * older file is read as before.
+ * Version 2 adds TASK_CONTEXT and UNIT_CAPACITY, version 3 SWITCH_COUNTS,
+ * version 4 the IRQ events; an older file is read as before.
  */
 static void test_versions(void)
 {
@@ -214,6 +214,8 @@ static void test_versions(void)
 	uint8_t type = buf[272 + 8], ktype = buf[176 + 8];
 
 	CU_ASSERT_EQUAL(buf[8], PL_TRACE_VERSION);
+	check_new_type(buf, len, 176, PL_EV_IRQ_ENTRY, 4,
+		       "t.bin@176: irq_entry event in a version 3 trace, expected version 4 or later");
 	check_new_type(
 		buf, len, 176, PL_EV_SWITCH_COUNTS, 3,
 		"t.bin@176: switch_counts event in a version 2 trace, expected version 3 or later");

@@ -33,8 +33,9 @@
 #include "panlab/error.h"
 
 #define CORPUS_SEED 0x2013c0de5eedull
-#define PAGES 8
+#define PAGES 32		/* each refreshed once by the section 6 mix; two letters name a page */
 #define STORIES 25
+_Static_assert(PAGES <= 26 * 26, "a page's id prefix is two letters");
 #define JPEG_QUALITY 85
 #define IMG_MIN_PX 31000u	/* about 16 KB at JPEG_QUALITY with the noise below */
 #define IMG_MAX_PX 6200000u	/* about 2.9 MB */
@@ -274,7 +275,9 @@ int main(int argc, char **argv)
 			uint32_t w = side ? s : s * 4 / 3, h = side ? s * 4 / 3 : s;
 			uint32_t ncomments = log_uniform(1, COMMENTS_MAX);
 
-			snprintf(id, sizeof(id), "%c%05x", 'a' + page, (unsigned)(next_u64() & 0xfffff));
+			/* Two letters name the page (Reddit's ids are base 36, lower case). */
+			snprintf(id, sizeof(id), "%c%c%05x", 'a' + page / 26, 'a' + page % 26,
+				 (unsigned)(next_u64() & 0xfffff));
 			sentence(title, sizeof(title), uniform(5, 16));
 			json_t *link = link_data(id, page, k, title, ncomments, w, h);
 

@@ -43,12 +43,15 @@ enum pl_category {
 };
 
 /*
- * The holder of a cpu that ran its idle task while a woken thread waited for
- * it: the time went to interrupts and softirqs taken on the idle task (a
- * device's PIO, the network's receive path) and to the idle exit.
+ * Holders of a cpu that ran its idle task while a woken thread waited for
+ * it, named by the IRQ events (version 4): a device's handler or a softirq
+ * running then, and PL_TID_IDLE_CPU for the rest (leaving the idle loop;
+ * all of it in a trace without IRQ events). These ids lie above any pid.
  */
 #define PL_TID_IDLE_CPU UINT32_MAX
-#define PL_TID_IDLE_CPU_NAME "interrupts (idle cpu)"
+#define PL_TID_SOFTIRQ_BASE 0xffffff00u /* + vector (< PL_SOFTIRQS) */
+#define PL_TID_IRQ_BASE 0xffff0000u	/* + Linux irq number (< 0xff00) */
+#define PL_TID_IS_HOLDER(tid) ((tid) >= PL_TID_IRQ_BASE)
 
 /*
  * What running time executed. Instructions (SWITCH_COUNTS) of the slices
@@ -80,8 +83,8 @@ struct pl_breakdowns {
 	 * total_ns[PL_CAT_RUNNABLE] by the thread that held the cpu meanwhile,
 	 * most first: for a preempted thread the one that took its cpu
 	 * (CONTEXT_SWITCH's next tid), for a woken one whatever ran on the cpu
-	 * it then ran on, PL_TID_IDLE_CPU for that cpu's idle task; and per
-	 * transaction the tid that held most, 0 if none.
+	 * it then ran on, a PL_TID_IS_HOLDER id for that cpu's idle task (see
+	 * pl_holder_name); and per transaction the tid that held most, 0 if none.
 	 */
 	uint32_t npreempters;
 	uint32_t *preempter_tid;
@@ -112,6 +115,10 @@ struct pl_breakdowns {
 	struct pl_counts *tx_counts;
 	/* What each execution interval's running time executed (indexed as iv->intervals). */
 	struct pl_counts *interval_counts;
+	/* IRQ_NAME: irq_name[i] names irq irqs[i] (12 bytes at most, NUL ended). */
+	uint32_t nirqs;
+	uint32_t *irqs;
+	char (*irq_name)[13];
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
@@ -120,5 +127,13 @@ void pl_breakdowns_free(struct pl_breakdowns *b);
 /* The effective frequency of counted running time, cycles over clocked_ns, in MHz (0 if none). */
 double pl_counts_mhz(const struct pl_counts *c);
 const char *pl_category_name(enum pl_category c);
+/*
+ * The name of a cpu's holder: a thread's last THREAD_NAME ("" if none was
+ * traced), or for an idle cpu "idle cpu", "idle cpu: softirq NET_RX" or
+ * "idle cpu: irq 35 mmci-pl18x (..." (a name cut at 12 bytes ends in
+ * "..."). Written into buf (64 bytes suffice).
+ */
+const char *pl_holder_name(const struct pl_breakdowns *bd, const struct pl_intervals *iv,
+			   uint32_t tid, char *buf, size_t size);
 
 #endif /* PANLAB_BREAKDOWN_H */

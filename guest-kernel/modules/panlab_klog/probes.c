@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The panlab kernel logger's probes. They attach to tracepoints: the
- * kernel's own (sched, lock, power, binder, hrtimer) and the ones
+ * kernel's own (sched, lock, power, irq, binder, hrtimer) and the ones
  * guest-kernel/patches add (futex, sock); wait queue sleeps and wakes are
  * read from the fields patch 0003 adds to each task, and what a poll waits
  * on and what woke it from those of patch 0004. While tracing is off no probe is
@@ -9,8 +9,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/cpufreq.h>
+#include <linux/interrupt.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
@@ -18,6 +20,7 @@
 #include <linux/tracepoint.h>
 #include <uapi/linux/android/binder.h>
 
+#include <trace/events/irq.h>
 #include <trace/events/lock.h>
 #include <trace/events/power.h>
 #include <trace/events/sock.h>
@@ -464,6 +467,53 @@ static void probe_cpu_idle(void *data, unsigned int state, unsigned int cpu_id)
 			    state);
 }
 
+/*
+ * Interrupts on an idle cpu: a thread woken onto it waits while the cpu
+ * finishes the handler or softirq that woke it, so these records name that
+ * wait. On a busy cpu that time is the running thread's: nothing is logged.
+ * An irq's name goes with its first entry of the trace (irqs past
+ * KLOG_NAMED_IRQS go unnamed).
+ */
+#define KLOG_NAMED_IRQS 1024
+static DECLARE_BITMAP(klog_named_irqs, KLOG_NAMED_IRQS);
+
+static void probe_irq_handler_entry(void *data, int irq,
+				    struct irqaction *action)
+{
+	u32 w[3] = { 0 };
+
+	if (!is_idle_task(current))
+		return;
+	if (irq >= 0 && irq < KLOG_NAMED_IRQS &&
+	    !test_and_set_bit(irq, klog_named_irqs)) {
+		if (action->name)
+			memcpy(w, action->name,
+			       strnlen(action->name, sizeof(w)));
+		klog_record(PL_EV_IRQ_NAME, 0, (u32)irq | (u64)w[0] << 32,
+			    w[1], w[2]);
+	}
+	klog_record(PL_EV_IRQ_ENTRY, 0, irq, PL_IRQ_HARD, 0);
+}
+
+static void probe_irq_handler_exit(void *data, int irq,
+				   struct irqaction *action, int ret)
+{
+	if (is_idle_task(current))
+		klog_record(PL_EV_IRQ_EXIT, 0, irq, PL_IRQ_HARD, 0);
+}
+
+static void probe_softirq_entry(void *data, unsigned int vec_nr)
+{
+	if (is_idle_task(current))
+		klog_record(PL_EV_IRQ_ENTRY, 0, vec_nr, PL_IRQ_SOFT, 0);
+}
+
+static void probe_softirq_exit(void *data, unsigned int vec_nr)
+{
+	if (is_idle_task(current))
+		klog_record(PL_EV_IRQ_EXIT, 0, vec_nr, PL_IRQ_SOFT, 0);
+}
+
 /* Hotplug callbacks of CPUHP_AP_ONLINE_DYN run on the cpu concerned. */
 int klog_cpu_online(unsigned int cpu)
 {
@@ -503,6 +553,10 @@ static struct klog_probe klog_probes[] = {
 	{ "binder_transaction_received", probe_binder_transaction_received },
 	{ "cpu_frequency", probe_cpu_frequency },
 	{ "cpu_idle", probe_cpu_idle },
+	{ "irq_handler_entry", probe_irq_handler_entry },
+	{ "irq_handler_exit", probe_irq_handler_exit },
+	{ "softirq_entry", probe_softirq_entry },
+	{ "softirq_exit", probe_softirq_exit },
 	/* The exit first: an expiry counted at its entry is counted down. */
 	{ "hrtimer_expire_exit", probe_hrtimer_expire_exit },
 	{ "hrtimer_expire_entry", probe_hrtimer_expire_entry },
@@ -555,6 +609,8 @@ int klog_probes_find(void)
 
 	/* One slot per possible pid (see struct klog_task). */
 	BUILD_BUG_ON(PID_MAX_LIMIT > KLOG_TASK_SLOTS);
+	/* The trace names softirqs by the kernel's vector order. */
+	BUILD_BUG_ON(NR_SOFTIRQS != PL_SOFTIRQS);
 	for_each_kernel_tracepoint(klog_find_tracepoint, NULL);
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
 		if (!klog_probes[i].tp) {
@@ -572,6 +628,7 @@ int klog_probes_register(void)
 
 	/* Waits that began while tracing was off are not known. */
 	memset(klog_tasks, 0, sizeof(klog_tasks));
+	bitmap_zero(klog_named_irqs, KLOG_NAMED_IRQS);
 	for_each_possible_cpu(i)
 		per_cpu(klog_in_hrtimer, i) = 0;
 	for (i = 0; i < ARRAY_SIZE(klog_probes); i++) {
