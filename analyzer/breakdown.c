@@ -653,6 +653,17 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 		}
 		out->tx_freq_first[k + 1] = at + tx.by_khz.n;
 	}
+	out->interval_counts = pl_xcalloc(iv->nintervals + 1, sizeof(*out->interval_counts));
+	for (uint64_t i = 0; i < iv->nintervals; i++) {
+		const struct pl_interval *v = &iv->intervals[i];
+		uint64_t scratch[PL_CATEGORIES] = { 0 };
+
+		tx.counts = (struct pl_counts){ 0 };
+		tx.by_khz.n = tx.by_preempter.n = 0;
+		charge_thread(&tx, freqs, cpus, trace->ncpus, &tls[v->thread], v->start_ns, v->end_ns,
+			      scratch);
+		out->interval_counts[i] = tx.counts;
+	}
 	free(tx.by_khz.key);
 	free(tx.by_khz.ns);
 	free(tx.by_preempter.key);
@@ -677,6 +688,11 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 	free(cpus);
 }
 
+double pl_counts_mhz(const struct pl_counts *c)
+{
+	return c->clocked_ns ? (double)c->khz_ns / 1e3 / (double)c->clocked_ns : 0;
+}
+
 void pl_breakdowns_free(struct pl_breakdowns *b)
 {
 	free(b->ns);
@@ -693,6 +709,7 @@ void pl_breakdowns_free(struct pl_breakdowns *b)
 	free(b->tx_running_ns);
 	free(b->step_counts);
 	free(b->tx_counts);
+	free(b->interval_counts);
 	free(b->irqs);
 	free(b->irq_name);
 	memset(b, 0, sizeof(*b));

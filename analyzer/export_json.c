@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -201,30 +202,70 @@ static void add_flows(struct sink *out, const struct pl_analysis *a)
 	}
 }
 
-/* Counter tracks of the guest kernel (pid 0): each cpu's frequency and whether it is online. */
+/* A cpu's slice (from its last switch) and the kHz x ns it ran since then. */
+struct slice_clock {
+	int started;
+	uint64_t start_ns, mark_ns, khz_ns;
+	uint32_t khz;
+};
+
+static void counter(struct sink *out, const char *name, uint64_t ts_ns, const char *key,
+		    json_int_t value)
+{
+	emit(out, json_pack("{s:s, s:s, s:i, s:i, s:o, s:{s:I}}", "ph", "C", "name", name, "pid", 0,
+			    "tid", 0, "ts", us(ts_ns), "args", key, value));
+}
+
+/*
+ * Counter tracks of the guest kernel (pid 0): each cpu's frequency and whether it is online, and
+ * per slice (switch to switch) the instructions it executed (SWITCH_COUNTS) and its cycles
+ * (time x frequency, where known), each from the slice's start.
+ */
 static void add_counters(struct sink *out, const struct pl_analysis *a)
 {
-	char name[32];
+	char name[48];
+	uint32_t ncpus = a->trace->ncpus;
+	struct slice_clock *sc = pl_xcalloc(ncpus + 1, sizeof(*sc));
+	uint64_t *counted_from = pl_xcalloc(ncpus + 1, sizeof(*counted_from));
 
 	for (uint64_t e = 0; e < a->trace->nevents; e++) {
 		const struct pl_event *ev = &a->trace->events[e];
-		const char *key;
-		json_int_t value;
+		struct slice_clock *c = ev->cpu < ncpus ? &sc[ev->cpu] : NULL;
 
 		if (ev->type == PL_EV_CPU_FREQUENCY) {
+			struct slice_clock *f = ev->a1 < ncpus ? &sc[ev->a1] : NULL;
+
+			if (f) {
+				f->khz_ns += (uint64_t)f->khz * (ev->ts_ns - f->mark_ns);
+				f->mark_ns = ev->ts_ns;
+				f->khz = (uint32_t)ev->a0;
+			}
 			snprintf(name, sizeof(name), "cpu %" PRIu32 " frequency", ev->a1);
-			key = "kHz";
-			value = (json_int_t)ev->a0;
+			counter(out, name, ev->ts_ns, "kHz", (json_int_t)ev->a0);
 		} else if (ev->type == PL_EV_CPU_ONLINE || ev->type == PL_EV_CPU_OFFLINE) {
 			snprintf(name, sizeof(name), "cpu %" PRIu32 " online", ev->a1);
-			key = "online";
-			value = ev->type == PL_EV_CPU_ONLINE;
-		} else {
-			continue;
+			counter(out, name, ev->ts_ns, "online", ev->type == PL_EV_CPU_ONLINE);
+		} else if (ev->type == PL_EV_CONTEXT_SWITCH && c) {
+			c->khz_ns += (uint64_t)c->khz * (ev->ts_ns - c->mark_ns);
+			if (c->started && c->khz_ns) {
+				snprintf(name, sizeof(name), "cpu %" PRIu32 " cycles", ev->cpu);
+				counter(out, name, c->start_ns, "cycles",
+					(json_int_t)(c->khz_ns / 1000000));
+			}
+			/* The SWITCH_COUNTS just after counts the slice that ends here. */
+			counted_from[ev->cpu] = c->started ? c->start_ns + 1 : 0;
+			c->started = 1;
+			c->start_ns = c->mark_ns = ev->ts_ns;
+			c->khz_ns = 0;
+		} else if (ev->type == PL_EV_SWITCH_COUNTS && c && counted_from[ev->cpu]) {
+			snprintf(name, sizeof(name), "cpu %" PRIu32 " instructions", ev->cpu);
+			counter(out, name, counted_from[ev->cpu] - 1, "instructions",
+				(json_int_t)ev->a0);
+			counted_from[ev->cpu] = 0;
 		}
-		emit(out, json_pack("{s:s, s:s, s:i, s:i, s:o, s:{s:I}}", "ph", "C", "name", name,
-				    "pid", 0, "tid", 0, "ts", us(ev->ts_ns), "args", key, value));
 	}
+	free(sc);
+	free(counted_from);
 }
 
 static void add_transactions(struct sink *out, const struct pl_analysis *a)

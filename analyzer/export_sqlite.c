@@ -47,6 +47,8 @@ const char pl_sqlite_schema[] =
 	"  end_reason TEXT,                       -- marker next exit trace wait\n"
 	"  queue_id INTEGER, item_id INTEGER,     -- message/task: queue or executor, item; binder: id\n"
 	"  start_ns INTEGER, end_ns INTEGER, events INTEGER,\n"
+	"  instructions INTEGER, counted_ns INTEGER, -- what its running time executed, as in\n"
+	"  cycles INTEGER,                        -- critical_path\n"
 	"  PRIMARY KEY (run_id, interval_id));\n"
 	"CREATE TABLE IF NOT EXISTS edges (      -- causal edges (graph.c), events by trace index\n"
 	"  run_id TEXT, kind TEXT, from_event INTEGER, to_event INTEGER,\n"
@@ -70,10 +72,13 @@ const char pl_sqlite_schema[] =
 	"  from_tid INTEGER, to_tid INTEGER, from_ns INTEGER, to_ns INTEGER, duration_ns INTEGER,\n"
 	"  instructions INTEGER, counted_ns INTEGER, -- what its running time executed (breakdown.h\n"
 	"  cycles INTEGER,                        -- pl_counts); NULL: no SWITCH_COUNTS, no frequency\n"
+	"  mhz REAL,                              -- effective frequency: cycles over clocked time\n"
 	"  PRIMARY KEY (run_id, tx_id, step));\n"
 	"CREATE TABLE IF NOT EXISTS breakdown (  -- per transaction and category (breakdown.c); with\n"
 	"  run_id TEXT, tx_id INTEGER,            -- input_dispatch and display_pipeline (matched\n"
 	"  category TEXT, ns INTEGER,             -- rows) they sum to the detected latency\n"
+	"  instructions INTEGER, counted_ns INTEGER, -- running only: the critical path's counts,\n"
+	"  cycles INTEGER, mhz REAL,              -- as in critical_path; NULL for other categories\n"
 	"  PRIMARY KEY (run_id, tx_id, category));\n"
 	"CREATE TABLE IF NOT EXISTS preemption ( -- critical-path wait for a cpu, by the thread that\n"
 	"  run_id TEXT, tx_id INTEGER,            -- held it (breakdown.c); tid >= 4294901760: an\n"
@@ -246,7 +251,8 @@ static int write_validation(struct db *d, const struct pl_analysis *a)
 static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 {
 	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?)");
-	sqlite3_stmt *in = db_prepare(d, "INSERT INTO intervals VALUES (?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *in =
+		db_prepare(d, "INSERT INTO intervals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	int rc = th && in ? 0 : -1;
 
 	for (uint32_t i = 0; rc == 0 && i < a->iv->nthreads; i++) {
@@ -257,12 +263,16 @@ static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 	}
 	for (uint64_t i = 0; rc == 0 && i < a->iv->nintervals; i++) {
 		const struct pl_interval *v = &a->iv->intervals[i];
+		const struct pl_counts *n = &a->bd->interval_counts[i];
 		int queued = v->kind == PL_IV_MESSAGE || v->kind == PL_IV_TASK;
+		int c = a->bd->counted;
 
-		rc = db_row(d, in, "suussUUuuu", a->run_id, i, (uint64_t)a->iv->threads[v->thread].tid,
-			    interval_kind_name(v->kind), interval_end_name(v->end), queued,
-			    (uint64_t)v->queue_id, queued || v->kind == PL_IV_BINDER, v->item_id,
-			    v->start_ns, v->end_ns, v->nevents);
+		rc = db_row(d, in, "suussUUuuuUUU", a->run_id, i,
+			    (uint64_t)a->iv->threads[v->thread].tid, interval_kind_name(v->kind),
+			    interval_end_name(v->end), queued, (uint64_t)v->queue_id,
+			    queued || v->kind == PL_IV_BINDER, v->item_id, v->start_ns, v->end_ns,
+			    v->nevents, c, n->instructions, c, n->counted_ns, n->clocked_ns != 0,
+			    n->khz_ns / 1000000);
 	}
 	sqlite3_finalize(th);
 	sqlite3_finalize(in);
@@ -290,8 +300,8 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 {
 	sqlite3_stmt *tx = db_prepare(d, "INSERT INTO transactions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *cp =
-		db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?)");
+		db_prepare(d, "INSERT INTO critical_path VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *bd = db_prepare(d, "INSERT INTO breakdown VALUES (?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *fr = db_prepare(d, "INSERT INTO freq_residency VALUES (?,?,?,?)");
 	sqlite3_stmt *pr = db_prepare(d, "INSERT INTO preemption VALUES (?,?,?,?,?)");
 	int rc = tx && cp && bd && fr && pr ? 0 : -1;
@@ -314,15 +324,23 @@ static int write_transactions(struct db *d, const struct pl_analysis *a)
 			const struct pl_counts *n = &a->bd->step_counts[s];
 			int c = a->bd->counted;
 
-			rc = db_row(d, cp, "suusuuuuuUUU", a->run_id, k, s - a->cp->first_step[k],
+			rc = db_row(d, cp, "suusuuuuuUUUD", a->run_id, k, s - a->cp->first_step[k],
 				    p->kind == PL_EDGE_TEMPORAL ? "temporal" :
 								  pl_edge_kind_name(p->kind),
 				    (uint64_t)from->tid, (uint64_t)to->tid, from->ts_ns, to->ts_ns,
 				    to->ts_ns - from->ts_ns, c, n->instructions, c, n->counted_ns,
-				    n->clocked_ns != 0, n->khz_ns / 1000000);
+				    n->clocked_ns != 0, n->khz_ns / 1000000, n->clocked_ns != 0,
+				    pl_counts_mhz(n));
 		}
-		for (int c = 0; rc == 0 && c < PL_CATEGORIES; c++)
-			rc = db_row(d, bd, "susu", a->run_id, k, pl_category_name(c), a->bd->ns[k][c]);
+		for (int c = 0; rc == 0 && c < PL_CATEGORIES; c++) {
+			const struct pl_counts *n = &a->bd->tx_counts[k];
+			int run = c == PL_CAT_RUNNING, counted = run && a->bd->counted;
+
+			rc = db_row(d, bd, "susuUUUD", a->run_id, k, pl_category_name(c),
+				    a->bd->ns[k][c], counted, n->instructions, counted, n->counted_ns,
+				    run && n->clocked_ns != 0, n->khz_ns / 1000000,
+				    run && n->clocked_ns != 0, pl_counts_mhz(n));
+		}
 		for (uint64_t i = a->bd->tx_freq_first[k]; rc == 0 && i < a->bd->tx_freq_first[k + 1]; i++)
 			rc = db_row(d, fr, "suuu", a->run_id, k, (uint64_t)a->bd->tx_freq_khz[i],
 				    a->bd->tx_running_ns[i]);

@@ -738,7 +738,7 @@ int pl_report_write_csv(const struct pl_analysis *a, const char *path, struct pl
 		csv_u64(f, n && n->clocked_ns, n ? n->khz_ns / 1000000 : 0);
 		fputc(',', f);
 		if (n && n->clocked_ns)
-			fprintf(f, "%.1f", (double)n->khz_ns / 1e3 / (double)n->clocked_ns);
+			fprintf(f, "%.1f", pl_counts_mhz(n));
 		char shape[256] = "";
 
 		/* Edge kind names hold no comma or quote, so the field needs no quoting. */

@@ -99,6 +99,7 @@ $(GUEST_TESTS_CPIO): $(BUILD)/guest-tests/bin/panlab-parallel \
                      $(BUILD)/guest-tests/bin/panlab-hotplug \
                      $(BUILD)/guest-tests/bin/panlab-dvfs \
                      $(BUILD)/guest-tests/bin/panlab-perf \
+                     $(BUILD)/guest-tests/bin/panlab-perf-dvfs \
                      $(BUILD)/guest-tests/bin/panlab-perf-loop
 	$(call pack_cpio,$(BUILD)/guest-tests)
 

@@ -116,6 +116,9 @@ uint64_t arm_cycle_count(const arm_cpu *c);
 /* Exception returns the core has executed (the PMU's EXC_RETURN event,
  * counted whether or not a counter counts it). */
 uint64_t arm_exc_return_count(const arm_cpu *c);
+/* PMU event counter i (0-5), or the cycle counter for i = 6, as
+ * PMXEVCNTR or PMCCNTR would read it now. */
+uint32_t arm_pmu_counter(arm_cpu *c, int i);
 int arm_cpu_index(const arm_cpu *c);
 void arm_dump(const arm_cpu *c, FILE *f);
 

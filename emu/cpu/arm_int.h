@@ -115,6 +115,13 @@ typedef struct pmu_state {
     /* Event sources, counted where they happen (slow paths only). */
     uint64_t aborted; /* instructions charged but not executed */
     uint64_t exc_taken, exc_return, cid_writes;
+    /* Loads, stores and software PC writes (events 0x06, 0x07, 0x0C),
+     * counted only while `per_insn` is 1: some enabled counter follows
+     * one of them. Both engines add per_insn where the instruction
+     * completes; the fast engine's blocks carry the adds only when
+     * translated with per_insn set (jit.c keeps one block map for each). */
+    uint64_t loads, stores, pc_writes;
+    uint32_t per_insn;
 } pmu_state;
 
 struct arm_cpu {
@@ -209,10 +216,28 @@ void set_user_reg(arm_cpu *c, int n, uint32_t v);
 /* Takes an exception for the instruction at pc (the current one). */
 void take_exception(arm_cpu *c, int exc, uint32_t pc);
 void undefined(arm_cpu *c);
-static inline void jump_to(arm_cpu *c, uint32_t pc)
+/* A load or a store instruction completed (the PMU's events 0x06, 0x07:
+ * one per instruction, whatever it moves). */
+static inline void count_load(arm_cpu *c)
+{
+    c->pmu.loads += c->pmu.per_insn;
+}
+static inline void count_store(arm_cpu *c)
+{
+    c->pmu.stores += c->pmu.per_insn;
+}
+static inline void set_next_pc(arm_cpu *c, uint32_t pc)
 {
     c->next_pc = pc;
     c->flow |= FLOW_JUMP;
+}
+/* A software write of the PC, the PMU's event 0x0C. An exception's entry
+ * is not one; an exception return is, counted at the privilege it
+ * leaves. */
+static inline void jump_to(arm_cpu *c, uint32_t pc)
+{
+    set_next_pc(c, pc);
+    c->pmu.pc_writes += c->pmu.per_insn;
 }
 
 /* Interworking branch (BXWritePC, ARM ARM A2.3.1). A change of

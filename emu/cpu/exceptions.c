@@ -139,7 +139,7 @@ void take_exception(arm_cpu *c, int exc, uint32_t pc)
     c->bank_spsr[bank_of(newc)] = old;
     c->r[14] = lr;
     uint32_t base = (c->cp15.sctlr & SCTLR_V) ? 0xffff0000u : c->cp15.vbar;
-    jump_to(c, base + exc_info[exc].vec);
+    set_next_pc(c, base + exc_info[exc].vec);
     c->flow |= FLOW_BREAK;
     c->halted = 0;
 }
@@ -159,10 +159,11 @@ void exec_undef(arm_cpu *c, const arm_insn *d)
 void exception_return(arm_cpu *c, uint32_t pc)
 {
     pmu_event(c, &c->pmu.exc_return);
+    c->pmu.pc_writes += c->pmu.per_insn;
     uint32_t *sp = spsr_ptr(c);
     if (sp)
         cpsr_write(c, *sp, 0xffffffffu, 1);
     /* ARM ARM B1.9.10: the return address is aligned for the new state. */
-    jump_to(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
+    set_next_pc(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
     c->flow |= FLOW_BREAK;
 }

@@ -380,6 +380,7 @@ void exec_ldst(arm_cpu *c, const arm_insn *d)
     if (BIT(raw, 20)) {
         if (load(c, a, size, user, &v))
             return;
+        count_load(c);
         if (!p || w)
             c->r[rn] = oa;
         if (rt == 15)
@@ -389,6 +390,7 @@ void exec_ldst(arm_cpu *c, const arm_insn *d)
     } else {
         if (store(c, a, size, user, c->r[rt]))
             return;
+        count_store(c);
         if (!p || w)
             c->r[rn] = oa;
     }
@@ -397,25 +399,31 @@ void exec_ldst(arm_cpu *c, const arm_insn *d)
 void exec_ldr_imm(arm_cpu *c, const arm_insn *d)
 {
     uint32_t v;
-    if (!mem_read(c, c->r[d->rn] + d->imm, 4, &v))
+    if (!mem_read(c, c->r[d->rn] + d->imm, 4, &v)) {
+        count_load(c);
         c->r[d->rd] = v;
+    }
 }
 
 void exec_str_imm(arm_cpu *c, const arm_insn *d)
 {
-    mem_write(c, c->r[d->rn] + d->imm, 4, c->r[d->rd]);
+    if (!mem_write(c, c->r[d->rn] + d->imm, 4, c->r[d->rd]))
+        count_store(c);
 }
 
 void exec_ldrb_imm(arm_cpu *c, const arm_insn *d)
 {
     uint32_t v;
-    if (!mem_read(c, c->r[d->rn] + d->imm, 1, &v))
+    if (!mem_read(c, c->r[d->rn] + d->imm, 1, &v)) {
+        count_load(c);
         c->r[d->rd] = v;
+    }
 }
 
 void exec_strb_imm(arm_cpu *c, const arm_insn *d)
 {
-    mem_write(c, c->r[d->rn] + d->imm, 1, c->r[d->rd]);
+    if (!mem_write(c, c->r[d->rn] + d->imm, 1, c->r[d->rd]))
+        count_store(c);
 }
 
 static inline uint32_t extra_offset(const arm_cpu *c, const arm_insn *d)
@@ -437,6 +445,7 @@ void exec_ldst_extra(arm_cpu *c, const arm_insn *d)
         int size = op2 == 2 ? 1 : 2;
         if (load(c, a, size, user, &v))
             return;
+        count_load(c);
         if (op2 == 2)
             v = (uint32_t)(int8_t)v;
         else if (op2 == 3)
@@ -447,6 +456,7 @@ void exec_ldst_extra(arm_cpu *c, const arm_insn *d)
     } else {
         if (store(c, a, 2, user, c->r[rt]))
             return;
+        count_store(c);
         if (!p || w)
             c->r[rn] = oa;
     }
@@ -475,6 +485,7 @@ void exec_ldrd_strd(arm_cpu *c, const arm_insn *d)
     if (st) {
         if (mem_write(c, a, 4, c->r[rt]) || mem_write(c, a + 4, 4, c->r[rt + 1]))
             return;
+        count_store(c);
     } else {
         /* Rt is written before the second load, as QEMU does. */
         if (mem_read(c, a, 4, &v0))
@@ -483,6 +494,7 @@ void exec_ldrd_strd(arm_cpu *c, const arm_insn *d)
         if (mem_read(c, a + 4, 4, &v1))
             return;
         c->r[rt + 1] = v1;
+        count_load(c);
     }
     if (!p || w)
         c->r[rn] = oa;
@@ -555,6 +567,7 @@ void exec_ldm(arm_cpu *c, const arm_insn *d)
         else
             c->r[i] = v;
     }
+    count_load(c);
     if (user)
         return;
     if (BIT(raw, 21))
@@ -589,6 +602,7 @@ void exec_stm(arm_cpu *c, const arm_insn *d)
         }
         a += 4;
     }
+    count_store(c);
     if (BIT(raw, 21))
         c->r[RN(raw)] = wb;
 }
@@ -602,6 +616,8 @@ void exec_swp(arm_cpu *c, const arm_insn *d)
     if (check_align(c, a, size, 0) || mem_read(c, a, size, &old) ||
         mem_write(c, a, size, c->r[RM(raw)]))
         return;
+    count_load(c);
+    count_store(c);
     c->r[RD(raw)] = old;
 }
 
@@ -623,6 +639,7 @@ void exec_ldrex(arm_cpu *c, const arm_insn *d)
     e->pa = pa;
     e->size = size;
     e->val = (uint64_t)hi << 32 | lo;
+    count_load(c);
     c->r[rt] = lo;
     if (size == 8)
         c->r[rt + 1] = hi;
@@ -655,6 +672,7 @@ void exec_strex(arm_cpu *c, const arm_insn *d)
                 c->sys->excl[i].size = 0;
     }
     e->size = 0;
+    count_store(c);
     c->r[RD(raw)] = !ok;
 }
 
@@ -968,6 +986,7 @@ void exec_srs(arm_cpu *c, const arm_insn *d)
     if (check_align(c, a, 4, 1) || mem_write(c, a, 4, c->r[14]) ||
         mem_write(c, a + 4, 4, *sp))
         return;
+    count_store(c);
     if (BIT(raw, 21))
         *mode_sp(c, mode) = wb;
 }
@@ -988,9 +1007,11 @@ void exec_rfe(arm_cpu *c, const arm_insn *d)
         return;
     if (BIT(raw, 21))
         c->r[RN(raw)] = wb;
+    count_load(c);
+    c->pmu.pc_writes += c->pmu.per_insn;
     pmu_event(c, &c->pmu.exc_return);
     cpsr_write(c, psr, 0xffffffffu, 1);
-    jump_to(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
+    set_next_pc(c, pc & ((c->cpsr & CPSR_T) ? ~1u : ~3u));
     c->flow |= FLOW_BREAK;
 }
 

@@ -11,7 +11,11 @@
  * asks for an exit (a frequency change, an interrupt line, a TLB flush) is
  * honoured at the same instruction as in the reference loop. The loop
  * enters a block only when the whole block fits in the remaining budget;
- * the tail of a run goes to the reference loop. */
+ * the tail of a run goes to the reference loop. While a PMU counter
+ * follows loads, stores or PC writes (c->pmu.per_insn), blocks come from a
+ * second map whose blocks count them in rbp (EV_BITS bits each) and add
+ * that to c->pmu before any call and on leaving; the other map's blocks
+ * carry no trace of them, so counting costs nothing until enabled. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -31,6 +35,12 @@
     640                         /* worst case per instruction, stubs included
                                    (an LDM of 15 registers: about 450) */
 #define JIT_BLOCK_BYTES 1024    /* and per block */
+/* rbp's fields in counting blocks: PC writes, loads, stores. A run of
+ * chained blocks executes at most its budget of instructions, so that
+ * budget is kept below 2^EV_BITS. */
+#define EV_BITS 21
+#define EV_MAX ((1u << EV_BITS) - 1)
+enum { EV_PC = 0, EV_LOAD = EV_BITS, EV_STORE = 2 * EV_BITS };
 
 typedef void jit_code(arm_cpu *c, const uint8_t *host_page);
 
@@ -47,7 +57,7 @@ struct jit_cache {
     uint32_t nblocks;
     arm_insn *insns;
     uint32_t ninsns;
-    jit_block *map[1u << JIT_MAP_BITS];
+    jit_block *map[2][1u << JIT_MAP_BITS]; /* [c->pmu.per_insn] */
     uint64_t flushes;
 };
 
@@ -215,6 +225,8 @@ typedef struct exit_ref {
 typedef struct xlate {
     emit e;
     jit_cache *j;
+    jit_block **map;        /* the map of this block's counting mode */
+    int count;              /* c->pmu.per_insn: add the PMU's event counts */
     uint32_t pa;
     jit_block *b;
     arm_insn *insn;
@@ -250,6 +262,41 @@ static void add_slow_exits(xlate *x, uint8_t **slow, int n, int k)
 static uint32_t pc_of(const xlate *x, int k)
 {
     return x->va + 4u * (uint32_t)k;
+}
+
+/* One PMU event (EV_PC, EV_LOAD, EV_STORE) in rbp, in blocks that count
+ * them; rax is free wherever one is counted. */
+static void count_event(xlate *x, int field)
+{
+    emit *e = &x->e;
+    if (!x->count)
+        return;
+    if (field == EV_STORE) {
+        b1(e, 0x48); b1(e, 0xb8); b8(e, 1ull << EV_STORE); /* mov rax, imm */
+        bn(e, 3, 0x48, 0x01, 0xc5);                         /* add rbp, rax */
+    } else {
+        bn(e, 3, 0x48, 0x81, 0xc5);                         /* add rbp, imm */
+        b4(e, 1u << field);
+    }
+}
+
+/* c->pmu's counts += rbp's fields; rbp = 0 (uses rax) */
+static void drain_events(xlate *x)
+{
+    emit *e = &x->e;
+    if (!x->count)
+        return;
+    static const int32_t low[2] = { OFF(pmu.pc_writes), OFF(pmu.loads) };
+    for (int i = 0; i < 2; i++) {
+        bn(e, 3, 0x48, 0x89, 0xe8);                     /* mov rax, rbp */
+        if (i)
+            bn(e, 4, 0x48, 0xc1, 0xe8, EV_BITS);        /* shr rax, EV_BITS */
+        b1(e, 0x25); b4(e, EV_MAX);                     /* and eax, EV_MAX */
+        bn(e, 3, 0x48, 0x01, 0x83); b4(e, (uint32_t)low[i]); /* add [rbx+], rax */
+    }
+    bn(e, 4, 0x48, 0xc1, 0xed, EV_STORE);               /* shr rbp, EV_STORE */
+    bn(e, 3, 0x48, 0x01, 0xab); b4(e, (uint32_t)OFF(pmu.stores)); /* add [rbx+], rbp */
+    bn(e, 2, 0x31, 0xed);                               /* xor ebp, ebp */
 }
 
 /* Guest registers cached in r13d and r15d (callee-saved, so a handler call
@@ -305,6 +352,7 @@ static void st_r(xlate *x, int host, int n)
 static void emit_call(xlate *x, int k)
 {
     emit *e = &x->e;
+    drain_events(x);
     sync_insns(e);
     st_imm(e, OFF_R(15), pc_of(x, k) + 8);
     b1(e, 0x48); b1(e, 0x89); b1(e, 0xdf);             /* mov rdi, rbx */
@@ -654,7 +702,9 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
         st(e, RAX, OFF_R(rn));
     }
+    count_event(x, load ? EV_LOAD : EV_STORE);
     if (list & 0x8000) {
+        count_event(x, EV_PC);
         st_imm(e, OFF_R(15), pc_of(x, k) + 8);
         add_exit(x, jmp(e), EX_JUMP, k, NULL);
     }
@@ -740,6 +790,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
     }
     if ((d->fn == exec_ldst || extra) && wb)
         st(e, R9, OFF_R(d->rn));
+    count_event(x, load ? EV_LOAD : EV_STORE);
     add_slow_exits(x, slow, n, k);
 }
 
@@ -838,7 +889,7 @@ static void emit_chain_dyn(xlate *x)
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 2);
     alu_ri(e, X_AND, RCX, (1u << JIT_MAP_BITS) - 1);
-    b1(e, 0x48); b1(e, 0xbe); b8(e, (uintptr_t)x->j->map);
+    b1(e, 0x48); b1(e, 0xbe); b8(e, (uintptr_t)x->map);
     b1(e, 0x48); b1(e, 0x8b); b1(e, 0x34); b1(e, 0xce);  /* mov rsi, [rsi+rcx*8] */
     b1(e, 0x48); b1(e, 0x85); b1(e, 0xf6);              /* test rsi, rsi */
     out[n++] = jcc(e, CC_E);
@@ -883,7 +934,7 @@ static void emit_chain(xlate *x, uint32_t va)
     }
     uint8_t *out[4];
     b1(e, 0x48); b1(e, 0xb8);                           /* mov rax, slot */
-    b8(e, (uintptr_t)&x->j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+    b8(e, (uintptr_t)&x->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
     b1(e, 0x48); b1(e, 0x8b); b1(e, 0x00);              /* mov rax, [rax] */
     b1(e, 0x48); b1(e, 0x85); b1(e, 0xc0);              /* test rax, rax */
     out[0] = jcc(e, CC_E);
@@ -918,7 +969,7 @@ static void emit_exits(xlate *x)
             st_imm(e, OFF(pc), pc_of(x, r->k));
             /* drop this block from the map: mov rax, slot; mov qword [rax], 0 */
             b1(e, 0x48); b1(e, 0xb8);
-            b8(e, (uintptr_t)&x->j->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+            b8(e, (uintptr_t)&x->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
             b1(e, 0x48); b1(e, 0xc7); b1(e, 0x00); b4(e, 0);
             patch(jmp(e), x->epilogue);
             break;
@@ -951,7 +1002,7 @@ static void emit_exits(xlate *x)
     }
 }
 
-static jit_block *translate(jit_cache *j, uint32_t pa,
+static jit_block *translate(jit_cache *j, int count, uint32_t pa,
                             uint32_t va, const uint8_t *host)
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
@@ -965,6 +1016,8 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     }
     xlate xs, *x = &xs;
     x->j = j;
+    x->map = j->map[count];
+    x->count = count;
     x->pa = pa;
     x->b = &j->blocks[j->nblocks++];
     x->insn = &j->insns[j->ninsns];
@@ -979,12 +1032,19 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
     /* push rbx, r12, r13, r14, r15; rbx = c, r14 = host page, r12 = insns */
     b1(e, 0x53); b1(e, 0x41); b1(e, 0x54); b1(e, 0x41); b1(e, 0x55);
     b1(e, 0x41); b1(e, 0x56); b1(e, 0x41); b1(e, 0x57);
+    if (count) { /* push rbp; sub rsp, 8 (calls stay 16-aligned); rbp = 0 */
+        b1(e, 0x55); bn(e, 4, 0x48, 0x83, 0xec, 8); bn(e, 2, 0x31, 0xed);
+    }
     b1(e, 0x48); b1(e, 0x89); b1(e, 0xfb);              /* mov rbx, rdi */
     b1(e, 0x49); b1(e, 0x89); b1(e, 0xf6);              /* mov r14, rsi */
     b1(e, 0x4c); b1(e, 0x8b); b1(e, 0xa3); b4(e, (uint32_t)OFF(insns));
     uint8_t *to_body = jmp(e);
     /* epilogue: c->insns = r12 */
     x->epilogue = e->p;
+    drain_events(x);
+    if (count) { /* add rsp, 8; pop rbp */
+        bn(e, 4, 0x48, 0x83, 0xc4, 8); b1(e, 0x5d);
+    }
     sync_insns(e);
     b1(e, 0x41); b1(e, 0x5f); b1(e, 0x41); b1(e, 0x5e); b1(e, 0x41);
     b1(e, 0x5d); b1(e, 0x41); b1(e, 0x5c); b1(e, 0x5b); b1(e, 0xc3);
@@ -1016,6 +1076,7 @@ static jit_block *translate(jit_cache *j, uint32_t pa,
         int8_t before[2] = { x->cached[0], x->cached[1] };
         if (d->fn == exec_b) {
             uint32_t target = pc_of(x, k) + 8 + d->imm;
+            count_event(x, EV_PC);
             if ((raw >> 24) & 1)
                 st_imm(e, OFF_R(14), pc_of(x, k) + 4);
             st_imm(e, OFF_R(15), pc_of(x, k) + 8);
@@ -1121,16 +1182,21 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
         c->jit = jit_new();
     jit_cache *j = c->jit;
     uint32_t vpage = pc & ~0xfffu;
+    if (c->pmu.per_insn && budget > EV_MAX)
+        budget = EV_MAX; /* rbp's fields cannot overflow */
     uint64_t start = c->insns, end = start + budget;
     c->jit_end = end;
     c->jit_page = vpage;
     c->flow = 0;
     for (;;) {
         uint32_t pa = ppage | (pc & 0xfff);
-        jit_block **slot = &j->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
+        /* per_insn changes only with a FLOW_BREAK, which ends this loop */
+        int count = (int)c->pmu.per_insn;
+        jit_block **slot =
+            &j->map[count][(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
         jit_block *b = *slot;
         if (!b || b->pa != pa || b->va != pc)
-            b = *slot = translate(j, pa, pc, host);
+            b = *slot = translate(j, count, pa, pc, host);
         if (c->insns + b->len > end) {
             c->pc = pc;
             run_arm_page(c, end - c->insns);

@@ -6,15 +6,26 @@
  *
  * Events implemented, each counted exactly (PMCEID0 says which):
  *   0x00 SW_INCR            writes to PMSWINC
+ *   0x06 LD_RETIRED         load instructions executed (LDR*, LDM, POP,
+ *                           LDREX*, RFE, SWP), condition passed
+ *   0x07 ST_RETIRED         store instructions executed (STR*, STM, PUSH,
+ *                           STREX* whether or not it stores, SRS, SWP)
  *   0x08 INST_RETIRED       instructions executed (an instruction that
  *                           aborts or is UNDEFINED is not, ARM ARM C12.8)
  *   0x09 EXC_TAKEN          exceptions taken
  *   0x0A EXC_RETURN         exception returns executed
  *   0x0B CID_WRITE_RETIRED  writes to CONTEXTIDR
+ *   0x0C PC_WRITE_RETIRED   software changes of the PC: taken branches,
+ *                           loads and data processing into the PC,
+ *                           exception returns; not exception entries
  *   0x11 CPU_CYCLES         cycles (instructions x CPI; none in WFI)
  * Any other event number is accepted and never counts, as hardware does
  * for an event it does not implement: the model has no caches, TLB
- * timing, branch predictor or pipeline, so their events would be made up.
+ * timing, branch predictor or pipeline, so their events would be made up
+ * (0x0D, immediate branches whether taken or not, is not counted either;
+ * 0x0C is what Linux's A9 driver counts as "branches", its A15 driver asks
+ * for 0x76, speculative PC writes, so perf names it as raw event r0c; 0x12
+ * predictable branches needs a predictor).
  *
  * Instructions and cycles cost nothing per instruction: a counter keeps
  * its value at the last settle and the source's value then, and is settled
@@ -28,17 +39,21 @@ enum { PMCR_E = 1, PMCR_P = 2, PMCR_C = 4, PMCR_D = 8, PMCR_RW = 0x39 };
 enum { EVT_P = 1u << 31, EVT_U = 1u << 30 };
 enum {
     EV_SW_INCR = 0x00,
+    EV_LD = 0x06,
+    EV_ST = 0x07,
     EV_INST = 0x08,
     EV_EXC = 0x09,
     EV_EXC_RET = 0x0a,
     EV_CID = 0x0b,
+    EV_PC_WRITE = 0x0c,
     EV_CYCLES = 0x11
 };
 /* Cortex-A15 TRM 11.4 (PMCR reset): IMP 0x41, IDCODE 0x0F, N = 6. */
 #define PMCR_FIXED 0x410f3000u
 #define PMCEID0                                                           \
-    (1u << EV_SW_INCR | 1u << EV_INST | 1u << EV_EXC | 1u << EV_EXC_RET | \
-     1u << EV_CID | 1u << EV_CYCLES)
+    (1u << EV_SW_INCR | 1u << EV_LD | 1u << EV_ST | 1u << EV_INST |       \
+     1u << EV_EXC | 1u << EV_EXC_RET | 1u << EV_CID | 1u << EV_PC_WRITE | \
+     1u << EV_CYCLES)
 /* With PMCR.D the cycle counter ticks once every 64 cycles. */
 #define CYCLE_DIV 64
 
@@ -68,6 +83,15 @@ static int source(const arm_cpu *c, uint32_t ev, uint64_t *v)
         return 1;
     case EV_CID:
         *v = p->cid_writes;
+        return 1;
+    case EV_LD:
+        *v = p->loads;
+        return 1;
+    case EV_ST:
+        *v = p->stores;
+        return 1;
+    case EV_PC_WRITE:
+        *v = p->pc_writes;
         return 1;
     case EV_CYCLES:
         *v = arm_cycle_count(c);
@@ -118,8 +142,11 @@ static uint64_t insns_to_wrap(const arm_cpu *c, int i)
     uint64_t left = (1ull << 32) - p->cnt[i];
     switch (event_of(p, i)) {
     case EV_INST:
-        /* A lower bound: aborted instructions delay it, and the settle
-         * at the deadline then sets the next one. */
+    case EV_LD:
+    case EV_ST:
+    case EV_PC_WRITE:
+        /* A lower bound, as each instruction counts at most once: the
+         * settle at the deadline sets the next one. */
         return left;
     case EV_CYCLES:
         if (i == PMU_CYCLE && (p->pmcr & PMCR_D))
@@ -130,10 +157,31 @@ static uint64_t insns_to_wrap(const arm_cpu *c, int i)
     }
 }
 
+/* 1 if some enabled counter follows an event counted per instruction. */
+static uint32_t per_insn(const pmu_state *p)
+{
+    if (!(p->pmcr & PMCR_E))
+        return 0;
+    for (int i = 0; i < PMU_NCNT; i++) {
+        uint32_t ev = event_of(p, i);
+        if ((p->cnten & bit_of(i)) &&
+            (ev == EV_LD || ev == EV_ST || ev == EV_PC_WRITE))
+            return 1;
+    }
+    return 0;
+}
+
 void pmu_sync(arm_cpu *c)
 {
     pmu_state *p = &c->pmu;
     uint64_t now, deadline = UINT64_MAX;
+    /* Set before the counters start, which read the sources; a change
+     * leaves the engine's loop, whose next block then counts or not. */
+    uint32_t pi = per_insn(p);
+    if (pi != p->per_insn) {
+        p->per_insn = pi;
+        c->flow |= FLOW_BREAK;
+    }
     for (int i = 0; i <= PMU_CYCLE; i++)
         if ((p->running & bit_of(i)) && source(c, event_of(p, i), &now))
             add(p, i, now - p->start[i]);
@@ -149,6 +197,12 @@ void pmu_sync(arm_cpu *c)
     }
     c->pmu_deadline = deadline;
     update_irq(c);
+}
+
+uint32_t arm_pmu_counter(arm_cpu *c, int i)
+{
+    pmu_sync(c);
+    return i >= 0 && i <= PMU_CYCLE ? c->pmu.cnt[i] : 0;
 }
 
 void pmu_reset(arm_cpu *c)

@@ -20,11 +20,13 @@
  * offsets in the record. */
 #define PMU_U32(X) \
     X(pmu.pmcr) X(pmu.cnten) X(pmu.ovs) X(pmu.inten) X(pmu.selr) \
-    X(pmu.userenr) X(pmu.running) X(pmu.presc) X(pmu.irq_level)
+    X(pmu.userenr) X(pmu.running) X(pmu.presc) X(pmu.irq_level) \
+    X(pmu.per_insn)
 #define PMU_U64(X) X(pmu_deadline) \
     X(pmu.start[0]) X(pmu.start[1]) X(pmu.start[2]) X(pmu.start[3]) \
     X(pmu.start[4]) X(pmu.start[5]) X(pmu.start[6]) X(pmu.aborted) \
-    X(pmu.exc_taken) X(pmu.exc_return) X(pmu.cid_writes)
+    X(pmu.exc_taken) X(pmu.exc_return) X(pmu.cid_writes) \
+    X(pmu.loads) X(pmu.stores) X(pmu.pc_writes)
 #define PMU_ARRAYS(X) X(pmu.evtype, PMU_NCNT + 1) X(pmu.cnt, PMU_NCNT + 1)
 #define CP15_U32(X) \
     X(sctlr) X(actlr) X(cpacr) X(ttbr0) X(ttbr1) X(ttbcr) X(dacr) X(dfsr) \

@@ -98,8 +98,10 @@ static void th_hireg(arm_cpu *c, const arm_insn *d)
 static void th_ldr_lit(arm_cpu *c, const arm_insn *d)
 {
     uint32_t v;
-    if (!mem_read(c, (c->r[15] & ~3u) + (d->raw & 0xff) * 4, 4, &v))
+    if (!mem_read(c, (c->r[15] & ~3u) + (d->raw & 0xff) * 4, 4, &v)) {
+        count_load(c);
         c->r[F(d->raw, 8, 3)] = v;
+    }
 }
 
 /* Load/store at address a: kind 0 STR, 1 STRH, 2 STRB, 3 LDRSB, 4 LDR,
@@ -109,11 +111,13 @@ static void th_access(arm_cpu *c, uint32_t kind, uint32_t a, uint32_t rt)
     static const uint8_t size[8] = { 4, 2, 1, 1, 4, 2, 1, 2 };
     uint32_t v;
     if (kind < 3) {
-        mem_write(c, a, size[kind], c->r[rt]);
+        if (!mem_write(c, a, size[kind], c->r[rt]))
+            count_store(c);
         return;
     }
     if (mem_read(c, a, size[kind], &v))
         return;
+    count_load(c);
     if (kind == 3)
         v = (uint32_t)(int8_t)v;
     else if (kind == 7)
@@ -204,6 +208,10 @@ static void th_block(arm_cpu *c, uint32_t list, uint32_t rn, int load,
                 return;
             p += 4;
         }
+    if (load)
+        count_load(c);
+    else
+        count_store(c);
     if (wb)
         c->r[rn] = (rn == 13 && !load) ? a : p;     /* PUSH leaves SP at a */
     if (!load)

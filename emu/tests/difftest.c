@@ -8,8 +8,9 @@
  *            [--one SEED LEN]
  *
  * emu/ runs each stream on both engines (cpu/arm.h): the fast engine's
- * output is compared with QEMU's, and its output and instruction count
- * with the reference engine's.
+ * output is compared with QEMU's, and its output, instruction count and
+ * PMU counts (loads, stores, PC writes, instructions; dt.h) with the
+ * reference engine's.
  *
  * Regression files (*.dt in the regress directory) hold "seed S insns N" lines; each is run
  * before the random seeds. */
@@ -53,18 +54,22 @@ static int run_pair(uint64_t seed, uint32_t len, dt_buf *e_out,
      * output and instruction count. */
     dt_buf ru = { 0 };
     uint64_t rn;
+    uint32_t ep[DT_PMU_COUNTERS], rp[DT_PMU_COUNTERS];
     int erc = dt_run_emu(img.p, img.len, 20ull * len + 1000000,
-                         ARM_ENGINE_FAST, &eu, &n);
+                         ARM_ENGINE_FAST, &eu, &n, ep);
     int rrc = dt_run_emu(img.p, img.len, 20ull * len + 1000000,
-                         ARM_ENGINE_REF, &ru, &rn);
+                         ARM_ENGINE_REF, &ru, &rn, rp);
+    int pmu_differ = memcmp(ep, rp, sizeof(ep)) != 0;
     int engines_differ = rrc != erc || rn != n || ru.len != eu.len ||
-                         memcmp(ru.p, eu.p, eu.len) != 0;
+                         memcmp(ru.p, eu.p, eu.len) != 0 || pmu_differ;
     if (engines_differ)
         printf("  seed %llu len %u: fast engine %llu instructions, "
-               "reference %llu, outputs %s\n", (unsigned long long)seed, len,
-               (unsigned long long)n, (unsigned long long)rn,
+               "reference %llu, outputs %s, PMU counts %s\n",
+               (unsigned long long)seed, len, (unsigned long long)n,
+               (unsigned long long)rn,
                ru.len == eu.len && !memcmp(ru.p, eu.p, eu.len) ? "equal"
-                                                              : "differ");
+                                                              : "differ",
+               pmu_differ ? "differ" : "equal");
     free(ru.p);
     free(img.p);
     if (dt_run_qemu(path, work_dir, &qu, NULL)) {
@@ -178,7 +183,8 @@ static int run_fixed(const char *guest, const char *name)
     snprintf(path, sizeof(path), "%s/%s", guest, name);
     if (dt_read_file(path, &img))
         die("cannot read a fixed image");
-    int erc = dt_run_emu(img.p, img.len, 1000000, ARM_ENGINE_FAST, &e, &n);
+    int erc = dt_run_emu(img.p, img.len, 1000000, ARM_ENGINE_FAST, &e, &n,
+                         NULL);
     if (dt_run_qemu(path, work_dir, &q, NULL))
         die("qemu run failed");
     int bad = erc != 0 || e.len != q.len || memcmp(e.p, q.p, e.len);

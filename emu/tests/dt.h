@@ -27,6 +27,11 @@
 #define DT_EPILOGUE_OFF 0x100u
 #define DT_ENTER_OFF 0xfcu          /* the branch into the body */
 #define DT_CFG_USER 2u              /* body runs in User mode, else System */
+/* PMU counters 0-3 count loads, stores, PC writes and instructions from
+ * the frame's start (DT_PMU_EVENTS), so the fast engine runs its counting
+ * blocks; seeds without it run the others. */
+#define DT_CFG_PMU 4u
+#define DT_PMU_COUNTERS 4
 /* Output of an image: r0-r14, CPSR, the fault log (32 bytes), then the
  * data area. */
 #define DT_OUT_BYTES (96u + DT_DATA_BYTES)
@@ -46,9 +51,10 @@ int dt_write_file(const char *path, const uint8_t *p, size_t len);
 
 /* Runs an image on emu/ with `engine` (ARM_ENGINE_*) until PSCI
  * SYSTEM_OFF or max_insns. Returns 0 on a clean power-off, with the UART
- * bytes in *uart and the executed instruction count in *insns. */
+ * bytes in *uart, the executed instruction count in *insns and, if pmu
+ * is not NULL, PMU counters 0-3 at the end in pmu[0..3]. */
 int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
-               dt_buf *uart, uint64_t *insns);
+               dt_buf *uart, uint64_t *insns, uint32_t *pmu);
 /* Runs the image file on qemu-system-arm; output in *uart. */
 int dt_run_qemu(const char *img_path, const char *work_dir, dt_buf *uart,
                 const char *extra_args);

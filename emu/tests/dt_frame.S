@@ -6,6 +6,9 @@
 @ config word says. Undefined, SVC, Prefetch Abort and Data Abort handlers
 @ fold what they see (SPSR, LR, FSR, FAR) into a hash and skip the
 @ instruction, so faults are compared too.
+@ With DT_CFG_PMU the frame first starts PMU counters of loads, stores, PC
+@ writes and instructions; emu/ compares them between its engines (QEMU's
+@ are not compared: it counts none of the first three).
 	.syntax unified
 	.arch	armv7-a
 	.arm
@@ -31,7 +34,29 @@ _start:
 	orr	r0, r0, r1
 	mcr	p15, 0, r0, c1, c0, 0		@ SCTLR |= init[80]
 	isb
-	mrs	r0, cpsr
+	tst	r5, #4				@ DT_CFG_PMU
+	beq	1f
+	mov	r0, #3
+	mcr	p15, 0, r0, c9, c12, 5		@ PMSELR
+	mov	r0, #0x08
+	mcr	p15, 0, r0, c9, c13, 1		@ 3: instructions
+	mov	r0, #2
+	mcr	p15, 0, r0, c9, c12, 5
+	mov	r0, #0x0c
+	mcr	p15, 0, r0, c9, c13, 1		@ 2: PC writes
+	mov	r0, #1
+	mcr	p15, 0, r0, c9, c12, 5
+	mov	r0, #0x07
+	mcr	p15, 0, r0, c9, c13, 1		@ 1: stores
+	mov	r0, #0
+	mcr	p15, 0, r0, c9, c12, 5
+	mov	r0, #0x06
+	mcr	p15, 0, r0, c9, c13, 1		@ 0: loads
+	mov	r0, #0xf
+	mcr	p15, 0, r0, c9, c12, 1		@ PMCNTENSET
+	mov	r0, #7
+	mcr	p15, 0, r0, c9, c12, 0		@ PMCR: E, P, C
+1:	mrs	r0, cpsr
 	bic	r0, r0, #0x1f
 	tst	r5, #2
 	orreq	r0, r0, #0x1f			@ System mode body

@@ -683,7 +683,7 @@ static uint32_t build_scenario(gen *g, uint64_t seed, uint8_t *img,
                                uint32_t *cfg)
 {
     uint32_t pa = DT_LOAD, center = DT_DATA_OFF + DT_DATA_BYTES / 2;
-    cfg[0] = (seed & 1) ? DT_CFG_USER : 0;
+    cfg[0] = ((seed & 1) ? DT_CFG_USER : 0) | ((seed & 4) ? DT_CFG_PMU : 0);
     if (dt_thumb_seed(seed))
         return pa + center;
     cfg[1] = pa + DT_L1_OFF;

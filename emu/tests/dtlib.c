@@ -101,7 +101,7 @@ static int hvc(void *opaque, arm_cpu *cpu)
 }
 
 int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
-               dt_buf *uart, uint64_t *insns)
+               dt_buf *uart, uint64_t *insns, uint32_t *pmu)
 {
     board b = { 0 };
     phys_map *m = phys_map_new();
@@ -128,6 +128,8 @@ int dt_run_emu(const uint8_t *img, size_t len, uint64_t max_insns, int engine,
             break;
     }
     *insns = arm_insn_count(b.cpu);
+    for (int i = 0; pmu && i < DT_PMU_COUNTERS; i++)
+        pmu[i] = arm_pmu_counter(b.cpu, i);
     *uart = b.uart;
     if (!b.off) {
         fprintf(stderr, "dt: emu did not power off; its state:\n");

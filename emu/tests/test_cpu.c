@@ -610,7 +610,77 @@ static void test_pmu_events(void)
     CU_ASSERT_EQUAL(reg(13), 2);         /* software increments */
     CU_ASSERT_EQUAL(reg(0), 0);          /* L1D refill: not modelled */
     CU_ASSERT_EQUAL(reg(1), 0x410f3001); /* IMP, IDCODE, N = 6, E */
-    CU_ASSERT_EQUAL(reg(6), 0x00020f01);
+    CU_ASSERT_EQUAL(reg(6), 0x00021fc1);
+    teardown();
+}
+
+/* Loads, stores and software PC writes (events 0x06, 0x07, 0x0C), each
+ * form once: inline and handler forms, an aborting LDRD (not a load; its
+ * return is a PC write), SVC (its entry is not one), a branch not taken,
+ * and a Thumb function (the reference loop). 0x0D is not counted. */
+static void test_pmu_ldst_branch_events(void)
+{
+    setup(1);
+    static const uint32_t ev[4] = { 0x06, 0x07, 0x0c, 0x0d };
+    static const uint32_t body[] = {
+        0xe5964000, /* ldr r4, [r6]            load 1 */
+        0xe5864004, /* str r4, [r6, #4]        store 1 */
+        0xe5d65001, /* ldrb r5, [r6, #1]       load 2 */
+        0xe1c650b8, /* strh r5, [r6, #8]       store 2 */
+        0xe1c680d0, /* ldrd r8, r9, [r6]       load 3 */
+        0xe1c681f0, /* strd r8, r9, [r6, #16]  store 3 */
+        0xe92d0030, /* push {r4, r5}           store 4 */
+        0xe8bd0030, /* pop {r4, r5}            load 4 */
+        0xe1065094, /* swp r5, r4, [r6]        load 5, store 5 */
+        0xe1c680d2, /* ldrd r8, r9, [r6, #2]   aborts; return: pc 1 */
+        0xef000000, /* svc #0                  return: pc 2 */
+        0xe1540004, /* cmp r4, r4 */
+        0x1a000000, /* bne skip                not taken */
+        0x0a000000, /* beq next                pc 3 */
+        0xe7f000f0, /* skip: udf */
+        0xeb000018, /* next: bl func           pc 4 (bx lr: pc 5) */
+        0xe28fb004, /* adr fp, after */
+        0xe1a0f00b, /* mov pc, fp              pc 6 */
+        0xe7f000f0, /* udf */
+        0xe28fb008, /* after: adr fp, fin */
+        0xe52db004, /* push {fp}               store 6 */
+        0xe49df004, /* pop {pc}                load 6, pc 7 */
+        0xe7f000f0, /* udf */
+        0xe28fb008, /* fin: adr fp, end */
+        0xe586b01c, /* str fp, [r6, #28]       store 7 */
+        0xe596f01c, /* ldr pc, [r6, #28]       load 7, pc 8 */
+        0xe7f000f0, /* udf */
+        0xfa00000d, /* end: blx tfunc          pc 9 (bx lr: pc 10) */
+        0xe3a0a000, /* mov r10, #0 */
+        0xee09afbc, /* mcr PMSELR = r10 */
+        0xee190f5d, /* mrc r0 = PMXEVCNTR */
+        0xe3a0a001, 0xee09afbc, 0xee191f5d, /* r1 = counter 1 */
+        0xe3a0a002, 0xee09afbc, 0xee192f5d, /* r2 = counter 2 */
+        0xe3a0a003, 0xee09afbc, 0xee193f5d, /* r3 = counter 3 */
+        0xeafffffe, /* b . */
+        0xe12fff1e, /* func: bx lr */
+        0x47706837, /* tfunc: ldr r7, [r6]; bx lr (Thumb)  load 8 */
+    };
+    uint32_t w[96];
+    size_t n = pmu_types(w, ev, 4);
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = E | P | C */
+    size_t at = n;
+    for (size_t i = 0; i < sizeof(body) / 4; i++)
+        w[n++] = body[i];
+    load(CODE, w, n);
+    put32(0x08, 0xe1b0f00e); /* SVC: movs pc, lr */
+    put32(0x10, 0xe25ef004); /* Data Abort: subs pc, lr, #4 (skip it) */
+    arm_set_reg(cpu, 2, 0xf);
+    arm_set_reg(cpu, 3, 7);
+    arm_set_reg(cpu, 6, DATA);
+    arm_set_reg(cpu, 13, DATA + 0x1000);
+    run_at(cpu, CODE, 200);
+    CU_ASSERT_EQUAL(reg(15), CODE + 4 * (uint32_t)(at + 40)); /* at b . */
+    CU_ASSERT_EQUAL(reg(0), 8);  /* loads */
+    CU_ASSERT_EQUAL(reg(1), 7);  /* stores */
+    CU_ASSERT_EQUAL(reg(2), 10); /* PC writes */
+    CU_ASSERT_EQUAL(reg(3), 0);  /* immediate branches: not counted */
     teardown();
 }
 
@@ -663,10 +733,10 @@ static void test_pmu_filters(void)
     teardown();
 }
 
-/* Overflow: PMOVSR and the interrupt at the programmed count, for an
- * instruction counter and for the cycle counter with the divider at 3
- * cycles per instruction; PMOVSR clears, PMINTENCLR masks. */
-static void test_pmu_overflow(void)
+/* A fresh core whose PMU interrupt goes to pmu_irq, and the code (in w)
+ * that starts counter 0 on event ev from r4 with its interrupt enabled;
+ * the IRQ vector reads PMOVSR into r8. Returns the words written. */
+static size_t overflow_setup(uint32_t ev, uint32_t *w)
 {
     setup(1);
     arm_hooks h = { .pmu_irq = pmu_irq };
@@ -674,24 +744,32 @@ static void test_pmu_overflow(void)
     sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
-    static const uint32_t ev[1] = { 0x08 };
-    uint32_t w[64];
-    size_t n = pmu_types(w, ev, 1);
+    size_t n = pmu_types(w, &ev, 1);
     w[n++] = pmu_mcr(4, 13, 2); /* PMXEVCNTR = r4 */
-    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET */
-    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET */
-    w[n++] = pmu_mcr(3, 12, 0); /* PMCR: E only */
+    w[n++] = pmu_mcr(2, 14, 1); /* PMINTENSET = r2 */
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = r3 */
+    put32(0x18, 0xee198f7c);    /* IRQ: mrc r8 = PMOVSR */
+    put32(0x1c, 0xeafffffe);    /* b . */
+    arm_set_reg(cpu, 2, 1);
+    arm_set_reg(cpu, 3, 1); /* E only */
+    pmu_irq_at = 0;
+    return n;
+}
+
+/* Overflow: PMOVSR and the interrupt at the programmed count, for an
+ * instruction counter and for the cycle counter with the divider at 3
+ * cycles per instruction; PMOVSR clears, PMINTENCLR masks. */
+static void test_pmu_overflow(void)
+{
+    uint32_t w[64];
+    size_t n = overflow_setup(0x08, w);
     size_t counted_from = n;
     w[n++] = 0xf1080080; /* cpsie i */
     w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
     w[n++] = 0xeafffffd; /* b loop */
     load(CODE, w, n);
-    put32(0x18, 0xee198f7c); /* IRQ: mrc r8 = PMOVSR */
-    put32(0x1c, 0xeafffffe); /* b . */
-    arm_set_reg(cpu, 2, 1);
-    arm_set_reg(cpu, 3, 1);
     arm_set_reg(cpu, 4, 0xffffffffu - 99); /* wraps at the 100th */
-    pmu_irq_at = 0;
     run_at(cpu, CODE, n + 200);
     /* Counting starts after the PMCR write; cpsie, then adds and
      * branches: the 100th counted instruction raises the line. */
@@ -706,6 +784,7 @@ static void test_pmu_overflow(void)
      * wrap it, so the 43rd instruction (129 cycles) raises the line. */
     map = phys_map_new();
     ram = phys_register_ram(map, 0, RAM_BYTES);
+    arm_hooks h = { .pmu_irq = pmu_irq };
     sys = arm_sys_new(map, 1, &h, &sys_err);
     CU_ASSERT_FATAL(arm_set_engine(sys, engine) == 0);
     cpu = arm_sys_cpu(sys, 0);
@@ -737,12 +816,37 @@ static void test_pmu_overflow(void)
     teardown();
 }
 
+/* A counter of loads wraps at the programmed count too: its interrupt
+ * comes at the 10th load, between adds that do not count. */
+static void test_pmu_overflow_loads(void)
+{
+    uint32_t w[64];
+    size_t n = overflow_setup(0x06, w);
+    size_t counted_from = n;
+    w[n++] = 0xf1080080; /* cpsie i */
+    w[n++] = 0xe2800001; /* loop: add r0, r0, #1 */
+    w[n++] = 0xe5967000; /* ldr r7, [r6] */
+    w[n++] = 0xe2800001; /* add r0, r0, #1 */
+    w[n++] = 0xeafffffb; /* b loop */
+    load(CODE, w, n);
+    arm_set_reg(cpu, 4, 0xffffffffu - 9); /* wraps at the 10th */
+    arm_set_reg(cpu, 6, DATA);
+    run_at(cpu, CODE, n + 200);
+    /* cpsie, 9 rounds of 4, then add and the 10th load */
+    CU_ASSERT_EQUAL(pmu_irq_at, counted_from + 1 + 9 * 4 + 2);
+    CU_ASSERT_EQUAL(pmu_irq_level, 1);
+    CU_ASSERT_EQUAL(reg(8), 1);
+    CU_ASSERT_EQUAL(reg(0), 19);
+    CU_ASSERT_EQUAL(reg(15), 0x1c);
+    teardown();
+}
+
 /* A snapshot taken while counters run restores into a fresh cluster that
  * goes on counting exactly like the original. */
 static void test_pmu_snapshot(void)
 {
     setup(1);
-    static const uint32_t ev[2] = { 0x08, 0x09 };
+    static const uint32_t ev[2] = { 0x08, 0x0c }; /* and PC writes */
     uint32_t w[64];
     size_t n = pmu_types(w, ev, 2);
     w[n++] = pmu_mcr(2, 12, 1);
@@ -985,7 +1089,7 @@ static void test_thumb_empty_list(void)
 
 
 /* Runs the generator's stream `seed` on engines e1 and e2: same output
- * (registers, exception log, data) and instruction count. */
+ * (registers, exception log, data), instruction count and PMU counts. */
 static void check_same_run(uint64_t seed, uint32_t len, int e1, int e2)
 {
     char path[512];
@@ -994,10 +1098,14 @@ static void check_same_run(uint64_t seed, uint32_t len, int e1, int e2)
     snprintf(path, sizeof(path), "%s/dt_frame.bin", guest_dir);
     CU_ASSERT_FATAL(dt_read_file(path, &frame) == 0);
     dt_gen(&frame, seed, len, &img);
-    int rc1 = dt_run_emu(img.p, img.len, 1000000, e1, &u1, &n1);
-    int rc2 = dt_run_emu(img.p, img.len, 1000000, e2, &u2, &n2);
+    uint32_t p1[DT_PMU_COUNTERS], p2[DT_PMU_COUNTERS];
+    int rc1 = dt_run_emu(img.p, img.len, 1000000, e1, &u1, &n1, p1);
+    int rc2 = dt_run_emu(img.p, img.len, 1000000, e2, &u2, &n2, p2);
     CU_ASSERT(rc1 == 0 && rc2 == 0);
     CU_ASSERT_EQUAL(n1, n2);
+    CU_ASSERT(!memcmp(p1, p2, sizeof(p1)));
+    /* with DT_CFG_PMU, at least the frame's own instructions counted */
+    CU_ASSERT(!(seed & 4) || p1[3] > 0);
     CU_ASSERT(u1.len == u2.len && !memcmp(u1.p, u2.p, u1.len));
     free(u1.p);
     free(u2.p);
@@ -1280,6 +1388,7 @@ static void record_pmu_runs(int eng, run_record *rec, int nrec)
  * into a Thumb address, run in odd budgets: the fast engine inlines most
  * of them; registers, CPSR and counts match the reference engine's after
  * every run. */
+enum { CALL_WORDS = 22 }; /* r0-r15, cpsr, instructions, 4 PMU counters */
 static void record_calls(int eng, uint32_t *rec, int nrec)
 {
     static const uint32_t code[] = {
@@ -1317,19 +1426,33 @@ static void record_calls(int eng, uint32_t *rec, int nrec)
         0xe91ba810, /* ldmdb fp, {r4, fp, sp, pc} */
         0x47703201, /* thumb: adds r2, #1; bx lr */
     };
+    /* Counters of loads, stores, PC writes and instructions, set up by
+     * code at SETUP first. */
+    enum { SETUP = 0x800 };
+    static const uint32_t ev[4] = { 0x06, 0x07, 0x0c, 0x08 };
+    uint32_t w[24];
+    size_t n = pmu_types(w, ev, 4);
+    w[n++] = pmu_mcr(2, 12, 1); /* PMCNTENSET = r2 */
+    w[n++] = pmu_mcr(3, 12, 0); /* PMCR = E | P | C */
     engine = eng;
     setup(1);
+    load(SETUP, w, n);
+    arm_set_reg(cpu, 2, 0xf);
+    arm_set_reg(cpu, 3, 7);
+    run_at(cpu, SETUP, n);
     load(CODE, code, sizeof(code) / 4);
     arm_set_reg(cpu, 1, 0x12345678);
     arm_set_reg(cpu, 6, CODE + 0x80 + 1);
     arm_set_reg(cpu, 13, DATA + 0x1000);
     arm_set_pc(cpu, CODE);
-    for (int i = 0; i < nrec; i++, rec += 18) {
+    for (int i = 0; i < nrec; i++, rec += CALL_WORDS) {
         arm_run(cpu, 1 + (uint64_t)(i * 37 % 101));
         for (int k = 0; k < 16; k++)
             rec[k] = arm_get_reg(cpu, k);
         rec[16] = cpsr();
         rec[17] = (uint32_t)arm_insn_count(cpu);
+        for (int k = 0; k < 4; k++)
+            rec[18 + k] = arm_pmu_counter(cpu, k);
     }
     teardown();
 }
@@ -1349,19 +1472,22 @@ static void test_engines_agree_pmu(void)
 static void test_engines_agree_calls(void)
 {
     enum { N = 300 };
-    static uint32_t a[N * 18], b[N * 18];
+    static uint32_t a[N * CALL_WORDS], b[N * CALL_WORDS];
     int saved = engine;
     record_calls(ARM_ENGINE_FAST, a, N);
     record_calls(ARM_ENGINE_REF, b, N);
     engine = saved;
-    for (int i = 0; i < N * 18; i++)
+    for (int i = 0; i < N * CALL_WORDS; i++)
         if (a[i] != b[i]) {
             CU_FAIL("the engines differ after a run of the call loop");
-            printf("\n  run %d, word %d: fast 0x%08x, ref 0x%08x\n", i / 18,
-                   i % 18, a[i], b[i]);
+            printf("\n  run %d, word %d: fast 0x%08x, ref 0x%08x\n", i / CALL_WORDS,
+                   i % CALL_WORDS, a[i], b[i]);
             break;
         }
-    CU_ASSERT(a[(N - 1) * 18] > 100); /* r0: the loop went round */
+    CU_ASSERT(a[(N - 1) * CALL_WORDS] > 100); /* r0: the loop went round */
+    /* every event counted: loads, stores, PC writes */
+    for (int k = 18; k < 21; k++)
+        CU_ASSERT(a[(N - 1) * CALL_WORDS + k] > 100);
 }
 
 /* Random streams of the differential test's generator: same output and
@@ -1412,9 +1538,12 @@ int main(int argc, char **argv)
         CU_add_test(s, "generic timer registers and hooks", test_generic_timer);
         CU_add_test(s, "ID registers, MPIDR, PMU cycle counter", test_cp15_ids_and_pmu);
         CU_add_test(s, "PMU events, PMCR, PMCEID0", test_pmu_events);
+        CU_add_test(s, "PMU loads, stores and PC writes",
+                    test_pmu_ldst_branch_events);
         CU_add_test(s, "PMU P and U filters, PMCCFILTR", test_pmu_filters);
         CU_add_test(s, "PMU overflow interrupt at the programmed count",
                     test_pmu_overflow);
+        CU_add_test(s, "PMU overflow of a load counter", test_pmu_overflow_loads);
         CU_add_test(s, "PMU state in snapshots", test_pmu_snapshot);
         CU_add_test(s, "FIQ priority and banking", test_fiq_banking);
         CU_add_test(s, "VBAR, high vectors, SRS/RFE", test_vectors_srs_rfe);

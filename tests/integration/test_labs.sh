@@ -3,7 +3,7 @@
 # First the checker itself, on the labs of tests/unit/data/labs/ (no phone, a second): a key that
 # holds, one that does not, and one that fails a step and writes outside out/ must give exit 0, 1
 # and 1 with those messages, and --rekey must rewrite the claim that does not hold.
-# Then every lab of workloads/labs/ (workloads/labs/labs.sh, 13 phone runs): its commands run as
+# Then every lab of workloads/labs/ (workloads/labs/labs.sh, 16 phone runs): its commands run as
 # written, in order, in a fresh checkout with an empty out/, every claim of its key checked
 # against what they wrote, both editions written and the student's checked to hold no key.
 set -uo pipefail

@@ -9,7 +9,10 @@
 # from the kernel's tools/perf (panlab-perf, emu/tests/guest/perf.sh, on the fast engine): perf
 # stat -e instructions:u counts a program of known length exactly, perf record / perf report
 # put its loop's symbol on top, and a pipe bench counts more instructions with the kernel logger
-# on than off (what it adds per switch).
+# on than off (what it adds per switch). Last, panlab-perf-dvfs (emu/tests/guest/perf-dvfs.sh)
+# counts the program at 1200 and at 350 MHz: the same instructions, taken branches (raw event
+# 0x0C), loads (0x06) and cycles, exactly (the fast engine; CUnit and the difftest compare
+# the engines' counts of these events).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$top/build/emu/pmu-test.$$
@@ -30,4 +33,10 @@ echo "test_pmu: both engines counted the same"
 grep -a "^panlab-perf: " "$work/perf/console.log" | tr -d '\r' > "$work/perf.txt"
 cat "$work/perf.txt"
 grep -q '^panlab-perf: ok' "$work/perf.txt" || { echo "test_pmu: no ok from panlab-perf" >&2; exit 1; }
-echo "test_pmu: perf stat exact, perf report names the loop, the logger adds instructions"
+"$top/tests/integration/guest-test.sh" panlab-perf-dvfs "$work/dvfs" \
+	--append "$top/build/emu/guest-perf.cpio.gz" --timeout-s 300
+grep -a "^panlab-perf-dvfs: " "$work/dvfs/console.log" | tr -d '\r' > "$work/dvfs.txt"
+cat "$work/dvfs.txt"
+grep -q '^panlab-perf-dvfs: ok' "$work/dvfs.txt" || { echo "test_pmu: no ok from panlab-perf-dvfs" >&2; exit 1; }
+echo "test_pmu: perf stat exact, perf report names the loop, the logger adds instructions," \
+	"loads and branches exact at two operating points"

@@ -313,6 +313,27 @@ static void test_breakdown_counts(void)
 	CU_ASSERT_EQUAL(insns, c->instructions);
 	CU_ASSERT_EQUAL(worker, big / 2 + 20000);
 	CU_ASSERT_EQUAL(worker_cycles, 95000);
+	/*
+	 * Intervals too: the worker's task, 1100-1210 us of its 200 us slice, has 110/200 of its
+	 * instructions and 50 us at 1.2 GHz, 60 us at 700 MHz (102000 cycles, 927.3 MHz).
+	 */
+	int tasks = 0;
+
+	for (uint64_t i = 0; i < m.s.iv.nintervals; i++) {
+		const struct pl_interval *v = &m.s.iv.intervals[i];
+		const struct pl_counts *n = &m.s.bd.interval_counts[i];
+
+		if (m.s.iv.threads[v->thread].tid != WORKER1 || v->kind != PL_IV_TASK)
+			continue;
+		tasks++;
+		CU_ASSERT_EQUAL(v->start_ns, US(1100));
+		CU_ASSERT_EQUAL(v->end_ns, US(1210));
+		CU_ASSERT_EQUAL(n->instructions, (big + 40000) * 110 / 200);
+		CU_ASSERT_EQUAL(n->counted_ns, US(110));
+		CU_ASSERT_EQUAL(n->khz_ns / 1000000, 60000 + 42000);
+		CU_ASSERT_EQUAL((uint64_t)(pl_counts_mhz(n) * 10 + 0.5), 9273);
+	}
+	CU_ASSERT_EQUAL(tasks, 1);
 	model_free(&m);
 }
 

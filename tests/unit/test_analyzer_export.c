@@ -113,7 +113,11 @@ static void test_overlap_export(void)
 	model_free(&m);
 }
 
-/* CPU_FREQUENCY and CPU_ONLINE become counter tracks of the kernel (pid 0). */
+/*
+ * CPU_FREQUENCY and CPU_ONLINE become counter tracks of the kernel (pid 0), and so do a slice's
+ * instructions (SWITCH_COUNTS) and cycles (2 us at 700 MHz), from the slice's start; the slice
+ * before the first switch has no start and no counters.
+ */
 static void test_counters(void)
 {
 	struct tb t;
@@ -122,6 +126,10 @@ static void test_counters(void)
 	tb_init(&t, 2);
 	tb_kernel(&t, 1, 1000, PL_EV_CPU_ONLINE, 7, 0, 1);
 	tb_kernel(&t, 1, 2000, PL_EV_CPU_FREQUENCY, 7, 700000, 1);
+	tb_kernel(&t, 1, 3000, PL_EV_CONTEXT_SWITCH, 7, 8, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, 3000, PL_EV_SWITCH_COUNTS, 7, 99, 0);
+	tb_kernel(&t, 1, 5000, PL_EV_CONTEXT_SWITCH, 8, 7, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, 5000, PL_EV_SWITCH_COUNTS, 8, 1234, 0);
 	model_build(&t, &m);
 	struct pl_analysis a = { .trace = &m.trace, .iv = &m.s.iv, .graph = &m.s.graph, .tx = &m.s.tx,
 				 .cp = &m.s.cp };
@@ -142,11 +150,17 @@ static void test_counters(void)
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "online")), 1);
 		} else if (!strcmp(str(ev, "name"), "cpu 1 frequency")) {
 			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "kHz")), 700000);
+		} else if (!strcmp(str(ev, "name"), "cpu 1 instructions")) {
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "instructions")), 1234);
+			CU_ASSERT(fabs(json_real_value(json_object_get(ev, "ts")) - 3.0) < 1e-9);
+		} else if (!strcmp(str(ev, "name"), "cpu 1 cycles")) {
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(args, "cycles")), 1400);
+			CU_ASSERT(fabs(json_real_value(json_object_get(ev, "ts")) - 3.0) < 1e-9);
 		} else {
 			CU_FAIL("unexpected counter");
 		}
 	}
-	CU_ASSERT_EQUAL(counters, 2);
+	CU_ASSERT_EQUAL(counters, 4);
 	json_decref(root);
 	model_free(&m);
 }

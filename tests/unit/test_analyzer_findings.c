@@ -207,7 +207,7 @@ static void write_db(const char *path, const struct pl_s6_data *d)
 		"1, 'interactive', NULL", "1, NULL, 1200", "2, 'interactive', NULL", "2, NULL, 1200",
 	};
 	sqlite3 *db;
-	char sql[512];
+	char sql[640];
 
 	CU_ASSERT_FATAL(sqlite3_open(path, &db) == SQLITE_OK);
 	exec_sql(db, pl_sqlite_schema);
@@ -230,7 +230,7 @@ static void write_db(const char *path, const struct pl_s6_data *d)
 				 " input_kind) VALUES ('%s', %llu, %llu, %lld, 'tap');"
 				 "INSERT INTO transactions (run_id, tx_id, input_id, latency_ns)"
 				 " VALUES ('%s', %llu, %llu, %lld);"
-				 "INSERT INTO breakdown VALUES ('%s', %llu, 'runnable', %lld),"
+				 "INSERT INTO breakdown (run_id, tx_id, category, ns) VALUES ('%s', %llu, 'runnable', %lld),"
 				 " ('%s', %llu, 'network', %lld), ('%s', %llu, 'io', %lld);"
 				 "INSERT INTO preemption VALUES ('%s', %llu, 77, %lld, 'sdcardd');",
 				 r->run_id, (unsigned long long)i, (unsigned long long)i,

@@ -150,6 +150,12 @@ static void test_sqlite_model(void)
 	CU_ASSERT_EQUAL(query_int(db, "SELECT sum(running_ns) FROM freq_residency"
 				      " WHERE run_id = 'svc' AND tx_id IS NULL"),
 			(long long)r.m.s.bd.total_ns[PL_CAT_RUNNING]);
+	/* Counts: a qemu trace has no SWITCH_COUNTS and no frequency, so all are NULL; only the
+	 * running row of a breakdown would carry them. */
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(instructions) + count(cycles) FROM intervals"), 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(instructions) + count(cycles) + count(mhz)"
+				      " FROM breakdown"), 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(mhz) FROM critical_path"), 0);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"
 				      " AND kind = 'binder'"),
 			query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"

@@ -113,6 +113,8 @@ struct pl_breakdowns {
 	int counted;
 	struct pl_counts *step_counts;
 	struct pl_counts *tx_counts;
+	/* What each execution interval's running time executed (indexed as iv->intervals). */
+	struct pl_counts *interval_counts;
 	/* IRQ_NAME: irq_name[i] names irq irqs[i] (12 bytes at most, NUL ended). */
 	uint32_t nirqs;
 	uint32_t *irqs;
@@ -122,6 +124,8 @@ struct pl_breakdowns {
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			 const struct pl_critical_paths *cp, struct pl_breakdowns *out);
 void pl_breakdowns_free(struct pl_breakdowns *b);
+/* The effective frequency of counted running time, cycles over clocked_ns, in MHz (0 if none). */
+double pl_counts_mhz(const struct pl_counts *c);
 const char *pl_category_name(enum pl_category c);
 /*
  * The name of a cpu's holder: a thread's last THREAD_NAME ("" if none was
