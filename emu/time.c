@@ -21,6 +21,9 @@ struct vt_engine {
     uint64_t cpu_hz, counter_hz, quantum_ns;
     enum vt_quantum_policy policy;
     uint64_t cross_core_cuts;
+    int lead;                   /* the core that runs first in a window */
+    int cut_by, prev_cut_by;    /* the core that ended this window, the last one, at a
+                                   sync point; -1 for none */
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
     int cur;                    /* core inside arm_run, or -1 */
@@ -49,6 +52,7 @@ vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
     t->counter_hz = counter_hz;
     t->quantum_ns = quantum_ns;
     t->cur = -1;
+    t->cut_by = t->prev_cut_by = -1;
     for (int i = 0; i < t->ncores; i++)
         vt_event_init(&t->core[i].wake, deliver_event, arm_sys_cpu(sys, i));
     return t;
@@ -339,6 +343,14 @@ void vt_sync_point(vt_engine *t)
         if (i != t->cur && arm_is_powered(c) && !arm_is_halted(c) && core_ns(t, i) < now) {
             t->win_end_ns = now;
             t->cross_core_cuts++;
+            /* A core that ends two windows in a row is in a burst of
+             * sync points (a lock, its critical section, the unlock): it
+             * runs second from the next window on, where its sync points
+             * cost nothing (no core is behind it). A lone sync point keeps
+             * the order, so its store reaches the other core at once. */
+            if (t->prev_cut_by == t->cur)
+                t->lead = (t->cur + 1) % t->ncores;
+            t->cut_by = t->cur;
             arm_request_exit(arm_sys_cpu(t->sys, t->cur));
             return;
         }
@@ -402,8 +414,13 @@ uint64_t vt_run(vt_engine *t, uint64_t until_ns)
         if (t->nheap > 0 && t->heap[0]->at_ns < end)
             end = t->heap[0]->at_ns;
         t->win_end_ns = end;
+        /* The order is free: only the first core's stores after a sync
+         * point can reach a core still behind, and it cuts there. */
+        int lead = t->lead;
+        t->cut_by = -1;
         for (int i = 0; i < t->ncores && busy; i++)
-            run_core(t, i);
+            run_core(t, (lead + i) % t->ncores);
+        t->prev_cut_by = t->cut_by;
         /* The window may have been cut short by an event queued in it. */
         if (t->win_end_ns > t->now_ns)
             t->now_ns = t->win_end_ns;
@@ -447,6 +464,8 @@ void vt_save(const vt_engine *t, snap_w *w)
     snap_put_u64(w, t->counter_hz);
     snap_put_u64(w, t->quantum_ns);
     snap_put_u32(w, (uint32_t)t->policy);
+    snap_put_u32(w, (uint32_t)t->lead);
+    snap_put_u32(w, (uint32_t)(t->prev_cut_by + 1));
     snap_put_u64(w, t->now_ns);
     snap_put_u64(w, t->seq);
     for (int i = 0; i < t->ncores; i++) {
@@ -463,9 +482,13 @@ int vt_load(vt_engine *t, snap_r *r)
     uint64_t cpu_hz = snap_get_u64(r), counter_hz = snap_get_u64(r);
     uint64_t quantum_ns = snap_get_u64(r);
     uint32_t policy = snap_get_u32_max(r, VT_FIXED_QUANTUM, "quantum policy");
+    uint32_t lead = snap_get_u32(r), cut_by = snap_get_u32(r);
     if (!snap_r_failed(r) && ncores != (uint32_t)t->ncores)
         return snap_r_fail(r, "%u cores, this machine has %d", ncores,
                            t->ncores);
+    if (!snap_r_failed(r) && ((lead > 0 && lead >= ncores) || cut_by > ncores))
+        return snap_r_fail(r, "core %u runs first, core %d ended the last window, expected "
+                           "cores of this machine's %d", lead, (int)cut_by - 1, t->ncores);
     if (!snap_r_failed(r) && (counter_hz != t->counter_hz || !cpu_hz ||
                               !quantum_ns))
         return snap_r_fail(r, "counter at %llu Hz, expected %llu Hz and a "
@@ -475,6 +498,8 @@ int vt_load(vt_engine *t, snap_r *r)
     t->cpu_hz = cpu_hz;
     t->quantum_ns = quantum_ns;
     t->policy = (enum vt_quantum_policy)policy;
+    t->lead = (int)lead;
+    t->prev_cut_by = (int)cut_by - 1;
     t->now_ns = t->win_end_ns = snap_get_u64(r);
     if (!snap_r_failed(r) && t->now_ns > VT_MAX_S * VT_NS_PER_S)
         return snap_r_fail(r, "virtual time %llu ns (%.1f days), expected at most "

@@ -150,10 +150,11 @@ static void test_psci_hotplug(void)
 /* Runs sender on core 0 and receiver on core 1 until both halt. Each reads
  * the counter (core 0 into r5, core 1 into r0) at the two ends of a
  * cross-core effect; returns core 1's count minus core 0's, in ticks, and
- * core 1's r3. */
+ * core 1's r3 and (cuts may be NULL) the windows ended early. */
 static int64_t cross_core_lag(int policy, const uint32_t *sender,
                               size_t sender_bytes, const uint32_t *receiver,
-                              size_t receiver_bytes, uint32_t *core1_r3)
+                              size_t receiver_bytes, uint32_t *core1_r3,
+                              uint64_t *cuts)
 {
     machine_config cfg;
     machine_config_default(&cfg);
@@ -175,6 +176,8 @@ static int64_t cross_core_lag(int policy, const uint32_t *sender,
     arm_set_powered(c1, 1);
     run_until_halted(m);
     *core1_r3 = arm_get_reg(c1, 3);
+    if (cuts)
+        *cuts = vt_cross_core_cuts(machine_engine(m));
     int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
     machine_free(m);
     return lag;
@@ -222,7 +225,7 @@ static int64_t sgi_wake_lag(int policy)
     };
     uint32_t irq;
     int64_t lag = cross_core_lag(policy, sender, sizeof(sender), receiver,
-                                 sizeof(receiver), &irq);
+                                 sizeof(receiver), &irq, NULL);
     CU_ASSERT_EQUAL(irq, 1); /* it took SGI 1 */
     return lag;
 }
@@ -283,7 +286,7 @@ static int64_t handoff_lag(int policy, int exclusive)
     sender[n++] = 0xeafffffd; /* b 2b */
     uint32_t seen;
     int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender), receiver,
-                                 sizeof(receiver), &seen);
+                                 sizeof(receiver), &seen, NULL);
     CU_ASSERT_EQUAL(seen, 1);
     return lag;
 }
@@ -299,6 +302,46 @@ static void test_memory_handoff(void)
         CU_ASSERT(causal >= 0 && causal <= 2);
         CU_ASSERT(fixed < 0);
     }
+}
+
+/* Core 0 runs 1000 barriers (a burst of sync points, as a lock, its
+ * critical section and the unlock) and then a release store, while core 1
+ * spins on the flag. Core 0 ends two windows in a row, then runs second,
+ * where its barriers end no window; its store still reaches core 1 no
+ * earlier than core 0's time, and at most a quantum (1250 ticks) later. */
+static void test_sync_burst(void)
+{
+    static const uint32_t sender[] = {
+        0xe30003e8, /* movw r0, #1000 */
+        0xf57ff05b, /* 1: dmb ish */
+        0xe2500001, /* subs r0, r0, #1 */
+        0x1afffffc, /* bne 1b */
+        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe3037000, /* movw r7, #0x3000 */
+        0xe3447000, /* movt r7, #0x4000: the flag */
+        0xe3a03001, /* mov r3, #1 */
+        0xf57ff05b, /* dmb ish */
+        0xe5873000, /* str r3, [r7] */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t receiver[] = {
+        0xe3037000, /* movw r7, #0x3000 */
+        0xe3447000, /* movt r7, #0x4000 */
+        0xe5973000, /* 1: ldr r3, [r7] */
+        0xe3530000, /* cmp r3, #0 */
+        0x0afffffc, /* beq 1b */
+        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    uint32_t seen;
+    uint64_t cuts;
+    int64_t lag = cross_core_lag(VT_CAUSAL, sender, sizeof(sender), receiver,
+                                 sizeof(receiver), &seen, &cuts);
+    CU_ASSERT_EQUAL(seen, 1);
+    CU_ASSERT(cuts <= 2);
+    CU_ASSERT(lag >= 0 && lag <= 1250);
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -377,6 +420,7 @@ int main(int argc, char **argv)
           test_sgi_at_sender_time },
         { "memory hand-off: a release or atomic store is seen at the writer's time",
           test_memory_handoff },
+        { "a burst of sync points ends two windows, then runs second", test_sync_burst },
         { "PSCI hotplug", test_psci_hotplug },
         { "guest clock", test_guest_clock },
         { NULL, NULL },
