@@ -5,6 +5,10 @@
 #include "panlab/error.h"
 
 #define VT_MAX_CORES 8
+/* How far back the sync densities look: 50 quanta, long enough to span a
+ * lock's burst many times over, short enough to follow a load that moves
+ * from one core to the other (an engine choice, not a model constant). */
+#define SYNC_DECAY_NS 1000000ull
 /* Every cluster arm_sys_new() makes gets a clock per core. */
 _Static_assert(VT_MAX_CORES >= ARM_MAX_CORES, "a core without a clock");
 
@@ -12,6 +16,9 @@ typedef struct vt_core {
     uint64_t t_ns;
     uint64_t frac;              /* core time = t_ns + frac / cpu_hz ns */
     uint64_t busy_ns;
+    /* Sync points and busy ns, halved every SYNC_DECAY_NS: how densely the
+     * core synchronises lately, to pick the core that runs first. */
+    uint64_t syncs, sync_busy_ns;
     vt_event wake;              /* a deferred SEV for this core */
 } vt_core;
 
@@ -24,6 +31,7 @@ struct vt_engine {
     int lead;                   /* the core that runs first in a window */
     int cut_by, prev_cut_by;    /* the core that ended this window, the last one, at a
                                    sync point; -1 for none */
+    uint64_t decay_at_ns;       /* when the sync densities are halved next */
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
     int cur;                    /* core inside arm_run, or -1 */
@@ -229,6 +237,7 @@ static void fold(vt_engine *t, int i)
     k->t_ns += d;
     k->frac = total % t->cpu_hz;
     k->busy_ns += d;
+    k->sync_busy_ns += d;
     t->slice_start_cycles = cycles;
 }
 
@@ -258,6 +267,7 @@ void vt_stall(vt_engine *t, uint64_t ns)
     fold(t, t->cur);
     t->core[t->cur].t_ns += ns;
     t->core[t->cur].busy_ns += ns;
+    t->core[t->cur].sync_busy_ns += ns;
     arm_request_exit(arm_sys_cpu(t->sys, t->cur));
 }
 
@@ -331,10 +341,20 @@ void vt_send_event(vt_engine *t, int from_core)
     }
 }
 
+/* Whether core a synchronised more densely (sync points per busy ns) than
+ * core b lately. */
+static int denser(const vt_engine *t, int a, int b)
+{
+    const vt_core *x = &t->core[a], *y = &t->core[b];
+    return (unsigned __int128)x->syncs * y->sync_busy_ns >
+           (unsigned __int128)y->syncs * x->sync_busy_ns;
+}
+
 void vt_sync_point(vt_engine *t)
 {
     if (t->policy != VT_CAUSAL || t->cur < 0)
         return;
+    t->core[t->cur].syncs++;
     uint64_t now = vt_now_ns(t);
     if (now >= t->win_end_ns)
         return;
@@ -344,12 +364,15 @@ void vt_sync_point(vt_engine *t)
             t->win_end_ns = now;
             t->cross_core_cuts++;
             /* A core that ends two windows in a row is in a burst of
-             * sync points (a lock, its critical section, the unlock): it
+             * sync points (a lock, its critical section, the unlock); if
+             * it also synchronises more densely than the next core, it
              * runs second from the next window on, where its sync points
-             * cost nothing (no core is behind it). A lone sync point keeps
-             * the order, so its store reaches the other core at once. */
-            if (t->prev_cut_by == t->cur)
-                t->lead = (t->cur + 1) % t->ncores;
+             * cost nothing (no running core is behind it). A lone sync
+             * point keeps the order, so its store reaches the other core
+             * at once. */
+            int next = (t->cur + 1) % t->ncores;
+            if (t->prev_cut_by == t->cur && denser(t, t->cur, next))
+                t->lead = next;
             t->cut_by = t->cur;
             arm_request_exit(arm_sys_cpu(t->sys, t->cur));
             return;
@@ -416,6 +439,13 @@ uint64_t vt_run(vt_engine *t, uint64_t until_ns)
         t->win_end_ns = end;
         /* The order is free: only the first core's stores after a sync
          * point can reach a core still behind, and it cuts there. */
+        if (t->now_ns >= t->decay_at_ns) {
+            for (int i = 0; i < t->ncores; i++) {
+                t->core[i].syncs /= 2;
+                t->core[i].sync_busy_ns /= 2;
+            }
+            t->decay_at_ns = t->now_ns + SYNC_DECAY_NS;
+        }
         int lead = t->lead;
         t->cut_by = -1;
         for (int i = 0; i < t->ncores && busy; i++)
@@ -464,14 +494,17 @@ void vt_save(const vt_engine *t, snap_w *w)
     snap_put_u64(w, t->counter_hz);
     snap_put_u64(w, t->quantum_ns);
     snap_put_u32(w, (uint32_t)t->policy);
-    snap_put_u32(w, (uint32_t)t->lead);
-    snap_put_u32(w, (uint32_t)(t->prev_cut_by + 1));
     snap_put_u64(w, t->now_ns);
     snap_put_u64(w, t->seq);
+    snap_put_u32(w, (uint32_t)t->lead);
+    snap_put_u32(w, (uint32_t)(t->prev_cut_by + 1));
+    snap_put_u64(w, t->decay_at_ns);
     for (int i = 0; i < t->ncores; i++) {
         snap_put_u64(w, t->core[i].t_ns);
         snap_put_u64(w, t->core[i].frac);
         snap_put_u64(w, t->core[i].busy_ns);
+        snap_put_u64(w, t->core[i].syncs);
+        snap_put_u64(w, t->core[i].sync_busy_ns);
         vt_event_save(&t->core[i].wake, w);
     }
 }
@@ -482,13 +515,9 @@ int vt_load(vt_engine *t, snap_r *r)
     uint64_t cpu_hz = snap_get_u64(r), counter_hz = snap_get_u64(r);
     uint64_t quantum_ns = snap_get_u64(r);
     uint32_t policy = snap_get_u32_max(r, VT_FIXED_QUANTUM, "quantum policy");
-    uint32_t lead = snap_get_u32(r), cut_by = snap_get_u32(r);
     if (!snap_r_failed(r) && ncores != (uint32_t)t->ncores)
         return snap_r_fail(r, "%u cores, this machine has %d", ncores,
                            t->ncores);
-    if (!snap_r_failed(r) && ((lead > 0 && lead >= ncores) || cut_by > ncores))
-        return snap_r_fail(r, "core %u runs first, core %d ended the last window, expected "
-                           "cores of this machine's %d", lead, (int)cut_by - 1, t->ncores);
     if (!snap_r_failed(r) && (counter_hz != t->counter_hz || !cpu_hz ||
                               !quantum_ns))
         return snap_r_fail(r, "counter at %llu Hz, expected %llu Hz and a "
@@ -498,8 +527,6 @@ int vt_load(vt_engine *t, snap_r *r)
     t->cpu_hz = cpu_hz;
     t->quantum_ns = quantum_ns;
     t->policy = (enum vt_quantum_policy)policy;
-    t->lead = (int)lead;
-    t->prev_cut_by = (int)cut_by - 1;
     t->now_ns = t->win_end_ns = snap_get_u64(r);
     if (!snap_r_failed(r) && t->now_ns > VT_MAX_S * VT_NS_PER_S)
         return snap_r_fail(r, "virtual time %llu ns (%.1f days), expected at most "
@@ -508,6 +535,13 @@ int vt_load(vt_engine *t, snap_r *r)
                            (double)t->now_ns / VT_NS_PER_S / 86400,
                            (unsigned long long)VT_MAX_S);
     t->seq = snap_get_u64(r);
+    uint32_t lead = snap_get_u32(r), cut_by = snap_get_u32(r);
+    if (!snap_r_failed(r) && ((lead > 0 && lead >= ncores) || cut_by > ncores))
+        return snap_r_fail(r, "core %u runs first, core %d ended the last window, expected "
+                           "cores of this machine's %u", lead, (int)cut_by - 1, ncores);
+    t->lead = (int)lead;
+    t->prev_cut_by = (int)cut_by - 1;
+    t->decay_at_ns = snap_get_u64(r);
     for (int i = 0; i < t->ncores; i++) {
         t->core[i].t_ns = snap_get_u64(r);
         if (!snap_r_failed(r) && t->core[i].t_ns > VT_MAX_S * VT_NS_PER_S)
@@ -517,6 +551,8 @@ int vt_load(vt_engine *t, snap_r *r)
                                (unsigned long long)VT_MAX_S);
         t->core[i].frac = snap_get_u64(r);
         t->core[i].busy_ns = snap_get_u64(r);
+        t->core[i].syncs = snap_get_u64(r);
+        t->core[i].sync_busy_ns = snap_get_u64(r);
         if (vt_event_load(t, &t->core[i].wake, r) < 0)
             return -1;
         if (!snap_r_failed(r) && t->core[i].frac >= t->cpu_hz)
