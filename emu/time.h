@@ -33,8 +33,9 @@
  * the other core reaches that time without seeing it. A plain store with
  * no barrier before it is not cut (the guest does not synchronise on one).
  * Which core runs first is free: a core that ended two windows in a row
- * at its sync points runs second from the next window on, where they cost
- * nothing (no running core is behind it).
+ * at its sync points, and synchronises more densely than the next core,
+ * runs second from the next window on, where they cost nothing (no running
+ * core is behind it).
  * VT_FIXED_QUANTUM delivers at once (the behind core may act up to a
  * quantum before the cause), for comparison.
  *
