@@ -29,8 +29,8 @@ struct vt_engine {
     enum vt_quantum_policy policy;
     uint64_t cross_core_cuts;
     int lead;                   /* the core that runs first in a window */
-    int cut_by, prev_cut_by;    /* the core that ended this window, the last one, at a
-                                   sync point; -1 for none */
+    int cut_by;                 /* the core that cut this window short, or -1 */
+    int prev_cut_by;            /* the one that cut the last window, or -1 */
     uint64_t decay_at_ns;       /* when the sync densities are halved next */
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
@@ -537,8 +537,11 @@ int vt_load(vt_engine *t, snap_r *r)
     t->seq = snap_get_u64(r);
     uint32_t lead = snap_get_u32(r), cut_by = snap_get_u32(r);
     if (!snap_r_failed(r) && ((lead > 0 && lead >= ncores) || cut_by > ncores))
-        return snap_r_fail(r, "core %u runs first, core %d ended the last window, expected "
-                           "cores of this machine's %u", lead, (int)cut_by - 1, ncores);
+        return snap_r_fail(
+            r,
+            "core %u runs first, core %d ended the last window, expected "
+            "cores of this machine's %u",
+            lead, (int)cut_by - 1, ncores);
     t->lead = (int)lead;
     t->prev_cut_by = (int)cut_by - 1;
     t->decay_at_ns = snap_get_u64(r);
