@@ -331,11 +331,14 @@ int vt_defer_to_peer(vt_engine *t, int target, vt_event *e)
 
 void vt_send_event(vt_engine *t, int from_core)
 {
-    /* Only a halted core's wake is an effect in time; a running core just
-     * finds its event register set (its next WFE returns at once). */
+    /* Only the wake of a core halted in WFE is an effect in time; a running
+     * core just finds its event register set (its next WFE returns at
+     * once), and so does one in WFI: it wakes only on an interrupt, and any
+     * that would wake it before the sender's time ends the window there,
+     * so it cannot reach a WFE before then. */
     for (int i = 0; i < t->ncores; i++) {
         arm_cpu *c = arm_sys_cpu(t->sys, i);
-        if (i == from_core || !arm_is_halted(c) ||
+        if (i == from_core || !arm_in_wfe(c) ||
             !vt_defer_to_peer(t, i, &t->core[i].wake))
             arm_signal_event(c);
     }

@@ -344,6 +344,57 @@ static void test_sync_burst(void)
     CU_ASSERT(lag >= 0 && lag <= 1250);
 }
 
+/* Core 0 computes for 517 us, reads the counter into r5 and sends an event
+ * (SEV); core 1 waits for it in WFE, then reads the counter into r0: it
+ * wakes at core 0's time (within 2 ticks), and with the fixed quantum at the
+ * start of the window. Then core 0 sends 1000 events to core 1 halted in
+ * WFI, which they do not wake: none ends a window (each did). */
+static void test_sev(void)
+{
+    static const uint32_t sender[] = {
+        0xe30b0af0, /* movw r0, #0xbaf0 */
+        0xe3400004, /* movt r0, #4: 310000 iterations */
+        0xe2500001, /* 1: subs r0, r0, #1 */
+        0x1afffffd, /* bne 1b */
+        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe320f004, /* sev */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t wfe_receiver[] = {
+        0xe320f002, /* wfe */
+        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t many[] = {
+        0xe30b0af0, /* movw r0, #0xbaf0: 80 us, core 1 halts meanwhile */
+        0xe2500001, /* 1: subs r0, r0, #1 */
+        0x1afffffd, /* bne 1b */
+        0xe30003e8, /* movw r0, #1000 */
+        0xe320f004, /* 1: sev */
+        0xe2500001, /* subs r0, r0, #1 */
+        0x1afffffc, /* bne 1b */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t wfi_receiver[] = {
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    uint32_t r3;
+    uint64_t cuts;
+    int64_t causal = cross_core_lag(VT_CAUSAL, sender, sizeof(sender), wfe_receiver,
+                                    sizeof(wfe_receiver), &r3, NULL);
+    int64_t fixed = cross_core_lag(VT_FIXED_QUANTUM, sender, sizeof(sender),
+                                   wfe_receiver, sizeof(wfe_receiver), &r3, NULL);
+    CU_ASSERT(causal >= 0 && causal <= 2);
+    CU_ASSERT(fixed < 0);
+    cross_core_lag(VT_CAUSAL, many, sizeof(many), wfi_receiver, sizeof(wfi_receiver),
+                   &r3, &cuts);
+    CU_ASSERT_EQUAL(cuts, 0);
+}
+
 /* With every core in WFI and nothing queued, time jumps to the end. */
 static void test_idle_skip(void)
 {
@@ -420,6 +471,8 @@ int main(int argc, char **argv)
           test_sgi_at_sender_time },
         { "memory hand-off: a release or atomic store is seen at the writer's time",
           test_memory_handoff },
+        { "an SEV wakes a core in WFE at the sender's time, and costs one in WFI nothing",
+          test_sev },
         { "a burst of sync points ends two windows, then runs second",
           test_sync_burst },
         { "PSCI hotplug", test_psci_hotplug },
