@@ -384,14 +384,16 @@ static void test_sev(void)
     };
     uint32_t r3;
     uint64_t cuts;
-    int64_t causal = cross_core_lag(VT_CAUSAL, sender, sizeof(sender), wfe_receiver,
-                                    sizeof(wfe_receiver), &r3, NULL);
+    int64_t causal = cross_core_lag(VT_CAUSAL, sender, sizeof(sender),
+                                    wfe_receiver, sizeof(wfe_receiver), &r3,
+                                    NULL);
     int64_t fixed = cross_core_lag(VT_FIXED_QUANTUM, sender, sizeof(sender),
-                                   wfe_receiver, sizeof(wfe_receiver), &r3, NULL);
+                                   wfe_receiver, sizeof(wfe_receiver), &r3,
+                                   NULL);
     CU_ASSERT(causal >= 0 && causal <= 2);
     CU_ASSERT(fixed < 0);
-    cross_core_lag(VT_CAUSAL, many, sizeof(many), wfi_receiver, sizeof(wfi_receiver),
-                   &r3, &cuts);
+    cross_core_lag(VT_CAUSAL, many, sizeof(many), wfi_receiver,
+                   sizeof(wfi_receiver), &r3, &cuts);
     CU_ASSERT_EQUAL(cuts, 0);
 }
 
