@@ -183,25 +183,31 @@ static int64_t cross_core_lag(int policy, const uint32_t *sender,
     return lag;
 }
 
+/* A sender's start: core 0 computes for 517 us, then reads the counter
+ * into r5. */
+#define BUSY_517US_WORDS 5
+static const uint32_t busy_517us[BUSY_517US_WORDS] = {
+    0xe30b0af0, /* movw r0, #0xbaf0 */
+    0xe3400004, /* movt r0, #4: 310000 iterations */
+    0xe2500001, /* 1: subs r0, r0, #1 */
+    0x1afffffd, /* bne 1b */
+    0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+};
+
 /* Core 0 computes for 517 us, reads the counter into r5 and sends SGI 1 to
  * core 1, which enabled its GIC interface and waits in WFI (IRQs masked:
  * the pending interrupt only wakes it); woken, core 1 reads the counter into
  * r0 and acknowledges. Returns core 1's counter minus core 0's, in ticks. */
 static int64_t sgi_wake_lag(int policy)
 {
-    static const uint32_t sender[] = {
-        0xe30b0af0, /* movw r0, #0xbaf0 */
-        0xe3400004, /* movt r0, #4: 310000 iterations */
-        0xe2500001, /* 1: subs r0, r0, #1 */
-        0x1afffffd, /* bne 1b */
-        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
-        0xe3002000, /* movw r2, #0 */
-        0xe3402800, /* movt r2, #0x800: GICD */
-        0xe3003001, /* movw r3, #1: SGI 1 */
-        0xe3403002, /* movt r3, #2: to cpu 1 */
-        0xe5823f00, /* str r3, [r2, #0xf00]: GICD_SGIR */
-        0xe320f003, /* 2: wfi */
-        0xeafffffd, /* b 2b */
+    uint32_t sender[] = {
+        [BUSY_517US_WORDS] = 0xe3002000, /* movw r2, #0 */
+        0xe3402800,                      /* movt r2, #0x800: GICD */
+        0xe3003001,                      /* movw r3, #1: SGI 1 */
+        0xe3403002,                      /* movt r3, #2: to cpu 1 */
+        0xe5823f00,                      /* str r3, [r2, #0xf00]: GICD_SGIR */
+        0xe320f003,                      /* 2: wfi */
+        0xeafffffd,                      /* b 2b */
     };
     static const uint32_t receiver[] = {
         0xe3002000, /* movw r2, #0 */
@@ -224,6 +230,7 @@ static int64_t sgi_wake_lag(int policy)
         0xeafffffd, /* b 3b */
     };
     uint32_t irq;
+    memcpy(sender, busy_517us, sizeof(busy_517us));
     int64_t lag = cross_core_lag(policy, sender, sizeof(sender), receiver,
                                  sizeof(receiver), &irq, NULL);
     CU_ASSERT_EQUAL(irq, 1); /* it took SGI 1 */
@@ -242,6 +249,20 @@ static void test_sgi_at_sender_time(void)
     CU_ASSERT(fixed < 0);
 }
 
+/* Core 1's side of a memory hand-off: spins on the flag at 0x40003000 with
+ * plain loads (never halted, so no interrupt or event is involved) and
+ * reads the counter into r0 when it sees it set. */
+static const uint32_t flag_receiver[] = {
+    0xe3037000, /* movw r7, #0x3000 */
+    0xe3447000, /* movt r7, #0x4000 */
+    0xe5973000, /* 1: ldr r3, [r7] */
+    0xe3530000, /* cmp r3, #0 */
+    0x0afffffc, /* beq 1b */
+    0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+    0xe320f003, /* 2: wfi */
+    0xeafffffd, /* b 2b */
+};
+
 /* Core 0 computes for 517 us, reads the counter into r5 and sets a flag in
  * memory, with a release store (exclusive = 0: DMB, STR, as spin_unlock) or
  * an atomic one (1: LDREX/STREX, as llist_add); core 1 spins on the flag
@@ -258,26 +279,12 @@ static int64_t handoff_lag(int policy, int exclusive)
         0x1afffffb, /* bne 1b */
     };
     uint32_t sender[16] = {
-        0xe30b0af0, /* movw r0, #0xbaf0 */
-        0xe3400004, /* movt r0, #4: 310000 iterations */
-        0xe2500001, /* 1: subs r0, r0, #1 */
-        0x1afffffd, /* bne 1b */
-        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
-        0xe3037000, /* movw r7, #0x3000 */
-        0xe3447000, /* movt r7, #0x4000: the flag */
-        0xe3a03001, /* mov r3, #1 */
-    };
-    static const uint32_t receiver[] = {
-        0xe3037000, /* movw r7, #0x3000 */
-        0xe3447000, /* movt r7, #0x4000 */
-        0xe5973000, /* 1: ldr r3, [r7] */
-        0xe3530000, /* cmp r3, #0 */
-        0x0afffffc, /* beq 1b */
-        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
-        0xe320f003, /* 2: wfi */
-        0xeafffffd, /* b 2b */
+        [BUSY_517US_WORDS] = 0xe3037000, /* movw r7, #0x3000 */
+        0xe3447000,                      /* movt r7, #0x4000: the flag */
+        0xe3a03001,                      /* mov r3, #1 */
     };
     size_t n = 8;
+    memcpy(sender, busy_517us, sizeof(busy_517us));
     const uint32_t *store = exclusive ? atomic : release;
     size_t nstore = exclusive ? 4 : 2;
     memcpy(&sender[n], store, nstore * sizeof(*store));
@@ -285,8 +292,9 @@ static int64_t handoff_lag(int policy, int exclusive)
     sender[n++] = 0xe320f003; /* 2: wfi */
     sender[n++] = 0xeafffffd; /* b 2b */
     uint32_t seen;
-    int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender), receiver,
-                                 sizeof(receiver), &seen, NULL);
+    int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender),
+                                 flag_receiver, sizeof(flag_receiver), &seen,
+                                 NULL);
     CU_ASSERT_EQUAL(seen, 1);
     return lag;
 }
@@ -325,20 +333,11 @@ static void test_sync_burst(void)
         0xe320f003, /* 2: wfi */
         0xeafffffd, /* b 2b */
     };
-    static const uint32_t receiver[] = {
-        0xe3037000, /* movw r7, #0x3000 */
-        0xe3447000, /* movt r7, #0x4000 */
-        0xe5973000, /* 1: ldr r3, [r7] */
-        0xe3530000, /* cmp r3, #0 */
-        0x0afffffc, /* beq 1b */
-        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
-        0xe320f003, /* 2: wfi */
-        0xeafffffd, /* b 2b */
-    };
     uint32_t seen;
     uint64_t cuts;
-    int64_t lag = cross_core_lag(VT_CAUSAL, sender, sizeof(sender), receiver,
-                                 sizeof(receiver), &seen, &cuts);
+    int64_t lag = cross_core_lag(VT_CAUSAL, sender, sizeof(sender),
+                                 flag_receiver, sizeof(flag_receiver), &seen,
+                                 &cuts);
     CU_ASSERT_EQUAL(seen, 1);
     CU_ASSERT(cuts <= 2);
     CU_ASSERT(lag >= 0 && lag <= 1250);
@@ -351,16 +350,14 @@ static void test_sync_burst(void)
  * WFI, which they do not wake: none ends a window (each did). */
 static void test_sev(void)
 {
-    static const uint32_t sender[] = {
-        0xe30b0af0, /* movw r0, #0xbaf0 */
-        0xe3400004, /* movt r0, #4: 310000 iterations */
-        0xe2500001, /* 1: subs r0, r0, #1 */
-        0x1afffffd, /* bne 1b */
-        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+    static const uint32_t sev_tail[] = {
         0xe320f004, /* sev */
         0xe320f003, /* 2: wfi */
         0xeafffffd, /* b 2b */
     };
+    uint32_t sender[BUSY_517US_WORDS + 3];
+    memcpy(sender, busy_517us, sizeof(busy_517us));
+    memcpy(sender + BUSY_517US_WORDS, sev_tail, sizeof(sev_tail));
     static const uint32_t wfe_receiver[] = {
         0xe320f002, /* wfe */
         0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
