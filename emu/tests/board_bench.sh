@@ -215,10 +215,10 @@ for w in $policy_workloads; do
 		| {workload: $w, rounds: .}')")
 done
 figure() { [ $# -gt 0 ] && "$benchstat" figure "$@" || echo null; }
-pairs() { [ $# -gt 0 ] && "$benchstat" pairs fixed causal "$@" || echo null; }
+pairs() { [ $# -gt 0 ] && "$benchstat" pairs causal fixed "$@" || echo null; }
 for j in "${policy_json[@]}"; do
 	w=$(jq -r .workload <<<"$j")
-	mapfile -t cpu < <(jq -r '.rounds[] | select(.[0].cpu_s and .[1].cpu_s) | .[0].cpu_s, .[1].cpu_s' <<<"$j")
+	mapfile -t cpu < <(jq -r '.rounds[] | select(.[0].cpu_s and .[1].cpu_s) | .[1].cpu_s, .[0].cpu_s' <<<"$j")
 	mapfile -t mips_f < <(jq -r '.rounds[] | .[0].mips // empty' <<<"$j")
 	mapfile -t mips_c < <(jq -r '.rounds[] | .[1].mips // empty' <<<"$j")
 	jq -c --argjson cpu "$(pairs "${cpu[@]}")" --argjson mf "$(figure "${mips_f[@]}")" \
@@ -229,7 +229,7 @@ for j in "${policy_json[@]}"; do
 			causal: [.rounds[][1].causal_pairs_out_of_order]}}' <<<"$j"
 done | jq -s --argjson h0 "$policy_host_start" --argjson h1 "$("$benchstat" host)" \
 	'{host_start: $h0, host_end: $h1, workloads: .}' > "$out/phone-quantum-policy.json"
-printf 'board_bench: %-14s %-24s %14s %14s %8s\n' workload "(medians)" fixed causal ratio
+printf 'board_bench: %-14s %-24s %14s %14s %8s\n' workload "(medians)" fixed causal causal/fixed
 jq -r '.workloads[] | [.workload, "host CPU (s)", .cpu_s.fixed.median, .cpu_s.causal.median,
 		(.cpu_s.ratio | if . then "\(.median | . * 1000 | round / 1000)\(if .stable then "" else " UNSTABLE" end)" else null end)],
 	["", "MIPS (per CPU second)", .mips.fixed.median, .mips.causal.median, ""],
