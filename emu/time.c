@@ -5,6 +5,10 @@
 #include "panlab/error.h"
 
 #define VT_MAX_CORES 8
+/* How far back the sync densities look: 50 quanta, long enough to span a
+ * lock's burst many times over, short enough to follow a load that moves
+ * from one core to the other (an engine choice, not a model constant). */
+#define SYNC_DECAY_NS 1000000ull
 /* Every cluster arm_sys_new() makes gets a clock per core. */
 _Static_assert(VT_MAX_CORES >= ARM_MAX_CORES, "a core without a clock");
 
@@ -12,6 +16,9 @@ typedef struct vt_core {
     uint64_t t_ns;
     uint64_t frac;              /* core time = t_ns + frac / cpu_hz ns */
     uint64_t busy_ns;
+    /* Sync points and busy ns, halved every SYNC_DECAY_NS: how densely the
+     * core synchronises lately, to pick the core that runs first. */
+    uint64_t syncs, sync_busy_ns;
     vt_event wake;              /* a deferred SEV for this core */
 } vt_core;
 
@@ -21,6 +28,10 @@ struct vt_engine {
     uint64_t cpu_hz, counter_hz, quantum_ns;
     enum vt_quantum_policy policy;
     uint64_t cross_core_cuts;
+    int lead;                   /* the core that runs first in a window */
+    int cut_by;                 /* the core that cut this window short, or -1 */
+    int prev_cut_by;            /* the one that cut the last window, or -1 */
+    uint64_t decay_at_ns;       /* when the sync densities are halved next */
     uint64_t now_ns;            /* every core has reached this time */
     uint64_t win_end_ns;        /* end of the window being run */
     int cur;                    /* core inside arm_run, or -1 */
@@ -49,6 +60,7 @@ vt_engine *vt_new(arm_sys *sys, uint64_t cpu_hz, uint64_t counter_hz,
     t->counter_hz = counter_hz;
     t->quantum_ns = quantum_ns;
     t->cur = -1;
+    t->cut_by = t->prev_cut_by = -1;
     for (int i = 0; i < t->ncores; i++)
         vt_event_init(&t->core[i].wake, deliver_event, arm_sys_cpu(sys, i));
     return t;
@@ -225,6 +237,7 @@ static void fold(vt_engine *t, int i)
     k->t_ns += d;
     k->frac = total % t->cpu_hz;
     k->busy_ns += d;
+    k->sync_busy_ns += d;
     t->slice_start_cycles = cycles;
 }
 
@@ -254,6 +267,7 @@ void vt_stall(vt_engine *t, uint64_t ns)
     fold(t, t->cur);
     t->core[t->cur].t_ns += ns;
     t->core[t->cur].busy_ns += ns;
+    t->core[t->cur].sync_busy_ns += ns;
     arm_request_exit(arm_sys_cpu(t->sys, t->cur));
 }
 
@@ -317,20 +331,33 @@ int vt_defer_to_peer(vt_engine *t, int target, vt_event *e)
 
 void vt_send_event(vt_engine *t, int from_core)
 {
-    /* Only a halted core's wake is an effect in time; a running core just
-     * finds its event register set (its next WFE returns at once). */
+    /* Only the wake of a core halted in WFE is an effect in time; a running
+     * core just finds its event register set (its next WFE returns at
+     * once), and so does one in WFI: it wakes only on an interrupt, and any
+     * that would wake it before the sender's time ends the window there,
+     * so it cannot reach a WFE before then. */
     for (int i = 0; i < t->ncores; i++) {
         arm_cpu *c = arm_sys_cpu(t->sys, i);
-        if (i == from_core || !arm_is_halted(c) ||
+        if (i == from_core || !arm_in_wfe(c) ||
             !vt_defer_to_peer(t, i, &t->core[i].wake))
             arm_signal_event(c);
     }
+}
+
+/* Whether core a synchronised more densely (sync points per busy ns) than
+ * core b lately. */
+static int denser(const vt_engine *t, int a, int b)
+{
+    const vt_core *x = &t->core[a], *y = &t->core[b];
+    return (unsigned __int128)x->syncs * y->sync_busy_ns >
+           (unsigned __int128)y->syncs * x->sync_busy_ns;
 }
 
 void vt_sync_point(vt_engine *t)
 {
     if (t->policy != VT_CAUSAL || t->cur < 0)
         return;
+    t->core[t->cur].syncs++;
     uint64_t now = vt_now_ns(t);
     if (now >= t->win_end_ns)
         return;
@@ -339,6 +366,17 @@ void vt_sync_point(vt_engine *t)
         if (i != t->cur && arm_is_powered(c) && !arm_is_halted(c) && core_ns(t, i) < now) {
             t->win_end_ns = now;
             t->cross_core_cuts++;
+            /* A core that ends two windows in a row is in a burst of
+             * sync points (a lock, its critical section, the unlock); if
+             * it also synchronises more densely than the next core, it
+             * runs second from the next window on, where its sync points
+             * cost nothing (no running core is behind it). A lone sync
+             * point keeps the order, so its store reaches the other core
+             * at once. */
+            int next = (t->cur + 1) % t->ncores;
+            if (t->prev_cut_by == t->cur && denser(t, t->cur, next))
+                t->lead = next;
+            t->cut_by = t->cur;
             arm_request_exit(arm_sys_cpu(t->sys, t->cur));
             return;
         }
@@ -402,8 +440,20 @@ uint64_t vt_run(vt_engine *t, uint64_t until_ns)
         if (t->nheap > 0 && t->heap[0]->at_ns < end)
             end = t->heap[0]->at_ns;
         t->win_end_ns = end;
+        /* The order is free: only the first core's stores after a sync
+         * point can reach a core still behind, and it cuts there. */
+        if (t->now_ns >= t->decay_at_ns) {
+            for (int i = 0; i < t->ncores; i++) {
+                t->core[i].syncs /= 2;
+                t->core[i].sync_busy_ns /= 2;
+            }
+            t->decay_at_ns = t->now_ns + SYNC_DECAY_NS;
+        }
+        int lead = t->lead;
+        t->cut_by = -1;
         for (int i = 0; i < t->ncores && busy; i++)
-            run_core(t, i);
+            run_core(t, (lead + i) % t->ncores);
+        t->prev_cut_by = t->cut_by;
         /* The window may have been cut short by an event queued in it. */
         if (t->win_end_ns > t->now_ns)
             t->now_ns = t->win_end_ns;
@@ -449,10 +499,15 @@ void vt_save(const vt_engine *t, snap_w *w)
     snap_put_u32(w, (uint32_t)t->policy);
     snap_put_u64(w, t->now_ns);
     snap_put_u64(w, t->seq);
+    snap_put_u32(w, (uint32_t)t->lead);
+    snap_put_u32(w, (uint32_t)(t->prev_cut_by + 1));
+    snap_put_u64(w, t->decay_at_ns);
     for (int i = 0; i < t->ncores; i++) {
         snap_put_u64(w, t->core[i].t_ns);
         snap_put_u64(w, t->core[i].frac);
         snap_put_u64(w, t->core[i].busy_ns);
+        snap_put_u64(w, t->core[i].syncs);
+        snap_put_u64(w, t->core[i].sync_busy_ns);
         vt_event_save(&t->core[i].wake, w);
     }
 }
@@ -483,6 +538,16 @@ int vt_load(vt_engine *t, snap_r *r)
                            (double)t->now_ns / VT_NS_PER_S / 86400,
                            (unsigned long long)VT_MAX_S);
     t->seq = snap_get_u64(r);
+    uint32_t lead = snap_get_u32(r), cut_by = snap_get_u32(r);
+    if (!snap_r_failed(r) && ((lead > 0 && lead >= ncores) || cut_by > ncores))
+        return snap_r_fail(
+            r,
+            "core %u runs first, core %d ended the last window, expected "
+            "cores of this machine's %u",
+            lead, (int)cut_by - 1, ncores);
+    t->lead = (int)lead;
+    t->prev_cut_by = (int)cut_by - 1;
+    t->decay_at_ns = snap_get_u64(r);
     for (int i = 0; i < t->ncores; i++) {
         t->core[i].t_ns = snap_get_u64(r);
         if (!snap_r_failed(r) && t->core[i].t_ns > VT_MAX_S * VT_NS_PER_S)
@@ -492,6 +557,8 @@ int vt_load(vt_engine *t, snap_r *r)
                                (unsigned long long)VT_MAX_S);
         t->core[i].frac = snap_get_u64(r);
         t->core[i].busy_ns = snap_get_u64(r);
+        t->core[i].syncs = snap_get_u64(r);
+        t->core[i].sync_busy_ns = snap_get_u64(r);
         if (vt_event_load(t, &t->core[i].wake, r) < 0)
             return -1;
         if (!snap_r_failed(r) && t->core[i].frac >= t->cpu_hz)

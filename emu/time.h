@@ -8,8 +8,8 @@
  * frequency does not affect: counter = engine ns * counter_hz / 1e9.
  *
  * Scheduling: the engine cuts time into windows of at most one quantum,
- * ending early at the next queued event. In each window core 0 runs up to
- * the window's end, then core 1 runs over the same span, so both cores
+ * ending early at the next queued event. In each window one core runs up to
+ * the window's end, then the next runs over the same span, so both cores
  * cover the same virtual time. Events are fired when every core has
  * reached their time; an event queued during a window for a time inside it
  * ends the window there (cores already past it run ahead of the others by
@@ -32,6 +32,10 @@
  * another running core ends the window (vt_sync_point) before the store:
  * the other core reaches that time without seeing it. A plain store with
  * no barrier before it is not cut (the guest does not synchronise on one).
+ * Which core runs first is free: a core that ended two windows in a row
+ * at its sync points, and synchronises more densely than the next core,
+ * runs second from the next window on, where they cost nothing (no running
+ * core is behind it).
  * VT_FIXED_QUANTUM delivers at once (the behind core may act up to a
  * quantum before the cause), for comparison.
  *

@@ -8,6 +8,11 @@
  *     r * (the seed's span + 1 s) and every input, message, task and binder
  *     id shifted by r * (the largest such id + 1), so replicas never join one
  *     another; threads, queues and cpus are the seed's, as in one long run.
+ *     A thread is forked once in a run, so a replica's FORK names a child
+ *     r * (the largest tid + 1) above the seed's: a stream window that sees
+ *     a thread's events before the next replica's FORK of the same tid would
+ *     pair them seconds apart and refuse the trace's clocks. The file keeps
+ *     the seed's version, so an older build can read it (the A/B).
  *     Written source by source with trace_write.c's encoders, so it never
  *     holds more than the seed.
  *
@@ -30,6 +35,7 @@
 
 #include "panlab/stream.h"
 #include "panlab/trace.h"
+#include "../bytes.h"
 
 #define USAGE "usage: panlab-bench synth --seed TRACE --events N --out FILE | " \
 	      "panlab-bench run --trace FILE --json FILE"
@@ -80,7 +86,7 @@ static int synth(const char *seed, uint64_t want, const char *path)
 		pl_trace_free(&t);
 		return fail("panlab-bench: the seed trace has no events");
 	}
-	uint64_t replicas = (want + t.nevents - 1) / t.nevents, id_span = 0;
+	uint64_t replicas = (want + t.nevents - 1) / t.nevents, id_span = 0, tid_span = 0;
 	uint64_t span_ns = t.events[t.nevents - 1].ts_ns - t.events[0].ts_ns + REPLICA_GAP_NS;
 	uint32_t *src = malloc(t.nevents * sizeof(*src));
 	struct pl_source *sources = malloc(t.nsources * sizeof(*sources));
@@ -94,6 +100,10 @@ static int synth(const char *seed, uint64_t want, const char *path)
 		src[e] = source_of(&t, &t.events[e]);
 		if (has_item_id(t.events[e].type) && t.events[e].a0 >= id_span)
 			id_span = t.events[e].a0 + 1;
+		if (t.events[e].tid >= tid_span)
+			tid_span = t.events[e].tid + 1;
+		if (t.events[e].type == PL_EV_FORK && t.events[e].a0 >= tid_span)
+			tid_span = t.events[e].a0 + 1;
 	}
 	for (uint32_t i = 0; ok && i < t.nsources; i++) {
 		sources[i] = t.sources[i];
@@ -102,6 +112,7 @@ static int synth(const char *seed, uint64_t want, const char *path)
 	}
 	if (ok) {
 		pl_trace_encode_header(buf, t.ncpus, sources, t.nsources);
+		pl_put16(buf + 8, t.version);
 		ok = fwrite(buf, 1, table, f) == table;
 	}
 	for (uint32_t i = 0; ok && i < t.nsources; i++)
@@ -116,6 +127,8 @@ static int synth(const char *seed, uint64_t want, const char *path)
 				ev.ts_ns += r * span_ns;
 				if (has_item_id(ev.type))
 					ev.a0 += r * id_span;
+				if (ev.type == PL_EV_FORK)
+					ev.a0 += r * tid_span;
 				pl_trace_encode_event(buf + n * PL_RECORD_BYTES, &ev);
 				if (++n == WRITE_RECORDS) {
 					ok = fwrite(buf, PL_RECORD_BYTES, n, f) == n;

@@ -82,6 +82,8 @@ void arm_set_cntfrq(arm_cpu *c, uint32_t hz);
 uint64_t arm_run(arm_cpu *c, uint64_t max_cycles);
 void arm_request_exit(arm_cpu *c);
 int arm_is_halted(const arm_cpu *c);
+/* Halted in WFE: the one halt an event (SEV) ends. */
+int arm_in_wfe(const arm_cpu *c);
 /* Power state for PSCI CPU_OFF/CPU_ON: an off core never runs. */
 void arm_set_powered(arm_cpu *c, int on);
 int arm_is_powered(const arm_cpu *c);

@@ -1338,6 +1338,11 @@ int arm_is_halted(const arm_cpu *c)
     return c->halted != 0;
 }
 
+int arm_in_wfe(const arm_cpu *c)
+{
+    return c->halted == HALT_WFE;
+}
+
 void arm_set_powered(arm_cpu *c, int on)
 {
     c->powered = on != 0;

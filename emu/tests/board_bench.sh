@@ -4,9 +4,9 @@
 # the guest test panlab-parallel, and the time to restore a snapshot of the
 # booted phone (emu/ only). Boot and restore are then measured BENCH_REPS
 # times (default 5) in turns, emu/ and QEMU, for medians, min-max spreads and
-# the per-round ratio (benchstat). Writes out/bench/phone.json. Then one workload
-# (BENCH_POLICY_WORKLOAD, default service) under both quantum policies side by
-# side (emu/README.md, "Virtual time"): out/bench/phone-quantum-policy.json.
+# the per-round ratio (benchstat). Writes out/bench/phone.json. Then the suite's
+# workloads (BENCH_POLICY_WORKLOADS) under both quantum policies in turns
+# (emu/README.md, "Virtual time"): out/bench/phone-quantum-policy.json.
 #   usage: board_bench.sh TOP_DIR
 set -euo pipefail
 top=$1
@@ -171,43 +171,70 @@ printf 'board_bench: %-26s %s\n' "load average" "$(jq -r '"\(.host.loadavg_start
 printf 'board_bench: %-26s %12s %12s\n' "parallel ratio, virtual" "$(fix 3 "$ratio_emu")" "$(fix 3 "$ratio_qemu")"
 printf 'board_bench: %-26s %12s %12s\n' "MIPS (per CPU second)" "$(fix 1 "$mips")" "-"
 printf 'board_bench: %-26s %12s %12s\n' "peak RSS, boot run (MB)" "$(fix 0 "$rss_emu")" "$(fix 0 "$rss_qemu")"
-# Cross-core causality's cost: the same workload with the cores meeting only at quantum ends
-# (fixed: the engine before causal delivery) and with cross-core effects delivered at the sender's
-# time (causal, the default). Host CPU time and MIPS from panlab-phone's last line, the windows
-# the policy ended early, and the causal pairs the analyzer finds out of order in the trace.
-policy_workload=${BENCH_POLICY_WORKLOAD:-service}
-policy_json=()
-for p in fixed causal; do
-	echo "board_bench: $policy_workload with --quantum-policy $p"
-	d=$work/policy-$p
-	"$top/scripts/run-phone.sh" --workload "$policy_workload" --out "$d" --quantum-policy "$p" \
-		> "$d.log" 2>&1 || echo "board_bench: the $p run failed (see $d.log)" >&2
+# Cross-core causality's cost: the suite's workloads (BENCH_POLICY_WORKLOADS) with the cores
+# meeting only at quantum ends (fixed: the engine before causal delivery) and with cross-core
+# effects delivered at the sender's time (causal, the default), BENCH_POLICY_REPS rounds
+# (default 1: a round of the five is about an hour of host CPU) in turns, fixed then causal.
+# Host CPU time and MIPS from panlab-phone's last line, the windows the policy ended early, and
+# the causal pairs the analyzer finds out of order in the trace; benchstat gives the medians,
+# spreads and the per-round causal/fixed ratio of CPU time.
+policy_workloads=${BENCH_POLICY_WORKLOADS:-asynctask asynctask+io asynctask+net asynctask+mem newsreader}
+policy_reps=${BENCH_POLICY_REPS:-1}
+policy_host_start=$("$benchstat" host)
+policy_run() {         # workload policy round -> one JSON object
+	local w=$1 p=$2 d=$work/policy-$1-$2-$3
+	"$top/scripts/run-phone.sh" --workload "$w" --out "$d" --quantum-policy "$p" \
+		> "$d.log" 2>&1 || echo "board_bench: $w: the $p run failed (see $d.log)" >&2
+	local last cpu_s pmips cuts summary=null
 	last=$(grep -a ' MIPS$' "$d.log" | tail -n 1 || true)
 	cpu_s=$(sed -n 's/.*(\([0-9.]*\) s CPU).*/\1/p' <<<"$last")
 	pmips=$(sed -n 's/.*; \([0-9.]*\) MIPS$/\1/p' <<<"$last")
-	virtual_s=$(sed -n 's/.* at \([0-9.]*\) s of virtual time;.*/\1/p' <<<"$last")
 	cuts=$(grep -a 'windows ended early' "$d.log" | sed 's/.*: \([0-9]*\) windows.*/\1/' || true)
-	summary=null
 	if [ -s "$d/trace.bin" ] && "$build/analyzer/panlab-analyze" --trace "$d/trace.bin" \
 		--ground-truth "$d/ground_truth.txt" --out "$d/analysis" --backend phone \
-		--workload "$policy_workload" --no-plots --no-trace-json > /dev/null 2>&1; then
-		summary=$(jq -c '{precision, recall, skew_repaired: .model.skew_repaired,
-			causal_pairs_out_of_order: .model.causal_pairs_out_of_order}' "$d/analysis/summary.json")
+		--workload "$w" --no-plots --no-trace-json > /dev/null 2>&1; then
+		summary=$(jq -c '{causal_pairs_out_of_order: .model.causal_pairs_out_of_order,
+			skew_repaired: .model.skew_repaired}' "$d/analysis/summary.json")
 	fi
-	policy_json+=("$(jq -nc --arg p "$p" --argjson cpu "$(num "$cpu_s")" --argjson mips "$(num "$pmips")" \
-		--argjson v "$(num "$virtual_s")" --argjson cuts "$(num "$cuts")" --argjson a "$summary" \
-		'{($p): ({cpu_s: $cpu, mips: $mips, virtual_s: $v, cross_core_cuts: $cuts} + ($a // {}))}')")
+	rm -rf "$d"
+	jq -nc --argjson cpu "$(num "$cpu_s")" --argjson mips "$(num "$pmips")" \
+		--argjson cuts "$(num "$cuts")" --argjson a "$summary" \
+		'{cpu_s: $cpu, mips: $mips, cross_core_cuts: $cuts} + ($a // {})'
+}
+policy_json=()
+for w in $policy_workloads; do
+	runs=()
+	for r in $(seq "$policy_reps"); do
+		for p in fixed causal; do
+			echo "board_bench: $w with --quantum-policy $p, round $r"
+			runs+=("$(policy_run "$w" "$p" "$r")")
+		done
+	done
+	# Rounds as [fixed, causal] pairs; a figure over the rounds where both runs reported it.
+	policy_json+=("$(printf '%s\n' "${runs[@]}" | jq -sc --arg w "$w" '[range(0; length; 2) as $i | [.[$i], .[$i + 1]]]
+		| {workload: $w, rounds: .}')")
 done
-printf '%s\n' "${policy_json[@]}" | jq -s --arg w "$policy_workload" 'add | {workload: $w} + . +
-	{cpu_ratio_causal_over_fixed: (if .fixed.cpu_s and .causal.cpu_s and .fixed.cpu_s > 0
-		then (.causal.cpu_s / .fixed.cpu_s * 1000 | round / 1000) else null end)}' \
-	> "$out/phone-quantum-policy.json"
-jq -r '["", "fixed", "causal"], ["host CPU (s)", .fixed.cpu_s, .causal.cpu_s],
-	["MIPS (per CPU second)", .fixed.mips, .causal.mips],
-	["windows ended early", .fixed.cross_core_cuts, .causal.cross_core_cuts],
-	["causal pairs out of order", .fixed.causal_pairs_out_of_order, .causal.causal_pairs_out_of_order],
-	["skew repaired", .fixed.skew_repaired, .causal.skew_repaired],
-	["CPU time causal/fixed", "", .cpu_ratio_causal_over_fixed]
+figure() { [ $# -gt 0 ] && "$benchstat" figure "$@" || echo null; }
+pairs() { [ $# -gt 0 ] && "$benchstat" pairs causal fixed "$@" || echo null; }
+for j in "${policy_json[@]}"; do
+	w=$(jq -r .workload <<<"$j")
+	mapfile -t cpu < <(jq -r '.rounds[] | select(.[0].cpu_s and .[1].cpu_s) | .[1].cpu_s, .[0].cpu_s' <<<"$j")
+	mapfile -t mips_f < <(jq -r '.rounds[] | .[0].mips // empty' <<<"$j")
+	mapfile -t mips_c < <(jq -r '.rounds[] | .[1].mips // empty' <<<"$j")
+	jq -c --argjson cpu "$(pairs "${cpu[@]}")" --argjson mf "$(figure "${mips_f[@]}")" \
+		--argjson mc "$(figure "${mips_c[@]}")" '{workload, rounds,
+		cpu_s: $cpu, mips: {fixed: $mf, causal: $mc},
+		cross_core_cuts: {fixed: [.rounds[][0].cross_core_cuts], causal: [.rounds[][1].cross_core_cuts]},
+		causal_pairs_out_of_order: {fixed: [.rounds[][0].causal_pairs_out_of_order],
+			causal: [.rounds[][1].causal_pairs_out_of_order]}}' <<<"$j"
+done | jq -s --argjson h0 "$policy_host_start" --argjson h1 "$("$benchstat" host)" \
+	'{host_start: $h0, host_end: $h1, workloads: .}' > "$out/phone-quantum-policy.json"
+printf 'board_bench: %-14s %-24s %14s %14s %8s\n' workload "(medians)" fixed causal causal/fixed
+jq -r '.workloads[] | [.workload, "host CPU (s)", .cpu_s.fixed.median, .cpu_s.causal.median,
+		(.cpu_s.ratio | if . then "\(.median | . * 1000 | round / 1000)\(if .stable then "" else " UNSTABLE" end)" else null end)],
+	["", "MIPS (per CPU second)", .mips.fixed.median, .mips.causal.median, ""],
+	["", "windows ended early", .cross_core_cuts.fixed[0], .cross_core_cuts.causal[0], ""],
+	["", "causal pairs out of order", .causal_pairs_out_of_order.fixed[0], .causal_pairs_out_of_order.causal[0], ""]
 	| map(. // "-" | tostring) | @tsv' "$out/phone-quantum-policy.json" |
-	awk -F'\t' -v w="$policy_workload" '{ printf "board_bench: %-14s %-26s %12s %12s\n", NR == 1 ? w : "", $1, $2, $3 }'
+	awk -F'\t' '{ printf "board_bench: %-14s %-24s %14s %14s %8s\n", $1, $2, $3, $4, $5 }'
 [ -z "$phone_error" ]

@@ -150,10 +150,11 @@ static void test_psci_hotplug(void)
 /* Runs sender on core 0 and receiver on core 1 until both halt. Each reads
  * the counter (core 0 into r5, core 1 into r0) at the two ends of a
  * cross-core effect; returns core 1's count minus core 0's, in ticks, and
- * core 1's r3. */
+ * core 1's r3 and (cuts may be NULL) the windows ended early. */
 static int64_t cross_core_lag(int policy, const uint32_t *sender,
                               size_t sender_bytes, const uint32_t *receiver,
-                              size_t receiver_bytes, uint32_t *core1_r3)
+                              size_t receiver_bytes, uint32_t *core1_r3,
+                              uint64_t *cuts)
 {
     machine_config cfg;
     machine_config_default(&cfg);
@@ -175,10 +176,23 @@ static int64_t cross_core_lag(int policy, const uint32_t *sender,
     arm_set_powered(c1, 1);
     run_until_halted(m);
     *core1_r3 = arm_get_reg(c1, 3);
+    if (cuts)
+        *cuts = vt_cross_core_cuts(machine_engine(m));
     int64_t lag = (int64_t)arm_get_reg(c1, 0) - (int64_t)arm_get_reg(c0, 5);
     machine_free(m);
     return lag;
 }
+
+/* A sender's start: core 0 computes for 517 us, then reads the counter
+ * into r5. */
+#define BUSY_517US_WORDS 5
+static const uint32_t busy_517us[BUSY_517US_WORDS] = {
+    0xe30b0af0, /* movw r0, #0xbaf0 */
+    0xe3400004, /* movt r0, #4: 310000 iterations */
+    0xe2500001, /* 1: subs r0, r0, #1 */
+    0x1afffffd, /* bne 1b */
+    0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+};
 
 /* Core 0 computes for 517 us, reads the counter into r5 and sends SGI 1 to
  * core 1, which enabled its GIC interface and waits in WFI (IRQs masked:
@@ -186,19 +200,14 @@ static int64_t cross_core_lag(int policy, const uint32_t *sender,
  * r0 and acknowledges. Returns core 1's counter minus core 0's, in ticks. */
 static int64_t sgi_wake_lag(int policy)
 {
-    static const uint32_t sender[] = {
-        0xe30b0af0, /* movw r0, #0xbaf0 */
-        0xe3400004, /* movt r0, #4: 310000 iterations */
-        0xe2500001, /* 1: subs r0, r0, #1 */
-        0x1afffffd, /* bne 1b */
-        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
-        0xe3002000, /* movw r2, #0 */
-        0xe3402800, /* movt r2, #0x800: GICD */
-        0xe3003001, /* movw r3, #1: SGI 1 */
-        0xe3403002, /* movt r3, #2: to cpu 1 */
-        0xe5823f00, /* str r3, [r2, #0xf00]: GICD_SGIR */
-        0xe320f003, /* 2: wfi */
-        0xeafffffd, /* b 2b */
+    uint32_t sender[] = {
+        [BUSY_517US_WORDS] = 0xe3002000, /* movw r2, #0 */
+        0xe3402800,                      /* movt r2, #0x800: GICD */
+        0xe3003001,                      /* movw r3, #1: SGI 1 */
+        0xe3403002,                      /* movt r3, #2: to cpu 1 */
+        0xe5823f00,                      /* str r3, [r2, #0xf00]: GICD_SGIR */
+        0xe320f003,                      /* 2: wfi */
+        0xeafffffd,                      /* b 2b */
     };
     static const uint32_t receiver[] = {
         0xe3002000, /* movw r2, #0 */
@@ -221,8 +230,9 @@ static int64_t sgi_wake_lag(int policy)
         0xeafffffd, /* b 3b */
     };
     uint32_t irq;
+    memcpy(sender, busy_517us, sizeof(busy_517us));
     int64_t lag = cross_core_lag(policy, sender, sizeof(sender), receiver,
-                                 sizeof(receiver), &irq);
+                                 sizeof(receiver), &irq, NULL);
     CU_ASSERT_EQUAL(irq, 1); /* it took SGI 1 */
     return lag;
 }
@@ -238,6 +248,20 @@ static void test_sgi_at_sender_time(void)
     CU_ASSERT(causal >= 0 && causal <= 2);
     CU_ASSERT(fixed < 0);
 }
+
+/* Core 1's side of a memory hand-off: spins on the flag at 0x40003000 with
+ * plain loads (never halted, so no interrupt or event is involved) and
+ * reads the counter into r0 when it sees it set. */
+static const uint32_t flag_receiver[] = {
+    0xe3037000, /* movw r7, #0x3000 */
+    0xe3447000, /* movt r7, #0x4000 */
+    0xe5973000, /* 1: ldr r3, [r7] */
+    0xe3530000, /* cmp r3, #0 */
+    0x0afffffc, /* beq 1b */
+    0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+    0xe320f003, /* 2: wfi */
+    0xeafffffd, /* b 2b */
+};
 
 /* Core 0 computes for 517 us, reads the counter into r5 and sets a flag in
  * memory, with a release store (exclusive = 0: DMB, STR, as spin_unlock) or
@@ -255,26 +279,12 @@ static int64_t handoff_lag(int policy, int exclusive)
         0x1afffffb, /* bne 1b */
     };
     uint32_t sender[16] = {
-        0xe30b0af0, /* movw r0, #0xbaf0 */
-        0xe3400004, /* movt r0, #4: 310000 iterations */
-        0xe2500001, /* 1: subs r0, r0, #1 */
-        0x1afffffd, /* bne 1b */
-        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
-        0xe3037000, /* movw r7, #0x3000 */
-        0xe3447000, /* movt r7, #0x4000: the flag */
-        0xe3a03001, /* mov r3, #1 */
-    };
-    static const uint32_t receiver[] = {
-        0xe3037000, /* movw r7, #0x3000 */
-        0xe3447000, /* movt r7, #0x4000 */
-        0xe5973000, /* 1: ldr r3, [r7] */
-        0xe3530000, /* cmp r3, #0 */
-        0x0afffffc, /* beq 1b */
-        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
-        0xe320f003, /* 2: wfi */
-        0xeafffffd, /* b 2b */
+        [BUSY_517US_WORDS] = 0xe3037000, /* movw r7, #0x3000 */
+        0xe3447000,                      /* movt r7, #0x4000: the flag */
+        0xe3a03001,                      /* mov r3, #1 */
     };
     size_t n = 8;
+    memcpy(sender, busy_517us, sizeof(busy_517us));
     const uint32_t *store = exclusive ? atomic : release;
     size_t nstore = exclusive ? 4 : 2;
     memcpy(&sender[n], store, nstore * sizeof(*store));
@@ -282,8 +292,9 @@ static int64_t handoff_lag(int policy, int exclusive)
     sender[n++] = 0xe320f003; /* 2: wfi */
     sender[n++] = 0xeafffffd; /* b 2b */
     uint32_t seen;
-    int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender), receiver,
-                                 sizeof(receiver), &seen);
+    int64_t lag = cross_core_lag(policy, sender, n * sizeof(*sender),
+                                 flag_receiver, sizeof(flag_receiver), &seen,
+                                 NULL);
     CU_ASSERT_EQUAL(seen, 1);
     return lag;
 }
@@ -299,6 +310,88 @@ static void test_memory_handoff(void)
         CU_ASSERT(causal >= 0 && causal <= 2);
         CU_ASSERT(fixed < 0);
     }
+}
+
+/* Core 0 runs 1000 barriers (a burst of sync points, as a lock, its
+ * critical section and the unlock) and then a release store, while core 1
+ * spins on the flag. Core 0 ends two windows in a row, then runs second,
+ * where its barriers end no window; its store still reaches core 1 no
+ * earlier than core 0's time, and at most a quantum (1250 ticks) later. */
+static void test_sync_burst(void)
+{
+    static const uint32_t sender[] = {
+        0xe30003e8, /* movw r0, #1000 */
+        0xf57ff05b, /* 1: dmb ish */
+        0xe2500001, /* subs r0, r0, #1 */
+        0x1afffffc, /* bne 1b */
+        0xec565f0e, /* mrrc p15, 0, r5, r6, c14: CNTPCT */
+        0xe3037000, /* movw r7, #0x3000 */
+        0xe3447000, /* movt r7, #0x4000: the flag */
+        0xe3a03001, /* mov r3, #1 */
+        0xf57ff05b, /* dmb ish */
+        0xe5873000, /* str r3, [r7] */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    uint32_t seen;
+    uint64_t cuts;
+    int64_t lag = cross_core_lag(VT_CAUSAL, sender, sizeof(sender),
+                                 flag_receiver, sizeof(flag_receiver), &seen,
+                                 &cuts);
+    CU_ASSERT_EQUAL(seen, 1);
+    CU_ASSERT(cuts <= 2);
+    CU_ASSERT(lag >= 0 && lag <= 1250);
+}
+
+/* Core 0 computes for 517 us, reads the counter into r5 and sends an event
+ * (SEV); core 1 waits for it in WFE, then reads the counter into r0: it
+ * wakes at core 0's time (within 2 ticks), and with the fixed quantum at the
+ * start of the window. Then core 0 sends 1000 events to core 1 halted in
+ * WFI, which they do not wake: none ends a window (each did). */
+static void test_sev(void)
+{
+    static const uint32_t sev_tail[] = {
+        0xe320f004, /* sev */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    uint32_t sender[BUSY_517US_WORDS + 3];
+    memcpy(sender, busy_517us, sizeof(busy_517us));
+    memcpy(sender + BUSY_517US_WORDS, sev_tail, sizeof(sev_tail));
+    static const uint32_t wfe_receiver[] = {
+        0xe320f002, /* wfe */
+        0xec510f0e, /* mrrc p15, 0, r0, r1, c14: CNTPCT */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t many[] = {
+        0xe30b0af0, /* movw r0, #0xbaf0: 80 us, core 1 halts meanwhile */
+        0xe2500001, /* 1: subs r0, r0, #1 */
+        0x1afffffd, /* bne 1b */
+        0xe30003e8, /* movw r0, #1000 */
+        0xe320f004, /* 1: sev */
+        0xe2500001, /* subs r0, r0, #1 */
+        0x1afffffc, /* bne 1b */
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    static const uint32_t wfi_receiver[] = {
+        0xe320f003, /* 2: wfi */
+        0xeafffffd, /* b 2b */
+    };
+    uint32_t r3;
+    uint64_t cuts;
+    int64_t causal = cross_core_lag(VT_CAUSAL, sender, sizeof(sender),
+                                    wfe_receiver, sizeof(wfe_receiver), &r3,
+                                    NULL);
+    int64_t fixed = cross_core_lag(VT_FIXED_QUANTUM, sender, sizeof(sender),
+                                   wfe_receiver, sizeof(wfe_receiver), &r3,
+                                   NULL);
+    CU_ASSERT(causal >= 0 && causal <= 2);
+    CU_ASSERT(fixed < 0);
+    cross_core_lag(VT_CAUSAL, many, sizeof(many), wfi_receiver,
+                   sizeof(wfi_receiver), &r3, &cuts);
+    CU_ASSERT_EQUAL(cuts, 0);
 }
 
 /* With every core in WFI and nothing queued, time jumps to the end. */
@@ -377,6 +470,10 @@ int main(int argc, char **argv)
           test_sgi_at_sender_time },
         { "memory hand-off: a release or atomic store is seen at the writer's time",
           test_memory_handoff },
+        { "an SEV wakes a core in WFE at the sender's time, and costs one in WFI nothing",
+          test_sev },
+        { "a burst of sync points ends two windows, then runs second",
+          test_sync_burst },
         { "PSCI hotplug", test_psci_hotplug },
         { "guest clock", test_guest_clock },
         { NULL, NULL },
