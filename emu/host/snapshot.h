@@ -16,7 +16,7 @@
 #include "panlab/error.h"
 
 /* Bump whenever any section's layout changes. */
-#define SNAPSHOT_VERSION 7u
+#define SNAPSHOT_VERSION 8u
 
 /* Return 0, or -1 with err set. */
 int snapshot_save(const char *path, const machine *m, const slirp_net *net,
