@@ -133,7 +133,7 @@ static int reason_of(uint16_t type, enum pl_category *reason)
 /* The category of a sleep on a file of this kind (enum pl_file_kind). */
 static enum pl_category file_category(uint64_t kind)
 {
-	switch (kind & PL_WAKE_KIND) {	/* without kernel_only.c's mark */
+	switch (kind & PL_WAKE_KIND) { /* without kernel_only.c's mark */
 	case PL_FILE_NETWORK:
 		return PL_CAT_NETWORK;
 	case PL_FILE_IPC:

@@ -36,7 +36,7 @@
 /* Where a thread is in a wait on files. */
 enum file_sleep {
 	FILE_AWAKE,
-	FILE_SWITCHING,	/* FILE_WAIT logged; its CONTEXT_SWITCH follows */
+	FILE_SWITCHING, /* FILE_WAIT logged; its CONTEXT_SWITCH follows */
 	FILE_ASLEEP,	/* switched out: its next event is after the wake */
 };
 
@@ -163,8 +163,8 @@ static int ends(const struct pl_interval *iv, const struct pl_event *ev)
 /* How a thread's first event after a file notify woke it goes on. */
 enum file_join {
 	JOIN_NONE,
-	JOIN_NATIVE,	/* its stretch ended at the wait: a native interval begins */
-	JOIN_INPUT,	/* it waited inside an input's handling, which goes on */
+	JOIN_NATIVE, /* its stretch ended at the wait: a native interval begins */
+	JOIN_INPUT,  /* it waited inside an input's handling, which goes on */
 };
 
 /* The first event of a thread asleep on files: whether it was file-notified, and how. */
@@ -190,7 +190,8 @@ static void add_file_wake(struct builder *b, uint32_t th, uint64_t e)
 
 	if (o->nfile_wakes == b->file_wakes_cap) {
 		b->file_wakes_cap = b->file_wakes_cap ? b->file_wakes_cap * 2 : 64;
-		o->file_wakes = pl_xrealloc(o->file_wakes, b->file_wakes_cap, sizeof(*o->file_wakes));
+		o->file_wakes =
+			pl_xrealloc(o->file_wakes, b->file_wakes_cap, sizeof(*o->file_wakes));
 	}
 	o->file_wakes[o->nfile_wakes++] = (struct pl_file_wake){ b->file_notify[th], e };
 	b->file_notify[th] = PL_NONE;
@@ -203,7 +204,8 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 	uint64_t before = b->open[th];
 	/* The SWITCH_COUNTS of the switch that put it to sleep comes just after it. */
 	enum file_join join = b->file_sleep[th] == FILE_ASLEEP && ev->type != PL_EV_SWITCH_COUNTS ?
-		file_woken(b, th) : JOIN_NONE;
+				      file_woken(b, th) :
+				      JOIN_NONE;
 
 	/*
 	 * A thread that blocked in a wait is switched out (with its FILE_WAIT

@@ -79,8 +79,9 @@ void pl_trace_infer_kernel_only(struct pl_trace *trace)
 		case PL_EV_WAKEUP: {
 			uint32_t kind = ev->a2 & PL_WAKE_KIND;
 			int wakee_kernel_only = ev->a0 != ev->tid &&
-				!pl_idmap_get(&user_processes, process_of(&tgids, (uint32_t)ev->a0), 0,
-					      &unused);
+						!pl_idmap_get(&user_processes,
+							      process_of(&tgids, (uint32_t)ev->a0),
+							      0, &unused);
 
 			ev->a2 = kind;
 			if (kernel_only && wakee_kernel_only &&

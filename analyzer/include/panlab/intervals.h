@@ -42,15 +42,15 @@ struct pl_thread {
 };
 
 enum pl_interval_kind {
-	PL_IV_MESSAGE = 1,	/* DEQUEUE_MSG .. MSG_DONE on a looper */
-	PL_IV_TASK,		/* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
+	PL_IV_MESSAGE = 1, /* DEQUEUE_MSG .. MSG_DONE on a looper */
+	PL_IV_TASK,	   /* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
 	/*
 	 * BINDER_CONSUME of a request .. the thread's BINDER_REPLY (two-way)
 	 * or next boundary (one-way). The CONSUME of the reply to the
 	 * thread's own two-way call is no boundary: its interval goes on.
 	 */
 	PL_IV_BINDER,
-	PL_IV_INPUT,		/* UI_INPUT/UI_KEY outside a message .. next boundary */
+	PL_IV_INPUT, /* UI_INPUT/UI_KEY outside a message .. next boundary */
 	/*
 	 * Everything else: the stretch of a thread between boundaries. A
 	 * one-shot thread forked for some work is one such interval, from
@@ -106,7 +106,7 @@ struct pl_interval {
  * inside. graph.c joins the two with a notify edge.
  */
 struct pl_file_wake {
-	uint64_t notify_event;	/* the WAKEUP */
+	uint64_t notify_event; /* the WAKEUP */
 	uint64_t resumed_event;
 };
 
@@ -123,7 +123,7 @@ struct pl_intervals {
 	uint64_t orphan_ends;
 	/* MESSAGE/TASK intervals cut short by the next one: their end was lost. */
 	uint64_t unterminated;
-	struct pl_file_wake *file_wakes;	/* in time order */
+	struct pl_file_wake *file_wakes; /* in time order */
 	uint64_t nfile_wakes;
 };
 
