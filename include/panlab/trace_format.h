@@ -115,7 +115,8 @@ struct pl_event {
  *                   WAITQUEUE_NOTIFY a2=what woke it, as WAKEUP's
  *   FILE_WAIT       tid switches out asleep waiting on files: a0=the kinds
  *                   (bit 1 << enum pl_file_kind) of the files of its
- *                   select or poll, or of the one it reads, receives from
+ *                   select or poll (the first 18; with more, bit 0 too),
+ *                   or of the one it reads, receives from
  *                   or sends an ioctl to; 1 << PL_FILE_UNKNOWN in an
  *                   epoll_wait (the wake names the file); just before its
  *                   CONTEXT_SWITCH

@@ -134,6 +134,12 @@ u32 klog_files_waited(struct task_struct *t)
 		for (i = 0; i < min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
 		     i++)
 			kinds |= 1U << klog_file_kind(pwq->inline_entries[i].filp);
+		/*
+		 * The rest are in pages whose struct is private to fs/select.c:
+		 * their kinds are not listed, so not every kind is known.
+		 */
+		if (pwq->table)
+			kinds |= 1U << PL_FILE_UNKNOWN;
 		return kinds;
 	}
 	rcu_read_lock();
