@@ -298,6 +298,35 @@ static void test_kernel_only_crosses_sockets(void)
 	model_free(&m);
 }
 
+/*
+ * A wake-up that reaches a thread on its way into a sleep, still on its
+ * cpu (sched_waking before its switch out is logged, which then says
+ * asleep): from the wake on it waits for a cpu, so the gap to its switch
+ * in is runnable, not sleeping.
+ */
+static void test_woken_before_its_switch_out(void)
+{
+	enum { COMP = 68, OTHER = 72 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1005), PL_EV_CONTEXT_SWITCH, 0, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, COMP, KEY_J, PL_KEY_READ_EVDEV);
+	tb_kernel3(&t, 0, US(1100), PL_EV_WAKEUP, 0, COMP, 1, PL_FILE_DISPLAY);
+	tb_kernel(&t, 1, US(1101), PL_EV_FILE_WAIT, COMP, 1u << PL_FILE_UNKNOWN, 0);
+	tb_kernel(&t, 1, US(1101), PL_EV_CONTEXT_SWITCH, COMP, OTHER, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(1103), PL_EV_CONTEXT_SWITCH, OTHER, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1200), PL_EV_FB_DAMAGE, COMP, 0, 1);
+	tb_kernel(&t, 0, US(1500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_SLEEPING], 0);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNABLE], US(1103) - US(1101));
+	model_free(&m);
+}
+
 void add_kernel_only_tests(void)
 {
 	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
@@ -314,4 +343,6 @@ void add_kernel_only_tests(void)
 		    test_file_wait_goes_with_the_switch);
 	CU_add_test(s, "a write to a client's socket and its commit back cross processes",
 		    test_kernel_only_crosses_sockets);
+	CU_add_test(s, "a wake-up before the switch out it races is a wait for a cpu",
+		    test_woken_before_its_switch_out);
 }
