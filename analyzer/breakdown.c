@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "panlab/error.h"
+#include "panlab/kernel_only.h"
 #include "idmap.h"
 
 #define NO_CPU UINT32_MAX
@@ -57,6 +58,11 @@ struct timeline {
 	enum pl_category reason;	/* why the next sleep happens, from *_BLOCK / *_WAIT */
 	enum pl_category files;		/* what the next sleep waits on, from FILE_WAIT */
 	int on_cpu;
+	/*
+	 * Woken on its way into a sleep (sched_waking of a thread still on its
+	 * cpu): the sleep its switch out then logs is a wait for a cpu.
+	 */
+	int woken;
 	uint64_t slice; /* 1 + the transition of its last switch-in; 0 none */
 };
 
@@ -132,7 +138,7 @@ static int reason_of(uint16_t type, enum pl_category *reason)
 /* The category of a sleep on a file of this kind (enum pl_file_kind). */
 static enum pl_category file_category(uint64_t kind)
 {
-	switch (kind) {
+	switch (kind & PL_WAKE_KIND) { /* without kernel_only.c's mark */
 	case PL_FILE_NETWORK:
 		return PL_CAT_NETWORK;
 	case PL_FILE_IPC:
@@ -235,6 +241,9 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 		struct timeline *other;
 		enum pl_category reason;
 
+		if (self && !pl_event_goes_with_switch(ev->type))
+			self->woken = 0; /* it went on running: no sleep followed */
+
 		if (self && reason_of(ev->type, &reason))
 			self->reason = reason;
 		switch (ev->type) {
@@ -250,7 +259,8 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			if (self) {
 				/* A file wait is logged only for a sleep on no lock, futex or disk. */
 				enum pl_category cat =
-					ev->a1 == PL_STATE_RUNNABLE	? PL_CAT_RUNNABLE :
+					ev->a1 == PL_STATE_RUNNABLE || self->woken ?
+						PL_CAT_RUNNABLE :
 					self->files != PL_CAT_SLEEPING	? self->files :
 					self->reason != PL_CAT_SLEEPING ? self->reason :
 					ev->a1 == PL_STATE_BLOCKED	? PL_CAT_IO :
@@ -259,6 +269,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 				push(self, ev->ts_ns, cat, ev->cpu,
 				     cat == PL_CAT_RUNNABLE ? (uint32_t)ev->a0 : 0, PL_CAT_RUNNING);
 				self->on_cpu = 0;
+				self->woken = 0;
 				self->files = PL_CAT_SLEEPING;
 			}
 			other = timeline_of(tls, &tids, ev->a0);
@@ -290,6 +301,8 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 			 * event. A lock's NOTIFY stands in for the WAKEUP of its waiter (a1).
 			 */
 			other = timeline_of(tls, &tids, ev->type == PL_EV_WAKEUP ? ev->a0 : ev->a1);
+			if (other && other->on_cpu)
+				other->woken = 1;
 			if (!other || other->on_cpu)
 				break;
 			/* What woke a poll or a timed sleep (a2) names what it waited for. */

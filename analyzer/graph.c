@@ -214,6 +214,9 @@ void pl_graph_build(const struct pl_trace *trace, const struct pl_intervals *iv,
 			break;
 		}
 	}
+	for (uint64_t k = 0; k < iv->nfile_wakes; k++)
+		add_edge(&b, PL_EDGE_NOTIFY, iv->file_wakes[k].notify_event,
+			 iv->file_wakes[k].resumed_event);
 	out->nedges = b.n;
 	index_edges(&b, trace->nevents);
 	for (uint32_t t = 0; t < iv->nthreads; t++)

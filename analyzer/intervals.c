@@ -16,6 +16,13 @@
  * and binder calls are contention and split nothing. A thread that exits
  * after a wait without waiting again is a one-shot worker that was held up
  * by a contended lock: its next interval is RESUMED, caused by its own wait.
+ *
+ * A FILE_WAIT (a sleep in select, poll, epoll_wait or a read of a file)
+ * ends such a stretch too, but only if another thread's write wakes it
+ * (pl_event_is_file_notify()). A wake-up from a timer, a device or a
+ * kworker names no thread, so the thread goes on with the work it was
+ * doing: a compositor waiting for its repaint timer still works for the
+ * input that scheduled the repaint.
  */
 #include "panlab/intervals.h"
 #include "panlab/kernel_only.h"
@@ -26,6 +33,13 @@
 #include "panlab/error.h"
 #include "idmap.h"
 
+/* Where a thread is in a wait on files. */
+enum file_sleep {
+	FILE_AWAKE,
+	FILE_SWITCHING, /* FILE_WAIT logged; its CONTEXT_SWITCH follows */
+	FILE_ASLEEP,	/* switched out: its next event is after the wake */
+};
+
 struct builder {
 	struct pl_intervals *out;
 	struct pl_idmap tids;		/* tid -> thread index */
@@ -35,6 +49,9 @@ struct builder {
 	uint8_t *woken;			/* per thread: its next implicit interval is native */
 	uint8_t *resumes;		/* per thread: ... and resumes the thread's own work */
 	uint64_t *wait_event;		/* per thread: the wait that ended its last stretch */
+	uint8_t *file_sleep;		/* per thread: enum file_sleep */
+	uint64_t *file_notify;		/* per thread: the file notify that woke it, or PL_NONE */
+	uint64_t file_wakes_cap;
 	/* Per event: a lock wait after which its thread exits without waiting again. */
 	uint8_t *last_wait;
 	/* Counts kept here while building, copied to out at the end. */
@@ -59,6 +76,8 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 		b->woken = pl_xrealloc(b->woken, b->threads_cap, 1);
 		b->resumes = pl_xrealloc(b->resumes, b->threads_cap, 1);
 		b->wait_event = pl_xrealloc(b->wait_event, b->threads_cap, sizeof(uint64_t));
+		b->file_sleep = pl_xrealloc(b->file_sleep, b->threads_cap, 1);
+		b->file_notify = pl_xrealloc(b->file_notify, b->threads_cap, sizeof(uint64_t));
 	}
 	o->threads[b->nthreads] = (struct pl_thread){ .tid = tid, .first_ns = ts_ns,
 						      .last_ns = ts_ns };
@@ -68,6 +87,8 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 	b->woken[b->nthreads] = 0;
 	b->resumes[b->nthreads] = 0;
 	b->wait_event[b->nthreads] = PL_NONE;
+	b->file_sleep[b->nthreads] = FILE_AWAKE;
+	b->file_notify[b->nthreads] = PL_NONE;
 	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
 	return b->nthreads++;
 }
@@ -139,10 +160,52 @@ static int ends(const struct pl_interval *iv, const struct pl_event *ev)
 	return iv->kind == want && iv->queue_id == ev->a1 && iv->item_id == ev->a0;
 }
 
+/* How a thread's first event after a file notify woke it goes on. */
+enum file_join {
+	JOIN_NONE,
+	JOIN_NATIVE, /* its stretch ended at the wait: a native interval begins */
+	JOIN_INPUT,  /* it waited inside an input's handling, which goes on */
+};
+
+/* The first event of a thread asleep on files: whether it was file-notified, and how. */
+static enum file_join file_woken(struct builder *b, uint32_t th)
+{
+	uint64_t cur = b->open[th];
+	enum pl_interval_kind kind = cur == PL_NONE ? PL_IV_IMPLICIT : b->out->intervals[cur].kind;
+
+	b->file_sleep[th] = FILE_AWAKE;
+	if (b->file_notify[th] == PL_NONE)
+		return JOIN_NONE;
+	if (kind == PL_IV_IMPLICIT || kind == PL_IV_NATIVE || kind == PL_IV_RESUMED) {
+		close_open(b, th, PL_END_WAIT);
+		b->woken[th] = 1;
+		return JOIN_NATIVE;
+	}
+	return kind == PL_IV_INPUT ? JOIN_INPUT : JOIN_NONE;
+}
+
+static void add_file_wake(struct builder *b, uint32_t th, uint64_t e)
+{
+	struct pl_intervals *o = b->out;
+
+	if (o->nfile_wakes == b->file_wakes_cap) {
+		b->file_wakes_cap = b->file_wakes_cap ? b->file_wakes_cap * 2 : 64;
+		o->file_wakes =
+			pl_xrealloc(o->file_wakes, b->file_wakes_cap, sizeof(*o->file_wakes));
+	}
+	o->file_wakes[o->nfile_wakes++] = (struct pl_file_wake){ b->file_notify[th], e };
+	b->file_notify[th] = PL_NONE;
+}
+
 /* Decides which interval of its thread event e belongs to, opening/closing as needed. */
 static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev, uint64_t e)
 {
 	struct pl_intervals *o = b->out;
+	uint64_t before = b->open[th];
+	/* The SWITCH_COUNTS of the switch that put it to sleep comes just after it. */
+	enum file_join join = b->file_sleep[th] == FILE_ASLEEP && ev->type != PL_EV_SWITCH_COUNTS ?
+				      file_woken(b, th) :
+				      JOIN_NONE;
 
 	/*
 	 * A thread that blocked in a wait is switched out (with its FILE_WAIT
@@ -210,6 +273,15 @@ static uint64_t place(struct builder *b, uint32_t th, const struct pl_event *ev,
 	}
 	uint64_t i = b->open[th];
 	enum pl_interval_kind kind = o->intervals[i].kind;
+
+	/* A native interval opened by the wake, or the input handling it waited in. */
+	if ((join == JOIN_NATIVE && kind == PL_IV_NATIVE) || (join == JOIN_INPUT && i == before))
+		add_file_wake(b, th, e);
+	b->file_notify[th] = PL_NONE;
+	if (ev->type == PL_EV_FILE_WAIT)
+		b->file_sleep[th] = FILE_SWITCHING;
+	else if (ev->type == PL_EV_CONTEXT_SWITCH && b->file_sleep[th] == FILE_SWITCHING)
+		b->file_sleep[th] = FILE_ASLEEP;
 
 	if (ev->type == PL_EV_EXIT) {
 		close_open(b, th, PL_END_EXIT);
@@ -293,6 +365,12 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 		}
 		uint32_t th = thread_of(&b, ev->tid, ev->ts_ns);
 		uint64_t i = place(&b, th, ev, e);
+		uint64_t wakee;
+
+		/* The first notify is the one that woke it; later ones found it awake. */
+		if (pl_event_is_file_notify(ev) && pl_idmap_get(&b.tids, ev->a0, 0, &wakee) &&
+		    b.file_sleep[wakee] == FILE_ASLEEP && b.file_notify[wakee] == PL_NONE)
+			b.file_notify[wakee] = e;
 
 		note_thread(&b, ev, th);
 		out->event_interval[e] = i;
@@ -328,6 +406,8 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	free(b.woken);
 	free(b.resumes);
 	free(b.wait_event);
+	free(b.file_sleep);
+	free(b.file_notify);
 	free(b.last_wait);
 }
 
@@ -360,5 +440,6 @@ void pl_intervals_free(struct pl_intervals *iv)
 	free(iv->slot_event);
 	free(iv->event_interval);
 	free(iv->event_slot);
+	free(iv->file_wakes);
 	memset(iv, 0, sizeof(*iv));
 }

@@ -15,7 +15,9 @@
  *    update, and every FB_DAMAGE (a write to a clean framebuffer page) of
  *    such a process since the previous one is drawn by it;
  *  - the causal chain in between is the graph's usual one: fork, futex and
- *    wait-queue notifies, with sockets and IO as blocking.
+ *    wait-queue notifies, and file notifies: a WAKEUP of a kernel-only
+ *    thread by another through a pipe, socket or pty (kernel_only.h), with
+ *    other waits as blocking.
  *
  * The pass runs before the stages and marks those events in their unused
  * a2 (kernel_only.h), so that intervals, graph and transactions treat them
@@ -74,6 +76,19 @@ void pl_trace_infer_kernel_only(struct pl_trace *trace)
 		case PL_EV_GPU_FLUSH:
 			ev->a2 = kernel_only;
 			break;
+		case PL_EV_WAKEUP: {
+			uint32_t kind = ev->a2 & PL_WAKE_KIND;
+			int wakee_kernel_only = ev->a0 != ev->tid &&
+						!pl_idmap_get(&user_processes,
+							      process_of(&tgids, (uint32_t)ev->a0),
+							      0, &unused);
+
+			ev->a2 = kind;
+			if (kernel_only && wakee_kernel_only &&
+			    (kind == PL_FILE_IPC || kind == PL_FILE_NETWORK))
+				ev->a2 |= PL_WAKE_FILE_NOTIFY;
+			break;
+		}
 		default:
 			break;
 		}

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -405,9 +406,38 @@ static void provoke_waitqueue(void)
  * poll() on an empty pipe sleeps with the pipe in its poll table (FILE_WAIT
  * of kind IPC), and the writer's wake-up runs pollwake() for the pipe
  * (WAKEUP a2 = IPC, patch 0004's waking_file); poll() of no file with a
- * timeout is woken in its hrtimer's expiry (WAKEUP a2 = TIMER).
+ * timeout is woken in its hrtimer's expiry (WAKEUP a2 = TIMER). Then two
+ * waits that time out: a poll() of more pipes than the poll table holds
+ * inline (its FILE_WAIT adds bit 0: not every kind is listed), and an
+ * epoll_wait() on a pipe (bit 0 alone: the set's files are not listed).
  */
+#define POLL_MANY 20 /* more than the kernel's N_INLINE_POLL_ENTRIES, 18 */
 static atomic_int poller_tid;
+
+static void poll_many_and_epoll(void)
+{
+	struct pollfd pfd[POLL_MANY];
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fds[POLL_MANY][2], ep, i;
+
+	for (i = 0; i < POLL_MANY; i++) {
+		if (pipe(fds[i]) != 0)
+			klog_die("pipe: %s", strerror(errno));
+		pfd[i] = (struct pollfd){ .fd = fds[i][0], .events = POLLIN };
+	}
+	if (poll(pfd, POLL_MANY, 2) != 0)
+		klog_die("poll of %d pipes: %s", POLL_MANY, strerror(errno));
+	ep = epoll_create1(0);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[0][0], &ev) != 0)
+		klog_die("epoll: %s", strerror(errno));
+	if (epoll_wait(ep, &ev, 1, 2) != 0)
+		klog_die("epoll_wait: %s", strerror(errno));
+	close(ep);
+	for (i = 0; i < POLL_MANY; i++) {
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+}
 
 static void *pipe_poller(void *p)
 {
@@ -419,6 +449,7 @@ static void *pipe_poller(void *p)
 		klog_die("poll of a pipe: %s", strerror(errno));
 	if (poll(NULL, 0, 2) != 0)
 		klog_die("poll with a timeout: %s", strerror(errno));
+	poll_many_and_epoll();
 	return NULL;
 }
 
@@ -720,6 +751,7 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	enum { NPAIRS = sizeof(pairs) / sizeof(pairs[0]), NLOCKS = 4 };
 	unsigned int poll_wakes = 0; /* bit 1 << WAKEUP a2 of the poller's wake-ups */
 	int file_waits_ipc = 0;
+	unsigned int poller_waits = 0; /* 1: a poll of many pipes, 2: an epoll_wait */
 	/* The previous record of each cpu: a SWITCH_COUNTS follows its CONTEXT_SWITCH. */
 	const struct pl_event *prev_on[PL_KLOG_MAX_CPUS] = { 0 };
 	size_t switches = 0, switch_counts = 0, ours_counted = 0;
@@ -758,6 +790,9 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 		prev_on[e->cpu] = e;
 		if (e->type == PL_EV_FILE_WAIT && is_ours(e->tid) && (e->a0 & 1u << PL_FILE_IPC))
 			file_waits_ipc++;
+		if (e->type == PL_EV_FILE_WAIT && e->tid == (uint32_t)atomic_load(&poller_tid))
+			poller_waits |= (e->a0 == (1u << PL_FILE_UNKNOWN | 1u << PL_FILE_IPC)) |
+					(e->a0 == 1u << PL_FILE_UNKNOWN) << 1;
 		if (e->type == PL_EV_WAKEUP && e->a2 < 32 &&
 		    e->a0 == (uint64_t)atomic_load(&poller_tid))
 			poll_wakes |= 1u << e->a2;
@@ -811,6 +846,10 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	}
 	if (count[PL_EV_LOST])
 		fail("%zu LOST markers without loss", count[PL_EV_LOST]);
+	if (!(poller_waits & 1))
+		fail("file_wait: the poll of %d pipes has not kinds ipc and unknown", POLL_MANY);
+	if (!(poller_waits & 2))
+		fail("file_wait: the epoll_wait's is not unknown alone");
 	if (!file_waits_ipc)
 		fail("file_wait: none of a pipe (the pipe reader's and poller's)");
 	if (!(poll_wakes & 1u << PL_FILE_IPC))

@@ -92,7 +92,9 @@ struct pl_event {
  *                   just before it on that cpu: a0 = irq number | name bytes 0-3 << 32, a1 =
  *                   bytes 4-7, a2 = bytes 8-11 of its handler's name (the
  *                   driver's request_irq() name, NUL padded, cut at 12)
- *   WAKEUP          tid=waker (0 when woken from interrupt context), a0=wakee
+ *   WAKEUP          tid=waker (0 when woken from interrupt context, or by
+ *                   a kernel thread through a file: a kworker's deferred
+ *                   work, such as a pty's flip buffer flush), a0=wakee
  *                   tid, a1=cpu the wakee last ran on, a2=what woke it
  *                   (enum pl_file_kind: the file that became ready in a
  *                   select, poll or epoll, or PL_FILE_TIMER for a wake-up
@@ -113,8 +115,11 @@ struct pl_event {
  *                   WAITQUEUE_NOTIFY a2=what woke it, as WAKEUP's
  *   FILE_WAIT       tid switches out asleep waiting on files: a0=the kinds
  *                   (bit 1 << enum pl_file_kind) of the files of its
- *                   select or poll, or of the one it reads, receives from
- *                   or sends an ioctl to; just before its CONTEXT_SWITCH
+ *                   select or poll (the first 18; with more, bit 0 too),
+ *                   or of the one it reads, receives from
+ *                   or sends an ioctl to; 1 << PL_FILE_UNKNOWN in an
+ *                   epoll_wait (the wake names the file); just before its
+ *                   CONTEXT_SWITCH
  *   <kind>_BLOCK / <kind>_RESUME   tid blocks / resumes on SOCK (waiting
  *                   for a connection), DATAGRAM (UDP data), STREAM (TCP
  *                   data) or IO (disk)

@@ -10,8 +10,9 @@
 #   weston  the Wayland compositor on DRM with two clients in processes of their own
 #           (replay/scripts/weston.rply): 20 keys into weston-terminal, each crossing weston,
 #           the terminal and its shell and coming back as a DRM commit; the critical path
-#           must have the shape weston.expect declares and show the waits on the clients'
-#           sockets as ipc, none as sleeping; a second
+#           must have the shape weston.expect declares (weston -> weston-terminal -> weston:
+#           the socket hand-offs as notify edges), show the terminal's wait on its pty as
+#           ipc, none as sleeping; a second
 #           run must give the same trace and ground truth, byte for byte (four processes,
 #           a dozen threads, two cores).
 set -euo pipefail

@@ -239,6 +239,94 @@ static void test_file_wait_goes_with_the_switch(void)
 	model_free(&m);
 }
 
+/*
+ * A compositor and its client, each a process that logs nothing: the
+ * compositor reads a key from evdev and writes it to the client's socket
+ * (a user thread's wake-up through a file: a file notify); the client,
+ * asleep in epoll_wait, writes it to its pty and waits for the echo, which
+ * a kworker's flush delivers (no thread: the client goes on, and the wait
+ * is ipc); it draws and commits over its socket, waking the compositor,
+ * which waits for its repaint timer (no thread either) and commits to DRM.
+ * The critical path crosses compositor -> client -> compositor.
+ */
+static void test_kernel_only_crosses_sockets(void)
+{
+	enum { COMP = 68, CLIENT = 72, SHELL = 75, ANY_KIND = 1u << PL_FILE_UNKNOWN };
+	struct tb t;
+	struct model m;
+	char shape[64];
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, US(500), PL_EV_FILE_WAIT, CLIENT, ANY_KIND, 0);
+	tb_kernel(&t, 1, US(500), PL_EV_CONTEXT_SWITCH, CLIENT, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(500), PL_EV_SWITCH_COUNTS, CLIENT, 1000, 0);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 0, US(1010), PL_EV_KEY_READ, COMP, KEY_J, PL_KEY_READ_EVDEV);
+	tb_kernel3(&t, 0, US(1100), PL_EV_WAKEUP, COMP, CLIENT, 1, PL_FILE_IPC);
+	tb_kernel(&t, 0, US(1110), PL_EV_FILE_WAIT, COMP, ANY_KIND, 0);
+	tb_kernel(&t, 0, US(1110), PL_EV_CONTEXT_SWITCH, COMP, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(1110), PL_EV_SWITCH_COUNTS, COMP, 1000, 0);
+	tb_kernel(&t, 1, US(1150), PL_EV_CONTEXT_SWITCH, 0, CLIENT, PL_STATE_RUNNABLE);
+	tb_kernel3(&t, 1, US(1200), PL_EV_WAKEUP, CLIENT, KWORKER, 0, 0);
+	tb_kernel(&t, 1, US(1210), PL_EV_FILE_WAIT, CLIENT, ANY_KIND, 0);
+	tb_kernel(&t, 1, US(1210), PL_EV_CONTEXT_SWITCH, CLIENT, 0, PL_STATE_SLEEPING);
+	tb_kernel3(&t, 0, US(1300), PL_EV_WAKEUP, 0, SHELL, 0, PL_FILE_IPC);
+	tb_kernel3(&t, 1, US(1500), PL_EV_WAKEUP, 0, CLIENT, 1, PL_FILE_IPC);
+	tb_kernel(&t, 1, US(1550), PL_EV_CONTEXT_SWITCH, 0, CLIENT, PL_STATE_RUNNABLE);
+	tb_kernel3(&t, 1, US(3000), PL_EV_WAKEUP, CLIENT, COMP, 0, PL_FILE_IPC);
+	tb_kernel(&t, 1, US(3010), PL_EV_FILE_WAIT, CLIENT, ANY_KIND, 0);
+	tb_kernel(&t, 1, US(3010), PL_EV_CONTEXT_SWITCH, CLIENT, 0, PL_STATE_SLEEPING);
+	tb_kernel(&t, 0, US(3050), PL_EV_CONTEXT_SWITCH, 0, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(3100), PL_EV_FILE_WAIT, COMP, ANY_KIND, 0);
+	tb_kernel(&t, 0, US(3100), PL_EV_CONTEXT_SWITCH, COMP, 0, PL_STATE_SLEEPING);
+	tb_kernel3(&t, 0, US(4000), PL_EV_WAKEUP, 0, COMP, 0, PL_FILE_TIMER);
+	tb_kernel(&t, 0, US(4050), PL_EV_CONTEXT_SWITCH, 0, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 0, US(4100), PL_EV_FB_DAMAGE, COMP, 0, 1);
+	tb_kernel(&t, 1, US(4500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.s.iv.nfile_wakes, 2);
+	CU_ASSERT_EQUAL(m.s.graph.by_kind[PL_EDGE_NOTIFY], 2);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.tx.items[0].latency_ns, US(4500) - US(1010));
+	CU_ASSERT_EQUAL(m.s.tx.items[0].nthreads, 3);
+	CU_ASSERT_STRING_EQUAL(pl_critical_path_shape(&m.s.cp, 0, shape, sizeof(shape)),
+			       "notify>notify>invalidate");
+	/* The client's wait for its pty's echo, delivered by no thread, stays on its path. */
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_IPC], US(1500) - US(1210));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_TIMER], US(4000) - US(3100));
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_SLEEPING], 0);
+	model_free(&m);
+}
+
+/*
+ * A wake-up that reaches a thread on its way into a sleep, still on its
+ * cpu (sched_waking before its switch out is logged, which then says
+ * asleep): from the wake on it waits for a cpu, so the gap to its switch
+ * in is runnable, not sleeping.
+ */
+static void test_woken_before_its_switch_out(void)
+{
+	enum { COMP = 68, OTHER = 72 };
+	struct tb t;
+	struct model m;
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 1, US(1000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1005), PL_EV_CONTEXT_SWITCH, 0, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1010), PL_EV_KEY_READ, COMP, KEY_J, PL_KEY_READ_EVDEV);
+	tb_kernel3(&t, 0, US(1100), PL_EV_WAKEUP, 0, COMP, 1, PL_FILE_DISPLAY);
+	tb_kernel(&t, 1, US(1101), PL_EV_FILE_WAIT, COMP, 1u << PL_FILE_UNKNOWN, 0);
+	tb_kernel(&t, 1, US(1101), PL_EV_CONTEXT_SWITCH, COMP, OTHER, PL_STATE_SLEEPING);
+	tb_kernel(&t, 1, US(1103), PL_EV_CONTEXT_SWITCH, OTHER, COMP, PL_STATE_RUNNABLE);
+	tb_kernel(&t, 1, US(1200), PL_EV_FB_DAMAGE, COMP, 0, 1);
+	tb_kernel(&t, 0, US(1500), PL_EV_GPU_FLUSH, KWORKER, 1, 480 << 16 | 800);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL_FATAL(m.s.tx.count, 1);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_SLEEPING], 0);
+	CU_ASSERT_EQUAL(m.s.bd.ns[0][PL_CAT_RUNNABLE], US(1103) - US(1101));
+	model_free(&m);
+}
+
 void add_kernel_only_tests(void)
 {
 	CU_pSuite s = CU_add_suite("analyzer kernel-only inference", NULL, NULL);
@@ -253,4 +341,8 @@ void add_kernel_only_tests(void)
 		    test_kernel_only_waits_named);
 	CU_add_test(s, "a FILE_WAIT and a SWITCH_COUNTS go with their switch out",
 		    test_file_wait_goes_with_the_switch);
+	CU_add_test(s, "a write to a client's socket and its commit back cross processes",
+		    test_kernel_only_crosses_sockets);
+	CU_add_test(s, "a wake-up before the switch out it races is a wait for a cpu",
+		    test_woken_before_its_switch_out);
 }

@@ -42,15 +42,15 @@ struct pl_thread {
 };
 
 enum pl_interval_kind {
-	PL_IV_MESSAGE = 1,	/* DEQUEUE_MSG .. MSG_DONE on a looper */
-	PL_IV_TASK,		/* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
+	PL_IV_MESSAGE = 1, /* DEQUEUE_MSG .. MSG_DONE on a looper */
+	PL_IV_TASK,	   /* CONSUME_ASYNC_TASK .. ASYNC_TASK_END on a worker */
 	/*
 	 * BINDER_CONSUME of a request .. the thread's BINDER_REPLY (two-way)
 	 * or next boundary (one-way). The CONSUME of the reply to the
 	 * thread's own two-way call is no boundary: its interval goes on.
 	 */
 	PL_IV_BINDER,
-	PL_IV_INPUT,		/* UI_INPUT/UI_KEY outside a message .. next boundary */
+	PL_IV_INPUT, /* UI_INPUT/UI_KEY outside a message .. next boundary */
 	/*
 	 * Everything else: the stretch of a thread between boundaries. A
 	 * one-shot thread forked for some work is one such interval, from
@@ -62,6 +62,8 @@ enum pl_interval_kind {
 	 * thread's piece of work, from its first event after a lock or
 	 * waitqueue *_WAIT that ended an implicit stretch (the wake) to its
 	 * next such wait or boundary. The *_NOTIFY that woke it is its cause.
+	 * Likewise from a FILE_WAIT that a file notify ended (struct
+	 * pl_file_wake).
 	 */
 	PL_IV_NATIVE,
 	/*
@@ -96,6 +98,18 @@ struct pl_interval {
 	uint64_t wait_event;	/* RESUMED: the *_WAIT it resumes after; else PL_NONE */
 };
 
+/*
+ * A thread asleep on files (FILE_WAIT) that a file notify woke: its first
+ * event after the wake (any, its switch out included: a run that logs
+ * nothing else ends there), which opens a native interval if the wait ended
+ * an implicit or native stretch, or lies in the input handling it waited
+ * inside. graph.c joins the two with a notify edge.
+ */
+struct pl_file_wake {
+	uint64_t notify_event; /* the WAKEUP */
+	uint64_t resumed_event;
+};
+
 struct pl_intervals {
 	uint32_t nthreads;
 	struct pl_thread *threads;	/* in order of first appearance */
@@ -109,6 +123,8 @@ struct pl_intervals {
 	uint64_t orphan_ends;
 	/* MESSAGE/TASK intervals cut short by the next one: their end was lost. */
 	uint64_t unterminated;
+	struct pl_file_wake *file_wakes; /* in time order */
+	uint64_t nfile_wakes;
 };
 
 void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out);

@@ -5,7 +5,8 @@
  * events that take the platform's roles, in their a2 (0 as logged):
  *   KEY_READ    a2 = input id + 1: it delivered that press (an input);
  *   FB_DAMAGE   a2 = 1: a kernel-only process drew (an invalidate);
- *   GPU_FLUSH   a2 = 1: a kernel-only thread flushed (an update).
+ *   GPU_FLUSH   a2 = 1: a kernel-only thread flushed (an update);
+ *   WAKEUP      a2 |= PL_WAKE_FILE_NOTIFY: a file notify (below).
  * and counts them in trace->kernel_only_inputs and kernel_only_presses.
  * The predicates below are how the stages ask for either kind of event.
  */
@@ -45,6 +46,24 @@ static inline bool pl_event_is_invalidate(const struct pl_event *ev)
 static inline bool pl_event_is_update(const struct pl_event *ev)
 {
 	return ev->type == PL_EV_UI_UPDATE || (ev->type == PL_EV_GPU_FLUSH && ev->a2 != 0);
+}
+
+/* WAKEUP a2: the file's kind as logged, and kernel_only.c's mark. */
+#define PL_WAKE_KIND 0xffu
+#define PL_WAKE_FILE_NOTIFY 0x100u
+
+/*
+ * A kernel-only thread's wake-up of another, through a file it wrote (a
+ * Unix socket, a pipe, a pty, an eventfd, a socket): the kernel logger
+ * names a waker only then, not for an interrupt, a timer or a kworker's
+ * deferred work. It ends a wait on files as a lock's NOTIFY ends a wait on
+ * the lock: the writer's work is what the reader waited for. Between
+ * instrumented processes the platform's own events say why (a message, a
+ * frame), so their file wake-ups join nothing.
+ */
+static inline bool pl_event_is_file_notify(const struct pl_event *ev)
+{
+	return ev->type == PL_EV_WAKEUP && (ev->a2 & PL_WAKE_FILE_NOTIFY);
 }
 
 /* A kernel-only update is drawn by another thread (a kworker): the graph joins it by time. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a sleeping task waits on, by kind of file (enum pl_file_kind): the
- * files of its select() or poll() (patch 0004's poll_wqueues), or the one
- * file its read, receive, write, send or ioctl names. Read at the task's
- * own switch out, so its poll table and file table cannot change meanwhile.
+ * files of its select() or poll() (patch 0004's poll_wqueues), the one
+ * file its read, receive, write, send or ioctl names, or an epoll set.
+ * Read at the task's own switch out, so its poll table and file table
+ * cannot change meanwhile.
  */
 #include <linux/fdtable.h>
 #include <linux/fs.h>
@@ -100,6 +101,23 @@ static struct file *klog_syscall_file(struct task_struct *t)
 	return NULL;
 }
 
+/*
+ * Whether a task sleeps in epoll_wait(). Its set's files are the
+ * eventpoll's, whose items are private to fs/eventpoll.c, so their kinds
+ * are not listed: the wake names the one that became ready (patch 0004's
+ * waking_file in ep_poll_callback()), and that one is what the wait was for.
+ */
+static bool klog_in_epoll_wait(struct task_struct *t)
+{
+	switch (syscall_get_nr(t, task_pt_regs(t))) {
+	case __NR_epoll_wait:
+	case __NR_epoll_pwait:
+	case __NR_epoll_pwait2:
+		return true;
+	}
+	return false;
+}
+
 u32 klog_files_waited(struct task_struct *t)
 {
 	struct poll_wqueues *pwq = READ_ONCE(t->poll_wqueues);
@@ -109,11 +127,19 @@ u32 klog_files_waited(struct task_struct *t)
 
 	if (t->flags & PF_KTHREAD || !t->files)
 		return 0;
+	if (klog_in_epoll_wait(t))
+		return 1U << PL_FILE_UNKNOWN;
 	if (pwq) {
 		/* The inline entries: the first N_INLINE_POLL_ENTRIES files. */
 		for (i = 0; i < min_t(int, pwq->inline_index, N_INLINE_POLL_ENTRIES);
 		     i++)
 			kinds |= 1U << klog_file_kind(pwq->inline_entries[i].filp);
+		/*
+		 * The rest are in pages whose struct is private to fs/select.c:
+		 * their kinds are not listed, so not every kind is known.
+		 */
+		if (pwq->table)
+			kinds |= 1U << PL_FILE_UNKNOWN;
 		return kinds;
 	}
 	rcu_read_lock();

@@ -238,12 +238,18 @@ static u32 klog_wake_kind(void)
 /*
  * sched_waking runs in the waker's context on the waker's cpu, unlike
  * sched_wakeup, which may run on the wakee's cpu when the wakeup is queued
- * there. A wakeup from interrupt context has no waking thread: tid 0.
+ * there. A wakeup from interrupt context has no waking thread: tid 0. Nor
+ * has a kernel thread's wake-up through a file: that is deferred kernel
+ * work on no user thread's behalf (a pty's flip buffer, flushed by a
+ * kworker), so a reader woken by it is not joined to the kworker's work.
+ * A user thread's wake-up through a file is its write reaching the reader
+ * (a Unix socket's sock_def_readable() in its sendmsg, a pipe's write).
  */
 static noinline void klog_waking(struct task_struct *p, struct klog_task *t,
 				 u8 kind)
 {
-	u32 waker = in_task() ? current->pid : 0;
+	bool deferred = current->flags & PF_KTHREAD && current->waking_file;
+	u32 waker = in_task() && !deferred ? current->pid : 0;
 	u16 type = PL_EV_WAKEUP;
 
 	switch (kind) {
