@@ -467,14 +467,73 @@ static int write_diagnosis(struct db *d, const struct pl_analysis *a)
 	return rc;
 }
 
-/* Opens path with the schema applied, waiting for another writer's lock. */
+/*
+ * The schema's version, kept in the file (PRAGMA user_version): bump it with
+ * any change to pl_sqlite_schema, so that a file another build wrote is
+ * refused in one line rather than failing at its first insert.
+ */
+#define SCHEMA_VERSION 2
+
+/* An integer a one-row query answers, or -1 with d->err set. */
+static int query_int(struct db *d, const char *sql, int *out)
+{
+	sqlite3_stmt *st = db_prepare(d, sql);
+	int rc = -1;
+
+	if (st && sqlite3_step(st) == SQLITE_ROW) {
+		*out = sqlite3_column_int(st, 0);
+		rc = 0;
+	} else if (st) {
+		db_fail(d);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Refuses a database (schema "main" or an attached one) of another version. */
+static int check_version(struct db *d, const char *schema, const char *path)
+{
+	char sql[64];
+	int version;
+
+	snprintf(sql, sizeof(sql), "PRAGMA %s.user_version", schema);
+	if (query_int(d, sql, &version) < 0)
+		return -1;
+	if (version != SCHEMA_VERSION) {
+		pl_error_file(d->err, path,
+			      "a results database of schema version %d, expected %d (written by"
+			      " another panlab build): move it away or write to a new file",
+			      version, SCHEMA_VERSION);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Opens path with the schema applied, waiting for another writer's lock; a
+ * new file gets the version, in the same transaction as its tables.
+ */
 static int db_open(struct db *d)
 {
+	int tables;
+
 	if (sqlite3_open(d->path, &d->h) != SQLITE_OK)
 		return db_fail(d);
 	/* Parallel runs of an experiment may write one file: wait for the lock. */
 	sqlite3_busy_timeout(d->h, 60000);
-	return db_exec(d, pl_sqlite_schema);
+	if (db_exec(d, "BEGIN IMMEDIATE") < 0 ||
+	    query_int(d, "SELECT count(*) FROM sqlite_master WHERE type = 'table'", &tables) < 0)
+		return -1;
+	if (tables == 0) {
+		char sql[64];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
+		if (db_exec(d, sql) < 0)
+			return -1;
+	} else if (check_version(d, "main", d->path) < 0) {
+		return -1;
+	}
+	return db_exec(d, pl_sqlite_schema) < 0 ? -1 : db_exec(d, "COMMIT");
 }
 
 /* Deletes run_id's rows of every model table. */
@@ -617,6 +676,8 @@ int pl_sqlite_record_run(const char *path, const struct pl_run_row *row, const c
 			rc = -1;
 		}
 		sqlite3_finalize(st);
+		if (rc == 0)
+			rc = check_version(&d, "model", model);
 	}
 	if (rc == 0)
 		rc = db_exec(&d, "BEGIN IMMEDIATE");

@@ -89,6 +89,8 @@ expect_file=$top/replay/scripts/$("$top/build/replay/host/panlab-replay" workloa
 [ -f "$expect_file" ] && [ "$trace" = on ] && expect=(--expect "$expect_file")
 
 echo "run $run_id: analyzing"
+# The run's model holds this run only: a reused folder's older file (perhaps another build's schema) goes.
+rm -f "$out/model.sqlite"
 "$top/build/analyzer/panlab-analyze" --trace "$out/trace.bin" --ground-truth "$out/ground_truth.txt" \
 	--out "$out" --backend "$backend" --workload "$workload" --run-id "$run_id" "${expect[@]}" \
 	--sqlite "$out/model.sqlite" --symbols "$top/build/guest/bin"

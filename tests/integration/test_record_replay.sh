@@ -23,6 +23,7 @@ boot() {
 	"$top/scripts/run-qemu.sh" --out "$out/$run" "$@" > "$out/$run.log" 2>&1 ||
 		{ tail -n 20 "$out/$run.log"; fail "the $run run failed; log in $out/$run.log"; }
 	cat "$out/$run/gt-input.txt" "$out/$run/gt-display.txt" > "$out/$run/ground_truth.txt"
+	rm -f "$out/$run/model.sqlite"
 	"$top/build/analyzer/panlab-analyze" --trace "$out/$run/trace.bin" \
 		--ground-truth "$out/$run/ground_truth.txt" --out "$out/$run" --backend qemu \
 		--sqlite "$out/$run/model.sqlite" \

@@ -181,7 +181,7 @@ static void test_record_run(void)
 	char db_path[512], model[512];
 	struct pl_error err;
 	struct run r;
-	sqlite3 *db;
+	sqlite3 *db, *other;
 	struct pl_run_row row = {
 		.run_id = "x/svc-phone-r1",
 		.experiment = "x",
@@ -232,6 +232,22 @@ static void test_record_run(void)
 	write_text(model, "not a database\n");
 	CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not a run's model (no validation table)"));
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
+	/* Another build's files, by their schema version: one line each, nothing written. */
+	snprintf(model, sizeof(model), "%s/record-model.sqlite", test_tmpdir());
+	CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 2);
+	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, db_path, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": a results database of schema version 1,"
+					       " expected 2 (written by another panlab build)"));
+	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
+	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(model, &other), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(other, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), -1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "record-model.sqlite: a results database of schema"
+					       " version 3, expected 2"));
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
 	CU_ASSERT_TRUE(pl_run_status_valid("running"));
 	CU_ASSERT_FALSE(pl_run_status_valid("done"));
