@@ -565,6 +565,16 @@ static int db_finish(struct db *d, int rc)
 	return rc;
 }
 
+int pl_sqlite_create(const char *path, struct pl_error *err)
+{
+	struct db d = { NULL, path, err };
+	int rc = db_open(&d);
+
+	if (sqlite3_close(d.h) != SQLITE_OK && rc == 0)
+		rc = db_fail(&d);
+	return rc;
+}
+
 int pl_export_write_sqlite(const struct pl_analysis *a, const char *path, struct pl_error *err)
 {
 	struct db d = { NULL, path, err };

@@ -690,10 +690,22 @@ static int run_command(int argc, char **argv)
 		: !strcmp(argv[1], "stream") ? STREAM : ANALYZE;
 	int shift = cmd != ANALYZE;
 
-	/* The results databases' schema, for the experiment runner and for users. */
+	/*
+	 * The results databases' schema, printed for users, or (--db FILE) a database
+	 * created with it, or checked, for the experiment runner.
+	 */
 	if (argc >= 2 && !strcmp(argv[1], "schema")) {
+		struct pl_error err;
+
+		if (argc == 4 && !strcmp(argv[2], "--db")) {
+			if (pl_sqlite_create(argv[3], &err) < 0) {
+				pl_error_print(prog, &err);
+				return PL_EXIT_FAILED;
+			}
+			return 0;
+		}
 		if (argc > 2)
-			return usage_error("schema takes no arguments, got ", argv[2]);
+			return usage_error("schema takes no arguments but --db FILE, got ", argv[2]);
 		fputs(pl_sqlite_schema, stdout);
 		return 0;
 	}

@@ -601,7 +601,7 @@ fi
 
 dir=$top/out/$name
 mkdir -p "$dir"
-"$analyze" schema | sqlite3 "$dir/results.sqlite"
+"$analyze" schema --db "$dir/results.sqlite" || exit $?
 expand > "$dir/matrix.tsv"
 
 total=$(wc -l < "$dir/matrix.tsv") ndone=0 ran=0 skipped=0 failed=0 t0=$SECONDS

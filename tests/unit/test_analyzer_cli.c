@@ -447,7 +447,7 @@ static void test_usage(void)
 	result_free(&r);
 	run(schema_extra, &r);
 	CU_ASSERT_EQUAL(r.status, 2);
-	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: schema takes no arguments, got extra; " USAGE);
+	CU_ASSERT_STRING_EQUAL(r.err, "panlab-analyze: schema takes no arguments but --db FILE, got extra; " USAGE);
 	result_free(&r);
 }
 

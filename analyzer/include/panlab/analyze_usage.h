@@ -10,7 +10,7 @@
 #define PL_ANALYZE_USAGE                                                                               \
 	"usage: panlab-analyze --trace FILE --ground-truth FILE --out DIR "                            \
 	"--backend NAME --workload NAME [--run-id ID] [--expect FILE] [--sqlite FILE] [--symbols DIR]" \
-	" [--no-trace-json] [--no-plots] | panlab-analyze schema"                                      \
+	" [--no-trace-json] [--no-plots] | panlab-analyze schema [--db FILE]"                          \
 	" | panlab-analyze overhead --on DIR --off DIR --out DIR [--no-plots]"                         \
 	" | panlab-analyze stream --trace FILE --out DIR [--ground-truth FILE]"                        \
 	" | panlab-analyze findings --db FILE --experiment NAME --out DIR [--constants FILE]..."       \

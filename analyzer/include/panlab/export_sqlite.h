@@ -23,6 +23,13 @@
 extern const char pl_sqlite_schema[];
 
 /*
+ * Creates the database at path with the schema and its version if missing,
+ * or checks the version of the one there (a file another build wrote is
+ * refused). Returns 0, or -1 with err set.
+ */
+int pl_sqlite_create(const char *path, struct pl_error *err);
+
+/*
  * Creates the database at path if missing, applies the schema and replaces
  * the rows of a->run_id in every model table, in one transaction; the runs
  * table (the experiment runner's) is not touched. Waits up to 60 s for a
