@@ -3,7 +3,7 @@
 # and the verdict read from the guest console.
 # The sourcing script sets `backend` and `timeout_s` (its default) first.
 
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage_text="usage: $0 (--workload NAME | --test PROGRAM) --out DIR [--trace on|off] [--display none|sdl]
        [--timeout-s N] [--append 'KERNEL ARGS'] [--initrd FILE]
        [--cores 1|2] [--governor performance|powersave|ondemand|schedutil|...] [--freq-mhz 350|700|920|1200]${backend_options:-}

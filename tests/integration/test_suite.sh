@@ -19,12 +19,11 @@
 #              within 1 ms of it on every input.
 # `make run WORKLOAD=all` runs the whole suite.
 set -euo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lib.sh"
 json=$top/out/test-suite.json
 log=$top/out/test-suite.log
 spec=$top/out/test-suite.spec
 workloads=(animation netfetch sdcache service condjoin asynctask@noupdate asynctask@overlap)
-mkdir -p "$top/out"
 printf 'name test-suite\nbackend phone\nworkloads %s\n' "${workloads[*]}" > "$spec"
 rm -f "$top/out/test-suite/results.sqlite"
 "$top/scripts/experiment.sh" "$spec" --jobs 1 --no-report > "$log" 2>&1 ||
