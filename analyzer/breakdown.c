@@ -254,7 +254,11 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 				push_holder(&c->h, &c->n, &c->cap, ev->ts_ns,
 					    ev->a0 > UINT32_MAX ? UINT32_MAX : (uint32_t)ev->a0);
 				/* Handlers left open by a lost exit end with the idle task. */
-				c->depth = 0;
+				if (c->depth) {
+					c->depth = 0;
+					push_holder(&c->idle, &c->nidle, &c->capidle, ev->ts_ns,
+						    PL_TID_IDLE_CPU);
+				}
 			}
 			if (self) {
 				/* A file wait is logged only for a sleep on no lock, futex or disk. */

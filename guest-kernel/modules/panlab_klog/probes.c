@@ -486,12 +486,12 @@ static DECLARE_BITMAP(klog_named_irqs, KLOG_NAMED_IRQS);
 static void probe_irq_handler_entry(void *data, int irq,
 				    struct irqaction *action)
 {
-	u32 w[3] = { 0 };
-
 	if (!is_idle_task(current))
 		return;
 	if (irq >= 0 && irq < KLOG_NAMED_IRQS &&
 	    !test_and_set_bit(irq, klog_named_irqs)) {
+		u32 w[3] = { 0 };
+
 		if (action->name)
 			memcpy(w, action->name,
 			       strnlen(action->name, sizeof(w)));
