@@ -559,10 +559,11 @@ static enum pl_category hop_category(enum pl_edge_kind kind)
 	}
 }
 
-/* IRQ_NAME: a0 = irq | bytes 0-3 << 32, a1 = bytes 4-7, a2 = bytes 8-11; the last one wins. */
+/* IRQ_NAME: a0 = irq | part << 16 | bytes 0-3 << 32, a1 = bytes 4-7, a2 = bytes 8-11 of the
+ * part (trace_format.h); the last one of a part wins. */
 static void name_irq(struct pl_breakdowns *out, const struct pl_event *ev)
 {
-	uint32_t irq = (uint32_t)ev->a0, i;
+	uint32_t irq = (uint32_t)ev->a0 & 0xffff, part = (uint32_t)ev->a0 >> 16, i;
 	uint32_t words[3] = { (uint32_t)(ev->a0 >> 32), ev->a1, ev->a2 };
 
 	for (i = 0; i < out->nirqs && out->irqs[i] != irq; i++)
@@ -570,12 +571,12 @@ static void name_irq(struct pl_breakdowns *out, const struct pl_event *ev)
 	if (i == out->nirqs) {
 		out->irqs = pl_xrealloc(out->irqs, i + 1, sizeof(*out->irqs));
 		out->irq_name = pl_xrealloc(out->irq_name, i + 1, sizeof(*out->irq_name));
+		memset(out->irq_name[i], 0, sizeof(out->irq_name[i]));
 		out->irqs[i] = irq;
 		out->nirqs++;
 	}
 	for (int k = 0; k < 12; k++)
-		out->irq_name[i][k] = (char)(words[k / 4] >> (8 * (k % 4)));
-	out->irq_name[i][12] = '\0';
+		out->irq_name[i][12 * part + k] = (char)(words[k / 4] >> (8 * (k % 4)));
 }
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,
@@ -746,10 +747,10 @@ const char *pl_holder_name(const struct pl_breakdowns *bd, const struct pl_inter
 
 		for (i = 0; i < bd->nirqs && bd->irqs[i] != irq; i++)
 			;
-		/* A name that fills its 12 bytes was cut. */
+		/* A name that fills its PL_IRQ_NAME_BYTES was cut. */
 		snprintf(buf, size, "idle cpu: irq %" PRIu32 "%s%s%s", irq, i < bd->nirqs ? " " : "",
 			 i < bd->nirqs ? bd->irq_name[i] : "",
-			 i < bd->nirqs && strlen(bd->irq_name[i]) == 12 ? "..." : "");
+			 i < bd->nirqs && strlen(bd->irq_name[i]) == PL_IRQ_NAME_BYTES ? "..." : "");
 	} else {
 		uint32_t t;
 

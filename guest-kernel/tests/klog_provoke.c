@@ -761,9 +761,21 @@ static void check_events(struct klog_trace *t, const struct pl_klog_stats *st)
 	size_t i, k;
 	int j;
 
-	for (i = 0; i < t->n; i++)
-		if (t->ev[i].type == PL_EV_IRQ_NAME && (uint32_t)t->ev[i].a0 < NAMED_IRQS)
-			named[(uint32_t)t->ev[i].a0] = 1;
+	for (i = 0; i < t->n; i++) {
+		const struct pl_event *e = &t->ev[i];
+		uint32_t irq = (uint32_t)e->a0 & 0xffff, part = (uint32_t)e->a0 >> 16;
+
+		if (e->type != PL_EV_IRQ_NAME)
+			continue;
+		if (irq >= NAMED_IRQS || part >= PL_IRQ_NAME_PARTS)
+			fail("record %zu: irq_name of irq %u part %u, expected an irq below %d and a part below %d",
+			     i, irq, part, NAMED_IRQS, PL_IRQ_NAME_PARTS);
+		else if (part != named[irq])
+			fail("record %zu: irq_name part %u of irq %u after %u parts, expected them in order",
+			     i, part, irq, named[irq]);
+		else
+			named[irq]++;
+	}
 	for (i = 0; i < t->n; i++) {
 		const struct pl_event *e = &t->ev[i];
 

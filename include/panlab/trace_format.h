@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab trace file format, version 4: the contract between the guest
+ * panlab trace file format, version 5: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
  * analyzer. See include/FORMAT.md for the prose description.
  *
@@ -28,7 +28,7 @@ typedef uint64_t pl_u64;
 #endif
 
 #define PL_TRACE_MAGIC "PANLABTR"	/* 8 bytes, no terminator in the file */
-#define PL_TRACE_VERSION 4		/* written; readers accept 1 to 4 */
+#define PL_TRACE_VERSION 5		/* written; readers accept 1 to 5 */
 #define PL_TRACE_VERSION_MIN 1		/* version 1 lacks TASK_CONTEXT and UNIT_CAPACITY */
 #define PL_CLOCK_MONOTONIC 1
 
@@ -89,9 +89,12 @@ struct pl_event {
  *                   does before it runs a thread it was woken for
  *   IRQ_EXIT        (version 4) the matching end: a0, a1 as IRQ_ENTRY's
  *   IRQ_NAME        (version 4) with an irq's first IRQ_ENTRY of the trace,
- *                   just before it on that cpu: a0 = irq number | name bytes 0-3 << 32, a1 =
- *                   bytes 4-7, a2 = bytes 8-11 of its handler's name (the
- *                   driver's request_irq() name, NUL padded, cut at 12)
+ *                   just before it on that cpu, its handler's name (the
+ *                   driver's request_irq() name, NUL padded) in parts of 12
+ *                   bytes: a0 = irq number | part << 16 | the part's bytes
+ *                   0-3 << 32, a1 = bytes 4-7, a2 = bytes 8-11. Part k holds
+ *                   name bytes 12k to 12k+11; version 4 wrote part 0 only,
+ *                   version 5 writes up to PL_IRQ_NAME_PARTS parts
  *   WAKEUP          tid=waker (0 when woken from interrupt context, or by
  *                   a kernel thread through a file: a kworker's deferred
  *                   work, such as a pty's flip buffer flush), a0=wakee
@@ -256,6 +259,10 @@ enum pl_irq_kind {
 	PL_IRQ_HARD = 0,	/* a device's handler: a0 = Linux irq number */
 	PL_IRQ_SOFT = 1,	/* a softirq: a0 = its vector */
 };
+
+/* IRQ_NAME: parts per name, so names are cut at 12 * PL_IRQ_NAME_PARTS bytes. */
+#define PL_IRQ_NAME_PARTS 2
+#define PL_IRQ_NAME_BYTES (12 * PL_IRQ_NAME_PARTS)
 
 /* Softirq vectors, in the order of Linux's enum (include/linux/interrupt.h). */
 #define PL_SOFTIRQ_NAMES                                                          \

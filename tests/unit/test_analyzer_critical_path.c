@@ -126,7 +126,8 @@ static void test_join_takes_latest(void)
  */
 static void build_breakdown_trace(struct tb *t, struct model *m, int with_irqs)
 {
-	const uint32_t irq_name[3] = { 0x74726976, 0x6e2d6f69, 0x7465 }; /* "virtio-net" */
+	/* "mmci-pl18x (cmd)": 12 bytes in part 0, the rest in part 1 */
+	const uint32_t irq_name[6] = { 0x69636d6d, 0x316c702d, 0x28207838, 0x29646d63, 0, 0 };
 
 	tb_init(t, 1);
 	tb_kernel(t, 0, US(500), PL_EV_CPU_FREQUENCY, 0, 1200000, 0);
@@ -147,6 +148,8 @@ static void build_breakdown_trace(struct tb *t, struct model *m, int with_irqs)
 	if (with_irqs) {
 		tb_kernel3(t, 0, US(1603), PL_EV_IRQ_NAME, 0, 38 | (uint64_t)irq_name[0] << 32,
 			   irq_name[1], irq_name[2]);
+		tb_kernel3(t, 0, US(1603), PL_EV_IRQ_NAME, 0,
+			   38 | 1 << 16 | (uint64_t)irq_name[3] << 32, irq_name[4], irq_name[5]);
 		tb_kernel(t, 0, US(1603), PL_EV_IRQ_ENTRY, 0, 38, PL_IRQ_HARD);
 		tb_kernel(t, 0, US(1603) + 100, PL_EV_IRQ_EXIT, 0, 38, PL_IRQ_HARD);
 		tb_kernel(t, 0, US(1603) + 100, PL_EV_IRQ_ENTRY, 0, 3, PL_IRQ_SOFT);
@@ -238,7 +241,7 @@ static void test_breakdown_idle_cpu_handlers(void)
 			       "idle cpu: softirq NET_RX");
 	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_IRQ_BASE + 38, name,
 					      sizeof(name)),
-			       "idle cpu: irq 38 virtio-net");
+			       "idle cpu: irq 38 mmci-pl18x (cmd)");
 	CU_ASSERT_STRING_EQUAL(pl_holder_name(&m.s.bd, &m.s.iv, PL_TID_IRQ_BASE + 39, name,
 					      sizeof(name)),
 			       "idle cpu: irq 39");

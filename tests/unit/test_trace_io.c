@@ -34,7 +34,7 @@ static void test_round_trip(void)
 
 	CU_ASSERT_EQUAL(len, 32 + 3 * 24 + 5 * 32);
 	CU_ASSERT_EQUAL(
-		memcmp(buf, "PANLABTR\x04\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
+		memcmp(buf, "PANLABTR\x05\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.ncpus, 2);
 	CU_ASSERT_EQUAL(t.nsources, 3);
@@ -155,8 +155,8 @@ static void test_corrupt_header(void)
 {
 	corrupt(0, 'X', "t.bin@0: bad magic \"XANLABTR\", expected \"PANLABTR\"");
 	corrupt(7, 0, "t.bin@0: bad magic \"PANLABT\\x00\", expected \"PANLABTR\"");
-	corrupt(8, 5, "t.bin@8: unsupported version 5, expected 1..4");
-	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..4");
+	corrupt(8, 6, "t.bin@8: unsupported version 6, expected 1..5");
+	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..5");
 	corrupt(10, 24, "t.bin@10: record size 24 bytes, expected 32");
 	corrupt(12, 2, "t.bin@12: clock id 2, expected 1 (CLOCK_MONOTONIC)");
 	corrupt(16, 0, "t.bin@16: cpu count 0, expected 1..1024");
@@ -177,6 +177,18 @@ static void test_corrupt_sources(void)
 		"t.bin@48: source 0 lost count 9223372036854775808 takes the total past 2^63-1, expected a plausible count");
 	corrupt(176 + 7, 0x80,
 		"t.bin@176: timestamp 9223372036854785808 ns is past 2^63-1, expected CLOCK_MONOTONIC ns");
+}
+
+/* An IRQ_NAME's part (a0 bits 16-31) past PL_IRQ_NAME_PARTS. */
+static void test_irq_name_part(void)
+{
+	size_t len;
+	uint8_t *buf = valid(&len);
+
+	buf[176 + 8] = PL_EV_IRQ_NAME;
+	buf[176 + 16 + 2] = PL_IRQ_NAME_PARTS;
+	expect_error(buf, len, "t.bin@176: irq_name part 2, expected a part below 2");
+	free(buf);
 }
 
 static void test_unknown_event_type(void)
@@ -203,7 +215,8 @@ static void check_new_type(uint8_t *buf, size_t len, size_t off, uint16_t type, 
 
 /*
  * Version 2 adds TASK_CONTEXT and UNIT_CAPACITY, version 3 SWITCH_COUNTS,
- * version 4 the IRQ events; an older file is read as before.
+ * version 4 the IRQ events, version 5 IRQ_NAME parts past the first; an older
+ * file is read as before.
  */
 static void test_versions(void)
 {
@@ -301,6 +314,7 @@ void add_trace_io_tests(void)
 	CU_add_test(s, "corrupt header", test_corrupt_header);
 	CU_add_test(s, "corrupt source table", test_corrupt_sources);
 	CU_add_test(s, "unknown event type", test_unknown_event_type);
+	CU_add_test(s, "an irq_name part out of range", test_irq_name_part);
 	CU_add_test(s, "records breaking the source rules", test_bad_records);
 	CU_add_test(s, "versions 1 and 2", test_versions);
 	CU_add_test(s, "LOST markers and Table 1 kernel types", test_lost_and_table1_types);

@@ -115,10 +115,10 @@ struct pl_breakdowns {
 	struct pl_counts *tx_counts;
 	/* What each execution interval's running time executed (indexed as iv->intervals). */
 	struct pl_counts *interval_counts;
-	/* IRQ_NAME: irq_name[i] names irq irqs[i] (12 bytes at most, NUL ended). */
+	/* IRQ_NAME: irq_name[i] names irq irqs[i] (PL_IRQ_NAME_BYTES at most, NUL ended). */
 	uint32_t nirqs;
 	uint32_t *irqs;
-	char (*irq_name)[13];
+	char (*irq_name)[PL_IRQ_NAME_BYTES + 1];
 };
 
 void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals *iv,

@@ -483,21 +483,33 @@ static void probe_cpu_idle(void *data, unsigned int state, unsigned int cpu_id)
 #define KLOG_NAMED_IRQS 1024
 static DECLARE_BITMAP(klog_named_irqs, KLOG_NAMED_IRQS);
 
+/* IRQ_NAME records: the name in parts of 12 bytes, NUL padded. */
+static void klog_irq_name(int irq, const char *name)
+{
+	u32 w[3 * PL_IRQ_NAME_PARTS] = { 0 };
+	size_t len = name ? strnlen(name, sizeof(w)) : 0;
+	u64 part;
+
+	if (len)
+		memcpy(w, name, len);
+	for (part = 0; part < PL_IRQ_NAME_PARTS; part++) {
+		const u32 *p = &w[3 * part];
+
+		if (part && 12 * part >= len)
+			break;
+		klog_record(PL_EV_IRQ_NAME, 0,
+			    (u32)irq | part << 16 | (u64)p[0] << 32, p[1], p[2]);
+	}
+}
+
 static void probe_irq_handler_entry(void *data, int irq,
 				    struct irqaction *action)
 {
 	if (!is_idle_task(current))
 		return;
 	if (irq >= 0 && irq < KLOG_NAMED_IRQS &&
-	    !test_and_set_bit(irq, klog_named_irqs)) {
-		u32 w[3] = { 0 };
-
-		if (action->name)
-			memcpy(w, action->name,
-			       strnlen(action->name, sizeof(w)));
-		klog_record(PL_EV_IRQ_NAME, 0, (u32)irq | (u64)w[0] << 32,
-			    w[1], w[2]);
-	}
+	    !test_and_set_bit(irq, klog_named_irqs))
+		klog_irq_name(irq, action->name);
 	klog_record(PL_EV_IRQ_ENTRY, 0, irq, PL_IRQ_HARD, 0);
 }
 
