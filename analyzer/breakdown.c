@@ -747,10 +747,11 @@ const char *pl_holder_name(const struct pl_breakdowns *bd, const struct pl_inter
 
 		for (i = 0; i < bd->nirqs && bd->irqs[i] != irq; i++)
 			;
+		const char *name = i < bd->nirqs ? bd->irq_name[i] : "";
+
 		/* A name that fills its PL_IRQ_NAME_BYTES was cut. */
-		snprintf(buf, size, "idle cpu: irq %" PRIu32 "%s%s%s", irq, i < bd->nirqs ? " " : "",
-			 i < bd->nirqs ? bd->irq_name[i] : "",
-			 i < bd->nirqs && strlen(bd->irq_name[i]) == PL_IRQ_NAME_BYTES ? "..." : "");
+		snprintf(buf, size, "idle cpu: irq %" PRIu32 "%s%s%s", irq, *name ? " " : "", name,
+			 strlen(name) == PL_IRQ_NAME_BYTES ? "..." : "");
 	} else {
 		uint32_t t;
 

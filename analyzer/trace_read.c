@@ -216,8 +216,7 @@ static int decode_record(const char *name, const uint8_t *r, uint64_t off, uint1
 		return -1;
 	}
 	if (ev->type == PL_EV_IRQ_NAME && (uint32_t)ev->a0 >> 16 >= PL_IRQ_NAME_PARTS) {
-		pl_error_at_offset(err, name, off,
-				   "irq_name part %u, expected a part below %d",
+		pl_error_at_offset(err, name, off, "irq_name part %u, expected a part below %d",
 				   (uint32_t)ev->a0 >> 16, PL_IRQ_NAME_PARTS);
 		return -1;
 	}

@@ -498,7 +498,8 @@ static void klog_irq_name(int irq, const char *name)
 		if (part && 12 * part >= len)
 			break;
 		klog_record(PL_EV_IRQ_NAME, 0,
-			    (u32)irq | part << 16 | (u64)p[0] << 32, p[1], p[2]);
+			    (u32)irq | part << 16 | (u64)p[0] << 32, p[1],
+			    p[2]);
 	}
 }
 
