@@ -41,26 +41,135 @@
  * sleeps again was not woken by an older wake), so that a consumer is
  * joined only to the producer that caused it.
  */
+/* A join point kept with its thread: the last unjoined producer and consumer. */
+struct join {
+	bool produced, waiting;
+	uint64_t producer, consumer;	/* event indices */
+};
+
+struct thread {
+	struct join fork, wakeup;	/* joined on this thread's tid */
+	bool seen;		/* fork: an event of it was seen */
+	bool slept;		/* wakeup: switched out asleep, not yet back */
+	bool on_cpu;		/* wakeup: from its switch-in to its switch-out */
+	bool raced;		/* wakeup: woken while on a cpu, at raced_ns */
+	bool ran;		/* wakeup: its first own event after that, at ran_ns */
+	uint64_t raced_ns, ran_ns;
+};
+
+/*
+ * The threads' states live in one array, found by tid (a direct-mapped cache
+ * in front of the map) once per event: the event's thread and the thread a
+ * switch runs. The fork and wakeup joins, keyed by a tid, live there too;
+ * the other kinds join in the maps.
+ */
+#define THREAD_CACHE 256	/* a power of two, above a phone run's threads */
+/* The most threads one event creates: its own, a switch's incoming one (by
+ * a0 and by its low 32 bits) and the one a FORK or a wakeup names. */
+#define THREADS_PER_EVENT 4
+
 struct pairing {
 	struct pl_idmap produced, waiting;	/* key -> event */
-	struct pl_idmap seen_tids;		/* fork: threads already seen */
-	struct pl_idmap slept;			/* wakeup: tid -> 1 after a switch-out asleep */
-	struct pl_idmap on_cpu;			/* wakeup: tid -> 1 from its switch-in to its switch-out */
-	struct pl_idmap raced;			/* wakeup: tid -> ns of a wakeup while on a cpu */
-	struct pl_idmap ran_after;		/* wakeup: tid -> ns of its first own event after it */
+	struct pl_idmap tids;			/* tid -> index in threads */
+	struct thread *threads;
+	uint64_t nthreads, cap;
+	uint64_t cache_tid[THREAD_CACHE];
+	uint64_t cache_index[THREAD_CACHE];	/* index + 1; 0 empty */
+	struct thread *self;	/* the event's thread (tid), NULL for tid 0 */
+	struct thread *next;	/* a switch's incoming thread (a0), NULL for 0 or other events */
+	struct thread *next_tid;	/* the same by a0's low 32 bits, the tid fork joins on */
 };
+
+/* Room for an event's new threads, so that pointers taken during it stay valid. */
+static void reserve_threads(struct pairing *p)
+{
+	if (p->cap - p->nthreads >= THREADS_PER_EVENT)
+		return;
+	p->cap = p->cap ? p->cap * 2 : 64;
+	p->threads = pl_xrealloc(p->threads, p->cap, sizeof(*p->threads));
+}
+
+/* tid's state, created (all false) on first use when create is set; else NULL if it has none. */
+static struct thread *thread_of(struct pairing *p, uint64_t tid, bool create)
+{
+	uint64_t c = tid & (THREAD_CACHE - 1), i;
+
+	if (p->cache_index[c] && p->cache_tid[c] == tid)
+		return &p->threads[p->cache_index[c] - 1];
+	if (!pl_idmap_get(&p->tids, tid, 0, &i)) {
+		if (!create)
+			return NULL;
+		i = p->nthreads++;
+		p->threads[i] = (struct thread){ 0 };
+		pl_idmap_put(&p->tids, tid, 0, i);
+	}
+	p->cache_tid[c] = tid;
+	p->cache_index[c] = i + 1;
+	return &p->threads[i];
+}
 
 static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
 {
 	return (uint64_t)kind << 40 | id;
 }
 
+/* The join of (k1, k2) kept with a thread (the fork and wakeup kinds), or NULL. */
+static struct join *thread_join(struct pairing *p, uint64_t k1, uint64_t k2, bool create)
+{
+	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
+	struct thread *th;
+
+	if (kind != PL_CAUSAL_FORK && kind != PL_CAUSAL_WAKEUP)
+		return NULL;
+	th = thread_of(p, k2, create);
+	return !th ? NULL : kind == PL_CAUSAL_FORK ? &th->fork : &th->wakeup;
+}
+
 static void forget(struct pairing *p, uint64_t k1, uint64_t k2)
 {
+	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
+	struct join *j = thread_join(p, k1, k2, false);
 	uint64_t unused;
 
-	pl_idmap_take(&p->produced, k1, k2, &unused);
-	pl_idmap_take(&p->waiting, k1, k2, &unused);
+	if (j)
+		j->produced = j->waiting = false;
+	else if (kind != PL_CAUSAL_FORK && kind != PL_CAUSAL_WAKEUP) {
+		pl_idmap_take(&p->produced, k1, k2, &unused);
+		pl_idmap_take(&p->waiting, k1, k2, &unused);
+	}
+}
+
+/*
+ * A consumer (side < 0) joins the last unjoined producer of its key, else
+ * waits; a producer joins the last waiting consumer, else stays. Returns
+ * whether it joined, and the other side's event in *other.
+ */
+static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, uint64_t e,
+		 uint64_t *other)
+{
+	struct join *j = thread_join(p, k1, k2, true);
+
+	if (!j) {
+		if (pl_idmap_take(side < 0 ? &p->produced : &p->waiting, k1, k2, other))
+			return true;
+		pl_idmap_put(side < 0 ? &p->waiting : &p->produced, k1, k2, e);
+		return false;
+	}
+	bool *have = side < 0 ? &j->produced : &j->waiting;
+
+	if (*have) {
+		*other = side < 0 ? j->producer : j->consumer;
+		*have = false;
+		return true;
+	}
+	if (side < 0) {
+		j->waiting = true;
+		j->consumer = e;
+	} else {
+		j->produced = true;
+		j->producer = e;
+	}
+	return false;
 }
 
 /* ENQUEUE_MSG -> DEQUEUE_MSG, SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, on (queue, item). */
@@ -103,18 +212,18 @@ static int binder_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 /* FORK -> the child's first event, or the switch that first runs it. */
 static int fork_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
 {
-	uint64_t unused;
-	uint32_t tid = ev->type == PL_EV_CONTEXT_SWITCH ? (uint32_t)ev->a0 : ev->tid;
+	bool is_switch = ev->type == PL_EV_CONTEXT_SWITCH;
+	struct thread *th = is_switch ? p->next_tid : p->self;
 
 	*k1 = key1(PL_CAUSAL_FORK, 0);
 	if (ev->type == PL_EV_FORK) {
 		*k2 = ev->a0;
 		return 1;
 	}
-	if (!tid || pl_idmap_get(&p->seen_tids, tid, 0, &unused))
+	if (!th || th->seen)
 		return 0;
-	pl_idmap_put(&p->seen_tids, tid, 0, 1);
-	*k2 = tid;
+	th->seen = true;
+	*k2 = is_switch ? (uint32_t)ev->a0 : ev->tid;
 	return -1;
 }
 
@@ -160,13 +269,12 @@ static int notify_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
  * sleep again without logging anything first, its next run is joined to
  * this older wakeup.)
  */
-static bool raced_with_sleep(struct pairing *p, const struct pl_event *switch_out)
+static bool raced_with_sleep(struct thread *th, const struct pl_event *switch_out)
 {
-	uint64_t woken_ns, ran_ns;
-	bool raced = pl_idmap_take(&p->raced, switch_out->tid, 0, &woken_ns);
-	bool ran = pl_idmap_take(&p->ran_after, switch_out->tid, 0, &ran_ns);
+	bool raced = th->raced, ran = th->ran;
 
-	return raced && (!ran || ran_ns >= switch_out->ts_ns);
+	th->raced = th->ran = false;
+	return raced && (!ran || th->ran_ns >= switch_out->ts_ns);
 }
 
 /* The thread a wakeup wakes: WAKEUP's, or that of a <lock>_NOTIFY, which the
@@ -194,44 +302,68 @@ static uint64_t wakee_of(const struct pl_event *ev)
  */
 static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
 {
-	uint64_t unused, woken_ns, wakee = wakee_of(ev);
+	uint64_t wakee = wakee_of(ev);
+	struct thread *self = p->self, *next = p->next, *woken;
 
 	*k1 = key1(PL_CAUSAL_WAKEUP, 0);
-	if (ev->type != PL_EV_CONTEXT_SWITCH && ev->tid &&
-	    pl_idmap_get(&p->raced, ev->tid, 0, &woken_ns) && ev->ts_ns > woken_ns &&
-	    !pl_idmap_get(&p->ran_after, ev->tid, 0, &unused))
-		pl_idmap_put(&p->ran_after, ev->tid, 0, ev->ts_ns);
+	if (ev->type != PL_EV_CONTEXT_SWITCH && self && self->raced && ev->ts_ns > self->raced_ns &&
+	    !self->ran) {
+		self->ran = true;
+		self->ran_ns = ev->ts_ns;
+	}
 	if (wakee) {
 		*k2 = wakee;
-		if (pl_idmap_get(&p->on_cpu, wakee, 0, &unused)) {
-			pl_idmap_put(&p->raced, wakee, 0, ev->ts_ns);
-			pl_idmap_take(&p->ran_after, wakee, 0, &unused);
+		woken = thread_of(p, wakee, false);
+		if (woken && woken->on_cpu) {
+			woken->raced = true;
+			woken->raced_ns = ev->ts_ns;
+			woken->ran = false;
 		}
 		return 1;
 	}
 	if (ev->type != PL_EV_CONTEXT_SWITCH)
 		return 0;
-	if (ev->tid) {
-		bool raced = raced_with_sleep(p, ev);
+	if (self) {
+		bool raced = raced_with_sleep(self, ev);
 
-		pl_idmap_take(&p->on_cpu, ev->tid, 0, &unused);
+		self->on_cpu = false;
 		if (ev->a1 != PL_STATE_RUNNABLE) {
 			/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
-			pl_idmap_put(&p->slept, ev->tid, 0, 1);
+			self->slept = true;
 			if (!raced)
 				forget(p, *k1, ev->tid);
 		}
 	}
 	*k2 = ev->a0;
-	if (ev->a0)
-		pl_idmap_put(&p->on_cpu, ev->a0, 0, 1);
-	return ev->a0 && pl_idmap_take(&p->slept, ev->a0, 0, &unused) ? -1 : 0;
+	if (!next)
+		return 0;
+	next->on_cpu = true;
+	if (!next->slept)
+		return 0;
+	next->slept = false;
+	return -1;
 }
 
-typedef int side_fn(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2);
+/* The rules in order, each of its own kinds (queued_side serves message and task); direct
+ * calls, so that the compiler inlines them into the pass over every event. */
+#define RULES 5
 
-/* The rules, each of its own kinds (queued_side serves message and task). */
-static side_fn *const rules[] = { queued_side, binder_side, fork_side, notify_side, wakeup_side };
+static int rule_side(int r, const struct pl_event *ev, struct pairing *p, uint64_t *k1,
+		     uint64_t *k2)
+{
+	switch (r) {
+	case 0:
+		return queued_side(ev, p, k1, k2);
+	case 1:
+		return binder_side(ev, p, k1, k2);
+	case 2:
+		return fork_side(ev, p, k1, k2);
+	case 3:
+		return notify_side(ev, p, k1, k2);
+	default:
+		return wakeup_side(ev, p, k1, k2);
+	}
+}
 
 const char *pl_causal_kind_name(enum pl_causal_kind kind)
 {
@@ -298,26 +430,25 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 	memset(pairs, 0, sizeof(*pairs));
 	for (uint64_t e = 0; e < t->nevents; e++) {
 		const struct pl_event *ev = &t->events[e];
+		bool is_switch = ev->type == PL_EV_CONTEXT_SWITCH;
 
-		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
-			int side = rules[r](ev, &p, &k1, &k2);
+		reserve_threads(&p);
+		p.next = is_switch && ev->a0 ? thread_of(&p, ev->a0, true) : NULL;
+		p.next_tid = is_switch && (uint32_t)ev->a0 ? thread_of(&p, (uint32_t)ev->a0, true)
+							   : NULL;
+		p.self = ev->tid ? thread_of(&p, ev->tid, true) : NULL;
+		for (int r = 0; r < RULES; r++) {
+			int side = rule_side(r, ev, &p, &k1, &k2);
 
 			if (!side)
 				continue;
 			enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
 
-			if (side < 0) {
-				if (pl_idmap_take(&p.produced, k1, k2, &other))
-					pairs->pairs[kind]++;
-				else
-					pl_idmap_put(&p.waiting, k1, k2, e);
+			if (!join(&p, side, k1, k2, e, &other))
 				continue;
-			}
-			if (!pl_idmap_take(&p.waiting, k1, k2, &other)) {
-				pl_idmap_put(&p.produced, k1, k2, e);
-				continue;
-			}
 			pairs->pairs[kind]++;
+			if (side < 0)
+				continue;
 			pairs->out_of_order[kind]++;
 			uint64_t ahead_ns = ev->ts_ns - t->events[other].ts_ns;
 
@@ -345,11 +476,8 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 	}
 	pl_idmap_free(&p.produced);
 	pl_idmap_free(&p.waiting);
-	pl_idmap_free(&p.seen_tids);
-	pl_idmap_free(&p.slept);
-	pl_idmap_free(&p.on_cpu);
-	pl_idmap_free(&p.raced);
-	pl_idmap_free(&p.ran_after);
+	pl_idmap_free(&p.tids);
+	free(p.threads);
 	return n;
 }
 
