@@ -89,13 +89,11 @@ static void reserve_threads(struct pairing *p)
 	p->threads = pl_xrealloc(p->threads, p->cap, sizeof(*p->threads));
 }
 
-/* tid's state, created (all false) on first use when create is set; else NULL if it has none. */
-static struct thread *thread_of(struct pairing *p, uint64_t tid, bool create)
+/* thread_of's way past the cache: the map, and the thread created there if asked. */
+static struct thread *thread_missed(struct pairing *p, uint64_t tid, bool create)
 {
 	uint64_t c = tid & (THREAD_CACHE - 1), i;
 
-	if (p->cache_index[c] && p->cache_tid[c] == tid)
-		return &p->threads[p->cache_index[c] - 1];
 	if (!pl_idmap_get(&p->tids, tid, 0, &i)) {
 		if (!create)
 			return NULL;
@@ -106,6 +104,16 @@ static struct thread *thread_of(struct pairing *p, uint64_t tid, bool create)
 	p->cache_tid[c] = tid;
 	p->cache_index[c] = i + 1;
 	return &p->threads[i];
+}
+
+/* tid's state, created (all false) on first use when create is set; else NULL if it has none. */
+static inline struct thread *thread_of(struct pairing *p, uint64_t tid, bool create)
+{
+	uint64_t c = tid & (THREAD_CACHE - 1);
+
+	if (p->cache_index[c] && p->cache_tid[c] == tid)
+		return &p->threads[p->cache_index[c] - 1];
+	return thread_missed(p, tid, create);
 }
 
 static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
@@ -344,6 +352,41 @@ static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 	return -1;
 }
 
+/* Whether an event of this type is a side of some rule's edges, or changes what a rule keeps
+ * (a wait spends earlier notifies); any event can also be a thread's first (fork) or its own
+ * first after a raced wakeup. */
+static bool in_rules(uint16_t type)
+{
+	switch (type) {
+	case PL_EV_ENQUEUE_MSG:
+	case PL_EV_DEQUEUE_MSG:
+	case PL_EV_SUBMIT_ASYNC_TASK:
+	case PL_EV_CONSUME_ASYNC_TASK:
+	case PL_EV_BINDER_PRODUCE_ONEWAY:
+	case PL_EV_BINDER_PRODUCE_TWOWAY:
+	case PL_EV_BINDER_REPLY:
+	case PL_EV_BINDER_CONSUME:
+	case PL_EV_FORK:
+	case PL_EV_CONTEXT_SWITCH:
+	case PL_EV_WAKEUP:
+	case PL_EV_FUTEX_NOTIFY:
+	case PL_EV_MUTEX_NOTIFY:
+	case PL_EV_SEM_NOTIFY:
+	case PL_EV_WAITQUEUE_NOTIFY:
+	case PL_EV_FUTEX_WAKE:
+	case PL_EV_MUTEX_WAKE:
+	case PL_EV_SEM_WAKE:
+	case PL_EV_WAITQUEUE_WAKE:
+	case PL_EV_FUTEX_WAIT:
+	case PL_EV_MUTEX_WAIT:
+	case PL_EV_SEM_WAIT:
+	case PL_EV_WAITQUEUE_WAIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The rules in order, each of its own kinds (queued_side serves message and task); direct
  * calls, so that the compiler inlines them into the pass over every event. */
 #define RULES 5
@@ -437,6 +480,11 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 		p.next_tid = is_switch && (uint32_t)ev->a0 ? thread_of(&p, (uint32_t)ev->a0, true)
 							   : NULL;
 		p.self = ev->tid ? thread_of(&p, ev->tid, true) : NULL;
+		/* Most events are no rule's side: skip the rules when the fork and wakeup rules
+		 * would find nothing new of their thread either. */
+		if (!in_rules(ev->type) &&
+		    (!p.self || (p.self->seen && !(p.self->raced && !p.self->ran))))
+			continue;
 		for (int r = 0; r < RULES; r++) {
 			int side = rule_side(r, ev, &p, &k1, &k2);
 
