@@ -364,7 +364,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 
 /* Time per key (a frequency in kHz, a preempting tid): a short list, searched linearly. */
 struct tally {
-	uint32_t n, cap;	/* cap: room in key and ns, kept when n is reset for reuse */
+	uint32_t n, cap; /* cap: room in key and ns, kept when n is reset for reuse */
 	uint32_t *key;
 	uint64_t *ns;
 };

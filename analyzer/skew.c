@@ -44,16 +44,16 @@
 /* A join point kept with its thread: the last unjoined producer and consumer. */
 struct join {
 	bool produced, waiting;
-	uint64_t producer, consumer;	/* event indices */
+	uint64_t producer, consumer; /* event indices */
 };
 
 struct thread {
-	struct join fork, wakeup;	/* joined on this thread's tid */
-	bool seen;		/* fork: an event of it was seen */
-	bool slept;		/* wakeup: switched out asleep, not yet back */
-	bool on_cpu;		/* wakeup: from its switch-in to its switch-out */
-	bool raced;		/* wakeup: woken while on a cpu, at raced_ns */
-	bool ran;		/* wakeup: its first own event after that, at ran_ns */
+	struct join fork, wakeup; /* joined on this thread's tid */
+	bool seen;		  /* fork: an event of it was seen */
+	bool slept;		  /* wakeup: switched out asleep, not yet back */
+	bool on_cpu;		  /* wakeup: from its switch-in to its switch-out */
+	bool raced;		  /* wakeup: woken while on a cpu, at raced_ns */
+	bool ran;		  /* wakeup: its first own event after that, at ran_ns */
 	uint64_t raced_ns, ran_ns;
 };
 
@@ -63,7 +63,7 @@ struct thread {
  * switch runs. The fork and wakeup joins, keyed by a tid, live there too;
  * the other kinds join in the maps.
  */
-#define THREAD_CACHE 256	/* a power of two, above a phone run's threads */
+#define THREAD_CACHE 256 /* a power of two, above a phone run's threads */
 /* The most threads one event creates: its own, a switch's incoming one (by
  * a0 and by its low 32 bits) and the one a FORK or a wakeup names. */
 #define THREADS_PER_EVENT 4
@@ -74,10 +74,10 @@ struct pairing {
 	struct thread *threads;
 	uint64_t nthreads, cap;
 	uint64_t cache_tid[THREAD_CACHE];
-	uint64_t cache_index[THREAD_CACHE];	/* index + 1; 0 empty */
-	struct thread *self;	/* the event's thread (tid), NULL for tid 0 */
-	struct thread *next;	/* a switch's incoming thread (a0), NULL for 0 or other events */
-	struct thread *next_tid;	/* the same by a0's low 32 bits, the tid fork joins on */
+	uint64_t cache_index[THREAD_CACHE]; /* index + 1; 0 empty */
+	struct thread *self;		    /* the event's thread (tid), NULL for tid 0 */
+	struct thread *next;	 /* a switch's incoming thread (a0), NULL for 0 or other events */
+	struct thread *next_tid; /* the same by a0's low 32 bits, the tid fork joins on */
 };
 
 /* Room for an event's new threads, so that pointers taken during it stay valid. */
@@ -152,8 +152,7 @@ static void forget(struct pairing *p, uint64_t k1, uint64_t k2)
  * waits; a producer joins the last waiting consumer, else stays. Returns
  * whether it joined, and the other side's event in *other.
  */
-static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, uint64_t e,
-		 uint64_t *other)
+static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, uint64_t e, uint64_t *other)
 {
 	struct join *j = thread_join(p, k1, k2, true);
 
@@ -477,8 +476,10 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 
 		reserve_threads(&p);
 		p.next = is_switch && ev->a0 ? thread_of(&p, ev->a0, true) : NULL;
-		p.next_tid = is_switch && (uint32_t)ev->a0 ? thread_of(&p, (uint32_t)ev->a0, true)
-							   : NULL;
+		/* A tid fits 32 bits: then a0's low half is a0, the same thread. */
+		p.next_tid = !is_switch || !(uint32_t)ev->a0 ? NULL :
+			     ev->a0 >> 32 ? thread_of(&p, (uint32_t)ev->a0, true) :
+					    p.next;
 		p.self = ev->tid ? thread_of(&p, ev->tid, true) : NULL;
 		/* Most events are no rule's side: skip the rules when the fork and wakeup rules
 		 * would find nothing new of their thread either. */

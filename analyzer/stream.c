@@ -141,8 +141,8 @@ int pl_stream_analyze(const char *path, const struct pl_stream_options *opt,
 		}
 		if (rc < 0)
 			break;
-		if (analyze_window(path, &head, &w, &copy, lo_ns, cut_ns, opt->keep_transactions, out,
-				   &lat_cap, err) < 0) {
+		if (analyze_window(path, &head, &w, &copy, lo_ns, cut_ns, opt->keep_transactions,
+				   out, &lat_cap, err) < 0) {
 			rc = -1;
 			break;
 		}
