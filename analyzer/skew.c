@@ -75,7 +75,8 @@ struct pairing {
 	uint64_t nthreads, cap;
 	uint64_t cache_tid[THREAD_CACHE];
 	uint64_t cache_index[THREAD_CACHE]; /* index + 1; 0 empty */
-	struct thread *self;		    /* the event's thread (tid), NULL for tid 0 */
+	struct join *joined;	 /* the join of a fork or wakeup rule's side: its thread's */
+	struct thread *self;	 /* the event's thread (tid), NULL for tid 0 */
 	struct thread *next;	 /* a switch's incoming thread (a0), NULL for 0 or other events */
 	struct thread *next_tid; /* the same by a0's low 32 bits, the tid fork joins on */
 };
@@ -121,41 +122,24 @@ static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
 	return (uint64_t)kind << 40 | id;
 }
 
-/* The join of (k1, k2) kept with a thread (the fork and wakeup kinds), or NULL. */
-static struct join *thread_join(struct pairing *p, uint64_t k1, uint64_t k2, bool create)
-{
-	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
-	struct thread *th;
-
-	if (kind != PL_CAUSAL_FORK && kind != PL_CAUSAL_WAKEUP)
-		return NULL;
-	th = thread_of(p, k2, create);
-	return !th ? NULL : kind == PL_CAUSAL_FORK ? &th->fork : &th->wakeup;
-}
-
+/* Spends the unjoined candidates of a key joined in the maps. */
 static void forget(struct pairing *p, uint64_t k1, uint64_t k2)
 {
-	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
-	struct join *j = thread_join(p, k1, k2, false);
 	uint64_t unused;
 
-	if (j)
-		j->produced = j->waiting = false;
-	else if (kind != PL_CAUSAL_FORK && kind != PL_CAUSAL_WAKEUP) {
-		pl_idmap_take(&p->produced, k1, k2, &unused);
-		pl_idmap_take(&p->waiting, k1, k2, &unused);
-	}
+	pl_idmap_take(&p->produced, k1, k2, &unused);
+	pl_idmap_take(&p->waiting, k1, k2, &unused);
 }
 
 /*
  * A consumer (side < 0) joins the last unjoined producer of its key, else
- * waits; a producer joins the last waiting consumer, else stays. Returns
- * whether it joined, and the other side's event in *other.
+ * waits; a producer joins the last waiting consumer, else stays. j is the
+ * key's join when a thread keeps it, else NULL for the maps. Returns whether
+ * it joined, and the other side's event in *other.
  */
-static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, uint64_t e, uint64_t *other)
+static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, struct join *j, uint64_t e,
+		 uint64_t *other)
 {
-	struct join *j = thread_join(p, k1, k2, true);
-
 	if (!j) {
 		if (pl_idmap_take(side < 0 ? &p->produced : &p->waiting, k1, k2, other))
 			return true;
@@ -225,11 +209,13 @@ static int fork_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1,
 	*k1 = key1(PL_CAUSAL_FORK, 0);
 	if (ev->type == PL_EV_FORK) {
 		*k2 = ev->a0;
+		p->joined = &thread_of(p, ev->a0, true)->fork;
 		return 1;
 	}
 	if (!th || th->seen)
 		return 0;
 	th->seen = true;
+	p->joined = &th->fork;
 	*k2 = is_switch ? (uint32_t)ev->a0 : ev->tid;
 	return -1;
 }
@@ -320,8 +306,9 @@ static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 	}
 	if (wakee) {
 		*k2 = wakee;
-		woken = thread_of(p, wakee, false);
-		if (woken && woken->on_cpu) {
+		woken = thread_of(p, wakee, true);
+		p->joined = &woken->wakeup;
+		if (woken->on_cpu) {
 			woken->raced = true;
 			woken->raced_ns = ev->ts_ns;
 			woken->ran = false;
@@ -338,7 +325,7 @@ static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 			/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
 			self->slept = true;
 			if (!raced)
-				forget(p, *k1, ev->tid);
+				self->wakeup.produced = self->wakeup.waiting = false;
 		}
 	}
 	*k2 = ev->a0;
@@ -348,6 +335,7 @@ static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 	if (!next->slept)
 		return 0;
 	next->slept = false;
+	p->joined = &next->wakeup;
 	return -1;
 }
 
@@ -383,27 +371,6 @@ static bool in_rules(uint16_t type)
 		return true;
 	default:
 		return false;
-	}
-}
-
-/* The rules in order, each of its own kinds (queued_side serves message and task); direct
- * calls, so that the compiler inlines them into the pass over every event. */
-#define RULES 5
-
-static int rule_side(int r, const struct pl_event *ev, struct pairing *p, uint64_t *k1,
-		     uint64_t *k2)
-{
-	switch (r) {
-	case 0:
-		return queued_side(ev, p, k1, k2);
-	case 1:
-		return binder_side(ev, p, k1, k2);
-	case 2:
-		return fork_side(ev, p, k1, k2);
-	case 3:
-		return notify_side(ev, p, k1, k2);
-	default:
-		return wakeup_side(ev, p, k1, k2);
 	}
 }
 
@@ -457,6 +424,55 @@ static int by_place(const void *a, const void *b)
 	return x->event < y->event ? -1 : x->event > y->event;
 }
 
+/* One pass's state: the pairing, the pairs by kind and the floors found so far. */
+struct pass {
+	const struct pl_trace *t;
+	struct pairing p;
+	struct pl_causal_pairs *pairs;
+	struct floor *floors;
+	uint64_t n, cap;
+};
+
+/* Event e is a side (1 producer, -1 consumer) of an edge of key (k1, k2): join it, count the
+ * pair, and note a floor for a consumer logged up to PL_SKEW_MAX_NS before its producer. */
+static void on_side(struct pass *s, uint64_t e, int side, uint64_t k1, uint64_t k2)
+{
+	const struct pl_event *ev = &s->t->events[e];
+	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
+	struct join *j = kind == PL_CAUSAL_FORK || kind == PL_CAUSAL_WAKEUP ? s->p.joined : NULL;
+	struct pl_causal_pairs *pairs = s->pairs;
+	uint64_t other;
+
+	if (!join(&s->p, side, k1, k2, j, e, &other))
+		return;
+	pairs->pairs[kind]++;
+	if (side < 0)
+		return;
+	pairs->out_of_order[kind]++;
+	uint64_t ahead_ns = ev->ts_ns - s->t->events[other].ts_ns;
+
+	if (ahead_ns > PL_SKEW_MAX_NS) {
+		const struct pl_event *c = &s->t->events[other];
+		bool first = true;
+
+		for (int k = 0; k < PL_CAUSAL_KINDS; k++)
+			first &= pairs->beyond_skew[k] == 0;
+		if (first ||
+		    ahead_ns > pairs->furthest_producer.ts_ns - pairs->furthest_consumer.ts_ns) {
+			pairs->furthest_kind = kind;
+			pairs->furthest_producer = *ev;
+			pairs->furthest_consumer = *c;
+		}
+		pairs->beyond_skew[kind]++;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->floors = pl_xrealloc(s->floors, s->cap, sizeof(*s->floors));
+	}
+	s->floors[s->n++] = (struct floor){ other, ev->ts_ns + 1, kind };
+}
+
 /*
  * One pass over the timeline: every causal pair by kind, with the number
  * whose consumer is timestamped before its producer (pairs), and the floors
@@ -465,69 +481,47 @@ static int by_place(const void *a, const void *b)
 static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 			    struct pl_causal_pairs *pairs)
 {
-	struct pairing p = { 0 };
-	uint64_t n = 0, cap = 0, k1, k2, other;
+	struct pass s = { .t = t, .pairs = pairs };
+	struct pairing *p = &s.p;
+	uint64_t k1, k2;
+	int side;
 
-	*out = NULL;
 	memset(pairs, 0, sizeof(*pairs));
 	for (uint64_t e = 0; e < t->nevents; e++) {
 		const struct pl_event *ev = &t->events[e];
 		bool is_switch = ev->type == PL_EV_CONTEXT_SWITCH;
 
-		reserve_threads(&p);
-		p.next = is_switch && ev->a0 ? thread_of(&p, ev->a0, true) : NULL;
+		reserve_threads(p);
+		p->next = is_switch && ev->a0 ? thread_of(p, ev->a0, true) : NULL;
 		/* A tid fits 32 bits: then a0's low half is a0, the same thread. */
-		p.next_tid = !is_switch || !(uint32_t)ev->a0 ? NULL :
-			     ev->a0 >> 32 ? thread_of(&p, (uint32_t)ev->a0, true) :
-					    p.next;
-		p.self = ev->tid ? thread_of(&p, ev->tid, true) : NULL;
+		p->next_tid = !is_switch || !(uint32_t)ev->a0 ? NULL :
+			      ev->a0 >> 32 ? thread_of(p, (uint32_t)ev->a0, true) :
+					     p->next;
+		p->self = ev->tid ? thread_of(p, ev->tid, true) : NULL;
 		/* Most events are no rule's side: skip the rules when the fork and wakeup rules
 		 * would find nothing new of their thread either. */
 		if (!in_rules(ev->type) &&
-		    (!p.self || (p.self->seen && !(p.self->raced && !p.self->ran))))
+		    (!p->self || (p->self->seen && !(p->self->raced && !p->self->ran))))
 			continue;
-		for (int r = 0; r < RULES; r++) {
-			int side = rule_side(r, ev, &p, &k1, &k2);
-
-			if (!side)
-				continue;
-			enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
-
-			if (!join(&p, side, k1, k2, e, &other))
-				continue;
-			pairs->pairs[kind]++;
-			if (side < 0)
-				continue;
-			pairs->out_of_order[kind]++;
-			uint64_t ahead_ns = ev->ts_ns - t->events[other].ts_ns;
-
-			if (ahead_ns > PL_SKEW_MAX_NS) {
-				const struct pl_event *c = &t->events[other];
-				bool first = true;
-
-				for (int k = 0; k < PL_CAUSAL_KINDS; k++)
-					first &= pairs->beyond_skew[k] == 0;
-				if (first || ahead_ns > pairs->furthest_producer.ts_ns -
-							pairs->furthest_consumer.ts_ns) {
-					pairs->furthest_kind = kind;
-					pairs->furthest_producer = *ev;
-					pairs->furthest_consumer = *c;
-				}
-				pairs->beyond_skew[kind]++;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				*out = pl_xrealloc(*out, cap, sizeof(**out));
-			}
-			(*out)[n++] = (struct floor){ other, ev->ts_ns + 1, kind };
-		}
+		/* The rules in order, each of its own kinds (queued_side serves message and
+		 * task); called one by one, so that each inlines here. */
+		if ((side = queued_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = binder_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = fork_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = notify_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = wakeup_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
 	}
-	pl_idmap_free(&p.produced);
-	pl_idmap_free(&p.waiting);
-	pl_idmap_free(&p.tids);
-	free(p.threads);
-	return n;
+	pl_idmap_free(&p->produced);
+	pl_idmap_free(&p->waiting);
+	pl_idmap_free(&p->tids);
+	free(p->threads);
+	*out = s.floors;
+	return s.n;
 }
 
 /*
