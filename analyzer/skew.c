@@ -504,14 +504,17 @@ static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 		    (!p->self || (p->self->seen && !(p->self->raced && !p->self->ran))))
 			continue;
 		/* The rules in order, each of its own kinds (queued_side serves message and
-		 * task); called one by one, so that each inlines here. */
-		if ((side = queued_side(ev, p, &k1, &k2)))
+		 * task); called one by one, so that each inlines here. A switch or a wakeup,
+		 * most of the events, is a side of fork and wakeup edges only. */
+		bool sched = is_switch || ev->type == PL_EV_WAKEUP;
+
+		if (!sched && (side = queued_side(ev, p, &k1, &k2)))
 			on_side(&s, e, side, k1, k2);
-		if ((side = binder_side(ev, p, &k1, &k2)))
+		if (!sched && (side = binder_side(ev, p, &k1, &k2)))
 			on_side(&s, e, side, k1, k2);
 		if ((side = fork_side(ev, p, &k1, &k2)))
 			on_side(&s, e, side, k1, k2);
-		if ((side = notify_side(ev, p, &k1, &k2)))
+		if (!sched && (side = notify_side(ev, p, &k1, &k2)))
 			on_side(&s, e, side, k1, k2);
 		if ((side = wakeup_side(ev, p, &k1, &k2)))
 			on_side(&s, e, side, k1, k2);
