@@ -7,7 +7,7 @@ WORKLOAD ?= asynctask
 # The machine: cores online (1 or 2), and on the phone the cpufreq governor or a fixed frequency.
 CORES ?= 2
 MACHINE := --cores $(CORES) $(if $(GOVERNOR),--governor $(GOVERNOR)) $(if $(FREQ_MHZ),--freq-mhz $(FREQ_MHZ))
-COMPONENTS := replay workloads analyzer emu
+COMPONENTS := replay stats workloads analyzer emu
 
 .PHONY: all help deps build compile run experiment labs labs-check test lint bench repro-check difftest fuzz section6 clean
 all: build

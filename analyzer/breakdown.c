@@ -237,7 +237,9 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 	}
 	for (uint64_t e = 0; e < trace->nevents; e++) {
 		const struct pl_event *ev = &trace->events[e];
-		struct timeline *self = timeline_of(tls, &tids, ev->tid);
+		/* An event of a thread is in one of its intervals: no lookup by tid. */
+		struct timeline *self =
+			ev->tid ? &tls[iv->intervals[iv->event_interval[e]].thread] : NULL;
 		struct timeline *other;
 		enum pl_category reason;
 
@@ -362,7 +364,7 @@ static struct timeline *build_timelines(const struct pl_trace *trace, const stru
 
 /* Time per key (a frequency in kHz, a preempting tid): a short list, searched linearly. */
 struct tally {
-	uint32_t n;
+	uint32_t n, cap; /* cap: room in key and ns, kept when n is reset for reuse */
 	uint32_t *key;
 	uint64_t *ns;
 };
@@ -374,8 +376,11 @@ static void tally_add(struct tally *t, uint32_t key, uint64_t ns)
 	for (k = 0; k < t->n && t->key[k] != key; k++)
 		;
 	if (k == t->n) {
-		t->key = pl_xrealloc(t->key, k + 1, sizeof(*t->key));
-		t->ns = pl_xrealloc(t->ns, k + 1, sizeof(*t->ns));
+		if (k == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 4;
+			t->key = pl_xrealloc(t->key, t->cap, sizeof(*t->key));
+			t->ns = pl_xrealloc(t->ns, t->cap, sizeof(*t->ns));
+		}
 		t->key[k] = key;
 		t->ns[k] = 0;
 		t->n++;
@@ -672,7 +677,12 @@ void pl_breakdowns_build(const struct pl_trace *trace, const struct pl_intervals
 		out->tx_freq_first[k + 1] = at + tx.by_khz.n;
 	}
 	out->interval_counts = pl_xcalloc(iv->nintervals + 1, sizeof(*out->interval_counts));
-	for (uint64_t i = 0; i < iv->nintervals; i++) {
+	/* Without SWITCH_COUNTS or a cpu's frequency every interval's counts stay zero. */
+	int countable = out->counted;
+
+	for (uint32_t c = 0; c < trace->ncpus; c++)
+		countable |= freqs[c].n > 0;
+	for (uint64_t i = 0; countable && i < iv->nintervals; i++) {
 		const struct pl_interval *v = &iv->intervals[i];
 		uint64_t scratch[PL_CATEGORIES] = { 0 };
 

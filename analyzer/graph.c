@@ -40,7 +40,8 @@ static void add_edge(struct builder *b, enum pl_edge_kind kind, uint64_t from, u
 static uint64_t *count_by(const struct pl_edge *edges, uint64_t nedges, uint64_t nevents,
 			  int by_target, uint64_t **first)
 {
-	uint64_t *fill = pl_xcalloc(nevents + 1, sizeof(*fill));
+	/* Not zeroed: a copy of first, below. */
+	uint64_t *fill = pl_xrealloc(NULL, nevents + 1, sizeof(*fill));
 
 	*first = pl_xcalloc(nevents + 1, sizeof(**first));
 	for (uint64_t i = 0; i < nedges; i++)

@@ -40,9 +40,14 @@ enum file_sleep {
 	FILE_ASLEEP,	/* switched out: its next event is after the wake */
 };
 
+/* thread_of's direct-mapped cache before the map: an event of a recent thread needs no hash. */
+#define THREAD_CACHE 256
+
 struct builder {
 	struct pl_intervals *out;
 	struct pl_idmap tids;		/* tid -> thread index */
+	uint32_t cache_tid[THREAD_CACHE];
+	uint32_t cache_thread[THREAD_CACHE]; /* thread index + 1; 0 empty */
 	uint64_t *open;			/* per thread: open interval or PL_NONE */
 	uint8_t *awaiting_reply;	/* per thread: a two-way binder call is outstanding */
 	uint8_t *waiting;		/* per thread: an implicit stretch ended in a *_WAIT */
@@ -63,10 +68,16 @@ struct builder {
 static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 {
 	struct pl_intervals *o = b->out;
+	uint32_t c = tid & (THREAD_CACHE - 1);
 	uint64_t t;
 
-	if (pl_idmap_get(&b->tids, tid, 0, &t))
+	if (b->cache_thread[c] && b->cache_tid[c] == tid)
+		return b->cache_thread[c] - 1;
+	if (pl_idmap_get(&b->tids, tid, 0, &t)) {
+		b->cache_tid[c] = tid;
+		b->cache_thread[c] = (uint32_t)t + 1;
 		return (uint32_t)t;
+	}
 	if (b->nthreads == b->threads_cap) {
 		b->threads_cap = b->threads_cap ? b->threads_cap * 2 : 16;
 		o->threads = pl_xrealloc(o->threads, b->threads_cap, sizeof(*o->threads));
@@ -90,6 +101,8 @@ static uint32_t thread_of(struct builder *b, uint32_t tid, uint64_t ts_ns)
 	b->file_sleep[b->nthreads] = FILE_AWAKE;
 	b->file_notify[b->nthreads] = PL_NONE;
 	pl_idmap_put(&b->tids, tid, 0, b->nthreads);
+	b->cache_tid[c] = tid;
+	b->cache_thread[c] = b->nthreads + 1;
 	return b->nthreads++;
 }
 
@@ -350,8 +363,9 @@ void pl_intervals_build(const struct pl_trace *trace, struct pl_intervals *out)
 	memset(out, 0, sizeof(*out));
 	b.last_wait = find_last_waits(trace);
 	out->nevents = trace->nevents;
-	out->event_interval = pl_xcalloc(trace->nevents, sizeof(uint64_t));
-	out->event_slot = pl_xcalloc(trace->nevents, sizeof(uint64_t));
+	/* Not zeroed: passes 1 and 2 write every event's entry. */
+	out->event_interval = pl_xrealloc(NULL, trace->nevents, sizeof(uint64_t));
+	out->event_slot = pl_xrealloc(NULL, trace->nevents, sizeof(uint64_t));
 	out->slot_event = pl_xcalloc(trace->nevents, sizeof(uint64_t));
 
 	/* Pass 1: assign each event to an interval and count interval sizes. */

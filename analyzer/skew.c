@@ -41,26 +41,126 @@
  * sleeps again was not woken by an older wake), so that a consumer is
  * joined only to the producer that caused it.
  */
+/* A join point kept with its thread: the last unjoined producer and consumer. */
+struct join {
+	bool produced, waiting;
+	uint64_t producer, consumer; /* event indices */
+};
+
+struct thread {
+	struct join fork, wakeup; /* joined on this thread's tid */
+	bool seen;		  /* fork: an event of it was seen */
+	bool slept;		  /* wakeup: switched out asleep, not yet back */
+	bool on_cpu;		  /* wakeup: from its switch-in to its switch-out */
+	bool raced;		  /* wakeup: woken while on a cpu, at raced_ns */
+	bool ran;		  /* wakeup: its first own event after that, at ran_ns */
+	uint64_t raced_ns, ran_ns;
+};
+
+/*
+ * The threads' states live in one array, found by tid (a direct-mapped cache
+ * in front of the map) once per event: the event's thread and the thread a
+ * switch runs. The fork and wakeup joins, keyed by a tid, live there too;
+ * the other kinds join in the maps.
+ */
+#define THREAD_CACHE 256 /* a power of two, above a phone run's threads */
+/* The most threads one event creates: its own, a switch's incoming one (by
+ * a0 and by its low 32 bits) and the one a FORK or a wakeup names. */
+#define THREADS_PER_EVENT 4
+
 struct pairing {
 	struct pl_idmap produced, waiting;	/* key -> event */
-	struct pl_idmap seen_tids;		/* fork: threads already seen */
-	struct pl_idmap slept;			/* wakeup: tid -> 1 after a switch-out asleep */
-	struct pl_idmap on_cpu;			/* wakeup: tid -> 1 from its switch-in to its switch-out */
-	struct pl_idmap raced;			/* wakeup: tid -> ns of a wakeup while on a cpu */
-	struct pl_idmap ran_after;		/* wakeup: tid -> ns of its first own event after it */
+	struct pl_idmap tids;			/* tid -> index in threads */
+	struct thread *threads;
+	uint64_t nthreads, cap;
+	uint64_t cache_tid[THREAD_CACHE];
+	uint64_t cache_index[THREAD_CACHE]; /* index + 1; 0 empty */
+	struct join *joined;	 /* the join of a fork or wakeup rule's side: its thread's */
+	struct thread *self;	 /* the event's thread (tid), NULL for tid 0 */
+	struct thread *next;	 /* a switch's incoming thread (a0), NULL for 0 or other events */
+	struct thread *next_tid; /* the same by a0's low 32 bits, the tid fork joins on */
 };
+
+/* Room for an event's new threads, so that pointers taken during it stay valid. */
+static void reserve_threads(struct pairing *p)
+{
+	if (p->cap - p->nthreads >= THREADS_PER_EVENT)
+		return;
+	p->cap = p->cap ? p->cap * 2 : 64;
+	p->threads = pl_xrealloc(p->threads, p->cap, sizeof(*p->threads));
+}
+
+/* thread_of's way past the cache: the map, and the thread created there if asked. */
+static struct thread *thread_missed(struct pairing *p, uint64_t tid, bool create)
+{
+	uint64_t c = tid & (THREAD_CACHE - 1), i;
+
+	if (!pl_idmap_get(&p->tids, tid, 0, &i)) {
+		if (!create)
+			return NULL;
+		i = p->nthreads++;
+		p->threads[i] = (struct thread){ 0 };
+		pl_idmap_put(&p->tids, tid, 0, i);
+	}
+	p->cache_tid[c] = tid;
+	p->cache_index[c] = i + 1;
+	return &p->threads[i];
+}
+
+/* tid's state, created (all false) on first use when create is set; else NULL if it has none. */
+static inline struct thread *thread_of(struct pairing *p, uint64_t tid, bool create)
+{
+	uint64_t c = tid & (THREAD_CACHE - 1);
+
+	if (p->cache_index[c] && p->cache_tid[c] == tid)
+		return &p->threads[p->cache_index[c] - 1];
+	return thread_missed(p, tid, create);
+}
 
 static uint64_t key1(enum pl_causal_kind kind, uint64_t id)
 {
 	return (uint64_t)kind << 40 | id;
 }
 
+/* Spends the unjoined candidates of a key joined in the maps. */
 static void forget(struct pairing *p, uint64_t k1, uint64_t k2)
 {
 	uint64_t unused;
 
 	pl_idmap_take(&p->produced, k1, k2, &unused);
 	pl_idmap_take(&p->waiting, k1, k2, &unused);
+}
+
+/*
+ * A consumer (side < 0) joins the last unjoined producer of its key, else
+ * waits; a producer joins the last waiting consumer, else stays. j is the
+ * key's join when a thread keeps it, else NULL for the maps. Returns whether
+ * it joined, and the other side's event in *other.
+ */
+static bool join(struct pairing *p, int side, uint64_t k1, uint64_t k2, struct join *j, uint64_t e,
+		 uint64_t *other)
+{
+	if (!j) {
+		if (pl_idmap_take(side < 0 ? &p->produced : &p->waiting, k1, k2, other))
+			return true;
+		pl_idmap_put(side < 0 ? &p->waiting : &p->produced, k1, k2, e);
+		return false;
+	}
+	bool *have = side < 0 ? &j->produced : &j->waiting;
+
+	if (*have) {
+		*other = side < 0 ? j->producer : j->consumer;
+		*have = false;
+		return true;
+	}
+	if (side < 0) {
+		j->waiting = true;
+		j->consumer = e;
+	} else {
+		j->produced = true;
+		j->producer = e;
+	}
+	return false;
 }
 
 /* ENQUEUE_MSG -> DEQUEUE_MSG, SUBMIT_ASYNC_TASK -> CONSUME_ASYNC_TASK, on (queue, item). */
@@ -103,18 +203,20 @@ static int binder_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
 /* FORK -> the child's first event, or the switch that first runs it. */
 static int fork_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
 {
-	uint64_t unused;
-	uint32_t tid = ev->type == PL_EV_CONTEXT_SWITCH ? (uint32_t)ev->a0 : ev->tid;
+	bool is_switch = ev->type == PL_EV_CONTEXT_SWITCH;
+	struct thread *th = is_switch ? p->next_tid : p->self;
 
 	*k1 = key1(PL_CAUSAL_FORK, 0);
 	if (ev->type == PL_EV_FORK) {
 		*k2 = ev->a0;
+		p->joined = &thread_of(p, ev->a0, true)->fork;
 		return 1;
 	}
-	if (!tid || pl_idmap_get(&p->seen_tids, tid, 0, &unused))
+	if (!th || th->seen)
 		return 0;
-	pl_idmap_put(&p->seen_tids, tid, 0, 1);
-	*k2 = tid;
+	th->seen = true;
+	p->joined = &th->fork;
+	*k2 = is_switch ? (uint32_t)ev->a0 : ev->tid;
 	return -1;
 }
 
@@ -160,13 +262,12 @@ static int notify_side(const struct pl_event *ev, struct pairing *p, uint64_t *k
  * sleep again without logging anything first, its next run is joined to
  * this older wakeup.)
  */
-static bool raced_with_sleep(struct pairing *p, const struct pl_event *switch_out)
+static bool raced_with_sleep(struct thread *th, const struct pl_event *switch_out)
 {
-	uint64_t woken_ns, ran_ns;
-	bool raced = pl_idmap_take(&p->raced, switch_out->tid, 0, &woken_ns);
-	bool ran = pl_idmap_take(&p->ran_after, switch_out->tid, 0, &ran_ns);
+	bool raced = th->raced, ran = th->ran;
 
-	return raced && (!ran || ran_ns >= switch_out->ts_ns);
+	th->raced = th->ran = false;
+	return raced && (!ran || th->ran_ns >= switch_out->ts_ns);
 }
 
 /* The thread a wakeup wakes: WAKEUP's, or that of a <lock>_NOTIFY, which the
@@ -194,44 +295,84 @@ static uint64_t wakee_of(const struct pl_event *ev)
  */
 static int wakeup_side(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2)
 {
-	uint64_t unused, woken_ns, wakee = wakee_of(ev);
+	uint64_t wakee = wakee_of(ev);
+	struct thread *self = p->self, *next = p->next, *woken;
 
 	*k1 = key1(PL_CAUSAL_WAKEUP, 0);
-	if (ev->type != PL_EV_CONTEXT_SWITCH && ev->tid &&
-	    pl_idmap_get(&p->raced, ev->tid, 0, &woken_ns) && ev->ts_ns > woken_ns &&
-	    !pl_idmap_get(&p->ran_after, ev->tid, 0, &unused))
-		pl_idmap_put(&p->ran_after, ev->tid, 0, ev->ts_ns);
+	if (ev->type != PL_EV_CONTEXT_SWITCH && self && self->raced && ev->ts_ns > self->raced_ns &&
+	    !self->ran) {
+		self->ran = true;
+		self->ran_ns = ev->ts_ns;
+	}
 	if (wakee) {
 		*k2 = wakee;
-		if (pl_idmap_get(&p->on_cpu, wakee, 0, &unused)) {
-			pl_idmap_put(&p->raced, wakee, 0, ev->ts_ns);
-			pl_idmap_take(&p->ran_after, wakee, 0, &unused);
+		woken = thread_of(p, wakee, true);
+		p->joined = &woken->wakeup;
+		if (woken->on_cpu) {
+			woken->raced = true;
+			woken->raced_ns = ev->ts_ns;
+			woken->ran = false;
 		}
 		return 1;
 	}
 	if (ev->type != PL_EV_CONTEXT_SWITCH)
 		return 0;
-	if (ev->tid) {
-		bool raced = raced_with_sleep(p, ev);
+	if (self) {
+		bool raced = raced_with_sleep(self, ev);
 
-		pl_idmap_take(&p->on_cpu, ev->tid, 0, &unused);
+		self->on_cpu = false;
 		if (ev->a1 != PL_STATE_RUNNABLE) {
 			/* Asleep from here: an earlier wakeup or switch-in is no cause of the next run. */
-			pl_idmap_put(&p->slept, ev->tid, 0, 1);
+			self->slept = true;
 			if (!raced)
-				forget(p, *k1, ev->tid);
+				self->wakeup.produced = self->wakeup.waiting = false;
 		}
 	}
 	*k2 = ev->a0;
-	if (ev->a0)
-		pl_idmap_put(&p->on_cpu, ev->a0, 0, 1);
-	return ev->a0 && pl_idmap_take(&p->slept, ev->a0, 0, &unused) ? -1 : 0;
+	if (!next)
+		return 0;
+	next->on_cpu = true;
+	if (!next->slept)
+		return 0;
+	next->slept = false;
+	p->joined = &next->wakeup;
+	return -1;
 }
 
-typedef int side_fn(const struct pl_event *ev, struct pairing *p, uint64_t *k1, uint64_t *k2);
-
-/* The rules, each of its own kinds (queued_side serves message and task). */
-static side_fn *const rules[] = { queued_side, binder_side, fork_side, notify_side, wakeup_side };
+/* Whether an event of this type is a side of some rule's edges, or changes what a rule keeps
+ * (a wait spends earlier notifies); any event can also be a thread's first (fork) or its own
+ * first after a raced wakeup. */
+static bool in_rules(uint16_t type)
+{
+	switch (type) {
+	case PL_EV_ENQUEUE_MSG:
+	case PL_EV_DEQUEUE_MSG:
+	case PL_EV_SUBMIT_ASYNC_TASK:
+	case PL_EV_CONSUME_ASYNC_TASK:
+	case PL_EV_BINDER_PRODUCE_ONEWAY:
+	case PL_EV_BINDER_PRODUCE_TWOWAY:
+	case PL_EV_BINDER_REPLY:
+	case PL_EV_BINDER_CONSUME:
+	case PL_EV_FORK:
+	case PL_EV_CONTEXT_SWITCH:
+	case PL_EV_WAKEUP:
+	case PL_EV_FUTEX_NOTIFY:
+	case PL_EV_MUTEX_NOTIFY:
+	case PL_EV_SEM_NOTIFY:
+	case PL_EV_WAITQUEUE_NOTIFY:
+	case PL_EV_FUTEX_WAKE:
+	case PL_EV_MUTEX_WAKE:
+	case PL_EV_SEM_WAKE:
+	case PL_EV_WAITQUEUE_WAKE:
+	case PL_EV_FUTEX_WAIT:
+	case PL_EV_MUTEX_WAIT:
+	case PL_EV_SEM_WAIT:
+	case PL_EV_WAITQUEUE_WAIT:
+		return true;
+	default:
+		return false;
+	}
+}
 
 const char *pl_causal_kind_name(enum pl_causal_kind kind)
 {
@@ -283,6 +424,55 @@ static int by_place(const void *a, const void *b)
 	return x->event < y->event ? -1 : x->event > y->event;
 }
 
+/* One pass's state: the pairing, the pairs by kind and the floors found so far. */
+struct pass {
+	const struct pl_trace *t;
+	struct pairing p;
+	struct pl_causal_pairs *pairs;
+	struct floor *floors;
+	uint64_t n, cap;
+};
+
+/* Event e is a side (1 producer, -1 consumer) of an edge of key (k1, k2): join it, count the
+ * pair, and note a floor for a consumer logged up to PL_SKEW_MAX_NS before its producer. */
+static void on_side(struct pass *s, uint64_t e, int side, uint64_t k1, uint64_t k2)
+{
+	const struct pl_event *ev = &s->t->events[e];
+	enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
+	struct join *j = kind == PL_CAUSAL_FORK || kind == PL_CAUSAL_WAKEUP ? s->p.joined : NULL;
+	struct pl_causal_pairs *pairs = s->pairs;
+	uint64_t other;
+
+	if (!join(&s->p, side, k1, k2, j, e, &other))
+		return;
+	pairs->pairs[kind]++;
+	if (side < 0)
+		return;
+	pairs->out_of_order[kind]++;
+	uint64_t ahead_ns = ev->ts_ns - s->t->events[other].ts_ns;
+
+	if (ahead_ns > PL_SKEW_MAX_NS) {
+		const struct pl_event *c = &s->t->events[other];
+		bool first = true;
+
+		for (int k = 0; k < PL_CAUSAL_KINDS; k++)
+			first &= pairs->beyond_skew[k] == 0;
+		if (first ||
+		    ahead_ns > pairs->furthest_producer.ts_ns - pairs->furthest_consumer.ts_ns) {
+			pairs->furthest_kind = kind;
+			pairs->furthest_producer = *ev;
+			pairs->furthest_consumer = *c;
+		}
+		pairs->beyond_skew[kind]++;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->floors = pl_xrealloc(s->floors, s->cap, sizeof(*s->floors));
+	}
+	s->floors[s->n++] = (struct floor){ other, ev->ts_ns + 1, kind };
+}
+
 /*
  * One pass over the timeline: every causal pair by kind, with the number
  * whose consumer is timestamped before its producer (pairs), and the floors
@@ -291,66 +481,50 @@ static int by_place(const void *a, const void *b)
 static uint64_t find_floors(const struct pl_trace *t, struct floor **out,
 			    struct pl_causal_pairs *pairs)
 {
-	struct pairing p = { 0 };
-	uint64_t n = 0, cap = 0, k1, k2, other;
+	struct pass s = { .t = t, .pairs = pairs };
+	struct pairing *p = &s.p;
+	uint64_t k1, k2;
+	int side;
 
-	*out = NULL;
 	memset(pairs, 0, sizeof(*pairs));
 	for (uint64_t e = 0; e < t->nevents; e++) {
 		const struct pl_event *ev = &t->events[e];
+		bool is_switch = ev->type == PL_EV_CONTEXT_SWITCH;
 
-		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
-			int side = rules[r](ev, &p, &k1, &k2);
+		reserve_threads(p);
+		p->next = is_switch && ev->a0 ? thread_of(p, ev->a0, true) : NULL;
+		/* A tid fits 32 bits: then a0's low half is a0, the same thread. */
+		p->next_tid = !is_switch || !(uint32_t)ev->a0 ? NULL :
+			      ev->a0 >> 32 ? thread_of(p, (uint32_t)ev->a0, true) :
+					     p->next;
+		p->self = ev->tid ? thread_of(p, ev->tid, true) : NULL;
+		/* Most events are no rule's side: skip the rules when the fork and wakeup rules
+		 * would find nothing new of their thread either. */
+		if (!in_rules(ev->type) &&
+		    (!p->self || (p->self->seen && !(p->self->raced && !p->self->ran))))
+			continue;
+		/* The rules in order, each of its own kinds (queued_side serves message and
+		 * task); called one by one, so that each inlines here. A switch or a wakeup,
+		 * most of the events, is a side of fork and wakeup edges only. */
+		bool sched = is_switch || ev->type == PL_EV_WAKEUP;
 
-			if (!side)
-				continue;
-			enum pl_causal_kind kind = (enum pl_causal_kind)(k1 >> 40);
-
-			if (side < 0) {
-				if (pl_idmap_take(&p.produced, k1, k2, &other))
-					pairs->pairs[kind]++;
-				else
-					pl_idmap_put(&p.waiting, k1, k2, e);
-				continue;
-			}
-			if (!pl_idmap_take(&p.waiting, k1, k2, &other)) {
-				pl_idmap_put(&p.produced, k1, k2, e);
-				continue;
-			}
-			pairs->pairs[kind]++;
-			pairs->out_of_order[kind]++;
-			uint64_t ahead_ns = ev->ts_ns - t->events[other].ts_ns;
-
-			if (ahead_ns > PL_SKEW_MAX_NS) {
-				const struct pl_event *c = &t->events[other];
-				bool first = true;
-
-				for (int k = 0; k < PL_CAUSAL_KINDS; k++)
-					first &= pairs->beyond_skew[k] == 0;
-				if (first || ahead_ns > pairs->furthest_producer.ts_ns -
-							pairs->furthest_consumer.ts_ns) {
-					pairs->furthest_kind = kind;
-					pairs->furthest_producer = *ev;
-					pairs->furthest_consumer = *c;
-				}
-				pairs->beyond_skew[kind]++;
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				*out = pl_xrealloc(*out, cap, sizeof(**out));
-			}
-			(*out)[n++] = (struct floor){ other, ev->ts_ns + 1, kind };
-		}
+		if (!sched && (side = queued_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if (!sched && (side = binder_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = fork_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if (!sched && (side = notify_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
+		if ((side = wakeup_side(ev, p, &k1, &k2)))
+			on_side(&s, e, side, k1, k2);
 	}
-	pl_idmap_free(&p.produced);
-	pl_idmap_free(&p.waiting);
-	pl_idmap_free(&p.seen_tids);
-	pl_idmap_free(&p.slept);
-	pl_idmap_free(&p.on_cpu);
-	pl_idmap_free(&p.raced);
-	pl_idmap_free(&p.ran_after);
-	return n;
+	pl_idmap_free(&p->produced);
+	pl_idmap_free(&p->waiting);
+	pl_idmap_free(&p->tids);
+	free(p->threads);
+	*out = s.floors;
+	return s.n;
 }
 
 /*

@@ -4,13 +4,16 @@
 #   - C under guest-kernel/modules: the kernel's scripts/checkpatch.pl --strict, on each changed
 #     file, as a kernel maintainer would;
 #   - other C: clang-format (the nearest .clang-format) on the changed lines only, so that code
-#     written before the style was declared is not reformatted wholesale (git clang-format).
+#     written before the style was declared is not reformatted wholesale (git clang-format);
+#   - the whole tree: includes and links run one way between folders (README.md, "Layout";
+#     scripts/include-direction.sh).
 # Prints what to change and exits 1 if anything is off; exits 0 silently otherwise.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 usage_text="usage: $0 [BASE]
 Checks the formatting of what changed since BASE (a branch or commit, default main), committed or
-not, in each folder's declared dialect (README.md, \"Code style\").
+not, in each folder's declared dialect (README.md, \"Code style\"), and that includes and links
+run one way between folders (README.md, \"Layout\").
 Exit status: 0 nothing to change, 1 something to change, 2 a usage or input error."
 # shellcheck source=scripts/cli.sh
 . "$top/scripts/cli.sh"
@@ -43,4 +46,5 @@ if [ "${#kernel[@]}" -gt 0 ]; then
 		fi
 	done
 fi
+"$top/scripts/include-direction.sh" "$top" || status=1
 exit "$status"

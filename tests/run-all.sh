@@ -28,7 +28,7 @@ limit_s=${SUITE_TIMEOUT_S:-1200}
 grace_s=${SUITE_GRACE_S:-10}
 list=$top/tests/suites.list
 passed=0 failed=0 failures=""
-units=(replay workloads analyzer emu)
+units=(replay stats workloads analyzer emu)
 if [ ! -r "$list" ]; then
 	echo "$list: cannot read the list of suites (one tests/integration/NAME.sh a line)" >&2
 	exit 1

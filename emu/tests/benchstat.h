@@ -5,7 +5,7 @@
  * "stable" when (max - min) / median is at most BENCH_STABLE_SPREAD. A
  * comparison of two things measured in turns (emu/, QEMU, emu/, QEMU ...)
  * takes the ratio pair by pair, so load that comes and goes hits both sides of
- * a pair. Medians and quantiles are analyzer/stats.c's (type 7).
+ * a pair. Medians and quantiles are stats/'s library's (type 7).
  *
  * Ownership: callers own the sample arrays (read, never kept); every json_t
  * returned is a new reference the caller must json_decref.

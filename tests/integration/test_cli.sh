@@ -43,7 +43,7 @@ s=$top/scripts
 common=(--workload --test --out --append --initrd --trace --display --timeout-s --cores --governor --freq-mhz)
 for c in "$s/experiment.sh" "$s/run-experiment.sh" "$s/run-phone.sh" "$s/run-qemu.sh" "$s/run-libvirt.sh" \
 	"$s/guest-debs.sh" "$s/lint.sh" "$s/mkinitramfs.sh" "$s/experiment-bench.sh" "$s/make-sdcard.sh" \
-	"$s/install-deps.sh" "$s/libvirt-domain.sh" "$s/section6.sh" "$top/tests/run-all.sh" \
+	"$s/install-deps.sh" "$s/libvirt-domain.sh" "$s/section6.sh" "$s/include-direction.sh" "$top/tests/run-all.sh" \
 	"$top/build/emu/panlab-phone" "$top/build/analyzer/panlab-analyze" "$top/build/replay/host/panlab-replay"; do
 	help "$c"
 done

@@ -10,13 +10,13 @@ fails=0
 work=$(mktemp -d /tmp/panlab-run-all.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# A tree with the four unit folders (a Makefile whose test passes) and the
+# A tree with the five unit folders (a Makefile whose test passes) and the
 # listed suites test_a and test_b, each exiting 0.
 fresh() {
 	rm -rf "$work/tree"
 	mkdir -p "$work/tree/tests/integration"
 	cp "$top/tests/run-all.sh" "$work/tree/tests/"
-	for d in replay workloads analyzer emu; do
+	for d in replay stats workloads analyzer emu; do
 		mkdir "$work/tree/$d"
 		printf 'test:\n\t@true\n' > "$work/tree/$d/Makefile"
 	done
@@ -44,7 +44,7 @@ expect() {
 }
 
 fresh
-expect all-pass 0 'suites: 6 passed, 0 failed, of 6 expected'
+expect all-pass 0 'suites: 7 passed, 0 failed, of 7 expected'
 fresh
 rm "$work/tree/tests/integration/test_b.sh"
 expect deleted fail 'test_b.sh is missing'

@@ -63,7 +63,6 @@ void write_text(const char *path, const char *text);
 char *read_text(const char *path);	/* caller frees */
 
 void add_trace_io_tests(void);
-void add_stats_tests(void);
 void add_overhead_tests(void);
 void add_verdict_tests(void);
 void add_report_tests(void);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* CUnit runner for the analyzer tests; exits non-zero if any assertion failed. */
-#include <CUnit/Basic.h>
-
+#include "cunit_run.h"
 #include "test_analyzer.h"
 
 int main(void)
@@ -9,7 +8,6 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	add_trace_io_tests();
-	add_stats_tests();
 	add_overhead_tests();
 	add_verdict_tests();
 	add_report_tests();
@@ -33,11 +31,5 @@ int main(void)
 	add_export_tests();
 	add_sqlite_tests();
 	add_cli_tests();
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	int ok = CU_get_error() == CUE_SUCCESS && failures == 0;
-
-	CU_cleanup_registry();
-	return ok ? 0 : 1;
+	return pl_cunit_run(CU_BRM_VERBOSE);
 }

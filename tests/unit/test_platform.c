@@ -1,6 +1,5 @@
 /* CUnit runner for the platform tests: logger, looper, executors, collector. */
-#include <CUnit/Basic.h>
-
+#include "cunit_run.h"
 #include "test_platform.h"
 
 int main(void)
@@ -18,9 +17,5 @@ int main(void)
 	add_spawn_suite();
 	add_cpustat_suite();
 	add_sdcardd_suite();
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failed || CU_get_error() != CUE_SUCCESS ? 1 : 0;
+	return pl_cunit_run(CU_BRM_VERBOSE);
 }

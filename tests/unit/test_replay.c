@@ -1,6 +1,7 @@
 /* Unit tests of the replay script parser (replay/README.md), and the runner for all replay
  * suites. */
 #include "test_replay.h"
+#include "cunit_run.h"
 
 #include <CUnit/Basic.h>
 #include <linux/input-event-codes.h>
@@ -836,10 +837,5 @@ int main(void)
 		CU_cleanup_registry();
 		return 1;
 	}
-	CU_basic_set_mode(CU_BRM_NORMAL);
-	CU_basic_run_tests();
-	unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	int rc = CU_get_error() != CUE_SUCCESS || failed > 0;
-	CU_cleanup_registry();
-	return rc;
+	return pl_cunit_run(CU_BRM_NORMAL);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Statistics shared by the section 6 findings, the experiment report and the
- * overhead comparisons: the mean and standard deviation, quantiles, the empirical CDF, Q-Q points and a seeded percentile bootstrap.
+ * Statistics shared by the analyzer (the section 6 findings, the experiment
+ * report, the overhead comparisons) and the emulator's benchmarks
+ * (emu/tests/benchstat.c): the mean and standard deviation, quantiles, the
+ * empirical CDF, Q-Q points and a seeded percentile bootstrap. Host code only:
+ * build/stats/libpanlab_stats.a (stats/README.md).
  *
  * - Quantiles are Hyndman and Fan's type 7 (R's and NumPy's default): for p in
  *   [0, 1] over n sorted values, h = (n - 1) p, and Q(p) = x[floor h] +
@@ -61,9 +64,9 @@ typedef int (*pl_statistic_fn)(const double *a, size_t na, const double *b, size
 			       const void *ctx, double *out, struct pl_error *err);
 
 struct pl_ci {
-	double estimate;	/* the statistic on the samples themselves */
-	double lo, hi;		/* percentile bootstrap interval */
-	double level;		/* e.g. 0.95 */
+	double estimate; /* the statistic on the samples themselves */
+	double lo, hi;	 /* percentile bootstrap interval */
+	double level;	 /* e.g. 0.95 */
 	unsigned replicates;
 	uint64_t seed;
 };

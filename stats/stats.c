@@ -110,8 +110,8 @@ static void resample(struct pl_rng *r, const double *from, size_t n, double *to)
 }
 
 /* Draws pairs: one index for both samples, so a[i] and b[i] stay together. */
-static void resample_pairs(struct pl_rng *r, const double *a, const double *b, size_t n,
-			   double *ra, double *rb)
+static void resample_pairs(struct pl_rng *r, const double *a, const double *b, size_t n, double *ra,
+			   double *rb)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t j = pl_rng_below(r, n);
@@ -130,7 +130,8 @@ static int bootstrap(const double *a, size_t na, const double *b, size_t nb, int
 	if (na == 0)
 		return pl_fail(err, "bootstrap of an empty sample, expected at least one value");
 	if (replicates < 2)
-		return pl_fail(err, "bootstrap with %u replicates, expected at least 2", replicates);
+		return pl_fail(err, "bootstrap with %u replicates, expected at least 2",
+			       replicates);
 	double *sa = pl_xcalloc(na, sizeof(*sa)), *sb = pl_xcalloc(nb, sizeof(*sb));
 	double *ra = pl_xcalloc(na, sizeof(*ra)), *rb = pl_xcalloc(nb, sizeof(*rb));
 	double *rep = pl_xcalloc(replicates, sizeof(*rep));

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The shared statistics (stats.c) on known samples and known distributions. */
+/*
+ * The shared statistics (stats/stats.c) on known samples and known distributions; exits
+ * non-zero if any assertion failed.
+ */
 #include <math.h>
 #include <string.h>
 
+#include "cunit_run.h"
 #include "panlab/stats.h"
-#include "test_analyzer.h"
 
 static void test_quantile_type7(void)
 {
@@ -125,8 +128,8 @@ static unsigned coverage(int exponential, pl_statistic_fn f, double truth)
 
 		for (int i = 0; i < 100; i++)
 			x[i] = exponential ? -log(uniform01(&r)) : normal(&r);
-		CU_ASSERT_FATAL(pl_bootstrap(x, 100, NULL, 0, f, NULL, 400, 1000 + trial, 0.95,
-					     &ci, &err) == 0);
+		CU_ASSERT_FATAL(pl_bootstrap(x, 100, NULL, 0, f, NULL, 400, 1000 + trial, 0.95, &ci,
+					     &err) == 0);
 		CU_ASSERT(ci.lo <= ci.estimate && ci.estimate <= ci.hi);
 		covered += ci.lo <= truth && truth <= ci.hi;
 	}
@@ -205,8 +208,10 @@ static void test_bootstrap_errors(void)
 	CU_ASSERT(strstr(err.msg, "at least 2") != NULL);
 }
 
-void add_stats_tests(void)
+int main(void)
 {
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 2;
 	CU_pSuite s = CU_add_suite("stats", NULL, NULL);
 
 	CU_add_test(s, "type 7 quantiles of known samples", test_quantile_type7);
@@ -219,4 +224,5 @@ void add_stats_tests(void)
 	CU_add_test(s, "paired bootstrap keeps pairs together", test_bootstrap_paired);
 	CU_add_test(s, "bootstrap refuses an empty sample and too few replicates",
 		    test_bootstrap_errors);
+	return pl_cunit_run(CU_BRM_VERBOSE);
 }
