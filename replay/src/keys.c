@@ -6,6 +6,7 @@
 #include "panlab/replay.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -30,7 +31,18 @@ static const struct key {
 	{"LEFT", 105},     {"RIGHT", 106},     {"END", 107},      {"DOWN", 108},
 	{"PAGEDOWN", 109}, {"DELETE", 111},    {"VOLUMEDOWN", 114}, {"VOLUMEUP", 115},
 	{"POWER", 116},    {"MENU", 139},      {"BACK", 158},     {"HOMEPAGE", 172},
-	{"CAMERA", 212},   {"SEARCH", 217},
+	{"CAMERA", 212},   {"SEARCH", 217},    {"LEFTCTRL", 29},  {"LEFTALT", 56},
+};
+
+/* Modifiers in the order a script's press sends them (input-event-codes.h's left keys). */
+static const struct modifier {
+	uint8_t bit;
+	uint16_t code;
+	const char *name;
+} mods[PL_MOD_COUNT] = {
+	{PL_MOD_CTRL, 29, "CTRL"},
+	{PL_MOD_SHIFT, 42, "SHIFT"},
+	{PL_MOD_ALT, 56, "ALT"},
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -70,4 +82,35 @@ const char *pl_key_name(uint16_t code)
 		if (keys[i].code == code)
 			return keys[i].name;
 	return NULL;
+}
+
+uint8_t pl_mod_bit(size_t i)
+{
+	return mods[i].bit;
+}
+
+uint16_t pl_mod_code(size_t i)
+{
+	return mods[i].code;
+}
+
+const char *pl_mod_name(size_t i)
+{
+	return mods[i].name;
+}
+
+int pl_key_format(char *buf, size_t size, uint16_t code, uint8_t held)
+{
+	int n = 0;
+	for (size_t i = 0; i < PL_MOD_COUNT; i++)
+		if (held & mods[i].bit) {
+			int k = snprintf(buf + n, (size_t)n < size ? size - (size_t)n : 0, "%s+",
+					 mods[i].name);
+			if (k < 0)
+				return k;
+			n += k;
+		}
+	int k = snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+			 (size_t)n < size ? size - (size_t)n : 0, "%s", pl_key_name(code));
+	return k < 0 ? k : n + k;
 }

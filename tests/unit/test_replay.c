@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "panlab/error.h"
+#include "panlab/ground_truth_format.h"
 #include "panlab/read_file.h"
 
 #define MS 1000000ull
@@ -116,6 +117,7 @@ static void test_key_table(void)
 		{"DELETE", KEY_DELETE},   {"VOLUMEDOWN", KEY_VOLUMEDOWN}, {"VOLUMEUP", KEY_VOLUMEUP},
 		{"POWER", KEY_POWER},     {"MENU", KEY_MENU},         {"BACK", KEY_BACK},
 		{"HOMEPAGE", KEY_HOMEPAGE}, {"CAMERA", KEY_CAMERA},   {"SEARCH", KEY_SEARCH},
+		{"LEFTCTRL", KEY_LEFTCTRL}, {"LEFTALT", KEY_LEFTALT},
 	};
 	for (size_t i = 0; i < sizeof abi / sizeof abi[0]; i++)
 		CU_ASSERT_EQUAL(pl_key_code(abi[i].name, strlen(abi[i].name)), abi[i].code);
@@ -448,8 +450,18 @@ static void test_errors(void)
 			       "\"hello\""},
 		{"text \"a b", "t.rply:1:6: bad text '\"a b', expected a quoted string such as "
 			       "\"hello\""},
-		{"text \"aB\"", "t.rply:1:8: cannot type 'B', expected lower-case letters, digits, "
-			       "space and . , - = / ; '"},
+		{"text \"a\xc3\xa9\"", "t.rply:1:8: cannot type byte 0xc3, expected printable ASCII "
+				 "(space to '~'; write \\\" for a quote, \\\\ for a backslash)"},
+		{"text \"ab\\\"", "t.rply:1:6: bad text '\"ab\\\"', expected a quoted string such as "
+				  "\"hello\""},
+		{"key CTL+C", "t.rply:1:5: unknown modifier 'CTL', expected CTRL, SHIFT or ALT, each "
+			      "once, joined to the key by '+' (e.g. CTRL+C)"},
+		{"key ctrl+CTRL+C", "t.rply:1:10: repeated modifier 'CTRL', expected CTRL, SHIFT or "
+				    "ALT, each once, joined to the key by '+' (e.g. CTRL+C)"},
+		{"key SHIFT+NOPE", "t.rply:1:11: unknown key 'NOPE', expected a key name listed in "
+				   "replay/README.md (e.g. BACK, HOME, ENTER, A)"},
+		{"key SHIFT+", "t.rply:1:11: unknown key '', expected a key name listed in "
+			       "replay/README.md (e.g. BACK, HOME, ENTER, A)"},
 		{"text \"a\" interval=10ms", "t.rply:1:23: interval 10ms is shorter than a press, "
 					   "expected at least 50ms"},
 		{"text \"a\" interval=10", "t.rply:1:19: bad interval '10', expected a number with a "
@@ -579,6 +591,87 @@ static void test_text(void)
 	s = test_replay_parse("text \"\"\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(pl_script_action_count(s), 0);
+	pl_script_free(s);
+}
+
+/* Modifiers: any order and case in the script, one action, held in the press order. */
+static void test_key_modifiers(void)
+{
+	struct pl_script *s = test_replay_parse("key CTRL+C\nkey alt+shift+ctrl+KEY_1\n"
+						"key Shift+46\nkey LEFTSHIFT\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 4);
+	static const struct {
+		uint16_t code;
+		uint8_t mods;
+		const char *written;
+	} want[] = {{KEY_C, PL_MOD_CTRL, "CTRL+C"},
+		    {KEY_1, PL_MOD_CTRL | PL_MOD_SHIFT | PL_MOD_ALT, "CTRL+SHIFT+ALT+KEY_1"},
+		    {KEY_C, PL_MOD_SHIFT, "SHIFT+C"},
+		    {KEY_LEFTSHIFT, 0, "LEFTSHIFT"}};
+	for (size_t i = 0; i < 4; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		char buf[64];
+		CU_ASSERT_EQUAL(a->key_code, want[i].code);
+		CU_ASSERT_EQUAL(a->mods, want[i].mods);
+		CU_ASSERT_EQUAL(a->at_ns, i * 50 * MS);
+		CU_ASSERT_EQUAL(pl_key_format(buf, sizeof buf, a->key_code, a->mods),
+				(int)strlen(want[i].written));
+		CU_ASSERT_STRING_EQUAL(buf, want[i].written);
+	}
+	/* A short buffer gets what fits and the full length, as snprintf. */
+	char small[4];
+	CU_ASSERT_EQUAL(pl_key_format(small, sizeof small, KEY_C, PL_MOD_CTRL), 6);
+	CU_ASSERT_STRING_EQUAL(small, "CTR");
+	for (size_t i = 0; i < PL_MOD_COUNT; i++) {
+		CU_ASSERT(pl_gt_key_is_modifier(pl_mod_code(i)));
+		CU_ASSERT_PTR_NOT_NULL(pl_key_name(pl_mod_code(i))); /* the device declares it */
+	}
+	CU_ASSERT(pl_gt_key_is_modifier(KEY_RIGHTCTRL) && pl_gt_key_is_modifier(KEY_RIGHTSHIFT) &&
+		  pl_gt_key_is_modifier(KEY_RIGHTALT));
+	CU_ASSERT(!pl_gt_key_is_modifier(KEY_A) && !pl_gt_key_is_modifier(KEY_CAPSLOCK));
+	pl_script_free(s);
+}
+
+/* text types every printable ASCII character, with Shift where a US keyboard needs it. */
+static void test_text_ascii(void)
+{
+	static const char typed[] = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+	static const struct {
+		char c;
+		uint16_t code;
+		uint8_t mods;
+	} some[] = {{'A', KEY_A, PL_MOD_SHIFT}, {'a', KEY_A, 0},           {'+', KEY_EQUAL, PL_MOD_SHIFT},
+		    {':', KEY_SEMICOLON, PL_MOD_SHIFT}, {'!', KEY_1, PL_MOD_SHIFT}, {'?', KEY_SLASH, PL_MOD_SHIFT},
+		    {'"', KEY_APOSTROPHE, PL_MOD_SHIFT}, {'\\', KEY_BACKSLASH, 0}, {'|', KEY_BACKSLASH, PL_MOD_SHIFT},
+		    {'~', KEY_GRAVE, PL_MOD_SHIFT}, {'_', KEY_MINUS, PL_MOD_SHIFT}, {' ', KEY_SPACE, 0}};
+	/* The script escapes the quote and the backslash. */
+	char script[256] = "text \"";
+	for (const char *c = typed; *c; c++) {
+		size_t n = strlen(script);
+		if (*c == '"' || *c == '\\')
+			script[n++] = '\\';
+		script[n++] = *c;
+		script[n] = 0;
+	}
+	strcat(script, "\" interval=50ms\n");
+	struct pl_script *s = test_replay_parse(script);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 95);
+	for (size_t k = 0; k < sizeof some / sizeof some[0]; k++) {
+		const struct pl_action *a = pl_script_action(s, (size_t)(strchr(typed, some[k].c) - typed));
+		CU_ASSERT_EQUAL(a->key_code, some[k].code);
+		CU_ASSERT_EQUAL(a->mods, some[k].mods);
+	}
+	/* Upper and lower case differ only by Shift. */
+	for (size_t i = 0; i < 26; i++) {
+		const struct pl_action *up = pl_script_action(s, (size_t)('A' - ' ') + i);
+		const struct pl_action *low = pl_script_action(s, (size_t)('a' - ' ') + i);
+		CU_ASSERT_EQUAL(up->key_code, low->key_code);
+		CU_ASSERT_EQUAL(up->mods, PL_MOD_SHIFT);
+		CU_ASSERT_EQUAL(low->mods, 0);
+	}
 	pl_script_free(s);
 }
 
@@ -760,6 +853,22 @@ static void test_action_frames(void)
 	CU_ASSERT(ev[0].code == KEY_BACK && ev[0].value == 0);
 	CU_ASSERT_EQUAL(pl_action_frame_at_ns(key, 1), key->at_ns + key->hold_ns);
 	pl_script_free(s);
+	/* A chord: modifiers down before the key in its press frame, up after it in the release,
+	 * in reverse order; all three fit in a frame. */
+	s = test_replay_parse("key ALT+SHIFT+CTRL+C\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	key = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(pl_action_frame_count(key), 2);
+	CU_ASSERT_EQUAL_FATAL(pl_action_frame(key, 0, ev), 5);
+	static const uint16_t down[] = {KEY_LEFTCTRL, KEY_LEFTSHIFT, KEY_LEFTALT, KEY_C};
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT(ev[i].type == EV_KEY && ev[i].code == down[i] && ev[i].value == 1);
+	CU_ASSERT(ev[4].type == EV_SYN && ev[4].code == SYN_REPORT);
+	CU_ASSERT_EQUAL_FATAL(pl_action_frame(key, 1, ev), 5);
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT(ev[i].type == EV_KEY && ev[i].code == down[3 - i] && ev[i].value == 0);
+	CU_ASSERT(ev[4].type == EV_SYN);
+	pl_script_free(s);
 }
 
 /* pl_parse_u64 (panlab/error.h), the one reader of numeric options: digits only, up to max. */
@@ -809,6 +918,8 @@ int test_replay_add_parse_suite(void)
 		{"action frames", test_action_frames},
 		{"numbers", test_parse_u64},
 		{"text", test_text},
+		{"key modifiers", test_key_modifiers},
+		{"text: printable ASCII", test_text_ascii},
 		{"monkey", test_monkey},
 		{"errors", test_errors},
 		{"error NUL", test_error_nul},
