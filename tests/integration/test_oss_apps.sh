@@ -7,7 +7,8 @@
 #           35 keys, of which 33 change the screen; it fetches its pages from the emulator's
 #           content server over the phone's network (the capture shows the GETs);
 #   fbterm  the framebuffer terminal running busybox sh over a pty (replay/scripts/fbterm.rply):
-#           20 keys, each echoed and drawn, two commands run;
+#           20 keys, each echoed and drawn, two commands run (one typed with SHIFT held:
+#           "echo A+:"), and a line cancelled with CTRL+C;
 #   weston  the Wayland compositor on DRM with two clients in processes of their own
 #           (replay/scripts/weston.rply): 20 keys into weston-terminal, each crossing weston,
 #           the terminal and its shell and coming back as a DRM commit; the critical path
