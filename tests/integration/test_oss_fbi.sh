@@ -14,3 +14,20 @@ check_summary "$summary" '.inference == "kernel-only"' '.inputs == 6' '.precisio
 	'.recall >= 0.95' '.latency_error_ns.mean <= 1000000' '.events_lost == 0' \
 	'.breakdown_ns.running > 0' '.shape_ok == true'
 echo "test_oss_fbi: $(jq -r '"\(.matched)/\(.inputs) matched, precision \(.precision), recall \(.recall), mean latency error \(.latency_error_ns.mean) ns"' "$summary")"
+
+# A program that fails: fbi told to draw on a framebuffer the guest does not have (FRAMEBUFFER,
+# which the launcher otherwise sets to /dev/fb0, reaches /init's environment from the kernel
+# command line). The run fails with one line that quotes fbi's own error, and fbi's stderr is in
+# the run's console.log.
+bad=$top/out/test-oss-fbi-bad
+if "$top/scripts/run-phone.sh" --workload fbi --out "$bad" --append FRAMEBUFFER=/dev/fb9 \
+	> "$bad.log" 2> "$bad.err"; then
+	fail "fbi ran on /dev/fb9 (out/test-oss-fbi-bad)"
+fi
+why=$(grep -v '^panlab-phone: ' "$bad.err")
+[ "$(printf '%s\n' "$why" | wc -l)" = 1 ] &&
+	printf '%s\n' "$why" | grep -q 'FAIL panlab-session: /oss/bin/app-fbi exited during the script (exit status 1); its stderr ends: ".*open /dev/fb9: No such file or directory"' ||
+	fail "the failing fbi run did not end with one line quoting fbi's error: $why"
+grep -aq '^/oss/bin/app-fbi stderr: open /dev/fb9: No such file or directory' "$bad/console.log" ||
+	fail "fbi's stderr is not in out/test-oss-fbi-bad/console.log"
+echo "test_oss_fbi: a failing fbi: $why"
