@@ -4,12 +4,23 @@
 # keyboard). It logs nothing itself, so its transactions come from kernel events alone
 # (analyzer/kernel_only.c); checks them against the phone's ground truth at the issue's
 # targets: precision and recall >= 0.95, mean latency error <= 1 ms, and the critical paths'
-# shape replay/scripts/fbi.expect declares.
+# shape replay/scripts/fbi.expect declares. The run is an experiment's (scripts/experiment.sh),
+# which boots the image with the Debian programs once, saves it in a snapshot cache of the test's
+# own, and restores it for the run, as a suite does for the platform's apps.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-run_id=test-oss-fbi
-run_experiment "$run_id" --backend phone --workload fbi
-summary=$top/out/$run_id/summary.json
+work=$(mktemp -d /tmp/panlab-oss-fbi.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+printf 'name test-oss-fbi
+backend phone
+workloads fbi
+' > "$work/fbi.spec"
+PANLAB_SNAPSHOTS=$work/snapshots "$top/scripts/experiment.sh" "$work/fbi.spec" --jobs 1 --no-report \
+	> "$work/experiment.log" 2>&1 || { tail -n 20 "$work/experiment.log"; fail "the fbi experiment failed"; }
+run=$top/out/test-oss-fbi/fbi-phone-traceon-r1
+grep -q "restored $work/snapshots/.*-phone-oss.snap" "$run/run.err" ||
+	fail "the fbi run did not restore the snapshot of the image with the Debian programs ($run/run.err)"
+summary=$run/summary.json
 check_summary "$summary" '.inference == "kernel-only"' '.inputs == 6' '.precision >= 0.95' \
 	'.recall >= 0.95' '.latency_error_ns.mean <= 1000000' '.events_lost == 0' \
 	'.breakdown_ns.running > 0' '.shape_ok == true'
