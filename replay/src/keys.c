@@ -14,24 +14,24 @@ static const struct key {
 	const char *name;
 	uint16_t code;
 } keys[] = {
-	{"ESC", 1},        {"KEY_1", 2},           {"KEY_2", 3},          {"KEY_3", 4},
-	{"KEY_4", 5},          {"KEY_5", 6},           {"KEY_6", 7},          {"KEY_7", 8},
-	{"KEY_8", 9},          {"KEY_9", 10},          {"KEY_0", 11},         {"MINUS", 12},
-	{"EQUAL", 13},     {"BACKSPACE", 14},  {"TAB", 15},       {"Q", 16},
-	{"W", 17},         {"E", 18},          {"R", 19},         {"T", 20},
-	{"Y", 21},         {"U", 22},          {"I", 23},         {"O", 24},
-	{"P", 25},         {"LEFTBRACE", 26},  {"RIGHTBRACE", 27}, {"ENTER", 28},
-	{"A", 30},         {"S", 31},          {"D", 32},         {"F", 33},
-	{"G", 34},         {"H", 35},          {"J", 36},         {"K", 37},
-	{"L", 38},         {"SEMICOLON", 39},  {"APOSTROPHE", 40}, {"GRAVE", 41},
-	{"LEFTSHIFT", 42}, {"BACKSLASH", 43},  {"Z", 44},         {"X", 45},
-	{"C", 46},         {"V", 47},          {"B", 48},         {"N", 49},
-	{"M", 50},         {"COMMA", 51},      {"DOT", 52},       {"SLASH", 53},
-	{"SPACE", 57},     {"HOME", 102},      {"UP", 103},       {"PAGEUP", 104},
-	{"LEFT", 105},     {"RIGHT", 106},     {"END", 107},      {"DOWN", 108},
-	{"PAGEDOWN", 109}, {"DELETE", 111},    {"VOLUMEDOWN", 114}, {"VOLUMEUP", 115},
-	{"POWER", 116},    {"MENU", 139},      {"BACK", 158},     {"HOMEPAGE", 172},
-	{"CAMERA", 212},   {"SEARCH", 217},    {"LEFTCTRL", 29},  {"LEFTALT", 56},
+	{ "ESC", 1 },	     { "KEY_1", 2 },	  { "KEY_2", 3 },	 { "KEY_3", 4 },
+	{ "KEY_4", 5 },	     { "KEY_5", 6 },	  { "KEY_6", 7 },	 { "KEY_7", 8 },
+	{ "KEY_8", 9 },	     { "KEY_9", 10 },	  { "KEY_0", 11 },	 { "MINUS", 12 },
+	{ "EQUAL", 13 },     { "BACKSPACE", 14 }, { "TAB", 15 },	 { "Q", 16 },
+	{ "W", 17 },	     { "E", 18 },	  { "R", 19 },		 { "T", 20 },
+	{ "Y", 21 },	     { "U", 22 },	  { "I", 23 },		 { "O", 24 },
+	{ "P", 25 },	     { "LEFTBRACE", 26 }, { "RIGHTBRACE", 27 },	 { "ENTER", 28 },
+	{ "A", 30 },	     { "S", 31 },	  { "D", 32 },		 { "F", 33 },
+	{ "G", 34 },	     { "H", 35 },	  { "J", 36 },		 { "K", 37 },
+	{ "L", 38 },	     { "SEMICOLON", 39 }, { "APOSTROPHE", 40 },	 { "GRAVE", 41 },
+	{ "LEFTSHIFT", 42 }, { "BACKSLASH", 43 }, { "Z", 44 },		 { "X", 45 },
+	{ "C", 46 },	     { "V", 47 },	  { "B", 48 },		 { "N", 49 },
+	{ "M", 50 },	     { "COMMA", 51 },	  { "DOT", 52 },	 { "SLASH", 53 },
+	{ "SPACE", 57 },     { "HOME", 102 },	  { "UP", 103 },	 { "PAGEUP", 104 },
+	{ "LEFT", 105 },     { "RIGHT", 106 },	  { "END", 107 },	 { "DOWN", 108 },
+	{ "PAGEDOWN", 109 }, { "DELETE", 111 },	  { "VOLUMEDOWN", 114 }, { "VOLUMEUP", 115 },
+	{ "POWER", 116 },    { "MENU", 139 },	  { "BACK", 158 },	 { "HOMEPAGE", 172 },
+	{ "CAMERA", 212 },   { "SEARCH", 217 },	  { "LEFTCTRL", 29 },	 { "LEFTALT", 56 },
 };
 
 /* Modifiers in the order a script's press sends them (input-event-codes.h's left keys). */
@@ -40,9 +40,9 @@ static const struct modifier {
 	uint16_t code;
 	const char *name;
 } mods[PL_MOD_COUNT] = {
-	{PL_MOD_CTRL, 29, "CTRL"},
-	{PL_MOD_SHIFT, 42, "SHIFT"},
-	{PL_MOD_ALT, 56, "ALT"},
+	{ PL_MOD_CTRL, 29, "CTRL" },
+	{ PL_MOD_SHIFT, 42, "SHIFT" },
+	{ PL_MOD_ALT, 56, "ALT" },
 };
 
 #define NKEYS (sizeof keys / sizeof keys[0])

@@ -115,8 +115,7 @@ static int cmd_list(const char *path)
 			char k[64];
 			pl_key_format(k, sizeof k, a->key_code, a->mods);
 			printf("at %s\nkey %s\n", t, k);
-		}
-		else if (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
+		} else if (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
 			printf("at %s\n%s %s\n", t, a->kind == PL_ACTION_LAUNCH ? "launch" : "switch",
 			       a->app);
 		else

@@ -126,7 +126,9 @@ static int next_line(struct parser *p)
 				while (j < p->len && t[j] != '"' && t[j] != '\n' && t[j] != '\r' &&
 				       !is_control((unsigned char)t[j]))
 					j += t[j] == '\\' && j + 1 < p->len &&
-						     (t[j + 1] == '"' || t[j + 1] == '\\') ? 2 : 1;
+							     (t[j + 1] == '"' || t[j + 1] == '\\') ?
+						     2 :
+						     1;
 				if (j < p->len && t[j] == '"')
 					j++;
 			} else if (c != '{' && c != '}') {
@@ -428,14 +430,14 @@ static int key_for_char(char c, uint8_t *mods)
 		char plain, shifted;
 		const char *key;
 	} keys[] = {
-		{'1', '!', "KEY_1"},   {'2', '@', "KEY_2"},      {'3', '#', "KEY_3"},
-		{'4', '$', "KEY_4"},   {'5', '%', "KEY_5"},      {'6', '^', "KEY_6"},
-		{'7', '&', "KEY_7"},   {'8', '*', "KEY_8"},      {'9', '(', "KEY_9"},
-		{'0', ')', "KEY_0"},   {'-', '_', "MINUS"},      {'=', '+', "EQUAL"},
-		{'[', '{', "LEFTBRACE"}, {']', '}', "RIGHTBRACE"}, {';', ':', "SEMICOLON"},
-		{'\'', '"', "APOSTROPHE"}, {'`', '~', "GRAVE"}, {'\\', '|', "BACKSLASH"},
-		{',', '<', "COMMA"},   {'.', '>', "DOT"},        {'/', '?', "SLASH"},
-		{' ', ' ', "SPACE"},
+		{ '1', '!', "KEY_1" },	     { '2', '@', "KEY_2" },	 { '3', '#', "KEY_3" },
+		{ '4', '$', "KEY_4" },	     { '5', '%', "KEY_5" },	 { '6', '^', "KEY_6" },
+		{ '7', '&', "KEY_7" },	     { '8', '*', "KEY_8" },	 { '9', '(', "KEY_9" },
+		{ '0', ')', "KEY_0" },	     { '-', '_', "MINUS" },	 { '=', '+', "EQUAL" },
+		{ '[', '{', "LEFTBRACE" },   { ']', '}', "RIGHTBRACE" }, { ';', ':', "SEMICOLON" },
+		{ '\'', '"', "APOSTROPHE" }, { '`', '~', "GRAVE" },	 { '\\', '|', "BACKSLASH" },
+		{ ',', '<', "COMMA" },	     { '.', '>', "DOT" },	 { '/', '?', "SLASH" },
+		{ ' ', ' ', "SPACE" },
 	};
 	*mods = 0;
 	if (c >= 'a' && c <= 'z')
@@ -483,15 +485,18 @@ static int stmt_text(struct parser *p, struct action_list *out, uint64_t *now_ns
 	for (size_t i = 1; i + 1 < t->len; i++) {
 		uint8_t mods;
 		/* The tokenizer kept \" inside the word; \\ is a backslash. */
-		if (t->s[i] == '\\' && i + 2 < t->len && (t->s[i + 1] == '"' || t->s[i + 1] == '\\'))
+		if (t->s[i] == '\\' && i + 2 < t->len &&
+		    (t->s[i + 1] == '"' || t->s[i + 1] == '\\'))
 			i++;
 		int code = key_for_char(t->s[i], &mods);
 		if (code < 0)
-			return fail(p, (struct pos){p->line, t->col + (unsigned)i},
+			return fail(p, (struct pos){ p->line, t->col + (unsigned)i },
 				    "cannot type byte 0x%02x, expected " TEXT_CHARS,
 				    (unsigned char)t->s[i]);
-		struct pl_action a = {.kind = PL_ACTION_KEY, .hold_ns = PL_PRESS_HOLD_NS,
-				      .key_code = (uint16_t)code, .mods = mods};
+		struct pl_action a = { .kind = PL_ACTION_KEY,
+				       .hold_ns = PL_PRESS_HOLD_NS,
+				       .key_code = (uint16_t)code,
+				       .mods = mods };
 		if (emit(p, where, out, now_ns, a, interval_ns) < 0)
 			return -1;
 	}
@@ -564,11 +569,12 @@ static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 					     strncasecmp(pl_mod_name(i), t.s, len) == 0))
 			i++;
 		if (i == PL_MOD_COUNT || (mods & pl_mod_bit(i)))
-			return fail(p, at_tok(p, &t), "%s modifier '%.*s', expected CTRL, SHIFT or "
+			return fail(p, at_tok(p, &t),
+				    "%s modifier '%.*s', expected CTRL, SHIFT or "
 				    "ALT, each once, joined to the key by '+' (e.g. CTRL+C)",
 				    i == PL_MOD_COUNT ? "unknown" : "repeated", (int)len, t.s);
 		mods |= pl_mod_bit(i);
-		t = (struct token){plus + 1, t.len - len - 1, t.col + (unsigned)len + 1};
+		t = (struct token){ plus + 1, t.len - len - 1, t.col + (unsigned)len + 1 };
 	}
 	int code;
 	if (t.len > 0 && t.s[0] >= '0' && t.s[0] <= '9') {
@@ -577,9 +583,10 @@ static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 			return -1;
 		code = pl_key_name((uint16_t)v) ? (int)v : -1;
 		if (code < 0)
-			return fail(p, at_tok(p, &t),
-				    "unknown key code %.*s, expected a code listed in replay/README.md",
-				    qlen(&t), t.s);
+			return fail(
+				p, at_tok(p, &t),
+				"unknown key code %.*s, expected a code listed in replay/README.md",
+				qlen(&t), t.s);
 	} else {
 		code = pl_key_code(t.s, t.len);
 		if (code < 0)

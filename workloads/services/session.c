@@ -170,7 +170,7 @@ static void start_binder(const char *bin_dir)
  * quotes its last lines when the program died during the script.
  */
 #define APP_STDERR "/tmp/panlab-app.stderr"
-#define APP_STDERR_QUOTED 3	/* lines */
+#define APP_STDERR_QUOTED 3 /* lines */
 #define APP_STDERR_LINE_BYTES 200
 
 /* Prints the app's stderr on stdout, each line after "NAME stderr: ", and puts its last

@@ -68,7 +68,7 @@ struct pl_action {
 	int32_t y_px;     /* tap only */
 	int32_t param;    /* tap only: the app-defined integer sent as MSC_RAW; 0 if not given */
 	uint16_t key_code; /* key only: Linux input event code (KEY_*) */
-	uint8_t mods;     /* key only: PL_MOD_* held with it; 0 if none */
+	uint8_t mods;	   /* key only: PL_MOD_* held with it; 0 if none */
 	int32_t x2_px;    /* swipe only: where the touch ends */
 	int32_t y2_px;
 	uint32_t steps;   /* swipe only: move frames, 1..PL_SWIPE_MAX_STEPS */
