@@ -6,7 +6,8 @@
  * inference"):
  *
  *  - the start: KEY_REPORT is the i-th press the input core received
- *    (ground truth numbers presses alike); the first KEY_READ after it,
+ *    (ground truth numbers presses alike: a modifier reported with a key in
+ *    one frame, a script's CTRL+C, is no press of its own); the first KEY_READ after it,
  *    before the next press, by a thread of a process without userspace
  *    events (for an evdev read, of the same key code) delivered it: it
  *    becomes input i;
@@ -26,6 +27,7 @@
 #include "panlab/kernel_only.h"
 
 #include "idmap.h"
+#include "panlab/ground_truth_format.h"
 
 /* The process of tid: its tgid from FORK, else itself (started before tracing). */
 static uint64_t process_of(struct pl_idmap *tgids, uint32_t tid)
@@ -33,6 +35,33 @@ static uint64_t process_of(struct pl_idmap *tgids, uint32_t tid)
 	uint64_t tgid;
 
 	return pl_idmap_get(tgids, tid, 0, &tgid) ? tgid : tid;
+}
+
+/*
+ * Whether the KEY_REPORT at e is followed by another on its cpu in the same interrupt: the
+ * modifiers and the key of one input frame (ground_truth_format.h) are reported by one run of
+ * the input driver's handler, with no context switch or other report between, microseconds
+ * apart, where two actions' presses are at least a press's 50 ms hold apart (replay/README.md).
+ */
+#define CHORD_WITHIN_NS 1000000u
+
+static int chord_follows(const struct pl_trace *trace, uint64_t e)
+{
+	const struct pl_event *ev = &trace->events[e];
+
+	for (uint64_t k = e + 1; k < trace->nevents; k++) {
+		const struct pl_event *next = &trace->events[k];
+
+		if (next->ts_ns - ev->ts_ns >= CHORD_WITHIN_NS)
+			return 0;
+		if (next->cpu != ev->cpu)
+			continue;
+		if (next->type == PL_EV_KEY_REPORT)
+			return next->tid == ev->tid;
+		if (next->type == PL_EV_CONTEXT_SWITCH || next->type == PL_EV_IRQ_EXIT)
+			return 0;
+	}
+	return 0;
 }
 
 void pl_trace_infer_kernel_only(struct pl_trace *trace)
@@ -59,6 +88,9 @@ void pl_trace_infer_kernel_only(struct pl_trace *trace)
 
 		switch (ev->type) {
 		case PL_EV_KEY_REPORT:
+			/* A modifier the same interrupt's next report follows is that key's. */
+			if (pl_gt_key_is_modifier((uint32_t)ev->a0) && chord_follows(trace, e))
+				break;
 			presses++;
 			pending = 1;
 			pending_code = ev->a0;

@@ -132,7 +132,8 @@ snapshots=${PANLAB_SNAPSHOTS:-$top/out/.snapshots}
 # its card, and the link profile; a snapshot of other inputs is never restored (snapshot_of).
 boot_key() {
 	local k=$top/build/kernel
-	{ hash_files "$k/arch/arm/boot/zImage" "$top/build/initramfs.cpio.gz" "$k/System.map" \
+	{ hash_files "$k/arch/arm/boot/zImage" "$top/build/initramfs.cpio.gz" \
+		"$top/build/initramfs-oss.cpio.gz" "$k/System.map" \
 		"$top/build/emu/panlab-phone" "$top/scripts/run-phone.sh" "$top/scripts/backend-common.sh" \
 		"$top/scripts/make-sdcard.sh" "$top/scripts/sdcard-mke2fs.conf"
 	  echo "${PANLAB_NET_PROFILE:-}"; } | sha256sum | cut -c1-16
@@ -209,9 +210,16 @@ run_task() {
 		# experiments) wait for the snapshot, not for a whole run, then every run restores
 		# it. Saving drops the snapshots of other builds. A boot that failed leaves no
 		# snapshot, and the next task tries again; the runs go on cold.
-		local key
+		# A Debian program (workloads/oss) boots the image with the programs
+		# (backend-common.sh): its runs restore a snapshot of that image.
+		local key app image=() kind=""
 		key=$(boot_key)
-		snap=$snapshots/$key-$cfg.snap
+		app=$("$replay" workload "$workload" app)
+		if [ -d "$top/workloads/oss/$app" ]; then
+			image=(--initrd "$top/build/initramfs-oss.cpio.gz")
+			kind=-oss
+		fi
+		snap=$snapshots/$key-$cfg$kind.snap
 		mkdir -p "$snapshots"
 		exec 9>>"$snap.lock"
 		flock 9
@@ -220,7 +228,7 @@ run_task() {
 			# half-way leaves no snapshot for the next experiment to restore.
 			find "$snapshots" -mindepth 1 -maxdepth 1 ! -name "$key-*" -exec rm -rf {} +
 			rm -f "$snap.part" "$snap.part.guest"
-			if "$top/scripts/run-phone.sh" --snapshot-save "$snap.part" --out "$snap.boot" \
+			if "$top/scripts/run-phone.sh" --snapshot-save "$snap.part" "${image[@]}" --out "$snap.boot" \
 				>"$snap.boot.log" 2>"$snap.boot.err"; then
 				mv "$snap.part.guest" "$snap.guest"
 				mv "$snap.part" "$snap"

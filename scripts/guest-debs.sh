@@ -95,11 +95,30 @@ fetch_missing() {
 		die "cannot download the locked packages: $(grep -m1 . "$cache/.err"); run 'apt-get update', or 'scripts/guest-debs.sh --lock' if bookworm moved on"
 }
 
+# Where the object F (under DIR) finds its library N, as the dynamic loader searches: F's own
+# RUNPATH or RPATH first, $ORIGIN its folder (neither inherited: no locked program relies on an
+# executable's RPATH for a library's library), then the default folders. Prints nothing if none
+# has it.
+find_needed() {
+	local dir=$1 f=$2 n=$3 d search=()
+	for d in $(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p' | tr ':' ' '); do
+		case "$d" in
+		'$ORIGIN'*) search+=("${f%/*}${d#'$ORIGIN'}") ;;
+		'${ORIGIN}'*) search+=("${f%/*}${d#'${ORIGIN}'}") ;;
+		*) search+=("$dir$d") ;;
+		esac
+	done
+	for d in "${search[@]}" "$dir"/{lib/arm-linux-gnueabi,usr/lib/arm-linux-gnueabi,lib,usr/lib}; do
+		[ -e "$d/$n" ] && { echo "$d/$n"; return; }
+	done
+	return 0	# not found is the caller's to judge (under set -e)
+}
+
 # The shared objects the programs load (PT_INTERP, DT_NEEDED transitively), each as
 # "DIR/PATH" with the file a symlink names; a library no package provides is
 # named with the program that needs it.
 linked_objects() {
-	local dir=$1 todo=() seen=" " f n d p t search
+	local dir=$1 todo=() seen=" " f n p t
 	# Each program a launcher names, and each plugin it says its programs dlopen.
 	for f in $(sed -n 's/^# \(program\|loads\): //p' "$oss"/*/launch); do
 		p=$dir$f
@@ -111,24 +130,10 @@ linked_objects() {
 	while [ ${#todo[@]} -gt 0 ]; do
 		f=${todo[-1]}
 		unset 'todo[-1]'
-		# The object's own RUNPATH or RPATH first, $ORIGIN its folder, as ld.so searches
-		# (neither inherited: no locked program relies on an executable's RPATH for a
-		# library's library).
-		search=()
-		for d in $(readelf -d "$f" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]$/\2/p' | tr ':' ' '); do
-			case "$d" in
-			'$ORIGIN'*) search+=("${f%/*}${d#'$ORIGIN'}") ;;
-			'${ORIGIN}'*) search+=("${f%/*}${d#'${ORIGIN}'}") ;;
-			*) search+=("$dir$d") ;;
-			esac
-		done
 		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 			case "$seen" in *" $n "*) continue ;; esac
 			seen="$seen$n "
-			p=""
-			for d in "${search[@]}" "$dir"/{lib/arm-linux-gnueabi,usr/lib/arm-linux-gnueabi,lib,usr/lib}; do
-				[ -e "$d/$n" ] && { p=$d/$n; break; }
-			done
+			p=$(find_needed "$dir" "$f" "$n")
 			[ -n "$p" ] || die "${f#"$dir"} needs $n, which no locked package provides; add its package to the app's packages and run --lock"
 			echo "$p"
 			while [ -L "$p" ]; do
@@ -138,6 +143,26 @@ linked_objects() {
 			done
 			todo+=("$p")
 		done
+	done
+}
+
+# A program the launchers do not name, whose libraries drop_unlinked left out, could not run,
+# yet it would shadow busybox's applet of the same name on the guest's PATH (passwd and chfn,
+# which a dependency's dependency brings): it goes, and so do the links to it.
+drop_unrunnable() {
+	local dir=$1 f n t
+	for f in "$dir"/{bin,sbin,usr/bin,usr/sbin,usr/games,usr/libexec}/*; do
+		[ -f "$f" ] && [ ! -L "$f" ] || continue
+		readelf -l "$f" 2>/dev/null | grep -q 'program interpreter' || continue
+		for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			[ -n "$(find_needed "$dir" "$f" "$n")" ] || { rm -f "$f"; break; }
+		done
+	done
+	for f in "$dir"/{bin,sbin,usr/bin,usr/sbin,usr/games,usr/libexec}/*; do
+		[ -L "$f" ] || continue
+		t=$(readlink "$f")
+		case "$t" in /*) t=$dir$t ;; *) t=${f%/*}/$t ;; esac
+		[ -e "$t" ] || rm -f "$f"
 	done
 }
 
@@ -190,6 +215,7 @@ unpack() {
 		done
 	done
 	drop_unlinked "$root.tmp"
+	drop_unrunnable "$root.tmp"
 	rm -rf "$root"
 	mv "$root.tmp" "$root"
 	echo "$stamp" > "$root.stamp"

@@ -35,6 +35,18 @@
 #define PL_GT_WORD_TAP "tap"
 #define PL_GT_WORD_KEY "key"
 
+/*
+ * Ground truth numbers actions: a key held with modifiers (a script's CTRL+C, a capital) is one
+ * input, the key's, so its modifiers' presses are none; a modifier pressed alone is an input.
+ * These are the modifier keys' Linux codes (input-event-codes.h: KEY_LEFTCTRL, KEY_LEFTSHIFT,
+ * KEY_RIGHTSHIFT, KEY_LEFTALT, KEY_RIGHTCTRL, KEY_RIGHTALT), for the readers of presses that
+ * must count them alike (inputd, the analyzer's kernel-only inference).
+ */
+static inline int pl_gt_key_is_modifier(uint32_t code)
+{
+	return code == 29 || code == 42 || code == 54 || code == 56 || code == 97 || code == 100;
+}
+
 /* A frame's marker word; only PL_GT_WORD_ANSWERS is followed by input ids. */
 #define PL_GT_WORD_NO_MARKER "no-marker"
 #define PL_GT_WORD_UNREADABLE "unreadable"

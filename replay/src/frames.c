@@ -41,7 +41,14 @@ size_t pl_action_frame(const struct pl_action *a, uint32_t frame,
 	size_t n = 0;
 	bool down = frame == 0, up = frame + 1 >= pl_action_frame_count(a);
 	if (a->kind == PL_ACTION_KEY) {
+		/* Modifiers go down before the key and up after it, in the same frames. */
+		for (size_t i = 0; down && i < PL_MOD_COUNT; i++)
+			if (a->mods & pl_mod_bit(i))
+				n = put(ev, n, EV_KEY, pl_mod_code(i), 1);
 		n = put(ev, n, EV_KEY, a->key_code, down);
+		for (size_t i = PL_MOD_COUNT; !down && i-- > 0;)
+			if (a->mods & pl_mod_bit(i))
+				n = put(ev, n, EV_KEY, pl_mod_code(i), 0);
 	} else if (!down && !up) {
 		n = put(ev, n, EV_ABS, ABS_X, between(a->x_px, a->x2_px, frame, a->steps));
 		n = put(ev, n, EV_ABS, ABS_Y, between(a->y_px, a->y2_px, frame, a->steps));

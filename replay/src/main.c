@@ -111,9 +111,11 @@ static int cmd_list(const char *path)
 			printf("at %s\nswipe %d %d %d %d %s steps=%u param=%d\n", t, (int)a->x_px,
 			       (int)a->y_px, (int)a->x2_px, (int)a->y2_px, hold, (unsigned)a->steps,
 			       (int)a->param);
-		else if (a->kind == PL_ACTION_KEY)
-			printf("at %s\nkey %s\n", t, pl_key_name(a->key_code));
-		else if (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
+		else if (a->kind == PL_ACTION_KEY) {
+			char k[64];
+			pl_key_format(k, sizeof k, a->key_code, a->mods);
+			printf("at %s\nkey %s\n", t, k);
+		} else if (a->kind == PL_ACTION_LAUNCH || a->kind == PL_ACTION_SWITCH)
 			printf("at %s\n%s %s\n", t, a->kind == PL_ACTION_LAUNCH ? "launch" : "switch",
 			       a->app);
 		else

@@ -39,6 +39,8 @@ struct recorder {
 	bool pressed;  /* a touch went down in the current frame */
 	bool released; /* a touch went up in the current frame */
 	int key;       /* a key went down in the current frame, or -1 */
+	int modifier;  /* a modifier key went down in the current frame, or -1 */
+	uint8_t mods;  /* ... and the PL_MOD_* bits of those that did */
 	bool touching; /* a touch is down and not yet written */
 	bool moved;    /* the position changed in the current frame */
 	uint64_t down_ns;
@@ -125,6 +127,11 @@ static void end_touch(struct recorder *r, uint64_t up_ns)
  * ends, and a key press ends any touch (the language has no overlapping inputs). */
 static void end_frame(struct recorder *r, uint64_t t_ns)
 {
+	/* A modifier pressed without a key in its frame is a key of its own, as replay counts it. */
+	if (r->key < 0 && r->modifier >= 0) {
+		r->key = r->modifier;
+		r->mods = 0;
+	}
 	if (r->released || r->pressed || r->key >= 0)
 		end_touch(r, t_ns);
 	else if (r->touching && r->moved)
@@ -139,7 +146,9 @@ static void end_frame(struct recorder *r, uint64_t t_ns)
 	}
 	if (r->key >= 0) {
 		wait_until(r, t_ns);
-		fprintf(r->out, "key %s\n", pl_key_name((uint16_t)r->key));
+		char name[64];
+		pl_key_format(name, sizeof name, (uint16_t)r->key, r->mods);
+		fprintf(r->out, "key %s\n", name);
 		fflush(r->out);
 		r->clock_ns += PL_PRESS_HOLD_NS;
 	}
@@ -148,6 +157,8 @@ static void end_frame(struct recorder *r, uint64_t t_ns)
 	r->moved = false;
 	r->param = 0;
 	r->key = -1;
+	r->modifier = -1;
+	r->mods = 0;
 }
 
 static void on_event(struct recorder *r, const struct input_event *ev)
@@ -173,7 +184,15 @@ static void on_event(struct recorder *r, const struct input_event *ev)
 			else if (ev->value == 0)
 				r->released = true;
 		} else if (ev->value == 1 && pl_key_name(ev->code)) {
-			r->key = ev->code;
+			size_t m = 0;
+			while (m < PL_MOD_COUNT && pl_mod_code(m) != ev->code)
+				m++;
+			if (m < PL_MOD_COUNT) {
+				r->modifier = ev->code;
+				r->mods |= pl_mod_bit(m);
+			} else {
+				r->key = ev->code;
+			}
 		}
 		break;
 	case EV_SYN:
@@ -192,6 +211,7 @@ int pl_record(int ev_fd, FILE *out, uint64_t start_ns, struct pl_error *err)
 		.ax = axis_of(ev_fd, ABS_X, PL_SCREEN_WIDTH_PX),
 		.ay = axis_of(ev_fd, ABS_Y, PL_SCREEN_HEIGHT_PX),
 		.key = -1,
+		.modifier = -1,
 	};
 	r.x = to_px(&r.ax, r.ax.value);
 	r.y = to_px(&r.ay, r.ay.value);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "panlab/error.h"
 #include "panlab/read_file.h"
 
@@ -120,10 +121,14 @@ static int next_line(struct parser *p)
 			size_t j = i + 1;
 			if (c == '"') {
 				/* A quoted word runs to the next quote on the line, spaces and '#'
-				 * included; an unclosed one runs to the end of the line. */
+				 * included (\" and \\ do not end it); an unclosed one runs to the
+				 * end of the line. */
 				while (j < p->len && t[j] != '"' && t[j] != '\n' && t[j] != '\r' &&
 				       !is_control((unsigned char)t[j]))
-					j++;
+					j += t[j] == '\\' && j + 1 < p->len &&
+							     (t[j + 1] == '"' || t[j + 1] == '\\') ?
+						     2 :
+						     1;
 				if (j < p->len && t[j] == '"')
 					j++;
 			} else if (c != '{' && c != '}') {
@@ -412,28 +417,40 @@ static int stmt_swipe(struct parser *p, struct action_list *out, uint64_t *now_n
 	return emit(p, where, out, now_ns, a, hold_ns);
 }
 
-#define TEXT_CHARS "lower-case letters, digits, space and . , - = / ; '"
+#define TEXT_CHARS "printable ASCII (space to '~'; write \\\" for a quote, \\\\ for a backslash)"
 #define DEFAULT_TEXT_INTERVAL_NS 150000000ull
 #define DEFAULT_MONKEY_INTERVAL_NS 500000000ull
 
-/* The key that types c, or -1. */
-static int key_for_char(char c)
+/* The key and modifiers that type c on a US keyboard (the layout of the guest kernel's default
+ * keymap, drivers/tty/vt/defkeymap.map), or -1. */
+static int key_for_char(char c, uint8_t *mods)
 {
+	/* Each row: the unshifted character, the shifted one, the key. */
 	static const struct {
-		char c;
+		char plain, shifted;
 		const char *key;
-	} punct[] = {{' ', "SPACE"}, {'.', "DOT"},   {',', "COMMA"},     {'-', "MINUS"},
-		     {'=', "EQUAL"}, {'/', "SLASH"}, {';', "SEMICOLON"}, {'\'', "APOSTROPHE"}};
-	char name[6];
+	} keys[] = {
+		{ '1', '!', "KEY_1" },	     { '2', '@', "KEY_2" },	 { '3', '#', "KEY_3" },
+		{ '4', '$', "KEY_4" },	     { '5', '%', "KEY_5" },	 { '6', '^', "KEY_6" },
+		{ '7', '&', "KEY_7" },	     { '8', '*', "KEY_8" },	 { '9', '(', "KEY_9" },
+		{ '0', ')', "KEY_0" },	     { '-', '_', "MINUS" },	 { '=', '+', "EQUAL" },
+		{ '[', '{', "LEFTBRACE" },   { ']', '}', "RIGHTBRACE" }, { ';', ':', "SEMICOLON" },
+		{ '\'', '"', "APOSTROPHE" }, { '`', '~', "GRAVE" },	 { '\\', '|', "BACKSLASH" },
+		{ ',', '<', "COMMA" },	     { '.', '>', "DOT" },	 { '/', '?', "SLASH" },
+		{ ' ', ' ', "SPACE" },
+	};
+	*mods = 0;
 	if (c >= 'a' && c <= 'z')
 		return pl_key_code((char[]){(char)(c - 'a' + 'A')}, 1);
-	if (c >= '0' && c <= '9') {
-		snprintf(name, sizeof name, "KEY_%c", c);
-		return pl_key_code(name, 5);
+	if (c >= 'A' && c <= 'Z') {
+		*mods = PL_MOD_SHIFT;
+		return pl_key_code(&c, 1);
 	}
-	for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++)
-		if (punct[i].c == c)
-			return pl_key_code(punct[i].key, strlen(punct[i].key));
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (keys[i].plain == c || keys[i].shifted == c) {
+			*mods = keys[i].plain == c ? 0 : PL_MOD_SHIFT;
+			return pl_key_code(keys[i].key, strlen(keys[i].key));
+		}
 	return -1;
 }
 
@@ -456,19 +473,30 @@ static int stmt_text(struct parser *p, struct action_list *out, uint64_t *now_ns
 	if (p->ntok < 2)
 		return fail(p, at_eol(p), "missing text, expected a quoted string such as \"hello\"");
 	const struct token *t = &p->tok[1];
-	if (t->len < 2 || t->s[0] != '"' || t->s[t->len - 1] != '"')
+	size_t backslashes = 0; /* before the closing quote: an odd count escapes it */
+	while (backslashes + 2 < t->len && t->s[t->len - 2 - backslashes] == '\\')
+		backslashes++;
+	if (t->len < 2 || t->s[0] != '"' || t->s[t->len - 1] != '"' || backslashes % 2)
 		return fail(p, at_tok(p, t), "bad text '%.*s', expected a quoted string such as "
 			    "\"hello\"", qlen(t), t->s);
 	if (parse_options(p, 2, opts, 1, "interval=D") < 0 ||
 	    check_interval(p, interval_ns) < 0)
 		return -1;
 	for (size_t i = 1; i + 1 < t->len; i++) {
-		int code = key_for_char(t->s[i]);
+		uint8_t mods;
+		/* The tokenizer kept \" inside the word; \\ is a backslash. */
+		if (t->s[i] == '\\' && i + 2 < t->len &&
+		    (t->s[i + 1] == '"' || t->s[i + 1] == '\\'))
+			i++;
+		int code = key_for_char(t->s[i], &mods);
 		if (code < 0)
-			return fail(p, (struct pos){p->line, t->col + (unsigned)i},
-				    "cannot type '%c', expected " TEXT_CHARS, t->s[i]);
-		struct pl_action a = {.kind = PL_ACTION_KEY, .hold_ns = PL_PRESS_HOLD_NS,
-				      .key_code = (uint16_t)code};
+			return fail(p, (struct pos){ p->line, t->col + (unsigned)i },
+				    "cannot type byte 0x%02x, expected " TEXT_CHARS,
+				    (unsigned char)t->s[i]);
+		struct pl_action a = { .kind = PL_ACTION_KEY,
+				       .hold_ns = PL_PRESS_HOLD_NS,
+				       .key_code = (uint16_t)code,
+				       .mods = mods };
 		if (emit(p, where, out, now_ns, a, interval_ns) < 0)
 			return -1;
 	}
@@ -527,30 +555,45 @@ static int stmt_monkey(struct parser *p, struct action_list *out, uint64_t *now_
 	return 0;
 }
 
-/* key NAME | key CODE */
+/* key [MOD+]...NAME | key [MOD+]...CODE, MOD one of CTRL, SHIFT, ALT */
 static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 {
 	struct pos where = at_tok(p, &p->tok[0]);
 	if (p->ntok < 2)
 		return fail(p, at_eol(p), "missing key, expected a key name such as BACK or a code");
-	const struct token *t = &p->tok[1];
+	struct token t = p->tok[1];
+	uint8_t mods = 0;
+	for (const char *plus; (plus = memchr(t.s, '+', t.len)) != NULL;) {
+		size_t len = (size_t)(plus - t.s), i = 0;
+		while (i < PL_MOD_COUNT && !(strlen(pl_mod_name(i)) == len &&
+					     strncasecmp(pl_mod_name(i), t.s, len) == 0))
+			i++;
+		if (i == PL_MOD_COUNT || (mods & pl_mod_bit(i)))
+			return fail(p, at_tok(p, &t),
+				    "%s modifier '%.*s', expected CTRL, SHIFT or "
+				    "ALT, each once, joined to the key by '+' (e.g. CTRL+C)",
+				    i == PL_MOD_COUNT ? "unknown" : "repeated", (int)len, t.s);
+		mods |= pl_mod_bit(i);
+		t = (struct token){ plus + 1, t.len - len - 1, t.col + (unsigned)len + 1 };
+	}
 	int code;
-	if (t->s[0] >= '0' && t->s[0] <= '9') {
+	if (t.len > 0 && t.s[0] >= '0' && t.s[0] <= '9') {
 		uint64_t v;
-		if (parse_int(p, t, "key code", 0, UINT16_MAX, &v) < 0)
+		if (parse_int(p, &t, "key code", 0, UINT16_MAX, &v) < 0)
 			return -1;
 		code = pl_key_name((uint16_t)v) ? (int)v : -1;
 		if (code < 0)
-			return fail(p, at_tok(p, t),
-				    "unknown key code %.*s, expected a code listed in replay/README.md",
-				    qlen(t), t->s);
+			return fail(
+				p, at_tok(p, &t),
+				"unknown key code %.*s, expected a code listed in replay/README.md",
+				qlen(&t), t.s);
 	} else {
-		code = pl_key_code(t->s, t->len);
+		code = pl_key_code(t.s, t.len);
 		if (code < 0)
-			return fail(p, at_tok(p, t),
+			return fail(p, at_tok(p, &t),
 				    "unknown key '%.*s', expected a key name listed in "
 				    "replay/README.md (e.g. BACK, HOME, ENTER, A)",
-				    qlen(t), t->s);
+				    qlen(&t), t.s);
 	}
 	if (end_of_line(p, 2) < 0)
 		return -1;
@@ -558,6 +601,7 @@ static int stmt_key(struct parser *p, struct action_list *out, uint64_t *now_ns)
 		.kind = PL_ACTION_KEY,
 		.hold_ns = PL_PRESS_HOLD_NS,
 		.key_code = (uint16_t)code,
+		.mods = mods,
 	};
 	return emit(p, where, out, now_ns, a, a.hold_ns);
 }

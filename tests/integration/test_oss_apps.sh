@@ -1,12 +1,14 @@
 #!/bin/bash
 # The other two unmodified Debian programs end to end on the phone, checked like test_oss_fbi
 # against the phone's ground truth at the issue's targets (precision and recall >= 0.95, mean
-# latency error <= 1 ms), with kernel-only inference:
+# latency error <= 1 ms), with kernel-only inference, and each app's critical paths of the shape
+# its replay/scripts/NAME.expect declares:
 #   links2  the browser in graphics mode on the framebuffer (replay/scripts/links2.rply):
 #           35 keys, of which 33 change the screen; it fetches its pages from the emulator's
 #           content server over the phone's network (the capture shows the GETs);
 #   fbterm  the framebuffer terminal running busybox sh over a pty (replay/scripts/fbterm.rply):
-#           20 keys, each echoed and drawn, two commands run;
+#           20 keys, each echoed and drawn, two commands run (one typed with SHIFT held:
+#           "echo A+:"), and a line cancelled with CTRL+C;
 #   weston  the Wayland compositor on DRM with two clients in processes of their own
 #           (replay/scripts/weston.rply): 20 keys into weston-terminal, each crossing weston,
 #           the terminal and its shell and coming back as a DRM commit; the critical path
@@ -24,7 +26,7 @@ run_app() {
 	local summary=$top/out/$run_id/summary.json
 	check_summary "$summary" '.inference == "kernel-only"' ".inputs == $inputs" \
 		".transactions == $tx" '.precision >= 0.95' '.recall >= 0.95' \
-		'.latency_error_ns.mean <= 1000000' '.events_lost == 0'
+		'.latency_error_ns.mean <= 1000000' '.events_lost == 0' '.shape_ok == true'
 	echo "test_oss_apps: $app: $(jq -r '"\(.matched)/\(.inputs) matched, precision \(.precision), recall \(.recall), mean latency error \(.latency_error_ns.mean) ns"' "$summary")"
 }
 

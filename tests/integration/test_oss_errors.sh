@@ -41,3 +41,15 @@ expect "missing library" 1 "/usr/bin/fbi needs lib.*, which no locked package pr
 echo "fbi:armel 2.10-4+b1" >> "$tmp/oss/packages.lock"
 expect "bad lock line" 1 "packages.lock: bad line 'fbi:armel 2.10-4+b1  ', expected: package:arch version sha256"
 expect "unknown option" 2 "usage: .*guest-debs.sh \[--lock \| --sysroot \| --lock-sysroot\]" --frobnicate
+
+# The build's image keeps no program it cannot run on the guest's PATH: login's passwd and chfn
+# (their libpam is a library no program loads) and weston's GL demos (no Mesa) are dropped,
+# where they would shadow busybox's applets or fail to start; the programs the launchers name stay.
+oss_root=$top/build/oss-root
+for f in usr/bin/passwd usr/bin/chfn sbin/unix_chkpwd usr/bin/weston-simple-egl; do
+	[ ! -e "$oss_root/$f" ] || { echo "test_oss_errors: build/oss-root/$f is kept, but its libraries are not"; exit 1; }
+done
+for f in usr/bin/fbi usr/bin/fbterm usr/bin/links2 usr/bin/weston usr/bin/weston-terminal; do
+	[ -x "$oss_root/$f" ] || { echo "test_oss_errors: build/oss-root/$f, a launcher's program, is missing"; exit 1; }
+done
+echo "test_oss_errors: build/oss-root keeps no program whose libraries were left out"

@@ -102,6 +102,49 @@ static void test_kernel_only_needs_a_reader(void)
 }
 
 /*
+ * A script's chords (SHIFT+A, CTRL+C): the modifier's report and the key's come from one
+ * interrupt, the modifier's first, and are one press, as ground truth counts them; a modifier
+ * pressed alone is a press; an evdev reader's read of the modifier takes no press.
+ */
+static void test_kernel_only_chords(void)
+{
+	struct tb t;
+	struct model m;
+	enum { KEY_LEFTSHIFT = 42, KEY_C = 46, KEY_LEFTCTRL = 29 };
+
+	tb_init(&t, 2);
+	tb_kernel(&t, 0, US(10), PL_EV_FORK, SESSION, FBI, FBI);
+	tb_kernel(&t, 0, US(1000), PL_EV_KEY_REPORT, 0, KEY_LEFTSHIFT, 0);
+	tb_kernel(&t, 0, US(1001), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	tb_kernel(&t, 1, US(1040), PL_EV_KEY_READ, FBI, KEY_LEFTSHIFT, PL_KEY_READ_EVDEV);
+	tb_kernel(&t, 1, US(1050), PL_EV_KEY_READ, FBI, KEY_J, PL_KEY_READ_EVDEV);
+	/* A switch on the other cpu between does not part the chord. */
+	tb_kernel(&t, 0, US(60000), PL_EV_KEY_REPORT, 0, KEY_LEFTCTRL, 0);
+	tb_kernel(&t, 1, US(60000), PL_EV_CONTEXT_SWITCH, FBI, 0, 1);
+	tb_kernel(&t, 0, US(60001), PL_EV_KEY_REPORT, 0, KEY_C, 0);
+	tb_kernel(&t, 1, US(60050), PL_EV_KEY_READ, FBI, KEY_C, PL_KEY_READ_EVDEV);
+	/* Shift alone, then a key in another interrupt (a switch between): two presses. */
+	tb_kernel(&t, 0, US(120000), PL_EV_KEY_REPORT, 0, KEY_LEFTSHIFT, 0);
+	tb_kernel(&t, 0, US(120010), PL_EV_CONTEXT_SWITCH, 0, FBI, 0);
+	tb_kernel(&t, 0, US(120020), PL_EV_KEY_REPORT, FBI, KEY_J, 0);
+	/* ... and a modifier a later key follows only after the 50 ms a press holds. */
+	tb_kernel(&t, 1, US(180000), PL_EV_KEY_REPORT, 0, KEY_LEFTSHIFT, 0);
+	tb_kernel(&t, 1, US(230000), PL_EV_KEY_REPORT, 0, KEY_J, 0);
+	model_build(&t, &m);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_presses, 6);
+	CU_ASSERT_EQUAL(m.trace.kernel_only_inputs, 2);
+	for (uint64_t e = 0; e < m.trace.nevents; e++) {
+		const struct pl_event *ev = &m.trace.events[e];
+
+		if (ev->type != PL_EV_KEY_READ)
+			continue;
+		/* The read of Shift takes nothing; SHIFT+J is input 0, CTRL+C input 1. */
+		CU_ASSERT_EQUAL(ev->a2, ev->a0 == KEY_LEFTSHIFT ? 0 : ev->a0 == KEY_J ? 1 : 2);
+	}
+	model_free(&m);
+}
+
+/*
  * A timer's redraw (a cursor blink) written just before the next key and
  * flushed after it: the display gives that flush to the newer key, so the
  * older key's transaction ends at its own flush.
@@ -333,6 +376,7 @@ void add_kernel_only_tests(void)
 
 	CU_add_test(s, "viewer: console read, fbdev damage, kworker flush", test_kernel_only_viewer);
 	CU_add_test(s, "a press needs a kernel-only reader", test_kernel_only_needs_a_reader);
+	CU_add_test(s, "a modifier held with a key is that key's press", test_kernel_only_chords);
 	CU_add_test(s, "a flush after the next key is the next key's",
 		    test_kernel_only_flush_after_next_input);
 	CU_add_test(s, "an instrumented app keeps the display pipeline",

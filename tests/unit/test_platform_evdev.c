@@ -56,6 +56,25 @@ static void test_taps_and_keys(void)
 	CU_ASSERT_EQUAL(out.in[2].y_px, 799);
 }
 
+/* A replayed chord (CTRL+C): the modifier goes down in the key's frame and is one input with it;
+ * a modifier pressed alone is a key of its own. */
+static void test_modifier_chord(void)
+{
+	struct pl_evdev_state s = { .ax = { .maximum = 479 }, .ay = { .maximum = 799 } };
+	struct emitted out = { .n = 0 };
+	feed(&s, &out, EV_KEY, KEY_LEFTCTRL, 1);
+	feed(&s, &out, EV_KEY, KEY_C, 1);
+	feed(&s, &out, EV_SYN, SYN_REPORT, 0);
+	feed(&s, &out, EV_KEY, KEY_C, 0);
+	feed(&s, &out, EV_KEY, KEY_LEFTCTRL, 0);
+	feed(&s, &out, EV_SYN, SYN_REPORT, 0);
+	feed(&s, &out, EV_KEY, KEY_LEFTSHIFT, 1);
+	feed(&s, &out, EV_SYN, SYN_REPORT, 0);
+	CU_ASSERT_EQUAL_FATAL(out.n, 2);
+	CU_ASSERT(out.in[0].type == PL_WIRE_KEY && out.in[0].code == KEY_C);
+	CU_ASSERT(out.in[1].type == PL_WIRE_KEY && out.in[1].code == KEY_LEFTSHIFT);
+}
+
 static void test_scaling_and_dropped(void)
 {
 	/* A tablet-like range 0..32767 maps onto the 480x800 screen. */
@@ -77,5 +96,6 @@ void add_evdev_suite(void)
 {
 	CU_pSuite s = CU_add_suite("evdev", NULL, NULL);
 	CU_add_test(s, "taps with param, keys", test_taps_and_keys);
+	CU_add_test(s, "a modifier chord is one input", test_modifier_chord);
 	CU_add_test(s, "ABS scaling, SYN_DROPPED", test_scaling_and_dropped);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "panlab/error.h"
+#include "panlab/ground_truth_format.h"
 #include "panlab/read_file.h"
 
 #define MS 1000000ull
@@ -118,6 +119,10 @@ static void test_key_table(void)
 		{"POWER", KEY_POWER},     {"MENU", KEY_MENU},         {"BACK", KEY_BACK},
 		{"HOMEPAGE", KEY_HOMEPAGE}, {"CAMERA", KEY_CAMERA},   {"SEARCH", KEY_SEARCH},
 	};
+	/* The modifiers a chord holds, beside LEFTSHIFT above. */
+	static const int modifier_codes[] = { KEY_LEFTCTRL, KEY_LEFTALT };
+	CU_ASSERT_EQUAL(pl_key_code("LEFTCTRL", 8), KEY_LEFTCTRL);
+	CU_ASSERT_EQUAL(pl_key_code("leftalt", 7), KEY_LEFTALT);
 	for (size_t i = 0; i < sizeof abi / sizeof abi[0]; i++)
 		CU_ASSERT_EQUAL(pl_key_code(abi[i].name, strlen(abi[i].name)), abi[i].code);
 	static const char letters[] = "QWERTYUIOPASDFGHJKLZXCVBNM";
@@ -154,6 +159,8 @@ static void test_key_table(void)
 			checked |= letter_codes[k] == code;
 		for (size_t k = 0; k < 10; k++)
 			checked |= digit_codes[k] == code;
+		for (size_t k = 0; k < 2; k++)
+			checked |= modifier_codes[k] == code;
 		CU_ASSERT(checked);
 	}
 	CU_ASSERT_EQUAL(pl_key_code("NOPE", 4), -1);
@@ -343,157 +350,187 @@ static void test_errors(void)
 		const char *text;
 		const char *err;
 	} cases[] = {
-		{"foo 1 2", "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, "
-			    "text, monkey, wait, at, repeat, launch or switch"},
-		{"# ok\nTAP 1 2",
-		 "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, "
-		 "monkey, wait, at, repeat, launch or switch"},
-		{"{", "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, "
-		      "monkey, wait, at, repeat, launch or switch"},
-		{"tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479"},
-		{"tap 10   # no y",
-		 "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799"},
-		{"tap 1x 10", "t.rply:1:5: bad x coordinate '1x', expected an integer from 0 to 479"},
-		{"tap -1 10", "t.rply:1:5: bad x coordinate '-1', expected an integer from 0 to 479"},
-		{"tap 480 10",
-		 "t.rply:1:5: x coordinate 480 is out of range, expected an integer from 0 to 479"},
-		{"tap 10 800",
-		 "t.rply:1:8: y coordinate 800 is out of range, expected an integer from 0 to 799"},
-		{"tap 10 99999999999999999999999",
-		 "t.rply:1:8: y coordinate 99999999999999999999999 is out of range, expected an "
-		 "integer from 0 to 799"},
-		{"tap 1 2 3", "t.rply:1:9: unexpected '3', expected param=N or the end of the line"},
-		{"tap 1 2 foo=3", "t.rply:1:9: unknown option 'foo', expected param=N"},
-		{"tap 1 2 =3", "t.rply:1:9: unknown option '', expected param=N"},
-		{"tap 1 2 param=",
-		 "t.rply:1:15: missing param, expected an integer from 0 to 2147483647"},
-		{"tap 1 2 param=-1",
-		 "t.rply:1:15: bad param '-1', expected an integer from 0 to 2147483647"},
-		{"tap 1 2 param=2147483648",
-		 "t.rply:1:15: param 2147483648 is out of range, expected an integer from 0 to "
-		 "2147483647"},
-		{"tap 1 2 param=1 param=2", "t.rply:1:17: param given twice, expected it once"},
-		{long_word, "t.rply:1:9: unexpected 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', "
-			    "expected param=N or the end of the line"},
-		{"key", "t.rply:1:4: missing key, expected a key name such as BACK or a code"},
-		{"key FOO", "t.rply:1:5: unknown key 'FOO', expected a key name listed in "
-			    "replay/README.md (e.g. BACK, HOME, ENTER, A)"},
-		{"key 999", "t.rply:1:5: unknown key code 999, expected a code listed in "
-			    "replay/README.md"},
-		{"key 70000", "t.rply:1:5: key code 70000 is out of range, expected an integer "
-			      "from 0 to 65535"},
-		{"key 1a", "t.rply:1:5: bad key code '1a', expected an integer from 0 to 65535"},
-		{"key BACK HOME", "t.rply:1:10: unexpected 'HOME', expected the end of the line"},
-		{"wait", "t.rply:1:5: missing duration, expected a number with a unit ns, us, ms or s "
-			 "(e.g. 500ms or 1.5s)"},
-		{"wait 500", "t.rply:1:6: bad duration '500', expected a number with a unit ns, us, "
-			     "ms or s (e.g. 500ms or 1.5s)"},
-		{"wait 5 ms", "t.rply:1:6: bad duration '5', expected a number with a unit ns, us, "
-			      "ms or s (e.g. 500ms or 1.5s)"},
-		{"wait 5m", "t.rply:1:6: bad duration '5m', expected a number with a unit ns, us, "
-			    "ms or s (e.g. 500ms or 1.5s)"},
-		{"wait .5s", "t.rply:1:6: bad duration '.5s', expected a number with a unit ns, us, "
-			     "ms or s (e.g. 500ms or 1.5s)"},
-		{"wait 1.s", "t.rply:1:6: bad duration '1.s', expected a number with a unit ns, us, "
-			     "ms or s (e.g. 500ms or 1.5s)"},
-		{"wait 1.5ns", "t.rply:1:6: duration '1.5ns' is not a whole number of nanoseconds, "
-			       "expected fewer decimals"},
-		{"wait 0.0000000001s", "t.rply:1:6: duration '0.0000000001s' is not a whole number "
-				       "of nanoseconds, expected fewer decimals"},
-		{"wait 1000000.000000001s", "t.rply:1:6: duration '1000000.000000001s' is too "
-					    "large, expected at most 1000000s"},
-		{"wait 99999999999999999999ns", "t.rply:1:6: duration '99999999999999999999ns' is "
-						"too large, expected at most 1000000s"},
-		{"wait 1s 2s", "t.rply:1:9: unexpected '2s', expected the end of the line"},
-		{"wait 999999s\nwait 2s",
-		 "t.rply:2:1: script time passes 1000000s, expected a shorter script"},
-		{"at", "t.rply:1:3: missing time, expected a number with a unit ns, us, ms or s "
-		       "(e.g. 500ms or 1.5s)"},
-		{"wait 2s\ntap 1 2\nat 2s", "t.rply:3:4: time 2s is before the script's current "
-					    "time 2050ms, expected a time at or after it"},
-		{"repeat 2 {\n  at 1s\n}", "t.rply:2:3: 'at' inside a repeat block, expected wait "
-					   "(an absolute time cannot repeat)"},
-		{"repeat", "t.rply:1:7: missing repeat count, expected an integer from 1 to 1000000"},
-		{"repeat 0 {", "t.rply:1:8: repeat count 0 is out of range, expected an integer from "
-			       "1 to 1000000"},
-		{"repeat 2", "t.rply:1:9: missing '{', expected 'repeat N {'"},
-		{"repeat 2 (", "t.rply:1:10: unexpected '(', expected '{'"},
-		{"repeat 2 { tap 1 2\n}", "t.rply:1:12: unexpected 'tap', expected the end of the "
-					  "line"},
-		{"\n\nrepeat 2 {\ntap 1 2\n", "t.rply:3:1: repeat block is not closed, expected '}' "
-					      "before the end of the file"},
-		{"}", "t.rply:1:1: unexpected '}', expected a command (no repeat block is open)"},
-		{"repeat 2 {\n} x", "t.rply:2:3: unexpected 'x', expected the end of the line"},
-		{nested, "t.rply:17:1: repeat blocks nested more than 16 deep, expected fewer levels"},
-		{"repeat 1000000 {\nrepeat 2 {\ntap 1 2\n}\n}",
-		 "t.rply:1:1: repeat makes more than 1000000 actions, expected a smaller count"},
-		{"repeat 2000 {\nwait 1000s\n}",
-		 "t.rply:1:1: script time passes 1000000s, expected a smaller count"},
-		{"longpress 1 2", "t.rply:1:14: missing press duration, expected a number with a "
-				  "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
-		{"longpress 1 2 0ms", "t.rply:1:15: press duration 0 is too short, expected at "
-				      "least 1ns"},
-		{"longpress 1 2 1s foo=2", "t.rply:1:18: unknown option 'foo', expected param=N"},
-		{"swipe 1 2 3", "t.rply:1:12: missing end y coordinate, expected an integer from 0 to "
-				"799"},
-		{"swipe 1 2 3 4", "t.rply:1:14: missing swipe duration, expected a number with a unit "
-				  "ns, us, ms or s (e.g. 500ms or 1.5s)"},
-		{"swipe 1 2 3 4 0s", "t.rply:1:15: swipe duration 0 is too short, expected at least "
-				     "1ns"},
-		{"swipe 1 2 3 4 1s steps=0", "t.rply:1:24: steps 0 is out of range, expected an "
-					     "integer from 1 to 1000"},
-		{"swipe 1 2 3 4 1s up=1", "t.rply:1:18: unknown option 'up', expected steps=N or "
-					  "param=N"},
-		{"text", "t.rply:1:5: missing text, expected a quoted string such as \"hello\""},
-		{"text hello", "t.rply:1:6: bad text 'hello', expected a quoted string such as "
-			       "\"hello\""},
-		{"text \"a b", "t.rply:1:6: bad text '\"a b', expected a quoted string such as "
-			       "\"hello\""},
-		{"text \"aB\"", "t.rply:1:8: cannot type 'B', expected lower-case letters, digits, "
-			       "space and . , - = / ; '"},
-		{"text \"a\" interval=10ms", "t.rply:1:23: interval 10ms is shorter than a press, "
-					   "expected at least 50ms"},
-		{"text \"a\" interval=10", "t.rply:1:19: bad interval '10', expected a number with a "
-					 "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
-		{"text \"a\" 3", "t.rply:1:10: unexpected '3', expected interval=D or the end of "
-			       "the line"},
-		{"monkey", "t.rply:1:7: missing seed, expected an integer from 0 to 4294967295"},
-		{"monkey 1", "t.rply:1:9: missing count, expected an integer from 1 to 1000000"},
-		{"monkey 1 0", "t.rply:1:10: count 0 is out of range, expected an integer from 1 to "
-			       "1000000"},
-		{"monkey 1 2 keys=101", "t.rply:1:17: keys 101 is out of range, expected an integer "
-					"from 0 to 100"},
-		{"monkey 1 2 area=1,2,3", "t.rply:1:17: bad area '1,2,3', expected X1,Y1,X2,Y2"},
-		{"monkey 1 2 area=5,5,4,9", "t.rply:1:21: area x2 4 is out of range, expected an "
-					    "integer from 5 to 479"},
-		{"monkey 1 2 area=0,0,9,800", "t.rply:1:23: area y2 800 is out of range, expected "
-					      "an integer from 0 to 799"},
-		{"monkey 1 2 param=1 param=1", "t.rply:1:20: param given twice, expected it once"},
-		{"monkey 1 2 foo=1", "t.rply:1:12: unknown option 'foo', expected interval=D, "
-				     "area=X1,Y1,X2,Y2, param=N or keys=P"},
-		{"wait idle 5s", "t.rply:1:11: unexpected '5s', expected timeout=D or the end of the "
-				 "line"},
-		{"wait display timeout=0s", "t.rply:1:14: timeout 0 is too short, expected at least "
-					    "1ns"},
-		{"wait display timeout=5", "t.rply:1:22: bad timeout '5', expected a number with a "
-					   "unit ns, us, ms or s (e.g. 500ms or 1.5s)"},
-		{"wait idle timeout=1s timeout=2s", "t.rply:1:22: timeout given twice, expected it "
-						    "once"},
-		{"wait idel", "t.rply:1:6: bad wait 'idel', expected a duration (e.g. 500ms), idle "
-			      "or display"},
-		{"launch", "t.rply:1:7: missing app name, expected a name such as asynctask"},
-		{"switch Asynctask", "t.rply:1:8: bad app name 'Asynctask', expected up to 31 "
-				     "lower-case letters, digits, '_' or '-', starting with a letter"},
-		{"launch 1app", "t.rply:1:8: bad app name '1app', expected up to 31 lower-case "
-				"letters, digits, '_' or '-', starting with a letter"},
-		{"launch a/b", "t.rply:1:8: bad app name 'a/b', expected up to 31 lower-case letters, "
-			       "digits, '_' or '-', starting with a letter"},
-		{"launch abcdefghijabcdefghijabcdefghijab", "t.rply:1:8: bad app name "
-		 "'abcdefghijabcdefghijabcdefghijab', expected up to 31 lower-case letters, digits, "
-		 "'_' or '-', starting with a letter"},
-		{"switch service now", "t.rply:1:16: unexpected 'now', expected the end of the line"},
-		{"tap 1 2\x01", "t.rply:1:8: unexpected control byte 0x01, expected text"},
-		{"# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text"},
+		{ "foo 1 2",
+		  "t.rply:1:1: unknown command 'foo', expected tap, longpress, swipe, key, "
+		  "text, monkey, wait, at, repeat, launch or switch" },
+		{ "# ok\nTAP 1 2",
+		  "t.rply:2:1: unknown command 'TAP', expected tap, longpress, swipe, key, text, "
+		  "monkey, wait, at, repeat, launch or switch" },
+		{ "{",
+		  "t.rply:1:1: unknown command '{', expected tap, longpress, swipe, key, text, "
+		  "monkey, wait, at, repeat, launch or switch" },
+		{ "tap", "t.rply:1:4: missing x coordinate, expected an integer from 0 to 479" },
+		{ "tap 10   # no y",
+		  "t.rply:1:7: missing y coordinate, expected an integer from 0 to 799" },
+		{ "tap 1x 10",
+		  "t.rply:1:5: bad x coordinate '1x', expected an integer from 0 to 479" },
+		{ "tap -1 10",
+		  "t.rply:1:5: bad x coordinate '-1', expected an integer from 0 to 479" },
+		{ "tap 480 10",
+		  "t.rply:1:5: x coordinate 480 is out of range, expected an integer from 0 to 479" },
+		{ "tap 10 800",
+		  "t.rply:1:8: y coordinate 800 is out of range, expected an integer from 0 to 799" },
+		{ "tap 10 99999999999999999999999",
+		  "t.rply:1:8: y coordinate 99999999999999999999999 is out of range, expected an "
+		  "integer from 0 to 799" },
+		{ "tap 1 2 3",
+		  "t.rply:1:9: unexpected '3', expected param=N or the end of the line" },
+		{ "tap 1 2 foo=3", "t.rply:1:9: unknown option 'foo', expected param=N" },
+		{ "tap 1 2 =3", "t.rply:1:9: unknown option '', expected param=N" },
+		{ "tap 1 2 param=",
+		  "t.rply:1:15: missing param, expected an integer from 0 to 2147483647" },
+		{ "tap 1 2 param=-1",
+		  "t.rply:1:15: bad param '-1', expected an integer from 0 to 2147483647" },
+		{ "tap 1 2 param=2147483648",
+		  "t.rply:1:15: param 2147483648 is out of range, expected an integer from 0 to "
+		  "2147483647" },
+		{ "tap 1 2 param=1 param=2", "t.rply:1:17: param given twice, expected it once" },
+		{ long_word, "t.rply:1:9: unexpected 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', "
+			     "expected param=N or the end of the line" },
+		{ "key", "t.rply:1:4: missing key, expected a key name such as BACK or a code" },
+		{ "key FOO", "t.rply:1:5: unknown key 'FOO', expected a key name listed in "
+			     "replay/README.md (e.g. BACK, HOME, ENTER, A)" },
+		{ "key 999", "t.rply:1:5: unknown key code 999, expected a code listed in "
+			     "replay/README.md" },
+		{ "key 70000", "t.rply:1:5: key code 70000 is out of range, expected an integer "
+			       "from 0 to 65535" },
+		{ "key 1a", "t.rply:1:5: bad key code '1a', expected an integer from 0 to 65535" },
+		{ "key BACK HOME", "t.rply:1:10: unexpected 'HOME', expected the end of the line" },
+		{ "wait",
+		  "t.rply:1:5: missing duration, expected a number with a unit ns, us, ms or s "
+		  "(e.g. 500ms or 1.5s)" },
+		{ "wait 500",
+		  "t.rply:1:6: bad duration '500', expected a number with a unit ns, us, "
+		  "ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait 5 ms",
+		  "t.rply:1:6: bad duration '5', expected a number with a unit ns, us, "
+		  "ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait 5m", "t.rply:1:6: bad duration '5m', expected a number with a unit ns, us, "
+			     "ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait .5s",
+		  "t.rply:1:6: bad duration '.5s', expected a number with a unit ns, us, "
+		  "ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait 1.s",
+		  "t.rply:1:6: bad duration '1.s', expected a number with a unit ns, us, "
+		  "ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait 1.5ns",
+		  "t.rply:1:6: duration '1.5ns' is not a whole number of nanoseconds, "
+		  "expected fewer decimals" },
+		{ "wait 0.0000000001s",
+		  "t.rply:1:6: duration '0.0000000001s' is not a whole number "
+		  "of nanoseconds, expected fewer decimals" },
+		{ "wait 1000000.000000001s", "t.rply:1:6: duration '1000000.000000001s' is too "
+					     "large, expected at most 1000000s" },
+		{ "wait 99999999999999999999ns", "t.rply:1:6: duration '99999999999999999999ns' is "
+						 "too large, expected at most 1000000s" },
+		{ "wait 1s 2s", "t.rply:1:9: unexpected '2s', expected the end of the line" },
+		{ "wait 999999s\nwait 2s",
+		  "t.rply:2:1: script time passes 1000000s, expected a shorter script" },
+		{ "at", "t.rply:1:3: missing time, expected a number with a unit ns, us, ms or s "
+			"(e.g. 500ms or 1.5s)" },
+		{ "wait 2s\ntap 1 2\nat 2s", "t.rply:3:4: time 2s is before the script's current "
+					     "time 2050ms, expected a time at or after it" },
+		{ "repeat 2 {\n  at 1s\n}", "t.rply:2:3: 'at' inside a repeat block, expected wait "
+					    "(an absolute time cannot repeat)" },
+		{ "repeat",
+		  "t.rply:1:7: missing repeat count, expected an integer from 1 to 1000000" },
+		{ "repeat 0 {",
+		  "t.rply:1:8: repeat count 0 is out of range, expected an integer from "
+		  "1 to 1000000" },
+		{ "repeat 2", "t.rply:1:9: missing '{', expected 'repeat N {'" },
+		{ "repeat 2 (", "t.rply:1:10: unexpected '(', expected '{'" },
+		{ "repeat 2 { tap 1 2\n}", "t.rply:1:12: unexpected 'tap', expected the end of the "
+					   "line" },
+		{ "\n\nrepeat 2 {\ntap 1 2\n",
+		  "t.rply:3:1: repeat block is not closed, expected '}' "
+		  "before the end of the file" },
+		{ "}", "t.rply:1:1: unexpected '}', expected a command (no repeat block is open)" },
+		{ "repeat 2 {\n} x", "t.rply:2:3: unexpected 'x', expected the end of the line" },
+		{ nested,
+		  "t.rply:17:1: repeat blocks nested more than 16 deep, expected fewer levels" },
+		{ "repeat 1000000 {\nrepeat 2 {\ntap 1 2\n}\n}",
+		  "t.rply:1:1: repeat makes more than 1000000 actions, expected a smaller count" },
+		{ "repeat 2000 {\nwait 1000s\n}",
+		  "t.rply:1:1: script time passes 1000000s, expected a smaller count" },
+		{ "longpress 1 2", "t.rply:1:14: missing press duration, expected a number with a "
+				   "unit ns, us, ms or s (e.g. 500ms or 1.5s)" },
+		{ "longpress 1 2 0ms", "t.rply:1:15: press duration 0 is too short, expected at "
+				       "least 1ns" },
+		{ "longpress 1 2 1s foo=2", "t.rply:1:18: unknown option 'foo', expected param=N" },
+		{ "swipe 1 2 3",
+		  "t.rply:1:12: missing end y coordinate, expected an integer from 0 to "
+		  "799" },
+		{ "swipe 1 2 3 4",
+		  "t.rply:1:14: missing swipe duration, expected a number with a unit "
+		  "ns, us, ms or s (e.g. 500ms or 1.5s)" },
+		{ "swipe 1 2 3 4 0s",
+		  "t.rply:1:15: swipe duration 0 is too short, expected at least "
+		  "1ns" },
+		{ "swipe 1 2 3 4 1s steps=0", "t.rply:1:24: steps 0 is out of range, expected an "
+					      "integer from 1 to 1000" },
+		{ "swipe 1 2 3 4 1s up=1", "t.rply:1:18: unknown option 'up', expected steps=N or "
+					   "param=N" },
+		{ "text", "t.rply:1:5: missing text, expected a quoted string such as \"hello\"" },
+		{ "text hello", "t.rply:1:6: bad text 'hello', expected a quoted string such as "
+				"\"hello\"" },
+		{ "text \"a b", "t.rply:1:6: bad text '\"a b', expected a quoted string such as "
+				"\"hello\"" },
+		{ "text \"a\" interval=10ms", "t.rply:1:23: interval 10ms is shorter than a press, "
+					      "expected at least 50ms" },
+		{ "text \"a\" interval=10",
+		  "t.rply:1:19: bad interval '10', expected a number with a "
+		  "unit ns, us, ms or s (e.g. 500ms or 1.5s)" },
+		{ "text \"a\" 3", "t.rply:1:10: unexpected '3', expected interval=D or the end of "
+				  "the line" },
+		{ "monkey", "t.rply:1:7: missing seed, expected an integer from 0 to 4294967295" },
+		{ "monkey 1", "t.rply:1:9: missing count, expected an integer from 1 to 1000000" },
+		{ "monkey 1 0",
+		  "t.rply:1:10: count 0 is out of range, expected an integer from 1 to "
+		  "1000000" },
+		{ "monkey 1 2 keys=101",
+		  "t.rply:1:17: keys 101 is out of range, expected an integer "
+		  "from 0 to 100" },
+		{ "monkey 1 2 area=1,2,3", "t.rply:1:17: bad area '1,2,3', expected X1,Y1,X2,Y2" },
+		{ "monkey 1 2 area=5,5,4,9", "t.rply:1:21: area x2 4 is out of range, expected an "
+					     "integer from 5 to 479" },
+		{ "monkey 1 2 area=0,0,9,800", "t.rply:1:23: area y2 800 is out of range, expected "
+					       "an integer from 0 to 799" },
+		{ "monkey 1 2 param=1 param=1",
+		  "t.rply:1:20: param given twice, expected it once" },
+		{ "monkey 1 2 foo=1", "t.rply:1:12: unknown option 'foo', expected interval=D, "
+				      "area=X1,Y1,X2,Y2, param=N or keys=P" },
+		{ "wait idle 5s",
+		  "t.rply:1:11: unexpected '5s', expected timeout=D or the end of the "
+		  "line" },
+		{ "wait display timeout=0s",
+		  "t.rply:1:14: timeout 0 is too short, expected at least "
+		  "1ns" },
+		{ "wait display timeout=5",
+		  "t.rply:1:22: bad timeout '5', expected a number with a "
+		  "unit ns, us, ms or s (e.g. 500ms or 1.5s)" },
+		{ "wait idle timeout=1s timeout=2s",
+		  "t.rply:1:22: timeout given twice, expected it "
+		  "once" },
+		{ "wait idel",
+		  "t.rply:1:6: bad wait 'idel', expected a duration (e.g. 500ms), idle "
+		  "or display" },
+		{ "launch", "t.rply:1:7: missing app name, expected a name such as asynctask" },
+		{ "switch Asynctask",
+		  "t.rply:1:8: bad app name 'Asynctask', expected up to 31 "
+		  "lower-case letters, digits, '_' or '-', starting with a letter" },
+		{ "launch 1app", "t.rply:1:8: bad app name '1app', expected up to 31 lower-case "
+				 "letters, digits, '_' or '-', starting with a letter" },
+		{ "launch a/b",
+		  "t.rply:1:8: bad app name 'a/b', expected up to 31 lower-case letters, "
+		  "digits, '_' or '-', starting with a letter" },
+		{ "launch abcdefghijabcdefghijabcdefghijab",
+		  "t.rply:1:8: bad app name "
+		  "'abcdefghijabcdefghijabcdefghijab', expected up to 31 lower-case letters, digits, "
+		  "'_' or '-', starting with a letter" },
+		{ "switch service now",
+		  "t.rply:1:16: unexpected 'now', expected the end of the line" },
+		{ "tap 1 2\x01", "t.rply:1:8: unexpected control byte 0x01, expected text" },
+		{ "# \x7f", "t.rply:1:3: unexpected control byte 0x7f, expected text" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct pl_error err = { "" };
@@ -505,6 +542,42 @@ static void test_errors(void)
 		if (strcmp(err.msg, cases[i].err) != 0)
 			fprintf(stderr, "\ncase %zu\n got: %s\nwant: %s\n", i, err.msg, cases[i].err);
 		CU_ASSERT_STRING_EQUAL(err.msg, cases[i].err);
+	}
+}
+
+/* The errors of modifiers and of text's characters, as test_errors checks the others. */
+static void test_errors_modifiers_text(void)
+{
+	static const struct {
+		const char *text;
+		const char *msg;
+	} cases[] = {
+		{ "text \"a\xc3\xa9\"",
+		  "t.rply:1:8: cannot type byte 0xc3, expected printable ASCII "
+		  "(space to '~'; write \\\" for a quote, \\\\ for a backslash)" },
+		{ "text \"ab\\\"",
+		  "t.rply:1:6: bad text '\"ab\\\"', expected a quoted string such as "
+		  "\"hello\"" },
+		{ "key CTL+C",
+		  "t.rply:1:5: unknown modifier 'CTL', expected CTRL, SHIFT or ALT, each "
+		  "once, joined to the key by '+' (e.g. CTRL+C)" },
+		{ "key ctrl+CTRL+C",
+		  "t.rply:1:10: repeated modifier 'CTRL', expected CTRL, SHIFT or "
+		  "ALT, each once, joined to the key by '+' (e.g. CTRL+C)" },
+		{ "key SHIFT+NOPE",
+		  "t.rply:1:11: unknown key 'NOPE', expected a key name listed in "
+		  "replay/README.md (e.g. BACK, HOME, ENTER, A)" },
+		{ "key SHIFT+", "t.rply:1:11: unknown key '', expected a key name listed in "
+				"replay/README.md (e.g. BACK, HOME, ENTER, A)" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct pl_script *s = NULL;
+		struct pl_error err;
+		CU_ASSERT_EQUAL(pl_script_parse_buffer("t.rply", cases[i].text,
+						       strlen(cases[i].text), &s, &err),
+				-1);
+		CU_ASSERT_PTR_NULL(s);
+		CU_ASSERT_STRING_EQUAL(err.msg, cases[i].msg);
 	}
 }
 
@@ -580,6 +653,90 @@ static void test_text(void)
 	s = test_replay_parse("text \"\"\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_EQUAL(pl_script_action_count(s), 0);
+	pl_script_free(s);
+}
+
+/* Modifiers: any order and case in the script, one action, held in the press order. */
+static void test_key_modifiers(void)
+{
+	struct pl_script *s = test_replay_parse("key CTRL+C\nkey alt+shift+ctrl+KEY_1\n"
+						"key Shift+46\nkey LEFTSHIFT\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 4);
+	static const struct {
+		uint16_t code;
+		uint8_t mods;
+		const char *written;
+	} want[] = { { KEY_C, PL_MOD_CTRL, "CTRL+C" },
+		     { KEY_1, PL_MOD_CTRL | PL_MOD_SHIFT | PL_MOD_ALT, "CTRL+SHIFT+ALT+KEY_1" },
+		     { KEY_C, PL_MOD_SHIFT, "SHIFT+C" },
+		     { KEY_LEFTSHIFT, 0, "LEFTSHIFT" } };
+	for (size_t i = 0; i < 4; i++) {
+		const struct pl_action *a = pl_script_action(s, i);
+		char buf[64];
+		CU_ASSERT_EQUAL(a->key_code, want[i].code);
+		CU_ASSERT_EQUAL(a->mods, want[i].mods);
+		CU_ASSERT_EQUAL(a->at_ns, i * 50 * MS);
+		CU_ASSERT_EQUAL(pl_key_format(buf, sizeof buf, a->key_code, a->mods),
+				(int)strlen(want[i].written));
+		CU_ASSERT_STRING_EQUAL(buf, want[i].written);
+	}
+	/* A short buffer gets what fits and the full length, as snprintf. */
+	char small[4];
+	CU_ASSERT_EQUAL(pl_key_format(small, sizeof small, KEY_C, PL_MOD_CTRL), 6);
+	CU_ASSERT_STRING_EQUAL(small, "CTR");
+	for (size_t i = 0; i < PL_MOD_COUNT; i++) {
+		CU_ASSERT(pl_gt_key_is_modifier(pl_mod_code(i)));
+		CU_ASSERT_PTR_NOT_NULL(pl_key_name(pl_mod_code(i))); /* the device declares it */
+	}
+	CU_ASSERT(pl_gt_key_is_modifier(KEY_RIGHTCTRL) && pl_gt_key_is_modifier(KEY_RIGHTSHIFT) &&
+		  pl_gt_key_is_modifier(KEY_RIGHTALT));
+	CU_ASSERT(!pl_gt_key_is_modifier(KEY_A) && !pl_gt_key_is_modifier(KEY_CAPSLOCK));
+	pl_script_free(s);
+}
+
+/* text types every printable ASCII character, with Shift where a US keyboard needs it. */
+static void test_text_ascii(void)
+{
+	static const char typed[] = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+	static const struct {
+		char c;
+		uint16_t code;
+		uint8_t mods;
+	} some[] = { { 'A', KEY_A, PL_MOD_SHIFT },	    { 'a', KEY_A, 0 },
+		     { '+', KEY_EQUAL, PL_MOD_SHIFT },	    { ':', KEY_SEMICOLON, PL_MOD_SHIFT },
+		     { '!', KEY_1, PL_MOD_SHIFT },	    { '?', KEY_SLASH, PL_MOD_SHIFT },
+		     { '"', KEY_APOSTROPHE, PL_MOD_SHIFT }, { '\\', KEY_BACKSLASH, 0 },
+		     { '|', KEY_BACKSLASH, PL_MOD_SHIFT },  { '~', KEY_GRAVE, PL_MOD_SHIFT },
+		     { '_', KEY_MINUS, PL_MOD_SHIFT },	    { ' ', KEY_SPACE, 0 } };
+	/* The script escapes the quote and the backslash. */
+	char script[256] = "text \"";
+	for (const char *c = typed; *c; c++) {
+		size_t n = strlen(script);
+		if (*c == '"' || *c == '\\')
+			script[n++] = '\\';
+		script[n++] = *c;
+		script[n] = 0;
+	}
+	strcat(script, "\" interval=50ms\n");
+	struct pl_script *s = test_replay_parse(script);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 95);
+	for (size_t k = 0; k < sizeof some / sizeof some[0]; k++) {
+		const struct pl_action *a =
+			pl_script_action(s, (size_t)(strchr(typed, some[k].c) - typed));
+		CU_ASSERT_EQUAL(a->key_code, some[k].code);
+		CU_ASSERT_EQUAL(a->mods, some[k].mods);
+	}
+	/* Upper and lower case differ only by Shift. */
+	for (size_t i = 0; i < 26; i++) {
+		const struct pl_action *up = pl_script_action(s, (size_t)('A' - ' ') + i);
+		const struct pl_action *low = pl_script_action(s, (size_t)('a' - ' ') + i);
+		CU_ASSERT_EQUAL(up->key_code, low->key_code);
+		CU_ASSERT_EQUAL(up->mods, PL_MOD_SHIFT);
+		CU_ASSERT_EQUAL(low->mods, 0);
+	}
 	pl_script_free(s);
 }
 
@@ -761,6 +918,22 @@ static void test_action_frames(void)
 	CU_ASSERT(ev[0].code == KEY_BACK && ev[0].value == 0);
 	CU_ASSERT_EQUAL(pl_action_frame_at_ns(key, 1), key->at_ns + key->hold_ns);
 	pl_script_free(s);
+	/* A chord: modifiers down before the key in its press frame, up after it in the release,
+	 * in reverse order; all three fit in a frame. */
+	s = test_replay_parse("key ALT+SHIFT+CTRL+C\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	key = pl_script_action(s, 0);
+	CU_ASSERT_EQUAL(pl_action_frame_count(key), 2);
+	CU_ASSERT_EQUAL_FATAL(pl_action_frame(key, 0, ev), 5);
+	static const uint16_t down[] = { KEY_LEFTCTRL, KEY_LEFTSHIFT, KEY_LEFTALT, KEY_C };
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT(ev[i].type == EV_KEY && ev[i].code == down[i] && ev[i].value == 1);
+	CU_ASSERT(ev[4].type == EV_SYN && ev[4].code == SYN_REPORT);
+	CU_ASSERT_EQUAL_FATAL(pl_action_frame(key, 1, ev), 5);
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT(ev[i].type == EV_KEY && ev[i].code == down[3 - i] && ev[i].value == 0);
+	CU_ASSERT(ev[4].type == EV_SYN);
+	pl_script_free(s);
 }
 
 /* pl_parse_u64 (panlab/error.h), the one reader of numeric options: digits only, up to max. */
@@ -794,30 +967,33 @@ int test_replay_add_parse_suite(void)
 		const char *name;
 		CU_TestFunc fn;
 	} tests[] = {
-		{"empty and comments", test_empty_and_comments},
-		{"tap", test_tap},
-		{"key", test_key},
-		{"key table", test_key_table},
-		{"times", test_times},
-		{"timeline", test_timeline},
-		{"control actions", test_control},
-		{"repeat", test_repeat},
-		{"repeat nested", test_repeat_nested},
-		{"line endings", test_line_endings},
-		{"format duration", test_format_duration},
-		{"longpress", test_longpress},
-		{"swipe", test_swipe},
-		{"action frames", test_action_frames},
-		{"numbers", test_parse_u64},
-		{"text", test_text},
-		{"monkey", test_monkey},
-		{"errors", test_errors},
-		{"error NUL", test_error_nul},
-		{"error truncated", test_error_truncated},
-		{"parse file", test_parse_file},
-		{"byte order mark", test_bom},
-		{"parse file: not a script", test_parse_file_not_a_script},
-		{"asynctask script", test_asynctask_script},
+		{ "empty and comments", test_empty_and_comments },
+		{ "tap", test_tap },
+		{ "key", test_key },
+		{ "key table", test_key_table },
+		{ "times", test_times },
+		{ "timeline", test_timeline },
+		{ "control actions", test_control },
+		{ "repeat", test_repeat },
+		{ "repeat nested", test_repeat_nested },
+		{ "line endings", test_line_endings },
+		{ "format duration", test_format_duration },
+		{ "longpress", test_longpress },
+		{ "swipe", test_swipe },
+		{ "action frames", test_action_frames },
+		{ "numbers", test_parse_u64 },
+		{ "text", test_text },
+		{ "key modifiers", test_key_modifiers },
+		{ "errors: modifiers and text", test_errors_modifiers_text },
+		{ "text: printable ASCII", test_text_ascii },
+		{ "monkey", test_monkey },
+		{ "errors", test_errors },
+		{ "error NUL", test_error_nul },
+		{ "error truncated", test_error_truncated },
+		{ "parse file", test_parse_file },
+		{ "byte order mark", test_bom },
+		{ "parse file: not a script", test_parse_file_not_a_script },
+		{ "asynctask script", test_asynctask_script },
 	};
 	for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
 		if (!CU_add_test(suite, tests[i].name, tests[i].fn))

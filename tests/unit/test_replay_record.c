@@ -102,6 +102,39 @@ static void test_record_fast_presses(void)
 	free(text);
 }
 
+/* A chord is recorded as the language writes it, modifiers first; a modifier pressed alone is a
+ * key of its own. Replayed, the chord's frames are the ones recorded. */
+static void test_record_chord(void)
+{
+	const struct input_event ev[] = {
+		event_at(START_NS + 100 * MS, EV_KEY, KEY_LEFTSHIFT, 1),
+		event_at(START_NS + 100 * MS, EV_KEY, KEY_LEFTCTRL, 1),
+		event_at(START_NS + 100 * MS, EV_KEY, KEY_C, 1),
+		event_at(START_NS + 100 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 150 * MS, EV_KEY, KEY_C, 0),
+		event_at(START_NS + 150 * MS, EV_KEY, KEY_LEFTCTRL, 0),
+		event_at(START_NS + 150 * MS, EV_KEY, KEY_LEFTSHIFT, 0),
+		event_at(START_NS + 150 * MS, EV_SYN, SYN_REPORT, 0),
+		event_at(START_NS + 300 * MS, EV_KEY, KEY_LEFTALT, 1),
+		event_at(START_NS + 300 * MS, EV_SYN, SYN_REPORT, 0),
+	};
+	char *text = record(ev, sizeof ev / sizeof ev[0]);
+	CU_ASSERT_STRING_EQUAL(text, "# recorded by panlab-replay record\n"
+				     "wait 100ms\n"
+				     "key CTRL+SHIFT+C\n"
+				     "wait 150ms\n"
+				     "key LEFTALT\n");
+	struct pl_script *s = test_replay_parse(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL_FATAL(pl_script_action_count(s), 2);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->key_code, KEY_C);
+	CU_ASSERT_EQUAL(pl_script_action(s, 0)->mods, PL_MOD_CTRL | PL_MOD_SHIFT);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->key_code, KEY_LEFTALT);
+	CU_ASSERT_EQUAL(pl_script_action(s, 1)->mods, 0);
+	pl_script_free(s);
+	free(text);
+}
+
 /* A touch held 500 ms or more is a long press of the held length; one still down when the
  * recording ends lasts until then. A key press ends a touch that is down. */
 static void test_record_long_press(void)
@@ -199,6 +232,7 @@ int test_replay_add_record_suite(void)
 	CU_pSuite suite = CU_add_suite("replay_record", NULL, NULL);
 	if (!suite || !CU_add_test(suite, "record", test_record) ||
 	    !CU_add_test(suite, "fast presses", test_record_fast_presses) ||
+	    !CU_add_test(suite, "a chord and a lone modifier", test_record_chord) ||
 	    !CU_add_test(suite, "long press", test_record_long_press) ||
 	    !CU_add_test(suite, "swipe", test_record_swipe))
 		return CU_get_error();

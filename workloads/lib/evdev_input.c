@@ -1,6 +1,10 @@
 /* See include/panlab/evdev_input.h. */
 #include "panlab/evdev_input.h"
 
+#include <stdbool.h>
+
+#include "panlab/ground_truth_format.h"
+
 static int32_t scale(int32_t v, const struct input_absinfo *a, int32_t size_px)
 {
 	int64_t range = (int64_t)a->maximum - a->minimum + 1;
@@ -18,7 +22,14 @@ static void end_frame(struct pl_evdev_state *s, uint64_t t_ns, pl_evdev_emit_fn 
 				     .t_ns = t_ns };
 		emit(ctx, &m);
 	}
+	/* A modifier pressed with a key is part of that one input (CTRL+C), as the replay's
+	 * ground truth counts it; pressed alone it is a key of its own. */
+	bool chord = false;
+	for (unsigned i = 0; i < s->nkeys; i++)
+		chord |= !pl_gt_key_is_modifier(s->keys[i]);
 	for (unsigned i = 0; i < s->nkeys; i++) {
+		if (chord && pl_gt_key_is_modifier(s->keys[i]))
+			continue;
 		struct pl_wire m = { .type = PL_WIRE_KEY, .code = s->keys[i], .t_ns = t_ns };
 		emit(ctx, &m);
 	}

@@ -9,4 +9,11 @@ if [ -n "${PANLAB_READY_FD:-}" ]; then
 	printf r >&"$PANLAB_READY_FD" || exit 1
 	eval "exec $PANLAB_READY_FD>&-"
 fi
+# Its stderr goes where the session reads it back (PANLAB_APP_STDERR): the
+# session copies it to the console and quotes it if the program dies.
+[ -z "${PANLAB_APP_STDERR:-}" ] || exec 2>"$PANLAB_APP_STDERR"
+# Programs derived from fbi ask the framebuffer console which fb device is
+# theirs unless FRAMEBUFFER names it; the guest has no framebuffer console,
+# and the query succeeds without an answer.
+export FRAMEBUFFER="${FRAMEBUFFER:-/dev/fb0}"
 exec "$@"

@@ -27,7 +27,9 @@
  * the display (/dev/fb0) and reads input itself, so the platform's services
  * (servicemanager, compositor, inputd) are not started: the compositor would
  * take the display and inputd the input device. `wait display` and `switch`
- * need them and fail with a line naming the script line.
+ * need them and fail with a line naming the script line. The program's stderr
+ * goes to a file (APP_STDERR, below), copied to the console at the end; if the
+ * program dies during the script, the session's error quotes its last lines.
  *
  * With PANLAB_RECORD=1 in the environment (a kernel command-line word
  * without a dot reaches /init's environment), the session also records the
@@ -161,14 +163,55 @@ static void start_binder(const char *bin_dir)
 	start_service(bin_dir, "servicemanager");
 }
 
-static void check_alive(struct child *c)
+/*
+ * An unmodified program's stderr (--native): /oss/bin/panlab-launch sends it to APP_STDERR
+ * (PANLAB_APP_STDERR), since the program has no other way to say why it failed. The session
+ * copies it to the console (the run folder's console.log) once the program has stopped, and
+ * quotes its last lines when the program died during the script.
+ */
+#define APP_STDERR "/tmp/panlab-app.stderr"
+#define APP_STDERR_QUOTED 3 /* lines */
+#define APP_STDERR_LINE_BYTES 200
+
+/* Prints the app's stderr on stdout, each line after "NAME stderr: ", and puts its last
+ * non-empty lines, joined by " | ", in tail (empty when it wrote none). */
+static void app_stderr(const char *name, char *tail, size_t len)
+{
+	char last[APP_STDERR_QUOTED][APP_STDERR_LINE_BYTES];
+	char *line = NULL;
+	size_t cap = 0, n = 0, used = 0;
+	FILE *f = fopen(APP_STDERR, "re");
+	tail[0] = 0;
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) >= 0) {
+		line[strcspn(line, "\r\n")] = 0;
+		printf("%s stderr: %s\n", name, line);
+		if (line[0])
+			snprintf(last[n++ % APP_STDERR_QUOTED], APP_STDERR_LINE_BYTES, "%s", line);
+	}
+	free(line);
+	fclose(f);
+	fflush(stdout);
+	for (size_t i = n > APP_STDERR_QUOTED ? n - APP_STDERR_QUOTED : 0; i < n && used < len; i++)
+		used += (size_t)snprintf(tail + used, len - used, "%s%s", used ? " | " : "",
+					 last[i % APP_STDERR_QUOTED]);
+}
+
+static void check_alive(struct child *c, bool native_app)
 {
 	int status;
 	if (c->pid > 0 && waitpid(c->pid, &status, WNOHANG) == c->pid) {
-		char how[64];
+		char how[64], tail[APP_STDERR_QUOTED * (APP_STDERR_LINE_BYTES + 3)];
 		c->pid = 0;
 		pl_describe_status(status, how, sizeof(how));
-		pl_die("%s exited during the script (%s)", c->name, how);
+		if (!native_app)
+			pl_die("%s exited during the script (%s)", c->name, how);
+		app_stderr(c->name, tail, sizeof(tail));
+		if (tail[0])
+			pl_die("%s exited during the script (%s); its stderr ends: \"%s\"", c->name,
+			       how, tail);
+		pl_die("%s exited during the script (%s), with nothing on stderr", c->name, how);
 	}
 }
 
@@ -506,8 +549,12 @@ int main(int argc, char **argv)
 	}
 	/* A script that launches its first app starts with none: ready is when the services are. */
 	const struct pl_action *first = pl_script_action(script, 0);
+	if (native && setenv("PANLAB_APP_STDERR", APP_STDERR, 1) != 0)
+		pl_die("setenv PANLAB_APP_STDERR: %s", strerror(errno));
+	size_t app_child = nchildren; /* the unmodified program's, with --native */
 	uint64_t ready_ns = first && first->kind == PL_ACTION_LAUNCH ? pl_now_ns()
 								     : start_service(bin_dir, app);
+	bool native_app = native && app_child < nchildren;
 
 	const char *record = getenv("PANLAB_RECORD");
 	bool recording = record && !strcmp(record, "1");
@@ -531,12 +578,16 @@ int main(int argc, char **argv)
 	else if (pl_injector_run(inj, script, ready_ns, &hooks, &err) != 0)
 		pl_die("%s", err.msg);
 	for (int i = (int)nchildren - 1; i >= 0; i--)
-		check_alive(&children[i]);
+		check_alive(&children[i], native_app && (size_t)i == app_child);
 
 	disable_kernel_tracing();
 	/* The app first: its loggers stop with it, and it still has its services while it exits. */
 	for (int i = (int)nchildren - 1; i >= 0; i--)
 		stop(&children[i], native);
+	if (native_app) {
+		char tail[APP_STDERR_QUOTED * (APP_STDERR_LINE_BYTES + 3)];
+		app_stderr(children[app_child].name, tail, sizeof(tail));
+	}
 
 	struct pl_collect_result res;
 	if (pl_collector_finish(collector, &res, &err) != 0)

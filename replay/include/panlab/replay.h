@@ -68,6 +68,7 @@ struct pl_action {
 	int32_t y_px;     /* tap only */
 	int32_t param;    /* tap only: the app-defined integer sent as MSC_RAW; 0 if not given */
 	uint16_t key_code; /* key only: Linux input event code (KEY_*) */
+	uint8_t mods;	   /* key only: PL_MOD_* held with it; 0 if none */
 	int32_t x2_px;    /* swipe only: where the touch ends */
 	int32_t y2_px;
 	uint32_t steps;   /* swipe only: move frames, 1..PL_SWIPE_MAX_STEPS */
@@ -130,6 +131,21 @@ uint64_t pl_script_duration_ns(const struct pl_script *script);
  * returned name is static and parses back to the same code. */
 int pl_key_code(const char *name, size_t name_len);
 const char *pl_key_name(uint16_t code);
+
+/* Modifiers a key action may hold (`key CTRL+C`, `text "A"`): pressed in the key's press frame
+ * before it, released in its release frame after it, as a HID boot keyboard's report sets its
+ * modifier byte with the key (HID 1.11, appendix B.1). */
+#define PL_MOD_CTRL 1u
+#define PL_MOD_SHIFT 2u
+#define PL_MOD_ALT 4u
+#define PL_MOD_COUNT 3u
+/* The i-th modifier (i < PL_MOD_COUNT) in press order: its bit, its key's KEY_* code and name. */
+uint8_t pl_mod_bit(size_t i);
+uint16_t pl_mod_code(size_t i);
+const char *pl_mod_name(size_t i);
+/* "CTRL+SHIFT+A" for code with mods, as the script writes it, into buf. Returns what snprintf
+ * returns. */
+int pl_key_format(char *buf, size_t size, uint16_t code, uint8_t mods);
 
 /* All key codes the language allows, so the injector can declare them on its device;
  * index < pl_key_count(). */
