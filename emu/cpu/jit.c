@@ -44,6 +44,10 @@ enum { EV_PC = 0, EV_LOAD = EV_BITS, EV_STORE = 2 * EV_BITS };
 
 typedef void jit_code(arm_cpu *c, const uint8_t *host_page);
 
+/* va is the block's key: its virtual start | the privilege (c->priv) it was
+ * translated for, which its soft-TLB lookups assume. A32 blocks start
+ * word-aligned, and only an instruction that leaves the block (FLOW_BREAK)
+ * changes the privilege, so chained blocks share it. */
 typedef struct jit_block {
     uint32_t pa, va, len;
     jit_code *code;
@@ -227,6 +231,7 @@ typedef struct xlate {
     jit_cache *j;
     jit_block **map;        /* the map of this block's counting mode */
     int count;              /* c->pmu.per_insn: add the PMU's event counts */
+    int priv;               /* c->priv: which half of the soft TLB */
     uint32_t pa;
     jit_block *b;
     arm_insn *insn;
@@ -592,6 +597,13 @@ static void emit_dp(xlate *x, const arm_insn *d)
         st_r(x, RAX, d->rd);
 }
 
+/* The offset in arm_cpu of the block's privilege half of soft TLB `tlb`. */
+static int32_t tlb_half(const xlate *x, int32_t tlb)
+{
+    _Static_assert(sizeof(tlb_entry) == 24, "the lookups scale by 3 * 8");
+    return tlb + x->priv * TLB_SIZE * (int32_t)sizeof(tlb_entry);
+}
+
 /* The soft-TLB hit for an access of `bytes` at the va in eax, `span` more
  * bytes after it on the same page (a block transfer), aligned to `align`:
  * on a hit rax becomes the host address (rcx and rdx are clobbered); the
@@ -604,19 +616,9 @@ static int emit_tlb_hit(xlate *x, int32_t tlb, int align, uint32_t span,
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 12);
     alu_ri(e, X_AND, RCX, TLB_SIZE - 1);
-    ld(e, RDX, OFF(priv));
-    shift_ri(e, 4, RDX, TLB_BITS);
-    alu_rr(e, X_ADD, RCX, RDX);
-    /* imul ecx, ecx, sizeof(tlb_entry) */
-    b1(e, 0x69);
-    b1(e, 0xc9);
-    b4(e, sizeof(tlb_entry));
-    /* lea rcx, [rbx + rcx + tlb] */
-    b1(e, 0x48);
-    b1(e, 0x8d);
-    b1(e, 0x8c);
-    b1(e, 0x0b);
-    b4(e, (uint32_t)tlb);
+    bn(e, 4, 0x48, 0x8d, 0x0c, 0x49);           /* lea rcx, [rcx + rcx*2] */
+    bn(e, 4, 0x48, 0x8d, 0x8c, 0xcb);           /* lea rcx, [rbx + rcx*8 + */
+    b4(e, (uint32_t)tlb_half(x, tlb));          /*   this half of the tlb] */
     if (align > 1) {
         bn(e, 2, 0xa8, (uint8_t)(align - 1)); /* test al, align-1 */
         slow[n++] = jcc(e, CC_NE);
@@ -867,12 +869,9 @@ static void emit_chain_dyn(xlate *x)
     mov_rr(e, RAX, RDX);                                /* tlb_x[priv][page] */
     shift_ri(e, 5, RAX, 12);
     alu_ri(e, X_AND, RAX, TLB_SIZE - 1);
-    ld(e, RSI, OFF(priv));
-    shift_ri(e, 4, RSI, TLB_BITS);
-    alu_rr(e, X_ADD, RAX, RSI);
-    b1(e, 0x69); b1(e, 0xc0); b4(e, sizeof(tlb_entry));  /* imul eax, eax, n */
-    /* lea rsi, [rbx + rax + tlb_x] */
-    b1(e, 0x48); b1(e, 0x8d); b1(e, 0xb4); b1(e, 0x03); b4(e, (uint32_t)OFF(tlb_x));
+    bn(e, 4, 0x48, 0x8d, 0x04, 0x40);               /* lea rax, [rax + rax*2] */
+    bn(e, 4, 0x48, 0x8d, 0xb4, 0xc3);               /* lea rsi, [rbx + rax*8 + */
+    b4(e, (uint32_t)tlb_half(x, OFF(tlb_x)));       /*   tlb_x's half] */
     /* cmp ecx, [rsi + tag]: a RAM hit (not MMIO, not invalid) */
     b1(e, 0x3b); b1(e, 0x8e); b4(e, offsetof(tlb_entry, tag));
     out[n++] = jcc(e, CC_NE);
@@ -895,7 +894,12 @@ static void emit_chain_dyn(xlate *x)
     out[n++] = jcc(e, CC_E);
     b1(e, 0x39); b1(e, 0x86); b4(e, offsetof(jit_block, pa)); /* cmp [rsi+pa], eax */
     out[n++] = jcc(e, CC_NE);
-    b1(e, 0x39); b1(e, 0x96); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], edx */
+    if (x->priv) {
+        bn(e, 3, 0x8d, 0x4a, 1);                        /* lea ecx, [rdx + 1] */
+        b1(e, 0x39); b1(e, 0x8e); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], ecx */
+    } else {
+        b1(e, 0x39); b1(e, 0x96); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], edx */
+    }
     out[n++] = jcc(e, CC_NE);
     /* mov ecx, [rsi + len]; add rcx, r12; cmp rcx, [rbx + jit_end] */
     b1(e, 0x8b); b1(e, 0x8e); b4(e, offsetof(jit_block, len));
@@ -940,7 +944,8 @@ static void emit_chain(xlate *x, uint32_t va)
     out[0] = jcc(e, CC_E);
     b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, pa)); b4(e, pa);
     out[1] = jcc(e, CC_NE);
-    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, va)); b4(e, va);
+    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, va));
+    b4(e, va | (uint32_t)x->priv);
     out[2] = jcc(e, CC_NE);
     /* mov edx, [rax + len]; add rdx, r12; cmp rdx, [rbx + jit_end] */
     b1(e, 0x8b); b1(e, 0x90); b4(e, offsetof(jit_block, len));
@@ -1002,7 +1007,7 @@ static void emit_exits(xlate *x)
     }
 }
 
-static jit_block *translate(jit_cache *j, int count, uint32_t pa,
+static jit_block *translate(jit_cache *j, int count, int priv, uint32_t pa,
                             uint32_t va, const uint8_t *host)
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
@@ -1018,6 +1023,7 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
     x->j = j;
     x->map = j->map[count];
     x->count = count;
+    x->priv = priv;
     x->pa = pa;
     x->b = &j->blocks[j->nblocks++];
     x->insn = &j->insns[j->ninsns];
@@ -1136,7 +1142,7 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
     j->ninsns += (uint32_t)k;
     jit_block *b = x->b;
     b->pa = pa;
-    b->va = va;
+    b->va = va | (uint32_t)priv;
     b->len = (uint32_t)k;
     b->code = (jit_code *)(void *)entry;
     b->body = body;
@@ -1195,8 +1201,8 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
         jit_block **slot =
             &j->map[count][(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
         jit_block *b = *slot;
-        if (!b || b->pa != pa || b->va != pc)
-            b = *slot = translate(j, count, pa, pc, host);
+        if (!b || b->pa != pa || b->va != (pc | c->priv))
+            b = *slot = translate(j, count, (int)c->priv, pa, pc, host);
         if (c->insns + b->len > end) {
             c->pc = pc;
             run_arm_page(c, end - c->insns);
