@@ -67,7 +67,8 @@ struct jit_cache {
 
 /* ---- x86-64 emitter ---- */
 
-enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8, R9 = 9 };
+enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8, R9 = 9,
+       R10 = 10, R11 = 11, R13 = 13, R15 = 15 };
 enum {
     CC_O = 0, CC_NO = 1, CC_C = 2, CC_NC = 3, CC_E = 4, CC_NE = 5,
     CC_S = 8, CC_NS = 9,
@@ -214,6 +215,9 @@ static void sync_insns(emit *e)
 
 /* ---- translation ---- */
 
+/* Host registers that cache guest registers (see cache_reg below). */
+#define CACHE_SLOTS 6
+
 /* Out-of-line exits, emitted after the block's straight-line code. */
 enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW, EX_JUMP };
 typedef struct exit_ref {
@@ -224,6 +228,7 @@ typedef struct exit_ref {
     int pend;               /* instructions counted but not yet in r12 */
     uint8_t *back;          /* EX_SLOW: where to continue */
     uint32_t target;        /* EX_PC: the branch target */
+    int8_t cached[CACHE_SLOTS]; /* EX_SLOW: the cache at `back`, reloaded */
 } exit_ref;
 
 typedef struct xlate {
@@ -245,14 +250,17 @@ typedef struct xlate {
     uint8_t *len_sites[JIT_BLOCK_INSNS + 1];  /* the block's length, once known */
     int nlen_sites;
     uint8_t *epilogue;
-    int8_t cached[2];     /* the guest register r13d, r15d hold, or -1 */
-    uint8_t cache_age[2]; /* which slot was used last */
+    int8_t cached[CACHE_SLOTS];     /* the guest register each slot holds, or -1 */
+    uint32_t cache_use[CACHE_SLOTS]; /* when each slot was last used */
+    uint32_t cache_clock;
 } xlate;
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
 {
-    x->exits[x->nexits++] =
-        (exit_ref){ rel, { NULL, NULL, NULL }, 0, kind, k, x->pend, back, 0 };
+    exit_ref *r = &x->exits[x->nexits++];
+    *r = (exit_ref){ rel, { NULL, NULL, NULL }, 0, kind, k, x->pend, back, 0,
+                     { 0 } };
+    memcpy(r->cached, x->cached, sizeof(r->cached));
 }
 
 /* The n <= 4 jumps to instruction k's handler call, one stub for all. */
@@ -304,15 +312,17 @@ static void drain_events(xlate *x)
     bn(e, 2, 0x31, 0xed);                               /* xor ebp, ebp */
 }
 
-/* Guest registers cached in r13d and r15d (callee-saved, so a handler call
- * keeps them), write-through: c->r[] in memory is exact at every
- * instruction, so no exit has to write anything back, and a value is read
- * from the host register instead of waiting on the store just made. Inline
- * data processing fills the cache; it and the inline loads, stores and
- * multiplies read it (before they write any register); after any other
- * instruction, at a block's entry and where paths join with different
- * contents, it is dropped (cache_drop). */
-static const int cache_reg[2] = { 13, 15 };
+/* Guest registers cached in host registers that inline code leaves alone,
+ * write-through: c->r[] in memory is exact at every instruction, so no exit
+ * has to write anything back, and a value is read from the host register
+ * instead of waiting on the store just made (or reloading what a load just
+ * loaded). Inline data processing, loads, multiplies and base write-backs
+ * fill the cache (least recently used slot first); inline code reads it.
+ * A handler call clobbers the caller-saved slots: after a call in an
+ * instruction's slow path the cache is reloaded from c->r[] (the handler
+ * did the whole instruction there); after any other call, at a block's
+ * entry and where paths join with different contents, it is dropped. */
+static const int cache_reg[CACHE_SLOTS] = { R13, R15, R10, R11, RSI, RDI };
 
 /* mov dst, src (32-bit, any two registers) */
 static void mov_rr_any(emit *e, int dst, int src)
@@ -325,16 +335,24 @@ static void mov_rr_any(emit *e, int dst, int src)
 
 static void cache_drop(xlate *x)
 {
-    x->cached[0] = x->cached[1] = -1;
+    memset(x->cached, -1, sizeof(x->cached));
+}
+
+/* Guest register n changed outside the cache. */
+static void cache_forget(xlate *x, int n)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (x->cached[i] == n)
+            x->cached[i] = -1;
 }
 
 /* host = guest register n */
 static void ld_r(xlate *x, int host, int n)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < CACHE_SLOTS; i++)
         if (x->cached[i] == n) {
             mov_rr_any(&x->e, host, cache_reg[i]);
-            x->cache_age[i] = 1, x->cache_age[!i] = 0;
+            x->cache_use[i] = ++x->cache_clock;
             return;
         }
     ld(&x->e, host, OFF_R(n));
@@ -344,12 +362,27 @@ static void ld_r(xlate *x, int host, int n)
 static void st_r(xlate *x, int host, int n)
 {
     st(&x->e, host, OFF_R(n));
-    int i = x->cached[0] == n ? 0 : x->cached[1] == n ? 1 : !x->cache_age[0];
-    if (x->cached[!i] == -1 && x->cached[i] != n)
-        i = !i; /* an empty slot first */
+    int i = 0;
+    for (int s = 0; s < CACHE_SLOTS; s++) {
+        if (x->cached[s] == n) {
+            i = s;
+            break;
+        }
+        if (x->cached[i] != -1 &&
+            (x->cached[s] == -1 || x->cache_use[s] < x->cache_use[i]))
+            i = s; /* an empty slot, else the least recently used */
+    }
     mov_rr_any(&x->e, cache_reg[i], host);
     x->cached[i] = (int8_t)n;
-    x->cache_age[i] = 1, x->cache_age[!i] = 0;
+    x->cache_use[i] = ++x->cache_clock;
+}
+
+/* Each slot of `cached` = its guest register in c->r[]. */
+static void cache_reload(xlate *x, const int8_t *cached)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cached[i] >= 0)
+            ld(&x->e, cache_reg[i], OFF_R(cached[i]));
 }
 
 /* Calls the handler of instruction k with c->insns and c->r[15] set; any
@@ -492,7 +525,7 @@ static void emit_mul(xlate *x, const arm_insn *d)
         alu_rr(e, X_SUB, RCX, RAX);
         mov_rr(e, RAX, RCX);
     }
-    st(e, RAX, OFF_R(d->rn));
+    st_r(x, RAX, d->rn);
     if (op != 3 && ((raw >> 20) & 1)) {
         st(e, RAX, OFF(nf));
         st(e, RAX, OFF(zf));
@@ -694,6 +727,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
         if (load) {
             bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
             st(e, RCX, OFF_R(i));
+            cache_forget(x, i);
         } else {
             ld_r(x, RCX, i);
             bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
@@ -702,7 +736,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     if ((raw >> 21) & 1) { /* rn is not in the list */
         ld_r(x, RAX, rn);
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
-        st(e, RAX, OFF_R(rn));
+        st_r(x, RAX, rn);
     }
     count_event(x, load ? EV_LOAD : EV_STORE);
     if (list & 0x8000) {
@@ -769,7 +803,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         for (int i = 0; i < 2; i++) {
             if (load) {
                 bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
-                st(e, RCX, OFF_R(d->rd + i));
+                st_r(x, RCX, d->rd + i);
             } else {
                 ld_r(x, RCX, d->rd + i);
                 bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
@@ -783,7 +817,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
             b1(e, (uint8_t)((sign ? 0xbe : 0xb6) + (size == 2)));
             b1(e, 0x00);
         }
-        st(e, RAX, OFF_R(d->rd));
+        st_r(x, RAX, d->rd);
     } else {
         ld_r(x, RDX, d->rd);
         if (size == 2)
@@ -791,7 +825,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
     }
     if ((d->fn == exec_ldst || extra) && wb)
-        st(e, R9, OFF_R(d->rn));
+        st_r(x, R9, d->rn);
     count_event(x, load ? EV_LOAD : EV_STORE);
     add_slow_exits(x, slow, n, k);
 }
@@ -1000,6 +1034,7 @@ static void emit_exits(xlate *x)
         case EX_SLOW:   /* r12 exact for the call, then as the main path */
             x->pend = 0;
             emit_call(x, r->k);
+            cache_reload(x, r->cached);
             add_r12(e, r->pend, 1);
             patch(jmp(e), r->back);
             break;
@@ -1057,6 +1092,7 @@ static jit_block *translate(jit_cache *j, int count, int priv, uint32_t pa,
     patch(to_body, e->p);
     uint8_t *body = x->body = e->p;
     cache_drop(x);
+    x->cache_clock = 0;
 
     uint32_t off = va & 0xfff;
     int k = 0;
@@ -1079,7 +1115,8 @@ static jit_block *translate(jit_cache *j, int count, int priv, uint32_t pa,
         uint32_t cond = raw >> 28;
         uint8_t *skip[2];
         int nskip = emit_cond(x, cond, skip);
-        int8_t before[2] = { x->cached[0], x->cached[1] };
+        int8_t before[CACHE_SLOTS];
+        memcpy(before, x->cached, sizeof(before));
         if (d->fn == exec_b) {
             uint32_t target = pc_of(x, k) + 8 + d->imm;
             count_event(x, EV_PC);
@@ -1097,19 +1134,20 @@ static jit_block *translate(jit_cache *j, int count, int priv, uint32_t pa,
             emit_mul(x, d);
         } else if (d->fn == exec_movw && d->rd != 15) {
             st_imm(e, OFF_R(d->rd), d->imm);
+            cache_forget(x, d->rd);
         } else if (d->fn == exec_movt && d->rd != 15) {
             b1(e, 0x66); b1(e, 0xc7); b1(e, 0x83);      /* mov word [rd + 2], imm */
             b4(e, (uint32_t)OFF_R(d->rd) + 2); b1(e, d->imm & 0xff); b1(e, d->imm >> 8);
+            cache_forget(x, d->rd);
         } else if (inl) {
             emit_dp(x, d);
         } else {
             emit_call(x, k);
-        }
-        if (!dp_inline(d))
             cache_drop(x);
+        }
         /* Where a skipped instruction's path joins, a slot holds the same
          * register on both paths or nothing. */
-        for (int i = 0; nskip && i < 2; i++)
+        for (int i = 0; nskip && i < CACHE_SLOTS; i++)
             if (x->cached[i] != before[i])
                 x->cached[i] = -1;
         for (int i = 0; i < nskip; i++)
