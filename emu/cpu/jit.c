@@ -947,9 +947,30 @@ static void emit_chain_dyn(xlate *x)
     patch(jmp(e), x->epilogue);
 }
 
+/* Into a block translated for the same page, privilege and counting mode
+ * (its code stays until the caches are dropped, and checks its own words),
+ * when its `len` instructions fit in the budget; else back to the loop. */
+static void emit_direct(xlate *x, uint32_t len, uint8_t *body)
+{
+    emit *e = &x->e;
+    /* lea rcx, [r12 + len]; cmp rcx, [rbx + jit_end]; ja out; jmp body */
+    b1(e, 0x49); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x24); b4(e, len);
+    uint8_t *len_site = e->p - 4;
+    b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
+    uint8_t *over = jcc(e, 7);
+    patch(jmp(e), body);
+    patch(over, e->p);
+    patch(jmp(e), x->epilogue);
+    if (body == x->body) /* this block: its length is known at its end */
+        x->len_sites[x->nlen_sites++] = len_site;
+}
+
 /* Continues at va (on this block's page; c->pc holds it): straight into
  * its block when that is translated and fits in the budget, as the page
- * loop in jit_run_arm_page() would; else back to that loop. */
+ * loop in jit_run_arm_page() would; else back to that loop. A block
+ * already in the map when this one is translated (a loop, code run
+ * before) is jumped to directly; any other is looked up when the jump is
+ * taken. */
 static void emit_chain(xlate *x, uint32_t va)
 {
     emit *e = &x->e;
@@ -959,15 +980,13 @@ static void emit_chain(xlate *x, uint32_t va)
         to_chain_dyn(x);
         return;
     }
-    if (va == x->va) {      /* a loop over this block: only the budget */
-        /* lea rcx, [r12 + len]; cmp rcx, [rbx + jit_end]; ja out; jmp body */
-        b1(e, 0x49); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x24); b4(e, 0);
-        x->len_sites[x->nlen_sites++] = e->p - 4;
-        b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
-        uint8_t *over = jcc(e, 7);
-        patch(jmp(e), x->body);
-        patch(over, e->p);
-        patch(jmp(e), x->epilogue);
+    if (va == x->va) {      /* a loop over this block */
+        emit_direct(x, 0, x->body);
+        return;
+    }
+    const jit_block *t = x->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
+    if (t && t->pa == pa && t->va == (va | (uint32_t)x->priv)) {
+        emit_direct(x, t->len, t->body);
         return;
     }
     uint8_t *out[4];
@@ -1006,9 +1025,14 @@ static void emit_exits(xlate *x)
             if (r->k > 0)
                 st_imm(e, OFF_R(15), pc_of(x, r->k - 1) + 8);
             st_imm(e, OFF(pc), pc_of(x, r->k));
-            /* drop this block from the map: mov rax, slot; mov qword [rax], 0 */
+            /* drop this block from the map unless another took its slot
+             * (a direct jump can reach a block evicted from it):
+             * mov rax, slot; mov rcx, b; cmp [rax], rcx; jne; mov [rax], 0 */
             b1(e, 0x48); b1(e, 0xb8);
             b8(e, (uintptr_t)&x->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+            b1(e, 0x48); b1(e, 0xb9); b8(e, (uintptr_t)x->b);
+            bn(e, 3, 0x48, 0x39, 0x08);
+            patch(jcc(e, CC_NE), x->epilogue);
             b1(e, 0x48); b1(e, 0xc7); b1(e, 0x00); b4(e, 0);
             patch(jmp(e), x->epilogue);
             break;
