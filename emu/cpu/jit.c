@@ -44,6 +44,10 @@ enum { EV_PC = 0, EV_LOAD = EV_BITS, EV_STORE = 2 * EV_BITS };
 
 typedef void jit_code(arm_cpu *c, const uint8_t *host_page);
 
+/* va is the block's key: its virtual start | the privilege (c->priv) it was
+ * translated for, which its soft-TLB lookups assume. A32 blocks start
+ * word-aligned, and only an instruction that leaves the block (FLOW_BREAK)
+ * changes the privilege, so chained blocks share it. */
 typedef struct jit_block {
     uint32_t pa, va, len;
     jit_code *code;
@@ -63,7 +67,8 @@ struct jit_cache {
 
 /* ---- x86-64 emitter ---- */
 
-enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8, R9 = 9 };
+enum { RAX = 0, RCX = 1, RDX = 2, RBX = 3, RSI = 6, RDI = 7, R8 = 8, R9 = 9,
+       R10 = 10, R11 = 11, R13 = 13, R15 = 15 };
 enum {
     CC_O = 0, CC_NO = 1, CC_C = 2, CC_NC = 3, CC_E = 4, CC_NE = 5,
     CC_S = 8, CC_NS = 9,
@@ -210,6 +215,9 @@ static void sync_insns(emit *e)
 
 /* ---- translation ---- */
 
+/* Host registers that cache guest registers (see cache_reg below). */
+#define CACHE_SLOTS 6
+
 /* Out-of-line exits, emitted after the block's straight-line code. */
 enum { EX_SMC, EX_FLOW, EX_PC, EX_SLOW, EX_JUMP };
 typedef struct exit_ref {
@@ -220,6 +228,7 @@ typedef struct exit_ref {
     int pend;               /* instructions counted but not yet in r12 */
     uint8_t *back;          /* EX_SLOW: where to continue */
     uint32_t target;        /* EX_PC: the branch target */
+    int8_t cached[CACHE_SLOTS]; /* EX_SLOW: the cache at `back`, reloaded */
 } exit_ref;
 
 typedef struct xlate {
@@ -227,6 +236,7 @@ typedef struct xlate {
     jit_cache *j;
     jit_block **map;        /* the map of this block's counting mode */
     int count;              /* c->pmu.per_insn: add the PMU's event counts */
+    int priv;               /* c->priv: which half of the soft TLB */
     uint32_t pa;
     jit_block *b;
     arm_insn *insn;
@@ -240,14 +250,17 @@ typedef struct xlate {
     uint8_t *len_sites[JIT_BLOCK_INSNS + 1];  /* the block's length, once known */
     int nlen_sites;
     uint8_t *epilogue;
-    int8_t cached[2];     /* the guest register r13d, r15d hold, or -1 */
-    uint8_t cache_age[2]; /* which slot was used last */
+    int8_t cached[CACHE_SLOTS];     /* the guest register each slot holds, or -1 */
+    uint32_t cache_use[CACHE_SLOTS]; /* when each slot was last used */
+    uint32_t cache_clock;
 } xlate;
 
 static void add_exit(xlate *x, uint8_t *rel, int kind, int k, uint8_t *back)
 {
-    x->exits[x->nexits++] =
-        (exit_ref){ rel, { NULL, NULL, NULL }, 0, kind, k, x->pend, back, 0 };
+    exit_ref *r = &x->exits[x->nexits++];
+    *r = (exit_ref){ rel, { NULL, NULL, NULL }, 0, kind, k, x->pend, back, 0,
+                     { 0 } };
+    memcpy(r->cached, x->cached, sizeof(r->cached));
 }
 
 /* The n <= 4 jumps to instruction k's handler call, one stub for all. */
@@ -299,15 +312,17 @@ static void drain_events(xlate *x)
     bn(e, 2, 0x31, 0xed);                               /* xor ebp, ebp */
 }
 
-/* Guest registers cached in r13d and r15d (callee-saved, so a handler call
- * keeps them), write-through: c->r[] in memory is exact at every
- * instruction, so no exit has to write anything back, and a value is read
- * from the host register instead of waiting on the store just made. Inline
- * data processing fills the cache; it and the inline loads, stores and
- * multiplies read it (before they write any register); after any other
- * instruction, at a block's entry and where paths join with different
- * contents, it is dropped (cache_drop). */
-static const int cache_reg[2] = { 13, 15 };
+/* Guest registers cached in host registers that inline code leaves alone,
+ * write-through: c->r[] in memory is exact at every instruction, so no exit
+ * has to write anything back, and a value is read from the host register
+ * instead of waiting on the store just made (or reloading what a load just
+ * loaded). Inline data processing, loads, multiplies and base write-backs
+ * fill the cache (least recently used slot first); inline code reads it.
+ * A handler call clobbers the caller-saved slots: after a call in an
+ * instruction's slow path the cache is reloaded from c->r[] (the handler
+ * did the whole instruction there); after any other call, at a block's
+ * entry and where paths join with different contents, it is dropped. */
+static const int cache_reg[CACHE_SLOTS] = { R13, R15, R10, R11, RSI, RDI };
 
 /* mov dst, src (32-bit, any two registers) */
 static void mov_rr_any(emit *e, int dst, int src)
@@ -320,16 +335,24 @@ static void mov_rr_any(emit *e, int dst, int src)
 
 static void cache_drop(xlate *x)
 {
-    x->cached[0] = x->cached[1] = -1;
+    memset(x->cached, -1, sizeof(x->cached));
+}
+
+/* Guest register n changed outside the cache. */
+static void cache_forget(xlate *x, int n)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (x->cached[i] == n)
+            x->cached[i] = -1;
 }
 
 /* host = guest register n */
 static void ld_r(xlate *x, int host, int n)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < CACHE_SLOTS; i++)
         if (x->cached[i] == n) {
             mov_rr_any(&x->e, host, cache_reg[i]);
-            x->cache_age[i] = 1, x->cache_age[!i] = 0;
+            x->cache_use[i] = ++x->cache_clock;
             return;
         }
     ld(&x->e, host, OFF_R(n));
@@ -339,12 +362,27 @@ static void ld_r(xlate *x, int host, int n)
 static void st_r(xlate *x, int host, int n)
 {
     st(&x->e, host, OFF_R(n));
-    int i = x->cached[0] == n ? 0 : x->cached[1] == n ? 1 : !x->cache_age[0];
-    if (x->cached[!i] == -1 && x->cached[i] != n)
-        i = !i; /* an empty slot first */
+    int i = 0;
+    for (int s = 0; s < CACHE_SLOTS; s++) {
+        if (x->cached[s] == n) {
+            i = s;
+            break;
+        }
+        if (x->cached[i] != -1 &&
+            (x->cached[s] == -1 || x->cache_use[s] < x->cache_use[i]))
+            i = s; /* an empty slot, else the least recently used */
+    }
     mov_rr_any(&x->e, cache_reg[i], host);
     x->cached[i] = (int8_t)n;
-    x->cache_age[i] = 1, x->cache_age[!i] = 0;
+    x->cache_use[i] = ++x->cache_clock;
+}
+
+/* Each slot of `cached` = its guest register in c->r[]. */
+static void cache_reload(xlate *x, const int8_t *cached)
+{
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cached[i] >= 0)
+            ld(&x->e, cache_reg[i], OFF_R(cached[i]));
 }
 
 /* Calls the handler of instruction k with c->insns and c->r[15] set; any
@@ -487,7 +525,7 @@ static void emit_mul(xlate *x, const arm_insn *d)
         alu_rr(e, X_SUB, RCX, RAX);
         mov_rr(e, RAX, RCX);
     }
-    st(e, RAX, OFF_R(d->rn));
+    st_r(x, RAX, d->rn);
     if (op != 3 && ((raw >> 20) & 1)) {
         st(e, RAX, OFF(nf));
         st(e, RAX, OFF(zf));
@@ -592,6 +630,13 @@ static void emit_dp(xlate *x, const arm_insn *d)
         st_r(x, RAX, d->rd);
 }
 
+/* The offset in arm_cpu of the block's privilege half of soft TLB `tlb`. */
+static int32_t tlb_half(const xlate *x, int32_t tlb)
+{
+    _Static_assert(sizeof(tlb_entry) == 24, "the lookups scale by 3 * 8");
+    return tlb + x->priv * TLB_SIZE * (int32_t)sizeof(tlb_entry);
+}
+
 /* The soft-TLB hit for an access of `bytes` at the va in eax, `span` more
  * bytes after it on the same page (a block transfer), aligned to `align`:
  * on a hit rax becomes the host address (rcx and rdx are clobbered); the
@@ -604,19 +649,9 @@ static int emit_tlb_hit(xlate *x, int32_t tlb, int align, uint32_t span,
     mov_rr(e, RCX, RAX);
     shift_ri(e, 5, RCX, 12);
     alu_ri(e, X_AND, RCX, TLB_SIZE - 1);
-    ld(e, RDX, OFF(priv));
-    shift_ri(e, 4, RDX, TLB_BITS);
-    alu_rr(e, X_ADD, RCX, RDX);
-    /* imul ecx, ecx, sizeof(tlb_entry) */
-    b1(e, 0x69);
-    b1(e, 0xc9);
-    b4(e, sizeof(tlb_entry));
-    /* lea rcx, [rbx + rcx + tlb] */
-    b1(e, 0x48);
-    b1(e, 0x8d);
-    b1(e, 0x8c);
-    b1(e, 0x0b);
-    b4(e, (uint32_t)tlb);
+    bn(e, 4, 0x48, 0x8d, 0x0c, 0x49);           /* lea rcx, [rcx + rcx*2] */
+    bn(e, 4, 0x48, 0x8d, 0x8c, 0xcb);           /* lea rcx, [rbx + rcx*8 + */
+    b4(e, (uint32_t)tlb_half(x, tlb));          /*   this half of the tlb] */
     if (align > 1) {
         bn(e, 2, 0xa8, (uint8_t)(align - 1)); /* test al, align-1 */
         slow[n++] = jcc(e, CC_NE);
@@ -692,6 +727,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
         if (load) {
             bn(e, 3, 0x8b, 0x48, (uint8_t)at); /* mov ecx, [rax+at] */
             st(e, RCX, OFF_R(i));
+            cache_forget(x, i);
         } else {
             ld_r(x, RCX, i);
             bn(e, 3, 0x89, 0x48, (uint8_t)at); /* mov [rax+at], ecx */
@@ -700,7 +736,7 @@ static void emit_ldm_stm(xlate *x, int k, const arm_insn *d)
     if ((raw >> 21) & 1) { /* rn is not in the list */
         ld_r(x, RAX, rn);
         alu_ri(e, X_ADD, RAX, u ? (uint32_t)n : (uint32_t)-n);
-        st(e, RAX, OFF_R(rn));
+        st_r(x, RAX, rn);
     }
     count_event(x, load ? EV_LOAD : EV_STORE);
     if (list & 0x8000) {
@@ -767,7 +803,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         for (int i = 0; i < 2; i++) {
             if (load) {
                 bn(e, 3, 0x8b, 0x48, 4 * i); /* mov ecx, [rax+4i] */
-                st(e, RCX, OFF_R(d->rd + i));
+                st_r(x, RCX, d->rd + i);
             } else {
                 ld_r(x, RCX, d->rd + i);
                 bn(e, 3, 0x89, 0x48, 4 * i); /* mov [rax+4i], ecx */
@@ -781,7 +817,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
             b1(e, (uint8_t)((sign ? 0xbe : 0xb6) + (size == 2)));
             b1(e, 0x00);
         }
-        st(e, RAX, OFF_R(d->rd));
+        st_r(x, RAX, d->rd);
     } else {
         ld_r(x, RDX, d->rd);
         if (size == 2)
@@ -789,7 +825,7 @@ static void emit_ldst(xlate *x, int k, const arm_insn *d)
         bn(e, 2, size == 1 ? 0x88 : 0x89, 0x10); /* mov [rax], dl/dx/edx */
     }
     if ((d->fn == exec_ldst || extra) && wb)
-        st(e, R9, OFF_R(d->rn));
+        st_r(x, R9, d->rn);
     count_event(x, load ? EV_LOAD : EV_STORE);
     add_slow_exits(x, slow, n, k);
 }
@@ -867,12 +903,9 @@ static void emit_chain_dyn(xlate *x)
     mov_rr(e, RAX, RDX);                                /* tlb_x[priv][page] */
     shift_ri(e, 5, RAX, 12);
     alu_ri(e, X_AND, RAX, TLB_SIZE - 1);
-    ld(e, RSI, OFF(priv));
-    shift_ri(e, 4, RSI, TLB_BITS);
-    alu_rr(e, X_ADD, RAX, RSI);
-    b1(e, 0x69); b1(e, 0xc0); b4(e, sizeof(tlb_entry));  /* imul eax, eax, n */
-    /* lea rsi, [rbx + rax + tlb_x] */
-    b1(e, 0x48); b1(e, 0x8d); b1(e, 0xb4); b1(e, 0x03); b4(e, (uint32_t)OFF(tlb_x));
+    bn(e, 4, 0x48, 0x8d, 0x04, 0x40);               /* lea rax, [rax + rax*2] */
+    bn(e, 4, 0x48, 0x8d, 0xb4, 0xc3);               /* lea rsi, [rbx + rax*8 + */
+    b4(e, (uint32_t)tlb_half(x, OFF(tlb_x)));       /*   tlb_x's half] */
     /* cmp ecx, [rsi + tag]: a RAM hit (not MMIO, not invalid) */
     b1(e, 0x3b); b1(e, 0x8e); b4(e, offsetof(tlb_entry, tag));
     out[n++] = jcc(e, CC_NE);
@@ -895,7 +928,12 @@ static void emit_chain_dyn(xlate *x)
     out[n++] = jcc(e, CC_E);
     b1(e, 0x39); b1(e, 0x86); b4(e, offsetof(jit_block, pa)); /* cmp [rsi+pa], eax */
     out[n++] = jcc(e, CC_NE);
-    b1(e, 0x39); b1(e, 0x96); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], edx */
+    if (x->priv) {
+        bn(e, 3, 0x8d, 0x4a, 1);                        /* lea ecx, [rdx + 1] */
+        b1(e, 0x39); b1(e, 0x8e); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], ecx */
+    } else {
+        b1(e, 0x39); b1(e, 0x96); b4(e, offsetof(jit_block, va)); /* cmp [rsi+va], edx */
+    }
     out[n++] = jcc(e, CC_NE);
     /* mov ecx, [rsi + len]; add rcx, r12; cmp rcx, [rbx + jit_end] */
     b1(e, 0x8b); b1(e, 0x8e); b4(e, offsetof(jit_block, len));
@@ -909,9 +947,30 @@ static void emit_chain_dyn(xlate *x)
     patch(jmp(e), x->epilogue);
 }
 
+/* Into a block translated for the same page, privilege and counting mode
+ * (its code stays until the caches are dropped, and checks its own words),
+ * when its `len` instructions fit in the budget; else back to the loop. */
+static void emit_direct(xlate *x, uint32_t len, uint8_t *body)
+{
+    emit *e = &x->e;
+    /* lea rcx, [r12 + len]; cmp rcx, [rbx + jit_end]; ja out; jmp body */
+    b1(e, 0x49); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x24); b4(e, len);
+    uint8_t *len_site = e->p - 4;
+    b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
+    uint8_t *over = jcc(e, 7);
+    patch(jmp(e), body);
+    patch(over, e->p);
+    patch(jmp(e), x->epilogue);
+    if (body == x->body) /* this block: its length is known at its end */
+        x->len_sites[x->nlen_sites++] = len_site;
+}
+
 /* Continues at va (on this block's page; c->pc holds it): straight into
  * its block when that is translated and fits in the budget, as the page
- * loop in jit_run_arm_page() would; else back to that loop. */
+ * loop in jit_run_arm_page() would; else back to that loop. A block
+ * already in the map when this one is translated (a loop, code run
+ * before) is jumped to directly; any other is looked up when the jump is
+ * taken. */
 static void emit_chain(xlate *x, uint32_t va)
 {
     emit *e = &x->e;
@@ -921,15 +980,13 @@ static void emit_chain(xlate *x, uint32_t va)
         to_chain_dyn(x);
         return;
     }
-    if (va == x->va) {      /* a loop over this block: only the budget */
-        /* lea rcx, [r12 + len]; cmp rcx, [rbx + jit_end]; ja out; jmp body */
-        b1(e, 0x49); b1(e, 0x8d); b1(e, 0x8c); b1(e, 0x24); b4(e, 0);
-        x->len_sites[x->nlen_sites++] = e->p - 4;
-        b1(e, 0x48); b1(e, 0x3b); b1(e, 0x8b); b4(e, (uint32_t)OFF(jit_end));
-        uint8_t *over = jcc(e, 7);
-        patch(jmp(e), x->body);
-        patch(over, e->p);
-        patch(jmp(e), x->epilogue);
+    if (va == x->va) {      /* a loop over this block */
+        emit_direct(x, 0, x->body);
+        return;
+    }
+    const jit_block *t = x->map[(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
+    if (t && t->pa == pa && t->va == (va | (uint32_t)x->priv)) {
+        emit_direct(x, t->len, t->body);
         return;
     }
     uint8_t *out[4];
@@ -940,7 +997,8 @@ static void emit_chain(xlate *x, uint32_t va)
     out[0] = jcc(e, CC_E);
     b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, pa)); b4(e, pa);
     out[1] = jcc(e, CC_NE);
-    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, va)); b4(e, va);
+    b1(e, 0x81); b1(e, 0xb8); b4(e, offsetof(jit_block, va));
+    b4(e, va | (uint32_t)x->priv);
     out[2] = jcc(e, CC_NE);
     /* mov edx, [rax + len]; add rdx, r12; cmp rdx, [rbx + jit_end] */
     b1(e, 0x8b); b1(e, 0x90); b4(e, offsetof(jit_block, len));
@@ -967,9 +1025,14 @@ static void emit_exits(xlate *x)
             if (r->k > 0)
                 st_imm(e, OFF_R(15), pc_of(x, r->k - 1) + 8);
             st_imm(e, OFF(pc), pc_of(x, r->k));
-            /* drop this block from the map: mov rax, slot; mov qword [rax], 0 */
+            /* drop this block from the map unless another took its slot
+             * (a direct jump can reach a block evicted from it):
+             * mov rax, slot; mov rcx, b; cmp [rax], rcx; jne; mov [rax], 0 */
             b1(e, 0x48); b1(e, 0xb8);
             b8(e, (uintptr_t)&x->map[(x->pa >> 2) & ((1u << JIT_MAP_BITS) - 1)]);
+            b1(e, 0x48); b1(e, 0xb9); b8(e, (uintptr_t)x->b);
+            bn(e, 3, 0x48, 0x39, 0x08);
+            patch(jcc(e, CC_NE), x->epilogue);
             b1(e, 0x48); b1(e, 0xc7); b1(e, 0x00); b4(e, 0);
             patch(jmp(e), x->epilogue);
             break;
@@ -995,6 +1058,7 @@ static void emit_exits(xlate *x)
         case EX_SLOW:   /* r12 exact for the call, then as the main path */
             x->pend = 0;
             emit_call(x, r->k);
+            cache_reload(x, r->cached);
             add_r12(e, r->pend, 1);
             patch(jmp(e), r->back);
             break;
@@ -1002,7 +1066,7 @@ static void emit_exits(xlate *x)
     }
 }
 
-static jit_block *translate(jit_cache *j, int count, uint32_t pa,
+static jit_block *translate(jit_cache *j, int count, int priv, uint32_t pa,
                             uint32_t va, const uint8_t *host)
 {
     if (j->nblocks == JIT_MAX_BLOCKS ||
@@ -1018,6 +1082,7 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
     x->j = j;
     x->map = j->map[count];
     x->count = count;
+    x->priv = priv;
     x->pa = pa;
     x->b = &j->blocks[j->nblocks++];
     x->insn = &j->insns[j->ninsns];
@@ -1051,6 +1116,7 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
     patch(to_body, e->p);
     uint8_t *body = x->body = e->p;
     cache_drop(x);
+    x->cache_clock = 0;
 
     uint32_t off = va & 0xfff;
     int k = 0;
@@ -1073,7 +1139,8 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
         uint32_t cond = raw >> 28;
         uint8_t *skip[2];
         int nskip = emit_cond(x, cond, skip);
-        int8_t before[2] = { x->cached[0], x->cached[1] };
+        int8_t before[CACHE_SLOTS];
+        memcpy(before, x->cached, sizeof(before));
         if (d->fn == exec_b) {
             uint32_t target = pc_of(x, k) + 8 + d->imm;
             count_event(x, EV_PC);
@@ -1091,19 +1158,20 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
             emit_mul(x, d);
         } else if (d->fn == exec_movw && d->rd != 15) {
             st_imm(e, OFF_R(d->rd), d->imm);
+            cache_forget(x, d->rd);
         } else if (d->fn == exec_movt && d->rd != 15) {
             b1(e, 0x66); b1(e, 0xc7); b1(e, 0x83);      /* mov word [rd + 2], imm */
             b4(e, (uint32_t)OFF_R(d->rd) + 2); b1(e, d->imm & 0xff); b1(e, d->imm >> 8);
+            cache_forget(x, d->rd);
         } else if (inl) {
             emit_dp(x, d);
         } else {
             emit_call(x, k);
-        }
-        if (!dp_inline(d))
             cache_drop(x);
+        }
         /* Where a skipped instruction's path joins, a slot holds the same
          * register on both paths or nothing. */
-        for (int i = 0; nskip && i < 2; i++)
+        for (int i = 0; nskip && i < CACHE_SLOTS; i++)
             if (x->cached[i] != before[i])
                 x->cached[i] = -1;
         for (int i = 0; i < nskip; i++)
@@ -1136,7 +1204,7 @@ static jit_block *translate(jit_cache *j, int count, uint32_t pa,
     j->ninsns += (uint32_t)k;
     jit_block *b = x->b;
     b->pa = pa;
-    b->va = va;
+    b->va = va | (uint32_t)priv;
     b->len = (uint32_t)k;
     b->code = (jit_code *)(void *)entry;
     b->body = body;
@@ -1195,8 +1263,8 @@ uint64_t jit_run_arm_page(arm_cpu *c, uint64_t budget)
         jit_block **slot =
             &j->map[count][(pa >> 2) & ((1u << JIT_MAP_BITS) - 1)];
         jit_block *b = *slot;
-        if (!b || b->pa != pa || b->va != pc)
-            b = *slot = translate(j, count, pa, pc, host);
+        if (!b || b->pa != pa || b->va != (pc | c->priv))
+            b = *slot = translate(j, count, (int)c->priv, pa, pc, host);
         if (c->insns + b->len > end) {
             c->pc = pc;
             run_arm_page(c, end - c->insns);
