@@ -318,6 +318,8 @@ static void note_thread(struct builder *b, const struct pl_event *ev, uint32_t t
 
 		b->out->threads[child].parent_tid = ev->tid;
 		b->out->threads[child].tgid = ev->a1;
+	} else if (ev->type == PL_EV_SWITCH_COUNTS) {
+		t->instructions += ev->a0;
 	}
 }
 

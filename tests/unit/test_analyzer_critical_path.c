@@ -341,6 +341,15 @@ static void test_breakdown_counts(void)
 		CU_ASSERT_EQUAL((uint64_t)(pl_counts_mhz(n) * 10 + 0.5), 9273);
 	}
 	CU_ASSERT_EQUAL(tasks, 1);
+	/* Threads: their slices' counts summed whole, the one that began before the trace too. */
+	for (uint32_t i = 0; i < m.s.iv.nthreads; i++) {
+		const struct pl_thread *th = &m.s.iv.threads[i];
+
+		CU_ASSERT_EQUAL(th->instructions, th->tid == MAIN	 ? 9000 + 19000 :
+						  th->tid == WORKER1 ? big + 40000 :
+						  th->tid == RECEIVER ? 5 :
+									0);
+	}
 	model_free(&m);
 }
 
