@@ -519,7 +519,7 @@ static json_t *counts_json(const struct pl_analysis *a)
 	json_t *o = counts_of(&all, a->bd->counted);
 
 	json_object_set_new(o, "instructions_modes",
-			    !a->bd->counted	       ? json_null() :
+			    !a->bd->counted	   ? json_null() :
 			    a->trace->version >= 6 ? json_string("user") :
 						     json_string("all"));
 	json_object_set_new(o, "transactions", per_tx);

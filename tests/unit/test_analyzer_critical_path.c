@@ -345,8 +345,8 @@ static void test_breakdown_counts(void)
 	for (uint32_t i = 0; i < m.s.iv.nthreads; i++) {
 		const struct pl_thread *th = &m.s.iv.threads[i];
 
-		CU_ASSERT_EQUAL(th->instructions, th->tid == MAIN	 ? 9000 + 19000 :
-						  th->tid == WORKER1 ? big + 40000 :
+		CU_ASSERT_EQUAL(th->instructions, th->tid == MAIN     ? 9000 + 19000 :
+						  th->tid == WORKER1  ? big + 40000 :
 						  th->tid == RECEIVER ? 5 :
 									0);
 	}

@@ -244,7 +244,8 @@ static void test_record_run(void)
 	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
 	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(model, &other), SQLITE_OK);
-	CU_ASSERT_EQUAL(sqlite3_exec(other, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(other, "PRAGMA user_version = 4", NULL, NULL, NULL),
+			SQLITE_OK);
 	sqlite3_close(other);
 	CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "record-model.sqlite: a results database of schema"
