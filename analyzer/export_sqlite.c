@@ -42,7 +42,9 @@ const char pl_sqlite_schema[] =
 	"  run_id TEXT, tid INTEGER, parent_tid INTEGER, tgid INTEGER, name TEXT,\n"
 	"  first_ns INTEGER, last_ns INTEGER,\n"
 	"  instructions INTEGER,                  -- its traced slices' SWITCH_COUNTS summed, whole\n"
-	"  PRIMARY KEY (run_id, tid));            -- (NULL: none in the trace)\n"
+	"                                         -- (NULL: none in the trace)\n"
+	"  events INTEGER,                        -- records with its tid (logged in its context)\n"
+	"  PRIMARY KEY (run_id, tid));\n"
 	"CREATE TABLE IF NOT EXISTS intervals (  -- per-thread execution intervals (intervals.c)\n"
 	"  run_id TEXT, interval_id INTEGER, tid INTEGER,\n"
 	"  kind TEXT,                             -- message task binder input implicit native resumed\n"
@@ -252,7 +254,7 @@ static int write_validation(struct db *d, const struct pl_analysis *a)
 
 static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 {
-	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?,?)");
+	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *in =
 		db_prepare(d, "INSERT INTO intervals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	int rc = th && in ? 0 : -1;
@@ -260,9 +262,9 @@ static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 	for (uint32_t i = 0; rc == 0 && i < a->iv->nthreads; i++) {
 		const struct pl_thread *t = &a->iv->threads[i];
 
-		rc = db_row(d, th, "suuusuuU", a->run_id, (uint64_t)t->tid, (uint64_t)t->parent_tid,
-			    (uint64_t)t->tgid, t->name, t->first_ns, t->last_ns, a->bd->counted,
-			    t->instructions);
+		rc = db_row(d, th, "suuusuuUu", a->run_id, (uint64_t)t->tid,
+			    (uint64_t)t->parent_tid, (uint64_t)t->tgid, t->name, t->first_ns,
+			    t->last_ns, a->bd->counted, t->instructions, t->events);
 	}
 	for (uint64_t i = 0; rc == 0 && i < a->iv->nintervals; i++) {
 		const struct pl_interval *v = &a->iv->intervals[i];

@@ -102,6 +102,13 @@ static void test_sqlite_model(void)
 
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads WHERE run_id = 'svc'"),
 			(long long)r.m.s.iv.nthreads);
+	/* Every record with a tid is one of its thread's events. */
+	uint64_t with_tid = 0;
+
+	for (uint64_t e = 0; e < r.m.trace.nevents; e++)
+		with_tid += r.m.trace.events[e].tid != 0;
+	CU_ASSERT_EQUAL(query_int(db, "SELECT sum(events) FROM threads WHERE run_id = 'svc'"),
+			(long long)with_tid);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"),
 			(long long)r.m.s.iv.nintervals);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM edges WHERE run_id = 'svc'"),

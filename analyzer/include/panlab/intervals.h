@@ -44,6 +44,7 @@ struct pl_thread {
 	 * (user mode from trace version 5), so the thread's work, exactly.
 	 */
 	uint64_t instructions;
+	uint64_t events; /* records with its tid: what it logged, kernel and user */
 };
 
 enum pl_interval_kind {
