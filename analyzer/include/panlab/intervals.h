@@ -41,7 +41,7 @@ struct pl_thread {
 	uint64_t last_ns;	/* last event */
 	/*
 	 * Its SWITCH_COUNTS summed: every traced slice's instructions, whole
-	 * (user mode from trace version 5), so the thread's work, exactly.
+	 * (user mode from trace version 6), so the thread's work, exactly.
 	 */
 	uint64_t instructions;
 	uint64_t events; /* records with its tid: what it logged, kernel and user */
