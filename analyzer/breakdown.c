@@ -413,8 +413,8 @@ static void tally_sort(struct tally *t, int by_ns)
 }
 
 /*
- * Adds running time [from_ns, to_ns) on cpu to the per-frequency tally, cut at frequency changes,
- * and its kHz x ns, where the frequency is known, to counts.
+ * Adds running time [from_ns, to_ns) on cpu to the per-frequency tally (if any), cut at frequency
+ * changes, and its kHz x ns, where the frequency is known, to counts.
  */
 static void charge_running(struct tally *by_khz, struct pl_counts *counts,
 			   const struct freq_timeline *freqs, uint32_t ncpus, uint32_t cpu,
@@ -430,7 +430,8 @@ static void charge_running(struct tally *by_khz, struct pl_counts *counts,
 	for (;;) {
 		uint64_t until = f && i < f->n && f->c[i].ts_ns < to_ns ? f->c[i].ts_ns : to_ns;
 
-		tally_add(by_khz, khz, until - at);
+		if (by_khz)
+			tally_add(by_khz, khz, until - at);
 		counts->khz_ns += (uint64_t)khz * (until - at);
 		counts->clocked_ns += khz ? until - at : 0;
 		if (until == to_ns)
@@ -499,17 +500,31 @@ struct tx_tallies {
 
 /*
  * Adds the part [from_ns, to_ns) of a counted slice [t->ts_ns, end_ns): a
- * whole slice exactly, a part by its share of the slice's time.
+ * whole slice exactly, a part by its share of the slice's cycles (the core
+ * runs a fixed number of cycles per instruction, so a share of cycles is a
+ * share of instructions, whatever the clock did in the slice), or of its
+ * time where the frequency is not known throughout.
  */
-static void charge_counts(struct pl_counts *c, const struct transition *t, uint64_t end_ns,
-			  uint64_t from_ns, uint64_t to_ns)
+static void charge_counts(struct pl_counts *c, const struct freq_timeline *freqs, uint32_t ncpus,
+			  const struct transition *t, uint64_t end_ns, uint64_t from_ns,
+			  uint64_t to_ns)
 {
 	uint64_t part = to_ns - from_ns, whole = end_ns - t->ts_ns;
 
 	if (!t->counted || whole == 0)
 		return;
+	if (part < whole) {
+		struct pl_counts p = { 0 }, w = { 0 };
+
+		charge_running(NULL, &w, freqs, ncpus, t->cpu, t->ts_ns, end_ns);
+		if (w.clocked_ns == whole) {
+			charge_running(NULL, &p, freqs, ncpus, t->cpu, from_ns, to_ns);
+			part = p.khz_ns;
+			whole = w.khz_ns;
+		}
+	}
 	c->instructions += (uint64_t)((unsigned __int128)t->instructions * part / whole);
-	c->counted_ns += part;
+	c->counted_ns += to_ns - from_ns;
 }
 
 /* Adds the thread's states over [from_ns, to_ns] to ns[] and to the transaction's tallies. */
@@ -530,7 +545,7 @@ static void charge_thread(struct tx_tallies *tx, const struct freq_timeline *fre
 		if (cur.cat == PL_CAT_RUNNING)
 			charge_running(&tx->by_khz, &tx->counts, freqs, ncpus, cur.cpu, at, until);
 		if (cur.cat == PL_CAT_RUNNING && i < tl->n)
-			charge_counts(&tx->counts, &cur, tl->t[i].ts_ns, at, until);
+			charge_counts(&tx->counts, freqs, ncpus, &cur, tl->t[i].ts_ns, at, until);
 		if (cur.cat == PL_CAT_RUNNABLE && cur.by_tid && until > at)
 			tally_add(&tx->by_preempter, cur.by_tid, until - at);
 		/* Woken: held up by whatever ran on the cpu it went on to run on. */

@@ -40,7 +40,11 @@ const char pl_sqlite_schema[] =
 	"  shape_ok INTEGER);                     -- the declared structure held (NULL: not checked)\n"
 	"CREATE TABLE IF NOT EXISTS threads (\n"
 	"  run_id TEXT, tid INTEGER, parent_tid INTEGER, tgid INTEGER, name TEXT,\n"
-	"  first_ns INTEGER, last_ns INTEGER, PRIMARY KEY (run_id, tid));\n"
+	"  first_ns INTEGER, last_ns INTEGER,\n"
+	"  instructions INTEGER,                  -- its traced slices' SWITCH_COUNTS summed, whole\n"
+	"                                         -- (NULL: none in the trace)\n"
+	"  events INTEGER,                        -- records with its tid (logged in its context)\n"
+	"  PRIMARY KEY (run_id, tid));\n"
 	"CREATE TABLE IF NOT EXISTS intervals (  -- per-thread execution intervals (intervals.c)\n"
 	"  run_id TEXT, interval_id INTEGER, tid INTEGER,\n"
 	"  kind TEXT,                             -- message task binder input implicit native resumed\n"
@@ -250,7 +254,7 @@ static int write_validation(struct db *d, const struct pl_analysis *a)
 
 static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 {
-	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?)");
+	sqlite3_stmt *th = db_prepare(d, "INSERT INTO threads VALUES (?,?,?,?,?,?,?,?,?)");
 	sqlite3_stmt *in =
 		db_prepare(d, "INSERT INTO intervals VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	int rc = th && in ? 0 : -1;
@@ -258,8 +262,9 @@ static int write_threads_intervals(struct db *d, const struct pl_analysis *a)
 	for (uint32_t i = 0; rc == 0 && i < a->iv->nthreads; i++) {
 		const struct pl_thread *t = &a->iv->threads[i];
 
-		rc = db_row(d, th, "suuusuu", a->run_id, (uint64_t)t->tid, (uint64_t)t->parent_tid,
-			    (uint64_t)t->tgid, t->name, t->first_ns, t->last_ns);
+		rc = db_row(d, th, "suuusuuUu", a->run_id, (uint64_t)t->tid,
+			    (uint64_t)t->parent_tid, (uint64_t)t->tgid, t->name, t->first_ns,
+			    t->last_ns, a->bd->counted, t->instructions, t->events);
 	}
 	for (uint64_t i = 0; rc == 0 && i < a->iv->nintervals; i++) {
 		const struct pl_interval *v = &a->iv->intervals[i];
@@ -472,7 +477,7 @@ static int write_diagnosis(struct db *d, const struct pl_analysis *a)
  * any change to pl_sqlite_schema, so that a file another build wrote is
  * refused in one line rather than failing at its first insert.
  */
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 /* An integer a one-row query answers, or -1 with d->err set. */
 static int query_int(struct db *d, const char *sql, int *out)

@@ -317,6 +317,7 @@ static void note_thread(struct builder *b, const struct pl_event *ev, uint32_t t
 	struct pl_thread *t = &b->out->threads[th];
 
 	t->last_ns = ev->ts_ns;
+	t->events++;
 	if (ev->type == PL_EV_THREAD_NAME) {
 		/* a0, a1, a2 hold the 16 bytes of comm, little-endian (trace_format.h). */
 		for (int k = 0; k < 16; k++) {
@@ -331,6 +332,8 @@ static void note_thread(struct builder *b, const struct pl_event *ev, uint32_t t
 
 		b->out->threads[child].parent_tid = ev->tid;
 		b->out->threads[child].tgid = ev->a1;
+	} else if (ev->type == PL_EV_SWITCH_COUNTS) {
+		t->instructions += ev->a0;
 	}
 }
 

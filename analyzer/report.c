@@ -499,7 +499,8 @@ static json_t *counts_of(const struct pl_counts *c, int counted)
 
 /*
  * What the critical paths' running time executed: instructions (SWITCH_COUNTS) and cycles (time
- * x frequency), in total and per transaction.
+ * x frequency), in total and per transaction; instructions_modes says what the trace's version
+ * counted: "user" (version 6 on) or "all" (user and kernel, versions 3 to 5).
  */
 static json_t *counts_json(const struct pl_analysis *a)
 {
@@ -517,6 +518,10 @@ static json_t *counts_json(const struct pl_analysis *a)
 	}
 	json_t *o = counts_of(&all, a->bd->counted);
 
+	json_object_set_new(o, "instructions_modes",
+			    !a->bd->counted	   ? json_null() :
+			    a->trace->version >= 6 ? json_string("user") :
+						     json_string("all"));
 	json_object_set_new(o, "transactions", per_tx);
 	return o;
 }

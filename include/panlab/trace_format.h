@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * panlab trace file format, version 5: the contract between the guest
+ * panlab trace file format, version 6: the contract between the guest
  * loggers (kernel module, userspace logger library, collector) and the host
  * analyzer. See include/FORMAT.md for the prose description.
  *
@@ -28,7 +28,7 @@ typedef uint64_t pl_u64;
 #endif
 
 #define PL_TRACE_MAGIC "PANLABTR"	/* 8 bytes, no terminator in the file */
-#define PL_TRACE_VERSION 5		/* written; readers accept 1 to 5 */
+#define PL_TRACE_VERSION 6		/* written; readers accept 1 to 6 */
 #define PL_TRACE_VERSION_MIN 1		/* version 1 lacks TASK_CONTEXT and UNIT_CAPACITY */
 #define PL_CLOCK_MONOTONIC 1
 
@@ -79,9 +79,10 @@ struct pl_event {
  *   CONTEXT_SWITCH  tid=prev, a0=next tid, a1=prev state (PL_STATE_*)
  *   SWITCH_COUNTS   (version 3) just after a CONTEXT_SWITCH, in the same
  *                   source and with its time stamp: what prev ran on this
- *                   cpu since the cpu's previous switch, every mode, its
- *                   interrupts included: a0=instructions (PMU event 0x08);
- *                   a1, a2 zero. Absent with no PMU
+ *                   cpu since the cpu's previous switch: a0=instructions
+ *                   (PMU event 0x08) in user mode (version 6; versions 3
+ *                   to 5: every mode, its interrupts included); a1, a2
+ *                   zero. Absent with no PMU
  *   IRQ_ENTRY       (version 4) an idle cpu begins a device's interrupt
  *                   handler (a1=PL_IRQ_HARD, a0=Linux irq number) or a
  *                   softirq (a1=PL_IRQ_SOFT, a0=vector, PL_SOFTIRQ_NAMES);

@@ -365,7 +365,7 @@ static void test_corrupt_header(void)
 	snprintf(line, sizeof(line), "%s@0: bad magic \"PANxABTR\", expected \"PANLABTR\"", path);
 	expect_failure(path, gt_ok, line);
 	path = write_trace("version.bin", 0, 8, 9);
-	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1..5", path);
+	snprintf(line, sizeof(line), "%s@8: unsupported version 9, expected 1..6", path);
 	expect_failure(path, gt_ok, line);
 }
 

@@ -252,10 +252,12 @@ static void test_breakdown_idle_cpu_handlers(void)
 
 /*
  * Instructions and cycles on the path. Instructions: main's slice 950-1040 us (9000) gives its
- * 10 us 1000; the worker's 1040-1240 us (2^33 + 40000) its 100 us half; main's 1240-1430 us
- * (19000) the message's 10 us and the frame's 10 us 2000. A slice that began before the trace
- * (the receiver's) counts nothing. Cycles: main's 10 us at 1.2 GHz, the worker's 50 us at 1.2
- * GHz and 50 us at 700 MHz from 1150 us, main's 20 us at 700 MHz.
+ * 10 us 1000; the worker's 1040-1240 us (2^33 + 40000) its step's share of the slice's cycles
+ * (a fixed CPI makes it the share of instructions, where a share of time would be 100/200):
+ * the step's 95000 (50 us at 1.2 GHz, 50 us at 700 MHz from 1150 us) of the slice's 195000
+ * (110 us at 1.2 GHz, 90 us at 700 MHz); main's 1240-1430 us (19000) the message's 10 us and
+ * the frame's 10 us 2000. A slice that began before the trace (the receiver's) counts nothing.
+ * Cycles: main's 10 us at 1.2 GHz, the worker's 95000, main's 20 us at 700 MHz.
  */
 static void test_breakdown_counts(void)
 {
@@ -296,12 +298,14 @@ static void test_breakdown_counts(void)
 	CU_ASSERT_EQUAL(m.s.bd.counted, 1);
 	const struct pl_counts *c = &m.s.bd.tx_counts[0];
 
-	CU_ASSERT_EQUAL(c->instructions, 1000 + big / 2 + 20000 + 2000);
+	const uint64_t worker_share = (big + 40000) * 95000 / 195000;
+
+	CU_ASSERT_EQUAL(c->instructions, 1000 + worker_share + 2000);
 	CU_ASSERT_EQUAL(c->counted_ns, US(130));
 	CU_ASSERT_EQUAL(c->counted_ns, m.s.bd.ns[0][PL_CAT_RUNNING]);
 	CU_ASSERT_EQUAL(c->khz_ns / 1000000, 12000 + 60000 + 35000 + 14000);
 	CU_ASSERT_EQUAL(c->clocked_ns, US(130));
-	/* The steps' counts sum to the transaction's; the worker's step has its half. */
+	/* The steps' counts sum to the transaction's; the worker's step has its share. */
 	uint64_t insns = 0, worker = 0, worker_cycles = 0;
 
 	for (uint64_t i = m.s.cp.first_step[0]; i < m.s.cp.first_step[1]; i++) {
@@ -314,11 +318,11 @@ static void test_breakdown_counts(void)
 		}
 	}
 	CU_ASSERT_EQUAL(insns, c->instructions);
-	CU_ASSERT_EQUAL(worker, big / 2 + 20000);
+	CU_ASSERT_EQUAL(worker, worker_share);
 	CU_ASSERT_EQUAL(worker_cycles, 95000);
 	/*
-	 * Intervals too: the worker's task, 1100-1210 us of its 200 us slice, has 110/200 of its
-	 * instructions and 50 us at 1.2 GHz, 60 us at 700 MHz (102000 cycles, 927.3 MHz).
+	 * Intervals too: the worker's task, 1100-1210 us of its 200 us slice, 50 us at 1.2 GHz and
+	 * 60 us at 700 MHz (102000 cycles, 927.3 MHz), has 102000/195000 of its instructions.
 	 */
 	int tasks = 0;
 
@@ -331,12 +335,21 @@ static void test_breakdown_counts(void)
 		tasks++;
 		CU_ASSERT_EQUAL(v->start_ns, US(1100));
 		CU_ASSERT_EQUAL(v->end_ns, US(1210));
-		CU_ASSERT_EQUAL(n->instructions, (big + 40000) * 110 / 200);
+		CU_ASSERT_EQUAL(n->instructions, (big + 40000) * 102000 / 195000);
 		CU_ASSERT_EQUAL(n->counted_ns, US(110));
 		CU_ASSERT_EQUAL(n->khz_ns / 1000000, 60000 + 42000);
 		CU_ASSERT_EQUAL((uint64_t)(pl_counts_mhz(n) * 10 + 0.5), 9273);
 	}
 	CU_ASSERT_EQUAL(tasks, 1);
+	/* Threads: their slices' counts summed whole, the one that began before the trace too. */
+	for (uint32_t i = 0; i < m.s.iv.nthreads; i++) {
+		const struct pl_thread *th = &m.s.iv.threads[i];
+
+		CU_ASSERT_EQUAL(th->instructions, th->tid == MAIN     ? 9000 + 19000 :
+						  th->tid == WORKER1  ? big + 40000 :
+						  th->tid == RECEIVER ? 5 :
+									0);
+	}
 	model_free(&m);
 }
 

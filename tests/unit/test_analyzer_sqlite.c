@@ -102,6 +102,13 @@ static void test_sqlite_model(void)
 
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM threads WHERE run_id = 'svc'"),
 			(long long)r.m.s.iv.nthreads);
+	/* Every record with a tid is one of its thread's events. */
+	uint64_t with_tid = 0;
+
+	for (uint64_t e = 0; e < r.m.trace.nevents; e++)
+		with_tid += r.m.trace.events[e].tid != 0;
+	CU_ASSERT_EQUAL(query_int(db, "SELECT sum(events) FROM threads WHERE run_id = 'svc'"),
+			(long long)with_tid);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM intervals WHERE run_id = 'svc'"),
 			(long long)r.m.s.iv.nintervals);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM edges WHERE run_id = 'svc'"),
@@ -153,6 +160,7 @@ static void test_sqlite_model(void)
 	/* Counts: a qemu trace has no SWITCH_COUNTS and no frequency, so all are NULL; only the
 	 * running row of a breakdown would carry them. */
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(instructions) + count(cycles) FROM intervals"), 0);
+	CU_ASSERT_EQUAL(query_int(db, "SELECT count(instructions) FROM threads"), 0);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(instructions) + count(cycles) + count(mhz)"
 				      " FROM breakdown"), 0);
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(mhz) FROM critical_path"), 0);
@@ -235,19 +243,20 @@ static void test_record_run(void)
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
 	/* Another build's files, by their schema version: one line each, nothing written. */
 	snprintf(model, sizeof(model), "%s/record-model.sqlite", test_tmpdir());
-	CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 2);
+	CU_ASSERT_EQUAL(query_int(db, "PRAGMA user_version"), 3);
 	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL(pl_export_write_sqlite(&r.a, db_path, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ": a results database of schema version 1,"
-					       " expected 2 (written by another panlab build)"));
+					       " expected 3 (written by another panlab build)"));
 	CU_ASSERT_PTR_NULL(strchr(err.msg, '\n'));
-	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(model, &other), SQLITE_OK);
-	CU_ASSERT_EQUAL(sqlite3_exec(other, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_exec(other, "PRAGMA user_version = 4", NULL, NULL, NULL),
+			SQLITE_OK);
 	sqlite3_close(other);
 	CU_ASSERT_EQUAL(pl_sqlite_record_run(db_path, &row, model, &err), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "record-model.sqlite: a results database of schema"
-					       " version 3, expected 2"));
+					       " version 4, expected 3"));
 	CU_ASSERT_EQUAL(query_int(db, "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
 	CU_ASSERT_TRUE(pl_run_status_valid("running"));
 	CU_ASSERT_FALSE(pl_run_status_valid("done"));

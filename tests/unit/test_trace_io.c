@@ -34,7 +34,7 @@ static void test_round_trip(void)
 
 	CU_ASSERT_EQUAL(len, 32 + 3 * 24 + 5 * 32);
 	CU_ASSERT_EQUAL(
-		memcmp(buf, "PANLABTR\x05\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
+		memcmp(buf, "PANLABTR\x06\x00\x20\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03", 17), 0);
 	CU_ASSERT_EQUAL_FATAL(pl_trace_parse("t.bin", buf, len, &t, &err), 0);
 	CU_ASSERT_EQUAL(t.ncpus, 2);
 	CU_ASSERT_EQUAL(t.nsources, 3);
@@ -155,8 +155,8 @@ static void test_corrupt_header(void)
 {
 	corrupt(0, 'X', "t.bin@0: bad magic \"XANLABTR\", expected \"PANLABTR\"");
 	corrupt(7, 0, "t.bin@0: bad magic \"PANLABT\\x00\", expected \"PANLABTR\"");
-	corrupt(8, 6, "t.bin@8: unsupported version 6, expected 1..5");
-	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..5");
+	corrupt(8, 7, "t.bin@8: unsupported version 7, expected 1..6");
+	corrupt(8, 0, "t.bin@8: unsupported version 0, expected 1..6");
 	corrupt(10, 24, "t.bin@10: record size 24 bytes, expected 32");
 	corrupt(12, 2, "t.bin@12: clock id 2, expected 1 (CLOCK_MONOTONIC)");
 	corrupt(16, 0, "t.bin@16: cpu count 0, expected 1..1024");
@@ -215,8 +215,9 @@ static void check_new_type(uint8_t *buf, size_t len, size_t off, uint16_t type, 
 
 /*
  * Version 2 adds TASK_CONTEXT and UNIT_CAPACITY, version 3 SWITCH_COUNTS,
- * version 4 the IRQ events, version 5 IRQ_NAME parts past the first; an older
- * file is read as before.
+ * version 4 the IRQ events, version 5 IRQ_NAME parts past the first,
+ * version 6 counts SWITCH_COUNTS in user mode only; an older file is read
+ * as before.
  */
 static void test_versions(void)
 {

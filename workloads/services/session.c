@@ -38,6 +38,15 @@
  * "panlab-recorded-script begin" and "panlab-recorded-script end", for a
  * test to replay it (tests/integration/test_record_replay.sh). uinput only.
  *
+ * With PANLAB_COUNT_APP=1, the session counts the instructions the app's
+ * threads execute, from its exec to its exit, with two perf events it opens
+ * before starting it (inherited by the programs it starts after them, each
+ * enabled at their exec, so the session's own work is not counted): user mode
+ * only, and every mode (the kernel logger's probes run in the threads' own
+ * context). It prints "panlab-session: app instructions: U user, A all" at
+ * the end, for make bench's traced against untraced replay (emu/README.md,
+ * "PMU"). Not with PANLAB_RECORD=1, whose recorder would be counted too.
+ *
  * If the machine has an SD card (ext2: /dev/mmcblk0 on the phone's PL181, /dev/vda on qemu's
  * virtio-blk), it is mounted at /data/media, sdcardd serves it to the apps at /sdcard through
  * FUSE (sdcard.h), and the collector spills to /data/media when the host link fails (--spill
@@ -77,6 +86,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,6 +241,39 @@ static void stop(struct child *c, bool native)
 		pl_describe_status(status, how, sizeof(how));
 		pl_die("%s failed on stop (%s)", c->name, how);
 	}
+}
+
+/*
+ * An instructions counter of the programs this thread starts from now on (inherit), from their
+ * exec (enable_on_exec: this thread never execs, so its own work is not counted).
+ */
+static int open_app_counter(bool user_only)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HARDWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.disabled = 1,
+		.inherit = 1,
+		.enable_on_exec = 1,
+		.exclude_kernel = user_only,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		pl_die("PANLAB_COUNT_APP=1: perf_event_open instructions%s: %s",
+		       user_only ? ":u" : "", strerror(errno));
+	return fd;
+}
+
+/* What a counter of open_app_counter() counted, its exited children's counts included. */
+static uint64_t read_app_counter(int fd)
+{
+	uint64_t n;
+	if (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		pl_die("PANLAB_COUNT_APP=1: cannot read the app's instructions: %s",
+		       strerror(errno));
+	close(fd);
+	return n;
 }
 
 /* Stop the kernel logger before teardown so the trace ends with the script. */
@@ -547,6 +591,10 @@ int main(int argc, char **argv)
 		else
 			start_child(bin_dir, "panlab-stress", l);
 	}
+	const char *count = getenv("PANLAB_COUNT_APP");
+	bool counting = count && !strcmp(count, "1");
+	int app_user = counting ? open_app_counter(true) : -1;
+	int app_all = counting ? open_app_counter(false) : -1;
 	/* A script that launches its first app starts with none: ready is when the services are. */
 	const struct pl_action *first = pl_script_action(script, 0);
 	if (native && setenv("PANLAB_APP_STDERR", APP_STDERR, 1) != 0)
@@ -558,6 +606,8 @@ int main(int argc, char **argv)
 
 	const char *record = getenv("PANLAB_RECORD");
 	bool recording = record && !strcmp(record, "1");
+	if (recording && counting)
+		pl_die("PANLAB_COUNT_APP=1 and PANLAB_RECORD=1: the recorder would be counted as the app");
 	if (recording) {
 		char device[64], start[24];
 		if (!inj)
@@ -589,6 +639,11 @@ int main(int argc, char **argv)
 		app_stderr(children[app_child].name, tail, sizeof(tail));
 	}
 
+	if (counting) {
+		uint64_t user = read_app_counter(app_user), all = read_app_counter(app_all);
+		printf("panlab-session: app instructions: %" PRIu64 " user, %" PRIu64 " all\n",
+		       user, all);
+	}
 	struct pl_collect_result res;
 	if (pl_collector_finish(collector, &res, &err) != 0)
 		pl_die("%s", err.msg);

@@ -39,6 +39,12 @@ struct pl_thread {
 	char name[17];		/* last THREAD_NAME, "" if none */
 	uint64_t first_ns;	/* fork time, or first event */
 	uint64_t last_ns;	/* last event */
+	/*
+	 * Its SWITCH_COUNTS summed: every traced slice's instructions, whole
+	 * (user mode from trace version 6), so the thread's work, exactly.
+	 */
+	uint64_t instructions;
+	uint64_t events; /* records with its tid: what it logged, kernel and user */
 };
 
 enum pl_interval_kind {

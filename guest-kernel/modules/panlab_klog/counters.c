@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Instructions on the context switch: each cpu has a pinned perf event
- * counting instructions in every mode; at each switch the probe reads it
+ * counting instructions in user mode; at each switch the probe reads it
  * and logs what it advanced since the previous switch on that cpu, which
- * is what the thread switching out ran there (its interrupts and the
- * logger's own probes included).
+ * is what the thread switching out ran there.
+ *
+ * Why user mode only: the kernel's share of a slice (interrupts, timer
+ * ticks, system calls, the logger's own probes) follows timing, so the same
+ * work counted in every mode differs with the clock (a task 8 ms longer at
+ * a lower frequency took one more tick, about 10000 instructions). The
+ * driver filters with the PMU's PMXEVTYPER P bit (exclude_kernel), so the
+ * filter costs nothing at the switch: it is the same one counter read.
  *
  * Why a perf event and not the PMU registers: the armv7 PMU driver owns
  * the counters (perf stat and perf record in the guest use them too), so
@@ -62,6 +68,7 @@ static int klog_counter_create(unsigned int cpu)
 		.config = PERF_COUNT_HW_INSTRUCTIONS,
 		.size = sizeof(attr),
 		.pinned = 1,
+		.exclude_kernel = 1,
 	};
 	struct perf_event *ev;
 
